@@ -1,0 +1,39 @@
+"""Provides the NumPy attention engine: multi-head attention, worked calculators and model presets.
+
+This package is the single source of numeric truth for the app. It imports NumPy and the standard
+library only, never quizapp, textual, pydantic or yaml.
+"""
+
+from engine import calculators as _calculators  # noqa: F401  (importing registers every calculator)
+from engine.attention import (
+    AttentionParams,
+    AttentionResult,
+    causal_mask,
+    init_attention,
+    multi_head_attention,
+    softmax,
+)
+from engine.calculator import CALCULATORS, Arg, Calculator, calculate
+from engine.derivation import Derivation, Heatmap, Misconception, Step, Value, format_quantity
+from engine.models import MODELS, ModelConfig
+
+__all__ = [
+    "CALCULATORS",
+    "MODELS",
+    "Arg",
+    "AttentionParams",
+    "AttentionResult",
+    "Calculator",
+    "Derivation",
+    "Heatmap",
+    "Misconception",
+    "ModelConfig",
+    "Step",
+    "Value",
+    "calculate",
+    "causal_mask",
+    "format_quantity",
+    "init_attention",
+    "multi_head_attention",
+    "softmax",
+]

@@ -1,0 +1,1 @@
+"""Provides every calculator; importing this package registers them in engine.CALCULATORS."""

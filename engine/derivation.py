@@ -1,0 +1,123 @@
+"""Provides the worked-derivation records every calculator returns: steps, misconceptions and a text rendering."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+Value = int | float | tuple[int, ...]
+"""A calculator's result: an exact count, a real number, or a shape."""
+
+BYTE_UNITS: tuple[tuple[str, int], ...] = (
+    ("TiB", 1024**4),
+    ("GiB", 1024**3),
+    ("MiB", 1024**2),
+    ("KiB", 1024),
+)
+DECIMAL_BYTE_UNITS: tuple[tuple[str, int], ...] = (
+    ("TB", 1000**4),
+    ("GB", 1000**3),
+    ("MB", 1000**2),
+    ("KB", 1000),
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of a worked derivation, so a learner sees the formula before the numbers."""
+
+    label: str
+    formula: str
+    substituted: str
+    value: Value
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A wrong formula people use, evaluated on the same arguments so a wrong answer can be named."""
+
+    id: str
+    label: str
+    explanation: str
+    value: Value
+    step: str = ""
+    """The label of the Step where this mistake goes astray."""
+
+
+@dataclass(frozen=True, eq=False)
+class Heatmap:
+    """Attention weights to draw, with the token labels for rows (queries) and columns (keys)."""
+
+    weights: npt.NDArray[np.floating]  # (H, T, S)
+    row_labels: tuple[str, ...]
+    col_labels: tuple[str, ...]
+    head_labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Derivation:
+    """The engine's answer to one calculation, with every step shown and the wrong turns it can recognise."""
+
+    calculator: str
+    value: Value
+    unit: str
+    steps: tuple[Step, ...]
+    misconceptions: tuple[Misconception, ...] = ()
+    heatmap: Heatmap | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def misconception(self, misconception_id: str) -> Misconception:
+        """Looks one misconception up by id, so tests and grading need not search by hand."""
+        for m in self.misconceptions:
+            if m.id == misconception_id:
+                return m
+        known = ", ".join(m.id for m in self.misconceptions) or "none"
+        raise KeyError(f"{self.calculator} has no misconception {misconception_id!r} (known: {known})")
+
+    def to_text(self) -> str:
+        """Renders the derivation for a terminal: numbered steps, then the result in its unit."""
+        lines = []
+        for i, step in enumerate(self.steps, start=1):
+            lines.append(f"{i}. {step.label}")
+            lines.append(f"     {step.formula}")
+            if step.substituted and step.substituted != step.formula:
+                lines.append(f"   = {step.substituted}")
+            lines.append(f"   = {format_quantity(step.value, step.unit)}")
+        lines.append(f"Result: {format_quantity(self.value, self.unit)}")
+        lines.extend(self.notes)
+        return "\n".join(lines)
+
+
+def format_number(value: float | int) -> str:
+    """Writes integers with thousands separators and reals with up to six significant figures."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    v = float(value)
+    if not np.isfinite(v):
+        return str(v)
+    if v == int(v) and abs(v) < 1e15:
+        return f"{int(v):,}"
+    if v != 0 and (abs(v) >= 1e9 or abs(v) < 1e-4):
+        return f"{v:.4e}"
+    return f"{v:,.6g}" if abs(v) >= 1000 else f"{v:.6g}"
+
+
+def format_quantity(value: Value, unit: str = "") -> str:
+    """Writes a value with its unit; byte counts also get their GiB and GB readings."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(str(v) for v in value) + ")"
+    text = format_number(value)
+    if unit == "B":
+        extras = []
+        for units in (BYTE_UNITS, DECIMAL_BYTE_UNITS):
+            for name, factor in units:
+                if abs(float(value)) >= factor:
+                    extras.append(f"{float(value) / factor:,.4g} {name}")
+                    break
+        return f"{text} B" + (f" ({' = '.join(extras)})" if extras else "")
+    return f"{text} {unit}".rstrip()

@@ -1,0 +1,1 @@
+"""Provides the subcommands of the `quizapp` command line, one module per area."""

@@ -1,0 +1,90 @@
+"""Provides Instance: a Question made concrete by a seed, with its expected answer and derivation.
+
+Instances are what every consumer sees (grading, the CLI, the TUI, the store); they never see YAML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from engine import Derivation, Heatmap, format_quantity
+from quizapp.tolerance import Tolerance
+from quizapp.units import to_display, unit
+
+QuestionKind = Literal["numeric", "tensor", "shape", "choice", "flashcard", "explain"]
+Expected = int | float | tuple[int, ...] | frozenset[str] | str | None
+ANSWER_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape"})
+
+
+@dataclass(frozen=True)
+class ChoiceOption:
+    """One option of a choice question, after the seeded shuffle gave it its letter."""
+
+    key: str
+    text: str
+    correct: bool
+    feedback: str
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """A question with its numbers fixed by `seed`.
+
+    `expected` is in base units for numeric and tensor questions (bytes, params, ...), a tuple for shape
+    questions, the set of correct option keys for choice questions, and the back / model answer text for
+    flashcards and explain questions. `unit` is the display unit the prompt asks for.
+    """
+
+    question_id: str
+    deck_id: str
+    deck_title: str
+    kind: QuestionKind
+    seed: int
+    prompt: str
+    expected: Expected
+    unit: str = ""
+    base_unit: str = ""
+    tolerance: Tolerance | None = None
+    derivation: Derivation | None = None
+    heatmap: Heatmap | None = None
+    options: tuple[ChoiceOption, ...] = ()
+    multiple: bool = False
+    key_points: tuple[str, ...] = ()
+    explanation: str = ""
+    difficulty: int = 1
+    tags: tuple[str, ...] = ()
+    source: str = ""
+    target_seconds: float = 90.0
+
+    @property
+    def expected_display(self) -> int | float | None:
+        """The expected number in the unit the prompt asks for (numeric and tensor questions only)."""
+        if self.kind not in ("numeric", "tensor") or not isinstance(self.expected, (int, float)):
+            return None
+        return to_display(self.expected, self.unit)
+
+    def expected_text(self) -> str:
+        """The expected answer as a user would write it, in the asked unit."""
+        if self.kind in ("numeric", "tensor") and isinstance(self.expected, (int, float)):
+            shown = format_quantity(to_display(self.expected, self.unit), "")
+            suffix = f" {self.unit}" if self.unit else ""
+            return f"{shown}{suffix}"
+        if self.kind == "shape" and isinstance(self.expected, tuple):
+            return format_quantity(self.expected)
+        if self.kind == "choice" and isinstance(self.expected, frozenset):
+            return ", ".join(sorted(self.expected))
+        return str(self.expected or "")
+
+    def answer_hint(self) -> str:
+        """A one-line reminder of what to type, with the tolerance, shown under the input."""
+        if self.kind == "shape":
+            return "Type a shape such as (2, 8, 128, 64)."
+        if self.kind == "choice":
+            return "Type letters, e.g. b" + (" or a, c (select all that apply)." if self.multiple else ".")
+        if self.kind in ("numeric", "tensor"):
+            asked = unit(self.unit)
+            tol = self.tolerance.describe() if self.tolerance else "exact answer"
+            what = f"in {asked.name} ({asked.words})" if asked.name else "as a number"
+            return f"Answer {what}; {tol}. Arithmetic like 4*512^2 or 2*80*8*128 B works."
+        return ""

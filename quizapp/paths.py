@@ -1,0 +1,43 @@
+"""Provides the one place that decides where the user's files live (QUIZAPP_HOME or the platform dir)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "quizapp"
+DB_FILENAME = "progress.db"
+
+
+def data_dir() -> Path:
+    """The user's data folder: $QUIZAPP_HOME if set, else the platform's user data dir."""
+    home = os.environ.get("QUIZAPP_HOME")
+    if home:
+        return Path(home).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def db_path(override: str | os.PathLike[str] | None = None) -> Path:
+    """The progress database: `--db PATH` if given, else progress.db in the data folder."""
+    return Path(override).expanduser() if override else data_dir() / DB_FILENAME
+
+
+def user_decks_dir() -> Path:
+    """Where users drop their own YAML decks."""
+    return data_dir() / "decks"
+
+
+def cache_dir() -> Path:
+    """Where the validated catalog cache lives (safe to delete)."""
+    return data_dir() / "cache"
+
+
+def bundled_content_dir() -> Path:
+    """The bundled decks: inside the wheel as quizapp/_content, or the repo's content/ in a checkout."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_content"
+    if packaged.is_dir():
+        return packaged
+    return here.parent / "content"

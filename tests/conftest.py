@@ -1,0 +1,24 @@
+"""Shared fixtures: every test runs with QUIZAPP_HOME in its own temporary folder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "default", deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+settings.load_profile("default")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Keeps every test out of the real home directory."""
+    home = tmp_path / "quizapp-home"
+    home.mkdir()
+    monkeypatch.setenv("QUIZAPP_HOME", str(home))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    yield home
