@@ -129,7 +129,5 @@ def calculate(name: str, /, **args: Any) -> Derivation:
     try:
         calc = CALCULATORS[name]
     except KeyError:
-        raise ValueError(
-            f"unknown calculator {name!r}; known: {', '.join(sorted(CALCULATORS))}"
-        ) from None
+        raise ValueError(f"unknown calculator {name!r}; known: {', '.join(sorted(CALCULATORS))}") from None
     return calc.fn(**calc.check_args(args))

@@ -1,4 +1,4 @@
-"""Provides the worked-derivation records every calculator returns: steps, misconceptions and a text rendering."""
+"""Provides the worked-derivation records every calculator returns: steps, misconceptions, text."""
 
 from __future__ import annotations
 
