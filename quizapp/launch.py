@@ -1,17 +1,18 @@
-"""Provides what `quizapp` with no command does: open the app (status text until the TUI exists)."""
+"""Provides what `quizapp` with no command does: open the full-screen app.
+
+Textual, NumPy and the engine are imported only here, when the app is really started, so the other
+commands (and the app's own first frame) stay fast.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from quizapp import __version__
-
 
 def launch_app(args: argparse.Namespace) -> int:
-    from quizapp.paths import bundled_content_dir, db_path
+    """Runs the app until the user quits; returns its exit code (3 after an internal error)."""
+    from quizapp.tui.app import make_app
 
-    print(f"quizapp {__version__}: the attention interview trainer.")
-    print(f"  decks:    {bundled_content_dir()}")
-    print(f"  progress: {db_path(args.db)}")
-    print("The full-screen app is not built yet; try `quizapp --help`.")
-    return 0
+    app = make_app(db_path=getattr(args, "db", None))
+    app.run()
+    return int(app.return_code or 0)

@@ -1,8 +1,229 @@
-"""PLACEHOLDER: subcommands not written yet."""
+"""Provides the catalog commands: `list`, `show ID`, `validate [PATH...]` and `schema`."""
+
+from __future__ import annotations
 
 import argparse
-from typing import Any
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from quizapp.schema import QUESTION_TYPES
+
+if TYPE_CHECKING:
+    from quizapp.catalog import Catalog
+    from quizapp.instance import Instance
+
+EXIT_OK, EXIT_ERRORS = 0, 1
 
 
-def register(sub: "argparse._SubParsersAction[Any]") -> None:
-    """Adds no subcommands yet."""
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    """Adds list, show, validate and schema."""
+    p = sub.add_parser("list", help="list the decks with question counts by type and difficulty")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("show", help="show one question: prompt, answer, derivation, misconceptions")
+    p.add_argument("question_id", metavar="ID", help="the question id, as in the deck files")
+    p.add_argument("--seed", type=int, default=0, help="the seed that picks the numbers (default 0)")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("validate", help="check deck files; exit 0 when valid, 1 with one error per line")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="deck files or folders (default: all decks)")
+    p.add_argument("--no-cache", action="store_true", help="check every file afresh")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("schema", help="print the JSON Schema of a deck file (for editor completion)")
+    p.set_defaults(func=cmd_schema)
+
+
+def _load(paths: list[str] | None = None) -> Catalog:
+    from quizapp.catalog import load_catalog
+
+    catalog = load_catalog(paths or ())
+    for skipped in catalog.skipped:
+        print(skipped, file=sys.stderr)
+    return catalog
+
+
+# --------------------------------------------------------------------------- list
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Prints one row per deck: counts by type and by difficulty."""
+    catalog = _load()
+    short = {"numeric": "num", "tensor": "tensor", "shape": "shape", "choice": "choice",
+             "flashcard": "card", "explain": "explain"}  # fmt: skip
+    header = ["deck", "total", *(short[t] for t in QUESTION_TYPES), "d1", "d2", "d3", "title"]
+    rows: list[list[str]] = []
+    totals: Counter[str] = Counter()
+    columns = ("total", *QUESTION_TYPES, "d1", "d2", "d3")
+    for deck in catalog.decks.values():
+        counts: Counter[str] = Counter(str(q.type) for q in deck.questions)
+        counts.update(f"d{q.difficulty}" for q in deck.questions)
+        counts["total"] = len(deck.questions)
+        totals.update(counts)
+        rows.append([deck.id, *(str(counts[k]) for k in columns), deck.title])
+    rows.append(["TOTAL", *(str(totals[k]) for k in columns), ""])
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:-1], widths[1:], strict=True)]
+        print("  ".join([*cells, row[-1]]).rstrip())
+    if not catalog.decks:
+        print("no decks loaded", file=sys.stderr)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- show
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Prints an instance: prompt, expected answer, derivation, misconceptions, explanation."""
+    catalog = _load()
+    inst = catalog.instance(args.question_id, seed=args.seed)
+    print(render_instance(inst))
+    return EXIT_OK
+
+
+def render_instance(inst: Instance) -> str:
+    """The whole instance as plain text, for `quizapp show` and for deck authors checking their work."""
+    out = [
+        f"{inst.question_id} · deck {inst.deck_id} ({inst.deck_title}) · {inst.kind} · "
+        f"difficulty {inst.difficulty} · seed {inst.seed}",
+        "",
+        _section("Prompt", inst.prompt.rstrip()),
+    ]
+    if inst.kind == "choice":
+        lines = []
+        for option in inst.options:
+            mark = "  [correct]" if option.correct else ""
+            lines.append(f"{option.key}) {option.text}{mark}")
+            if option.feedback:
+                lines.append(f"   feedback: {option.feedback.strip()}")
+        out.append(
+            _section("Options" + (" (select all that apply)" if inst.multiple else ""), "\n".join(lines))
+        )
+        out.append(f"Expected answer: {inst.expected_text()}\n")
+    elif inst.kind == "explain":
+        out.append(_section("Model answer", str(inst.expected).rstrip()))
+        out.append(_section("Key points", "\n".join(f"- {p}" for p in inst.key_points)))
+    elif inst.kind == "flashcard":
+        out.append(_section("Back", str(inst.expected).rstrip()))
+    else:
+        tolerance = inst.tolerance.describe() if inst.tolerance else "exact answer"
+        out.append(f"Expected answer: {inst.expected_text()} ({tolerance})")
+        out.append(inst.answer_hint())
+        out.append("")
+        if inst.derivation is not None:
+            out.append(_section("Derivation", inst.derivation.to_text()))
+            out.append(_section("Misconceptions the calculator knows", _misconceptions(inst)))
+        if inst.heatmap is not None:
+            out.append(_section("Attention weights (rows: queries, columns: keys)", _heatmap(inst)))
+    out.append(_section("Explanation", inst.explanation.rstrip()))
+    if inst.source:
+        out.append(f"Source: {inst.source.strip()}")
+    return "\n".join(out).rstrip()
+
+
+def _section(title: str, body: str) -> str:
+    return f"{title}\n{'-' * len(title)}\n{body}\n"
+
+
+def _misconceptions(inst: Instance) -> str:
+    from engine import format_quantity
+    from quizapp.units import to_display
+
+    assert inst.derivation is not None
+    lines = []
+    for m in inst.derivation.misconceptions:
+        if isinstance(m.value, tuple):
+            shown = format_quantity(m.value)
+        else:
+            shown = format_quantity(to_display(m.value, inst.unit), "") + (
+                f" {inst.unit}" if inst.unit else ""
+            )
+        where = f" (goes astray at: {m.step})" if m.step else ""
+        lines.append(f"- {m.id}: {m.label} -> {shown}{where}")
+        if m.explanation:
+            lines.append(f"    {m.explanation.strip()}")
+    return "\n".join(lines) if lines else "(none)"
+
+
+def _heatmap(inst: Instance) -> str:
+    heatmap = inst.heatmap
+    assert heatmap is not None
+    blocks = []
+    for h in range(heatmap.weights.shape[0]):
+        label = heatmap.head_labels[h] if h < len(heatmap.head_labels) else ""
+        width = max(6, *(len(c) for c in heatmap.col_labels))
+        pad = max((len(r) for r in heatmap.row_labels), default=0)
+        lines = [f"{label}" if label else ""] if label else []
+        lines.append(" " * pad + "  " + " ".join(c.rjust(width) for c in heatmap.col_labels))
+        for r, row_label in enumerate(heatmap.row_labels):
+            cells = " ".join(f"{float(w):.3f}".rjust(width) for w in heatmap.weights[h, r])
+            lines.append(f"{row_label.rjust(pad)}  {cells}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+# --------------------------------------------------------------------------- validate
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Checks decks (all of them, or only PATHs against the rest of the bank); one error per line."""
+    from quizapp.catalog import load_catalog
+    from quizapp.loader import display_path
+
+    paths = [Path(p) for p in args.paths]
+    catalog = load_catalog(paths, use_cache=not args.no_cache)
+    problems = list(catalog.problems)
+    if paths:
+        chosen = [display_path(p) for p in paths]
+        problems = [p for p in problems if any(_inside(p.file, c) for c in chosen)]
+    for problem in problems:
+        print(problem)
+    if problems:
+        files = len({p.file for p in problems})
+        print(f"{len(problems)} error(s) in {files} file(s)", file=sys.stderr)
+        return EXIT_ERRORS
+    scope = f"{len(paths)} path(s) checked; " if paths else ""
+    print(f"ok: {scope}{len(catalog.decks)} decks, {len(catalog.questions)} questions valid", file=sys.stderr)
+    return EXIT_OK
+
+
+def _inside(file: str, chosen: str) -> bool:
+    return file == chosen or file.startswith(chosen.rstrip("/") + "/")
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """Prints the deck JSON Schema, with the known calculators, presets and units as enums."""
+    print(json.dumps(deck_json_schema(), indent=2))
+    return EXIT_OK
+
+
+def deck_json_schema() -> dict[str, Any]:
+    """Deck.model_json_schema() plus enums the editor can complete from (taken from the engine)."""
+    import engine
+    from quizapp.schema import Deck
+    from quizapp.units import UNITS
+
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **Deck.model_json_schema()}
+    schema["title"] = "quizapp deck"
+    defs = schema.get("$defs", {})
+    calculators = sorted(engine.CALCULATORS)
+    for name in ("NumericQuestion", "TensorQuestion", "ShapeQuestion"):
+        props = defs.get(name, {}).get("properties", {})
+        if "calculator" in props and calculators:
+            props["calculator"]["enum"] = calculators
+        if "unit" in props:
+            props["unit"]["anyOf"] = [{"enum": list(UNITS)}, {"type": "null"}]
+    calc = defs.get("CalcParam", {}).get("properties", {})
+    if "calc" in calc and calculators:
+        calc["calc"]["enum"] = calculators
+    preset = defs.get("PresetParam", {}).get("properties", {}).get("preset", {})
+    if "items" in preset and engine.MODELS:
+        preset["items"]["enum"] = sorted(engine.MODELS)
+    return schema

@@ -1,8 +1,96 @@
-"""PLACEHOLDER: subcommands not written yet."""
+"""Provides `quizapp check ID --seed N --answer TEXT`: grade one answer from the shell and explain it.
+
+Exit codes: 0 the answer is correct, 1 it is wrong, 2 it cannot be read or the question id is unknown.
+"""
+
+from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from quizapp.errors import QuizappError
 
-def register(sub: "argparse._SubParsersAction[Any]") -> None:
-    """Adds no subcommands yet."""
+EXIT_CORRECT, EXIT_WRONG, EXIT_UNREADABLE = 0, 1, 2
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    """Adds the `check` subcommand."""
+    p = sub.add_parser(
+        "check",
+        help="grade one answer to one question",
+        description=(
+            "Grade an answer to question ID at a seed, and print how it was read, the diagnosis and the "
+            "worked derivation. Exit status: 0 correct, 1 wrong, 2 unreadable answer or unknown id."
+        ),
+    )
+    p.add_argument("id", metavar="ID", help="question id, as listed by `quizapp list`")
+    p.add_argument(
+        "--seed", type=int, default=0, help="the seed that fixes the question's numbers (default 0)"
+    )
+    p.add_argument("--answer", required=True, metavar="TEXT", help='the answer, e.g. "80 GiB" or "a, c"')
+    p.add_argument(
+        "--covered",
+        metavar="N,N",
+        help="explain questions: the key points your answer covered, numbered from 1 (e.g. 1,3)",
+    )
+    p.add_argument("--seconds", type=float, default=None, help="time taken, for the suggested rating")
+    p.add_argument("--hints", type=int, default=0, help="hints used, for the suggested rating")
+    p.add_argument("--attempt", type=int, default=1, help="attempt number, for the suggested rating")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Loads the instance, grades the answer, prints the verdict and returns the exit code."""
+    from quizapp.catalog import load_catalog
+    from quizapp.grading import grade, grade_explain
+    from quizapp.grading.rating import RATING_NAMES
+
+    try:
+        inst = load_catalog().instance(args.id, args.seed)
+    except (QuizappError, KeyError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"quizapp: {message}")
+        return EXIT_UNREADABLE
+    timing = {"hints_used": args.hints, "seconds": args.seconds, "attempt": args.attempt}
+    if inst.kind == "explain":
+        if args.covered is None:
+            print(inst.prompt.strip())
+            print("\nModel answer:\n" + str(inst.expected or "").strip())
+            print("\nKey points (pass the ones you covered with --covered, e.g. --covered 1,3):")
+            for i, point in enumerate(inst.key_points, start=1):
+                print(f"  {i}. {point}")
+            return EXIT_UNREADABLE
+        try:
+            covered = {int(n) - 1 for n in args.covered.replace(" ", "").split(",") if n}
+        except ValueError:
+            print(f"quizapp: --covered takes key point numbers such as 1,3, not {args.covered!r}")
+            return EXIT_UNREADABLE
+        verdict = grade_explain(inst, args.answer, covered, **timing)
+    else:
+        verdict = grade(inst, args.answer, **timing)
+
+    print(f"Question {inst.question_id} (seed {inst.seed})")
+    print(inst.prompt.strip())
+    print()
+    if verdict.unparseable:
+        print("Could not read the answer.")
+        print(verdict.message)
+        return EXIT_UNREADABLE
+    print("Correct." if verdict.correct else "Wrong.")
+    print(f"Read as:   {verdict.parsed}")
+    if verdict.diagnosis:
+        where = f" (at step: {verdict.step})" if verdict.step else ""
+        print(f"Diagnosis: {verdict.diagnosis}{where}")
+        if verdict.explanation:
+            print(f"Why:       {verdict.explanation}")
+    for fb in verdict.option_feedback:
+        print(f"  {fb.key}) {fb.text}: {fb.feedback}")
+    print(verdict.message)
+    print(f"Suggested rating: {RATING_NAMES.get(verdict.rating, '?')} ({verdict.rating})")
+    if inst.derivation is not None:
+        print("\nDerivation:")
+        print(inst.derivation.to_text())
+    elif inst.explanation:
+        print("\nExplanation:")
+        print(inst.explanation.strip())
+    return EXIT_CORRECT if verdict.correct else EXIT_WRONG

@@ -1,8 +1,116 @@
-"""PLACEHOLDER: subcommands not written yet."""
+"""Provides the progress commands: `stats`, `export anki|progress FILE`, `import progress FILE`.
+
+Each opens the database named by the global `--db` (or the default one) and reads the clock once, here at
+the edge; everything below takes `now` as an argument.
+"""
+
+from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
+from quizapp.errors import QuizappError
 
-def register(sub: "argparse._SubParsersAction[Any]") -> None:
-    """Adds no subcommands yet."""
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    """Adds `stats`, `export` and `import`."""
+    stats = sub.add_parser(
+        "stats", help="show reviews, retention, mastery, the due forecast and misconceptions"
+    )
+    stats.set_defaults(func=run_stats)
+
+    export = sub.add_parser("export", help="export questions to Anki, or progress to a JSON backup")
+    export.add_argument(
+        "what", choices=("anki", "progress"), help="anki: an .apkg deck; progress: JSON backup"
+    )
+    export.add_argument("file", metavar="FILE", help="the file to write (FILE.apkg or FILE.json)")
+    export.add_argument(
+        "--deck", action="append", metavar="ID", help="anki only: export just this deck (repeatable)"
+    )
+    export.set_defaults(func=run_export)
+
+    imp = sub.add_parser("import", help="restore progress from a JSON backup (the current one is kept aside)")
+    imp.add_argument("what", choices=("progress",), help="what the file holds")
+    imp.add_argument("file", metavar="FILE", help="a file written by `quizapp export progress`")
+    imp.set_defaults(func=run_import)
+
+
+def _now() -> datetime:
+    """The local time, aware, so "today" in stats is the user's day."""
+    return datetime.now().astimezone()
+
+
+def _open(args: argparse.Namespace, now: datetime) -> Any:
+    from quizapp.store import open_store
+
+    store = open_store(getattr(args, "db", None), now=now)
+    if store.notice:
+        print(f"quizapp: {store.notice}", file=sys.stderr)
+    return store
+
+
+def _deck_titles() -> Mapping[str, str]:
+    """Deck titles for nicer stats; the stats still print (with ids) if the content cannot be loaded."""
+    try:
+        from quizapp.catalog import load_catalog
+
+        decks = load_catalog().decks
+    except (ImportError, QuizappError, OSError):
+        return {}
+    items = decks.values() if isinstance(decks, Mapping) else decks
+    return {str(d.id): str(getattr(d, "title", d.id)) for d in items}
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from quizapp.stats import compute_stats
+    from quizapp.stats_text import render_stats
+
+    now = _now()
+    with _open(args, now) as store:
+        stats = compute_stats(store, now=now)
+    print(render_stats(stats, deck_titles=_deck_titles()))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    now = _now()
+    if args.what == "progress":
+        from quizapp.progress_file import export_progress
+
+        if args.deck:
+            raise QuizappError("--deck applies to `export anki` only; a progress backup holds everything.")
+        with _open(args, now) as store:
+            counts = export_progress(store, args.file, now=now)
+        print(
+            f"Wrote {args.file}: {counts.cards:,} cards, {counts.reviews:,} reviews, "
+            f"{counts.interviews:,} interviews, {counts.settings:,} settings."
+        )
+        return 0
+    from quizapp.catalog import load_catalog
+    from quizapp.export import export_anki
+
+    result = export_anki(load_catalog(), args.file, now=now, deck_ids=args.deck)
+    print(f"Wrote {result.path}: {result.notes:,} cards in {result.decks} decks.")
+    for question_id, reason in result.skipped:
+        print(f"quizapp: skipped {question_id}: {reason}", file=sys.stderr)
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from quizapp.progress_file import import_document, read_progress_file
+
+    doc = read_progress_file(args.file)  # refuse a foreign file before opening (or creating) the database
+    now = _now()
+    with _open(args, now) as store:
+        counts = import_document(store, doc, now=now)
+        where = store.path
+    print(
+        f"Imported into {where}: {counts.cards:,} cards, {counts.reviews:,} reviews, "
+        f"{counts.interviews:,} interviews, {counts.settings:,} settings."
+    )
+    if counts.backup is not None:
+        print(f"The progress it replaced was kept in {counts.backup}.")
+    return 0

@@ -1,0 +1,211 @@
+"""Provides the engine-vs-torch benchmark: NumPy attention against torch.nn.MultiheadAttention.
+
+Both sides compute the same thing with the same weights, on the CPU, in float32, in one process, and
+both return the per-head attention weights (torch: need_weights=True, average_attn_weights=False).
+
+Each library is timed in its own block of calls, never alternating single calls: a library's thread
+pool keeps spinning for a while after a call and would slow the other one down (shared/PERF-NOTES.md).
+The blocks are interleaved (numpy block, torch block, torch block, numpy block, ...) and repeated, and
+the median per-call time is reported, so drift on a noisy machine hits both sides alike.
+
+Run: python benchmarks/engine_vs_torch.py [--quick] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import engine
+
+N_HEADS = 8
+FULL_T = (6, 128, 512, 2048)
+FULL_D = (64, 512, 1024)
+QUICK_T = (6, 128, 512)
+QUICK_D = (64, 512)
+MIN_BLOCK_SECONDS = 0.03
+"""Each block repeats the call until it lasts at least this long, so tiny calls are timed fairly."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One benchmark point: the medians of both libraries and their ratio."""
+
+    T: int
+    d: int
+    causal: bool
+    engine_ms: float
+    torch_ms: float
+    ratio: float
+    """Median over rounds of (engine block time / torch block time): below 1 the engine is faster."""
+
+
+def _calls_per_block(fn: Callable[[], object]) -> int:
+    """Finds how many calls fill MIN_BLOCK_SECONDS, after one warm-up call."""
+    fn()
+    start = time.perf_counter()
+    fn()
+    once = max(time.perf_counter() - start, 1e-7)
+    return max(1, round(MIN_BLOCK_SECONDS / once))
+
+
+def _time_block(fn: Callable[[], object], n: int) -> float:
+    """Seconds per call over one block of n back-to-back calls."""
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n
+
+
+def _interleaved(
+    fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: int
+) -> tuple[float, float, float]:
+    """Median seconds per call of a and of b, and the median of the paired ratios a/b.
+
+    Each round times one block of a and one block of b back to back (the order alternates between
+    rounds); the ratio of the two blocks of one round is robust to load that drifts between rounds.
+    """
+    n_a, n_b = _calls_per_block(fn_a), _calls_per_block(fn_b)
+    times_a: list[float] = []
+    times_b: list[float] = []
+    for i in range(rounds):
+        if i % 2 == 0:
+            times_a.append(_time_block(fn_a, n_a))
+            times_b.append(_time_block(fn_b, n_b))
+        else:
+            times_b.append(_time_block(fn_b, n_b))
+            times_a.append(_time_block(fn_a, n_a))
+    ratios = [a / b for a, b in zip(times_a, times_b, strict=True)]
+    return statistics.median(times_a), statistics.median(times_b), statistics.median(ratios)
+
+
+def _torch_module(p: engine.AttentionParams) -> Any:
+    """Builds torch.nn.MultiheadAttention holding the engine's weights (torch computes x @ W.T)."""
+    import torch as t
+
+    mha = t.nn.MultiheadAttention(p.d_model, p.n_heads, bias=False, batch_first=True)
+    with t.no_grad():
+        w_in = np.concatenate([p.w_q, p.w_k, p.w_v], axis=1).T  # (3d, d)
+        mha.in_proj_weight.copy_(t.from_numpy(np.ascontiguousarray(w_in)))
+        mha.out_proj.weight.copy_(t.from_numpy(np.ascontiguousarray(p.w_o.T)))
+    return mha.eval()
+
+
+def bench_point(T: int, d: int, causal: bool, rounds: int) -> Point:
+    """Times one (T, d_model, mask) point and checks that both sides agree first."""
+    import torch
+
+    p = engine.init_attention(d, N_HEADS, seed=0)
+    x = np.random.default_rng(1).standard_normal((1, T, d)).astype(np.float32)  # (B, T, d)
+    mha = _torch_module(p)
+    tx = torch.from_numpy(x)
+    t_mask = None
+    if causal:  # torch's fastest causal form here: a precomputed additive float mask
+        t_mask = torch.zeros(T, T).masked_fill_(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    e_mask = "causal" if causal else None
+
+    def run_engine() -> object:
+        return engine.multi_head_attention(x, p, mask=e_mask)
+
+    def run_torch() -> object:
+        with torch.inference_mode():
+            return mha(tx, tx, tx, need_weights=True, average_attn_weights=False, attn_mask=t_mask)
+
+    with torch.inference_mode():
+        out_t, w_t = mha(tx, tx, tx, need_weights=True, average_attn_weights=False, attn_mask=t_mask)
+    r = engine.multi_head_attention(x, p, mask=e_mask)
+    err = max(float(np.abs(r.output - out_t.numpy()).max()), float(np.abs(r.weights - w_t.numpy()).max()))
+    if err > 1e-4:
+        raise SystemExit(f"engine and torch disagree at T={T} d={d} causal={causal}: max error {err:.2e}")
+    e_s, t_s, ratio = _interleaved(run_engine, run_torch, rounds)
+    return Point(T, d, causal, e_s * 1e3, t_s * 1e3, ratio)
+
+
+def peak_bytes(fn: Callable[[], object]) -> int:
+    """Peak bytes allocated (tracemalloc sees NumPy's buffers) while fn runs, above what existed before."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    result = fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    del result
+    return peak - base
+
+
+def memory_report(T: int, d: int) -> list[str]:
+    """Compares the peak extra memory of GQA and MQA calls with the same call as MHA."""
+    x = np.random.default_rng(1).standard_normal((1, T, d)).astype(np.float32)  # (B, T, d)
+    d_head = d // N_HEADS
+    lines = [f"Peak extra memory of one call, T={T}, d_model={d}, {N_HEADS} heads, float32 (tracemalloc):"]
+    mha_peak = 0
+    for n_kv in (N_HEADS, 2, 1):
+        p = engine.init_attention(d, N_HEADS, n_kv_heads=n_kv, seed=0)
+        peak = peak_bytes(lambda p=p: engine.multi_head_attention(x, p, mask="causal"))
+        if n_kv == N_HEADS:
+            mha_peak = peak
+        label = "MHA" if n_kv == N_HEADS else ("MQA" if n_kv == 1 else "GQA")
+        repeated = 2 * T * N_HEADS * d_head * 4  # K and V repeated to every query head
+        lines.append(
+            f"  {label} n_kv_heads={n_kv}: {peak / 2**20:8.2f} MiB  ({(peak - mha_peak) / 2**20:+.2f} MiB vs MHA; "
+            f"materialising repeated K/V would add {repeated / 2**20:.2f} MiB)"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the grid and prints the table, the summary and the memory report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="a smaller grid: T in 6,128,512 x d in 64,512")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved blocks per library per point")
+    args = parser.parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        print("torch is not installed; skipping the engine-vs-torch benchmark (pip install torch to run it).")
+        return 0
+
+    ts, ds = (QUICK_T, QUICK_D) if args.quick else (FULL_T, FULL_D)
+    print(
+        f"engine (NumPy {np.__version__}) vs torch {torch.__version__} nn.MultiheadAttention, CPU float32, "
+        f"batch 1, {N_HEADS} heads, need_weights=True, torch threads={torch.get_num_threads()}, "
+        f"median of {args.rounds} interleaved blocks"
+    )
+    header = f"{'T':>5} {'d_model':>7} {'mask':>6} {'engine ms':>10} {'torch ms':>10} {'ratio':>6}"
+    print(header)
+    print("-" * len(header))
+    points: list[Point] = []
+    for T in ts:
+        for d in ds:
+            for causal in (False, True):
+                pt = bench_point(T, d, causal, args.rounds)
+                points.append(pt)
+                mask = "causal" if causal else "none"
+                print(f"{T:>5} {d:>7} {mask:>6} {pt.engine_ms:>10.3f} {pt.torch_ms:>10.3f} {pt.ratio:>6.2f}")
+                sys.stdout.flush()
+    ratios = [pt.ratio for pt in points]
+    worst = max(points, key=lambda pt: pt.ratio)
+    median = statistics.median(ratios)
+    print("-" * len(header))
+    print(
+        f"overall median ratio engine/torch: {median:.2f} (target <= 1.0: {'met' if median <= 1.0 else 'NOT met'})"
+    )
+    print(
+        f"max ratio: {worst.ratio:.2f} at T={worst.T} d_model={worst.d} "
+        f"{'causal' if worst.causal else 'no mask'} (target <= 1.3: {'met' if worst.ratio <= 1.3 else 'NOT met'})"
+    )
+    print()
+    print("\n".join(memory_report(512, 512)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,39 @@
+"""Provides the checks and helpers every calculator shares: positive sizes, divisibility, wrong turns."""
+
+from __future__ import annotations
+
+from engine.derivation import Misconception, Value
+
+
+def require_positive(calculator: str, **sizes: int | None) -> None:
+    """Rejects zero or negative sizes with a message naming each bad value."""
+    bad = [f"{k}={v}" for k, v in sizes.items() if v is not None and v <= 0]
+    if bad:
+        raise ValueError(f"{calculator}: sizes must be positive, got {', '.join(bad)}")
+
+
+def require_divisible(calculator: str, numerator: str, n: int, denominator: str, d: int) -> None:
+    """Rejects a split that does not come out whole (d_model across heads, heads across KV heads)."""
+    if n % d:
+        raise ValueError(f"{calculator}: {numerator}={n} is not divisible by {denominator}={d}")
+
+
+def distinct(answer: Value, candidates: list[Misconception]) -> tuple[Misconception, ...]:
+    """Keeps the misconceptions whose value differs from the answer and from earlier ones.
+
+    A wrong formula that happens to give the right number here cannot be told apart, so it is dropped.
+    """
+    kept: list[Misconception] = []
+    seen: list[Value] = [answer]
+    for m in candidates:
+        if any(_same(m.value, s) for s in seen):
+            continue
+        kept.append(m)
+        seen.append(m.value)
+    return tuple(kept)
+
+
+def _same(a: Value, b: Value) -> bool:
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return a == b
+    return abs(float(a) - float(b)) <= 1e-9 * max(abs(float(a)), abs(float(b)), 1e-300)

@@ -1,0 +1,347 @@
+"""Provides the checks the schema cannot make: calculators, their arguments, units, placeholders, seeds.
+
+Static checks look at every value a param can take (each choice, each preset, the range's ends), so most
+mistakes are found without running a calculator. Then every template is instantiated at 50 seeds, the
+way a learner would meet it, to catch what only some draws break. Calculator results are memoised by
+their arguments, and a template whose parametrisation already passed is not run again in this process.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import engine
+from engine import Arg, Calculator, Derivation
+from quizapp import units
+from quizapp.instantiate import InstanceError, instantiate
+from quizapp.problems import Issue, Loc
+from quizapp.schema import (
+    ANSWER_TYPES,
+    CalcParam,
+    ChoiceQuestion,
+    ChoicesParam,
+    FlashcardQuestion,
+    MatrixParam,
+    ParamSpec,
+    PresetParam,
+    Question,
+    RangeParam,
+    ValueParam,
+)
+from quizapp.template import TemplateError, lookup, placeholders, render_value
+from quizapp.units import BASE_DIMENSION
+
+SEEDS: tuple[int, ...] = tuple(range(50))
+_UNKNOWN = object()
+_PASSED: set[str] = set()
+_CALC_MEMO: dict[tuple[str, str], Derivation | ValueError] = {}
+
+
+def check_question(
+    question: Question, *, raw: Mapping[str, Any] | None = None, seeds: Iterable[int] = SEEDS
+) -> list[Issue]:
+    """Every problem with one schema-valid question, locs relative to the question.
+
+    A question whose parametrisation (params, answer spec, placeholders; not its words) already passed in
+    this process passes again without re-running anything, since every check depends only on that.
+    `raw` is the question as parsed from YAML, which makes that signature cheaper to compute.
+    """
+    if not question.params and question.type not in ANSWER_TYPES:
+        return _template_issues(question.prompt, _prompt_field(question), {})
+    cited = _source_issues(question)
+    signature = _signature(question, raw)
+    if signature in _PASSED:
+        return cited
+    issues = static_issues(question) or seed_issues(question, seeds=seeds)
+    if not issues:
+        _PASSED.add(signature)
+    return cited + issues
+
+
+def _prompt_field(question: Question) -> str:
+    return "front" if isinstance(question, FlashcardQuestion) else "prompt"
+
+
+# --------------------------------------------------------------------------- static checks
+
+
+def static_issues(question: Question) -> list[Issue]:
+    """Problems visible without drawing a seed: names, references, kinds, units, placeholders."""
+    issues: list[Issue] = []
+    params = question.params
+    for name, spec in params.items():
+        issues.extend(_param_issues(name, spec, params))
+    issues.extend(_template_issues(question.prompt, _prompt_field(question), params))
+    if question.type in ANSWER_TYPES:
+        issues.extend(_answer_issues(question, params))
+    return issues
+
+
+def _source_issues(question: Question) -> list[Issue]:
+    """A question that uses a real model's numbers must say where they come from."""
+    if (
+        any(isinstance(spec, PresetParam) for spec in question.params.values())
+        and not question.source.strip()
+    ):
+        return [Issue(("source",), "a question about real models needs a source (paper, config.json)")]
+    return []
+
+
+def _param_issues(name: str, spec: ParamSpec, params: Mapping[str, ParamSpec]) -> list[Issue]:
+    where: Loc = ("params", name)
+    if isinstance(spec, PresetParam):
+        return [
+            Issue((*where, "preset", i), f"unknown model preset {key!r}{_suggest(key, engine.MODELS)}")
+            for i, key in enumerate(spec.preset)
+            if key not in engine.MODELS
+        ]
+    if isinstance(spec, CalcParam):
+        calc = engine.CALCULATORS.get(spec.calc)
+        if calc is None:
+            return [Issue((*where, "calc"), _unknown_calculator(spec.calc))]
+        if calc.unit == "shape":
+            return [Issue((*where, "calc"), f"calculator {spec.calc!r} gives a shape, not a number")]
+        return _args_issues(calc, spec.args, params, (*where, "args"), self_name=name)
+    return []
+
+
+def _template_issues(text: str, field: str, params: Mapping[str, ParamSpec]) -> list[Issue]:
+    try:
+        found = placeholders(text)
+    except TemplateError as exc:
+        return [Issue((field,), exc.message, exc.offset)]
+    issues: list[Issue] = []
+    for ph in found:
+        if ph.name not in params:
+            known = ", ".join(params) or "none"
+            issues.append(Issue((field,), f"placeholder {ph.text} has no param (params: {known})", ph.offset))
+            continue
+        for value in candidates(params[ph.name]):
+            if value is _UNKNOWN:
+                continue
+            try:
+                render_value(lookup(value, ph.fields, name=ph.name), ph.spec, what=ph.text)
+            except TemplateError as exc:
+                issues.append(Issue((field,), f"placeholder {ph.text}: {exc.message}", ph.offset))
+                break
+    return issues
+
+
+def _answer_issues(question: Any, params: Mapping[str, ParamSpec]) -> list[Issue]:
+    calc = engine.CALCULATORS.get(question.calculator)
+    if calc is None:
+        return [Issue(("calculator",), _unknown_calculator(question.calculator))]
+    issues: list[Issue] = []
+    if (question.type == "shape") != (calc.unit == "shape"):
+        want = "shape" if calc.unit == "shape" else "numeric or tensor"
+        issues.append(
+            Issue(("type",), f"calculator {calc.name!r} gives {_dimension(calc.unit)}; use type: {want}")
+        )
+    if question.unit is not None:
+        if question.unit not in units.UNITS:
+            known = ", ".join(repr(u) for u in units.UNITS)
+            issues.append(Issue(("unit",), f"unknown unit {question.unit!r}; known units: {known}"))
+        elif not units.compatible(question.unit, calc.unit):
+            dimension = BASE_DIMENSION.get(calc.unit)
+            same = [
+                repr(u) if u else '"" (no unit)' for u, d in units.UNITS.items() if d.dimension == dimension
+            ]
+            issues.append(
+                Issue(
+                    ("unit",),
+                    f"unit {question.unit!r} does not measure {_dimension(calc.unit)}, which calculator "
+                    f"{calc.name!r} gives; use one of {', '.join(same)}",
+                )
+            )
+    issues.extend(_args_issues(calc, question.args, params, ("args",)))
+    return issues
+
+
+def _args_issues(
+    calc: Calculator,
+    args: Mapping[str, Any],
+    params: Mapping[str, ParamSpec],
+    where: Loc,
+    self_name: str = "",
+) -> list[Issue]:
+    issues: list[Issue] = []
+    known = {a.name: a for a in calc.args}
+    for key, raw in args.items():
+        arg = known.get(key)
+        if arg is None:
+            issues.append(
+                Issue(
+                    (*where, key),
+                    f"calculator {calc.name!r} has no argument {key!r}{_suggest(key, known)}; "
+                    f"it takes {', '.join(known)}",
+                )
+            )
+            continue
+        if not isinstance(raw, str):
+            bad = _kind_problem(arg, raw)
+            if bad:
+                issues.append(Issue((*where, key), f"{_short(raw)} does not fit: {bad}"))
+            continue
+        name, *fields = raw.split(".")
+        if name not in params or name == self_name:
+            names = ", ".join(n for n in params if n != self_name) or "none"
+            issues.append(
+                Issue(
+                    (*where, key),
+                    f"{raw!r} refers to no param (params: {names}); a literal text value goes in a "
+                    "{value: ...} param",
+                )
+            )
+            continue
+        for value in candidates(params[name]):
+            if value is _UNKNOWN:
+                continue
+            try:
+                resolved = lookup(value, tuple(fields), name=name)
+            except TemplateError as exc:
+                issues.append(Issue((*where, key), exc.message))
+                break
+            bad = _kind_problem(arg, resolved)
+            if bad:
+                issues.append(Issue((*where, key), f"{raw!r} can be {_short(resolved)}, but {bad}"))
+                break
+    for arg in calc.args:
+        if arg.required and arg.name not in args:
+            issues.append(
+                Issue(where, f"calculator {calc.name!r} needs argument {arg.name!r} ({arg.meaning})")
+            )
+    return issues
+
+
+def candidates(spec: ParamSpec) -> list[Any]:
+    """Values a param can take, for static checks (`_UNKNOWN` for derived params)."""
+    if isinstance(spec, ValueParam):
+        return [spec.value]
+    if isinstance(spec, ChoicesParam):
+        return list(spec.choices)
+    if isinstance(spec, RangeParam):
+        return [spec.range[0], spec.range[1]]
+    if isinstance(spec, PresetParam):
+        return [engine.MODELS[k] for k in spec.preset if k in engine.MODELS]
+    if isinstance(spec, MatrixParam):
+        m = spec.matrix
+        return [[[m.low] * m.cols for _ in range(m.rows)]]
+    return [_UNKNOWN]
+
+
+def _kind_problem(arg: Arg, value: Any) -> str:
+    """Empty when `value` fits the argument's kind, else the end of a sentence saying what it needs."""
+    need = f"the argument {arg.name!r} needs"
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if arg.kind == "int" and not (number and float(value).is_integer()):
+        return f"{need} an integer"
+    if arg.kind == "float" and not (number and math.isfinite(value)):
+        return f"{need} a number"
+    if arg.kind == "bool" and not isinstance(value, bool):
+        return f"{need} true or false"
+    if arg.kind == "str":
+        if not isinstance(value, str):
+            return f"{need} text"
+        if arg.choices and value not in arg.choices:
+            return f"{need} one of {', '.join(arg.choices)}"
+    if arg.kind == "matrix":
+        from quizapp.template import is_matrix
+
+        if not is_matrix(value):
+            return f"{need} a matrix (a list of equally long lists of numbers)"
+    if arg.kind == "tokens" and not (
+        isinstance(value, str) or (isinstance(value, list) and all(isinstance(t, str) for t in value))
+    ):
+        return f"{need} a list of tokens"
+    return ""
+
+
+# --------------------------------------------------------------------------- seed checks
+
+
+def seed_issues(question: Question, *, seeds: Iterable[int] = SEEDS) -> list[Issue]:
+    """Instantiates the question at every seed; the first failure is the issue."""
+    seed_list = list(seeds) if question.params or question.type == "choice" else [0]
+    for seed in seed_list:
+        try:
+            inst = instantiate(
+                question, deck_id="check", deck_title="check", seed=seed, calculate=_memo_calculate
+            )
+        except InstanceError as exc:
+            return [Issue(exc.loc, f"with seed {seed}: {exc.message}", exc.offset)]
+        if question.type in ANSWER_TYPES and inst.derivation is None:  # pragma: no cover (engine bug)
+            return [Issue(("calculator",), f"with seed {seed}: the calculator gave no derivation")]
+    return []
+
+
+_SIGNATURE_KEYS = ("type", "params", "calculator", "args", "unit", "tolerance")
+_BRACE_RUNS = re.compile(r"\{[^{}]*|\}")
+
+
+def _signature(question: Question, raw: Mapping[str, Any] | None = None) -> str:
+    """What a question's checks depend on: its params, answer spec and placeholders, not its words."""
+    if raw is not None:  # the same YAML always validates to the same question
+        spec = repr([raw.get(k) for k in _SIGNATURE_KEYS])
+    else:
+        spec = question.model_dump_json(include=set(_SIGNATURE_KEYS))
+    # Every brace with the text up to the next brace: all that parsing the template depends on (the
+    # words between a closing and an opening brace never matter).
+    marks = _BRACE_RUNS.findall(question.prompt)
+    options = len(question.options) if isinstance(question, ChoiceQuestion) else 0
+    return f"{spec}|{marks!r}|{options}"
+
+
+def _memo_calculate(name: str, args: Mapping[str, Any]) -> Derivation:
+    key = (name, json.dumps(args, sort_keys=True, default=repr))
+    hit = _CALC_MEMO.get(key)
+    if hit is None:
+        if len(_CALC_MEMO) > 200_000:
+            _CALC_MEMO.clear()
+        try:
+            hit = engine.calculate(name, **args)
+        except ValueError as exc:
+            hit = exc
+        except Exception as exc:  # a calculator bug must not crash the validator
+            hit = ValueError(f"failed with {type(exc).__name__}: {exc}")
+        _CALC_MEMO[key] = hit
+    if isinstance(hit, ValueError):
+        raise hit
+    return hit
+
+
+# --------------------------------------------------------------------------- wording
+
+
+def _unknown_calculator(name: str) -> str:
+    known = ", ".join(sorted(engine.CALCULATORS))
+    return f"unknown calculator {name!r}{_suggest(name, engine.CALCULATORS)}; known: {known}"
+
+
+def _suggest(word: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+_DIMENSIONS = {
+    "B": "bytes",
+    "params": "a parameter count",
+    "FLOPs": "FLOPs",
+    "x": "a ratio",
+    "": "a plain number",
+    "shape": "a shape",
+}
+
+
+def _dimension(base: str) -> str:
+    return _DIMENSIONS.get(base, repr(base))
+
+
+def _short(value: Any) -> str:
+    """A value as a deck author wrote it (true, not True), cut short."""
+    text = json.dumps(value) if isinstance(value, bool) or value is None else repr(value)
+    return text if len(text) <= 50 else text[:47] + "..."

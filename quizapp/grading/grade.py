@@ -1,0 +1,303 @@
+"""Provides grade(): an Instance and the text a user typed in, a Verdict out, never an exception.
+
+One entry point serves the CLI, the study screen and the tests. Explain questions are graded in two
+steps: grade() keeps the text and marks the verdict pending, then grade_explain() rates the key points
+the user ticked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.derivation import format_number
+from quizapp.errors import QuizappError
+from quizapp.grading.diagnose import Diagnosis, diagnose_number, diagnose_shape, tolerance_of
+from quizapp.grading.parse import (
+    ParsedNumber,
+    accepted_forms_for,
+    parse_choice,
+    parse_number,
+    parse_rating,
+    parse_shape,
+)
+from quizapp.grading.rating import AGAIN, GOOD, HARD, RATING_NAMES, suggest_rating
+from quizapp.grading.tokens import AnswerParseError
+from quizapp.grading.words import DIMENSION_WORDS
+from quizapp.instance import Instance
+from quizapp.units import unit
+
+VerdictValue = int | float | tuple[int, ...] | frozenset[str] | str | None
+
+
+@dataclass(frozen=True)
+class OptionFeedback:
+    """Why one chosen option of a choice question is wrong, in the question author's words."""
+
+    key: str
+    text: str
+    feedback: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The grading of one answer to one Instance."""
+
+    correct: bool
+    parsed: str
+    """What the answer was read as, in words and base units ("80 GiB = 85,899,345,920 B")."""
+    value: VerdictValue
+    """The answer in base units (numbers), a tuple (shapes), the chosen keys (choice), or the text."""
+    diagnosis: str | None
+    """The named mistake, e.g. "You left out the x2 for K and V", or None."""
+    diagnosis_id: str | None
+    """A misconception id from the engine or a generic slip id ("slip-..."), for statistics."""
+    step: str | None
+    """The label of the derivation step where the answer went astray, when known."""
+    message: str
+    """One or two sentences for the user."""
+    rating: int
+    """The suggested FSRS rating, 1 (Again) to 4 (Easy)."""
+    unparseable: bool = False
+    option_feedback: tuple[OptionFeedback, ...] = ()
+    missed_options: tuple[str, ...] = ()
+    """Correct option keys the user did not choose."""
+    explanation: str = ""
+    """Why the diagnosed mistake is a mistake (from the engine's misconception)."""
+    pending: bool = False
+    """True for an explain answer whose key points are still to be ticked (see grade_explain)."""
+    expected: str = ""
+    """The expected answer as a user would write it."""
+
+
+def grade(
+    inst: Instance,
+    text: str,
+    hints_used: int = 0,
+    seconds: float | None = None,
+    attempt: int = 1,
+) -> Verdict:
+    """Grades `text` as an answer to `inst`. Never raises for any text: unreadable answers give a Verdict
+    with unparseable=True and a message that lists the forms this question accepts.
+    """
+    rate = _Rater(inst, hints_used, attempt, seconds)
+    try:
+        if inst.kind in ("numeric", "tensor"):
+            return _grade_number(inst, parse_number(text, inst.unit), rate)
+        if inst.kind == "shape":
+            return _grade_shape(inst, parse_shape(text), rate)
+        if inst.kind == "choice":
+            chosen = parse_choice(text, [o.key for o in inst.options], multiple=inst.multiple)
+            return _grade_choice(inst, chosen, rate)
+        if inst.kind == "flashcard":
+            return grade_flashcard(inst, parse_rating(text))
+        return Verdict(
+            correct=False,
+            parsed=_words(text),
+            value=text,
+            diagnosis=None,
+            diagnosis_id=None,
+            step=None,
+            message="Now compare with the model answer and tick the key points you covered.",
+            rating=AGAIN,
+            pending=True,
+            expected=inst.expected_text(),
+        )
+    except QuizappError as exc:
+        problem = exc.problem if isinstance(exc, AnswerParseError) else str(exc)
+        message = f"Could not read the answer: {problem}. {accepted_forms_for(inst)}"
+        return Verdict(False, "", None, None, None, None, message, AGAIN, unparseable=True)
+
+
+class _Rater:
+    """Holds the timing facts of one attempt so each kind's grader only says right or wrong."""
+
+    def __init__(self, inst: Instance, hints_used: int, attempt: int, seconds: float | None) -> None:
+        self.hints_used = hints_used
+        self.attempt = attempt
+        self.seconds = seconds
+        self.target_seconds = inst.target_seconds
+
+    def __call__(self, correct: bool) -> int:
+        return suggest_rating(
+            correct,
+            hints_used=self.hints_used,
+            attempt=self.attempt,
+            seconds=self.seconds,
+            target_seconds=self.target_seconds,
+        )
+
+
+def _verdict(
+    inst: Instance,
+    correct: bool,
+    parsed: str,
+    value: VerdictValue,
+    diag: Diagnosis | None,
+    rating: int,
+    **kw: object,
+) -> Verdict:
+    expected = expected_words(inst)
+    if correct:
+        message = f"Correct: {expected}."
+    elif diag is not None:
+        message = f"Not quite: {diag.text}. The answer is {expected}."
+    else:
+        message = f"Not quite. The answer is {expected}."
+    return Verdict(
+        correct=correct,
+        parsed=parsed,
+        value=value,
+        diagnosis=diag.text if diag else None,
+        diagnosis_id=diag.id if diag else None,
+        step=diag.step if diag else None,
+        message=str(kw.pop("message", message)),
+        rating=rating,
+        explanation=diag.explanation if diag else "",
+        expected=inst.expected_text(),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def _grade_number(inst: Instance, p: ParsedNumber, rate: _Rater) -> Verdict:
+    expected = inst.expected
+    if not isinstance(expected, (int, float)):
+        raise QuizappError(f"question {inst.question_id} has no numeric answer")
+    asked = unit(inst.unit)
+    if not _compatible(p.dimension, asked.dimension):
+        diag = Diagnosis(
+            "slip-wrong-unit",
+            f"{p.unit or p.dimension} is {DIMENSION_WORDS[p.dimension]}, but the question asks for "
+            f"{DIMENSION_WORDS[asked.dimension]}" + (f" in {inst.unit}" if asked.factor != 1 else ""),
+        )
+        return _verdict(inst, False, p.reading, p.value, diag, rate(False))
+    tol = tolerance_of(inst)
+    correct = tol.accepts(float(expected), float(p.value), display_factor=float(asked.factor))
+    if correct:
+        message = f"Correct: {expected_words(inst)}."
+        if p.unit and p.unit != inst.unit:
+            how = "" if tol.kind == "exact" else f", accepted {tol.describe()}"
+            message += f" You wrote {p.reading}{how}."
+        return _verdict(inst, True, p.reading, p.value, None, rate(True), message=message)
+    diag = diagnose_number(inst, p)
+    if diag is None:
+        message = (
+            f"Not quite: {_how_far(float(p.value), float(expected))}. The answer is {expected_words(inst)}."
+        )
+        return _verdict(inst, False, p.reading, p.value, None, rate(False), message=message)
+    return _verdict(inst, False, p.reading, p.value, diag, rate(False))
+
+
+def _how_far(got: float, expected: float) -> str:
+    """How far off an undiagnosed answer is, so the user knows whether to look for a slip or a rethink."""
+    if expected == 0 or got == 0 or (got < 0) != (expected < 0):
+        return "that is not the expected value"
+    r = got / expected
+    if 0.5 < r < 2:
+        return f"{abs(r - 1) * 100:.2g}% too {'high' if r > 1 else 'low'}"
+    return f"{r:.3g} times the answer" if r > 1 else f"1/{1 / r:.3g} of the answer"
+
+
+def expected_words(inst: Instance) -> str:
+    """The expected answer in the asked unit, plus its base-unit value where the two differ."""
+    text = inst.expected_text()
+    if isinstance(inst.expected, (int, float)) and unit(inst.unit).factor != 1:
+        return f"{text} ({format_number(inst.expected)} {inst.base_unit})".replace(" )", ")")
+    return text
+
+
+def _compatible(got: str, asked: str) -> bool:
+    plain = {"number", "ratio"}
+    return got == asked or (got in plain and asked in plain)
+
+
+def _grade_shape(inst: Instance, got: tuple[int, ...], rate: _Rater) -> Verdict:
+    correct = got == inst.expected
+    parsed = "(" + ", ".join(str(d) for d in got) + ")"
+    diag = None if correct else diagnose_shape(inst, got)
+    return _verdict(inst, correct, parsed, got, diag, rate(correct))
+
+
+def _grade_choice(inst: Instance, chosen: frozenset[str], rate: _Rater) -> Verdict:
+    expected = inst.expected if isinstance(inst.expected, frozenset) else frozenset()
+    correct = chosen == expected
+    by_key = {o.key: o for o in inst.options}
+    wrong = tuple(
+        OptionFeedback(k, by_key[k].text, by_key[k].feedback)
+        for k in sorted(chosen - expected)
+        if k in by_key
+    )
+    missed = tuple(sorted(expected - chosen))
+    parsed = ", ".join(sorted(chosen))
+    diag = None
+    if wrong:
+        first = wrong[0]
+        diag = Diagnosis("choice-wrong-option", f"{first.key}) {first.text}: {first.feedback}")
+    elif missed:
+        diag = Diagnosis("choice-missed-option", f"you left out {', '.join(missed)}")
+    return _verdict(
+        inst, correct, parsed, chosen, diag, rate(correct), option_feedback=wrong, missed_options=missed
+    )
+
+
+def grade_flashcard(inst: Instance, rating: int) -> Verdict:
+    """A flashcard is self-rated: the rating is the user's, and Again counts as not known."""
+    name = RATING_NAMES.get(rating, "?")
+    return Verdict(
+        correct=rating > AGAIN,
+        parsed=f"self-rated {name}",
+        value=rating,
+        diagnosis=None,
+        diagnosis_id=None,
+        step=None,
+        message=f"Self-rated {name}.",
+        rating=rating,
+        expected=inst.expected_text(),
+    )
+
+
+def grade_explain(
+    inst: Instance,
+    text: str,
+    covered: set[int] | frozenset[int],
+    hints_used: int = 0,
+    seconds: float | None = None,
+    attempt: int = 1,
+) -> Verdict:
+    """Rates an explain answer from the key points the user ticked (0-based indexes into key_points).
+
+    Indexes outside key_points are ignored. With f the fraction covered: f = 1 gives suggest_rating's
+    rating for a right answer (Good, or Easy when fast, Hard after a hint or retry); f >= 2/3 at most Good;
+    f >= 1/2 Hard; less is Again (not known).
+    """
+    n = len(inst.key_points)
+    ticked = {i for i in covered if 0 <= i < n}
+    fraction = len(ticked) / n if n else 1.0
+    rate = _Rater(inst, hints_used, attempt, seconds)
+    if fraction >= 1:
+        rating = rate(True)
+    elif fraction >= 2 / 3:
+        rating = min(GOOD, rate(True))
+    elif fraction >= 1 / 2:
+        rating = HARD
+    else:
+        rating = AGAIN
+    missed = [inst.key_points[i] for i in range(n) if i not in ticked]
+    message = f"You covered {len(ticked)} of {n} key points."
+    if missed:
+        message += f" Missing: {missed[0]}" + (f" (and {len(missed) - 1} more)." if len(missed) > 1 else ".")
+    return Verdict(
+        correct=rating > AGAIN,
+        parsed=_words(text),
+        value=text,
+        diagnosis=None,
+        diagnosis_id=None,
+        step=None,
+        message=message,
+        rating=rating,
+        expected=inst.expected_text(),
+    )
+
+
+def _words(text: str) -> str:
+    n = len(text.split())
+    return f"your answer ({n} word{'s' if n != 1 else ''})"

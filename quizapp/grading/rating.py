@@ -1,0 +1,33 @@
+"""Provides the one rule that turns a graded answer into a suggested FSRS rating (1 Again .. 4 Easy)."""
+
+from __future__ import annotations
+
+AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
+RATING_NAMES: dict[int, str] = {AGAIN: "Again", HARD: "Hard", GOOD: "Good", EASY: "Easy"}
+
+
+def suggest_rating(
+    correct: bool,
+    *,
+    hints_used: int = 0,
+    attempt: int = 1,
+    seconds: float | None = None,
+    target_seconds: float = 90.0,
+) -> int:
+    """Suggests how well the card is known, in FSRS's 1-4 scale, from how the answer went.
+
+    - wrong: Again (1);
+    - right, but after a hint, on a retry (attempt > 1), or slower than `target_seconds`: Hard (2);
+    - right, first try, no hint, in under half of `target_seconds`: Easy (4);
+    - any other right answer: Good (3).
+
+    `seconds=None` (time unknown) never counts as slow and never earns Easy. The user may override the
+    suggestion; this only picks the default.
+    """
+    if not correct:
+        return AGAIN
+    if hints_used > 0 or attempt > 1 or (seconds is not None and seconds > target_seconds):
+        return HARD
+    if seconds is not None and seconds < target_seconds / 2:
+        return EASY
+    return GOOD

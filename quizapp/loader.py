@@ -1,0 +1,392 @@
+"""Provides deck loading: finding deck files, parsing and validating them, and the validated-deck cache.
+
+A file is read once and hashed (sha256). If the cache holds a result for that hash, this app version and
+this engine code, the deck comes back from JSON without parsing YAML, importing the engine or running the
+seed checks; its questions are turned into models only when first used (see DeckData). Otherwise the YAML
+is parsed with yaml_rs (PyYAML's C loader as a fallback), validated against the schema and checked by
+quizapp.deckcheck, and the result (a deck or its problems) is cached. A cache file carries the sha256 of
+its own payload, so a damaged one is noticed and rebuilt, never trusted and never a crash.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from quizapp import __version__, paths
+from quizapp.errors import QuizappError
+from quizapp.problems import Issue, Problem, compose, issue_from_error, locate, split_question, syntax_problem
+from quizapp.schema import Deck, Question
+
+CACHE_FORMAT = 1
+DECK_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, eq=False)
+class DeckData:
+    """A valid deck's header and questions. A question read from the cache stays a slice of JSON (it was
+    validated before the cache was written) until `question(i)` first builds its model."""
+
+    id: str
+    title: str
+    topic: str
+    description: str
+    ids: tuple[str, ...]
+    _built: list[Question | None]
+    _blob: bytes = b""
+    _ends: tuple[int, ...] = ()
+
+    def question(self, index: int) -> Question:
+        """The model of question `index`, built once from the cached JSON if need be."""
+        built = self._built[index]
+        if built is None:
+            start = self._ends[index - 1] if index else 0
+            try:
+                built = _QUESTION.validate_json(self._blob[start : self._ends[index]])
+            except ValidationError as exc:  # only a cache written by other code could get here
+                raise QuizappError(
+                    f"the deck cache in {paths.cache_dir()} does not match this version; delete it "
+                    f"({exc.error_count()} errors in question {self.ids[index]!r})"
+                ) from None
+            self._built[index] = built
+        return built
+
+    def to_deck(self) -> Deck:
+        """The pydantic Deck, from questions that are already valid (no second validation)."""
+        questions = tuple(self.question(i) for i in range(len(self.ids)))
+        return Deck.model_construct(
+            id=self.id, title=self.title, topic=self.topic, description=self.description, questions=questions
+        )
+
+    @classmethod
+    def from_deck(cls, deck: Deck) -> DeckData:
+        """Wraps a freshly validated Deck."""
+        ids = tuple(q.id for q in deck.questions)
+        return cls(deck.id, deck.title, deck.topic, deck.description, ids, list(deck.questions))
+
+    def to_cache(self, parsed: list[Any] | None = None) -> bytes:
+        """A header line (deck fields, ids, where each question's JSON ends) then the questions' JSON.
+
+        `parsed` is the questions as parsed from the YAML, which serialise faster than the models and
+        validate to the same questions.
+        """
+        if parsed is not None:
+            blobs = [_JSON.encode(q).encode() for q in parsed]
+        else:
+            blobs = [_QUESTION.dump_json(self.question(i), exclude_unset=True) for i in range(len(self.ids))]
+        ends, total = [], 0
+        for blob in blobs:
+            total += len(blob)
+            ends.append(total)
+        head: dict[str, Any] = {"id": self.id, "title": self.title, "topic": self.topic}
+        head.update(description=self.description, ids=list(self.ids), ends=ends)
+        return json.dumps(head, separators=(",", ":")).encode() + b"\n" + b"".join(blobs)
+
+    @classmethod
+    def from_cache(cls, payload: bytes) -> DeckData:
+        """Reads what to_cache wrote: only the header is parsed now."""
+        line, _, blob = payload.partition(b"\n")
+        head = json.loads(line)
+        ids, ends = tuple(head["ids"]), tuple(head["ends"])
+        if len(ids) != len(ends) or (ends and ends[-1] != len(blob)):
+            raise ValueError("cache index does not match its payload")
+        built: list[Question | None] = [None] * len(ids)
+        return cls(head["id"], head["title"], head["topic"], head["description"], ids, built, blob, ends)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The outcome for one file: a valid deck, or the problems that kept it out."""
+
+    path: Path
+    deck: DeckData | None
+    problems: tuple[Problem, ...]
+    digest: str = ""
+    deck_id: str = ""
+    """The id the file declares, even when it failed, for "skipped deck X" messages."""
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """A cached outcome, independent of where the file lives: problems without a file name."""
+
+    deck: DeckData | None
+    problems: tuple[tuple[int, int, str, str, str], ...]
+    deck_id: str = ""
+
+
+_MEMORY: dict[str, _Outcome] = {}
+
+
+def clear_memory_cache() -> None:
+    """Forgets outcomes kept in this process (the on-disk cache stays); for benchmarks and tests."""
+    _MEMORY.clear()
+
+
+# --------------------------------------------------------------------------- finding files
+
+
+def default_sources() -> tuple[Path, ...]:
+    """The bundled decks and the user's own decks folder."""
+    return (paths.bundled_content_dir(), paths.user_decks_dir())
+
+
+def find_deck_files(sources: Iterable[Path | str]) -> tuple[list[Path], list[Problem]]:
+    """Deck files under each source (a file, or a folder searched recursively), each listed once."""
+    found: list[Path] = []
+    seen: set[Path] = set()
+    problems: list[Problem] = []
+    for source in sources:
+        path = Path(source).expanduser()
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.suffix in DECK_SUFFIXES and p.is_file())
+        elif path.is_file():
+            files = [path]
+        else:
+            if path != paths.user_decks_dir():  # the user's folder may simply not exist yet
+                problems.append(Problem(display_path(path), 1, 1, "", "", "no such deck file or folder"))
+            continue
+        for file in files:
+            key = file.resolve()
+            if key not in seen:
+                seen.add(key)
+                found.append(file)
+    return found, problems
+
+
+def display_path(path: Path) -> str:
+    """A path as messages show it: relative to the working folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+# --------------------------------------------------------------------------- one file
+
+
+def load_file(path: Path, *, use_cache: bool = True) -> Loaded:
+    """Loads one deck file: from the cache when its content is unchanged, else parsed and checked."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        problem = Problem(display_path(path), 1, 1, "", "", f"cannot read the file: {exc.strerror}")
+        return Loaded(path, None, (problem,))
+    digest = hashlib.sha256(raw).hexdigest()
+    key = _cache_key(digest)
+    outcome = _MEMORY.get(key) if use_cache else None
+    if outcome is None and use_cache:
+        outcome = _read_cache(key)
+    if outcome is None:
+        outcome, parsed = _validate(raw)
+        if use_cache:
+            _write_cache(key, outcome, parsed)
+    if use_cache:
+        _MEMORY[key] = outcome
+    problems = tuple(Problem(display_path(path), *p) for p in outcome.problems)
+    return Loaded(path, outcome.deck, problems, digest, outcome.deck_id)
+
+
+def parse_yaml(text: str) -> Any:
+    """The fastest safe parse available: yaml_rs, else PyYAML's C safe loader. Raises ValueError."""
+    try:
+        import yaml_rs
+    except ImportError:  # pragma: no cover (yaml_rs is a dependency; the fallback keeps odd installs working)
+        import yaml
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        try:
+            with gc_paused():
+                return yaml.load(text, Loader=loader)
+        except yaml.YAMLError as exc:
+            raise ValueError(str(exc)) from None
+    with gc_paused():
+        return yaml_rs.loads(text, parse_datetime=False)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Parsing builds many small containers; pausing the cyclic GC meanwhile is several times faster."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+_QUESTION = TypeAdapter(Question)
+_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def _validate(raw: bytes) -> tuple[_Outcome, list[Any] | None]:
+    """Parses and checks a file's bytes; every problem in the file is reported, not just the first."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        return _Outcome(None, ((line, 1, "", "", "the file is not UTF-8 text"),)), None
+    try:
+        data = parse_yaml(text)
+    except ValueError as exc:
+        return _Outcome(None, (syntax_problem(text, str(exc)),)), None
+    if not isinstance(data, dict):
+        msg = "a deck file is a mapping with id, title, topic, description and questions"
+        return _Outcome(None, ((1, 1, "", "", msg),)), None
+    issues: list[Issue] = []
+    deck: Deck | None = None
+    with gc_paused():
+        try:
+            deck = Deck.model_validate(data)
+        except ValidationError as exc:
+            issues.extend(issue_from_error(e, data) for e in exc.errors())
+    questions = _valid_questions(deck, data, issues)
+    if questions:
+        from quizapp.deckcheck import check_question
+
+        items = data["questions"]
+        for index, question in questions:
+            found = check_question(question, raw=items[index])
+            issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in found)
+    issues.extend(_duplicate_ids(questions))
+    if deck is not None and not issues:
+        return _Outcome(DeckData.from_deck(deck), (), deck.id), data["questions"]
+    deck_id = data.get("id") if isinstance(data.get("id"), str) else ""
+    return _Outcome(None, _place(issues, text, data), str(deck_id)), None
+
+
+def _valid_questions(deck: Deck | None, data: dict[str, Any], issues: list[Issue]) -> list[tuple[int, Any]]:
+    """The schema-valid questions with their index (validated one by one when the deck failed)."""
+    if deck is not None:
+        return list(enumerate(deck.questions))
+    items = data.get("questions")
+    if not isinstance(items, list):
+        return []
+    bad = {i.loc[1] for i in issues if len(i.loc) >= 2 and i.loc[0] == "questions"}
+    out = []
+    for index, item in enumerate(items):
+        if index not in bad:
+            try:
+                out.append((index, _QUESTION.validate_python(item)))
+            except ValidationError:  # pragma: no cover (already reported by the deck validation)
+                continue
+    return out
+
+
+def _duplicate_ids(questions: list[tuple[int, Any]]) -> list[Issue]:
+    first: dict[str, int] = {}
+    issues = []
+    for index, question in questions:
+        if question.id in first:
+            issues.append(
+                Issue(
+                    ("questions", index, "id"),
+                    f"duplicate question id {question.id!r}",
+                    also=("questions", first[question.id], "id"),
+                )
+            )
+        else:
+            first[question.id] = index
+    return issues
+
+
+def _place(issues: list[Issue], text: str, data: Any) -> tuple[tuple[int, int, str, str, str], ...]:
+    """Gives each issue its line and column (composing the YAML once, on this error path only)."""
+    from quizapp.problems import field_text
+
+    root = compose(text)
+    placed = []
+    for issue in issues:
+        line, col = locate(root, issue.loc, issue.offset, text)
+        qid, inner = split_question(issue.loc, data)
+        message = issue.message
+        if issue.also is not None:
+            message += f" (also at line {locate(root, issue.also)[0]})"
+        placed.append((line, col, qid, field_text(inner), message))
+    placed.sort(key=lambda p: (p[0], p[1]))
+    return tuple(placed)
+
+
+# --------------------------------------------------------------------------- the cache
+
+
+_CODE_STAMP: list[str] = []
+
+
+def _code_stamp() -> str:
+    """Size and mtime of the code a validation result depends on (the engine, the schema, the checks),
+    so editing a calculator invalidates cached results without importing the engine on the warm path."""
+    if not _CODE_STAMP:
+        root = Path(__file__).resolve().parent
+        files = sorted((root.parent / "engine").rglob("*.py"))
+        files += [
+            root / f"{m}.py" for m in ("schema", "deckcheck", "instantiate", "template", "units", "problems")
+        ]
+        parts = []
+        for file in files:
+            try:
+                st = file.stat()
+            except OSError:
+                continue
+            parts.append(f"{file.name}:{st.st_size}:{st.st_mtime_ns}")
+        _CODE_STAMP.append(hashlib.sha256("|".join(parts).encode()).hexdigest())
+    return _CODE_STAMP[0]
+
+
+def _cache_key(digest: str) -> str:
+    stamp = f"{digest}:{__version__}:{CACHE_FORMAT}:{_code_stamp()}"
+    return hashlib.sha256(stamp.encode()).hexdigest()[:40]
+
+
+def _cache_file(key: str) -> Path:
+    return paths.cache_dir() / "decks" / f"{key}.json"
+
+
+def _read_cache(key: str) -> _Outcome | None:
+    """A cached outcome, or None when missing, unreadable or damaged (then the file is checked afresh)."""
+    try:
+        blob = _cache_file(key).read_bytes()
+    except OSError:
+        return None
+    checksum, _, payload = blob.partition(b"\n")
+    if hashlib.sha256(payload).hexdigest().encode() != checksum:
+        return None
+    try:
+        if payload.startswith(b'{"problems"'):
+            data = json.loads(payload)
+            rows = tuple((int(a), int(b), str(c), str(d), str(e)) for a, b, c, d, e in data["problems"])
+            return _Outcome(None, rows, str(data.get("id", "")))
+        deck = DeckData.from_cache(payload)
+        return _Outcome(deck, (), deck.id)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _write_cache(key: str, outcome: _Outcome, parsed: list[Any] | None = None) -> None:
+    """Writes atomically (temp file + rename); an unwritable cache folder only costs speed."""
+    try:
+        if outcome.deck is not None:
+            payload = outcome.deck.to_cache(parsed)
+        else:
+            payload = json.dumps({"problems": outcome.problems, "id": outcome.deck_id}).encode()
+    except (TypeError, ValueError):  # a value JSON cannot hold (PyYAML's dates): just do not cache
+        return
+    data = hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    target = _cache_file(key)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+    except OSError:
+        return

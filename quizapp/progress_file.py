@@ -1,0 +1,391 @@
+"""Provides the progress backup file: every card, review, interview and setting as one JSON document.
+
+`export_progress` then `import_progress` reproduces the database exactly (times as fixed-format UTC ISO
+strings, floats as JSON numbers, which round-trip exactly). Import checks the format marker, the version
+and every field's type before it touches anything, and keeps a copy of the database it replaces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from fsrs import State
+from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
+
+from quizapp.errors import QuizappError
+from quizapp.store.cards import CardRecord, card_id_for, iter_cards, write_card
+from quizapp.store.database import Store
+from quizapp.store.interviews import InterviewAnswer, insert_answer, load_interview
+from quizapp.store.reviews import ReviewRecord, insert_review, iter_reviews
+from quizapp.store.settings import SETTING_NAMES, check_setting, raw_settings
+from quizapp.store.times import iso, to_us, utc
+
+FORMAT_MARKER = "quizapp-progress"
+FORMAT_VERSION = 1
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class CardEntry(_Strict):
+    question_id: str
+    card_id: int
+    deck_id: str
+    state: Literal[1, 2, 3]
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: AwareDatetime | None
+    last_review: AwareDatetime | None
+    introduced: AwareDatetime | None
+    reps: int
+    lapses: int
+    suspended: bool
+    flagged: bool
+
+
+class ReviewEntry(_Strict):
+    id: int
+    question_id: str
+    deck_id: str
+    reviewed_at: AwareDatetime
+    seed: int
+    answer: str
+    correct: bool
+    rating: Literal[1, 2, 3, 4]
+    duration_ms: int
+    diagnosis: str | None
+    diagnosis_id: str | None
+    mode: Literal["study", "drill", "cram", "interview"]
+    state_before: Literal[1, 2, 3] | None
+    scheduled: bool
+
+
+class AnswerEntry(_Strict):
+    question_id: str
+    deck_id: str
+    seed: int
+    prompt: str
+    answer: str
+    correct: bool
+    expected: str
+    diagnosis: str | None
+    diagnosis_id: str | None
+    seconds: float
+    skipped: bool
+    flagged: bool
+
+
+class InterviewEntry(_Strict):
+    id: int
+    started_at: AwareDatetime
+    finished_at: AwareDatetime | None
+    config: dict[str, Any]
+    answers: list[AnswerEntry]
+
+
+class ProgressFile(_Strict):
+    format: Literal["quizapp-progress"]
+    version: Literal[1]
+    exported_at: AwareDatetime
+    cards: list[CardEntry]
+    reviews: list[ReviewEntry]
+    interviews: list[InterviewEntry]
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ProgressCounts:
+    """What a progress export or import moved; `backup` is the copy kept of the replaced database."""
+
+    cards: int
+    reviews: int
+    interviews: int
+    settings: int
+    backup: Path | None = None
+
+
+def _opt_iso(when: datetime | None) -> str | None:
+    return None if when is None else iso(when)
+
+
+def _card_json(c: CardRecord) -> dict[str, Any]:
+    return {
+        "question_id": c.question_id,
+        "card_id": c.card_id,
+        "deck_id": c.deck_id,
+        "state": int(c.state),
+        "step": c.step,
+        "stability": c.stability,
+        "difficulty": c.difficulty,
+        "due": _opt_iso(c.due),
+        "last_review": _opt_iso(c.last_review),
+        "introduced": _opt_iso(c.introduced),
+        "reps": c.reps,
+        "lapses": c.lapses,
+        "suspended": c.suspended,
+        "flagged": c.flagged,
+    }
+
+
+def _review_json(r: ReviewRecord) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "question_id": r.question_id,
+        "deck_id": r.deck_id,
+        "reviewed_at": iso(r.reviewed_at),
+        "seed": r.seed,
+        "answer": r.answer,
+        "correct": r.correct,
+        "rating": r.rating,
+        "duration_ms": r.duration_ms,
+        "diagnosis": r.diagnosis,
+        "diagnosis_id": r.diagnosis_id,
+        "mode": r.mode,
+        "state_before": None if r.state_before is None else int(r.state_before),
+        "scheduled": r.scheduled,
+    }
+
+
+def _interviews_json(store: Store) -> Iterator[dict[str, Any]]:
+    rows = store.conn.execute("SELECT id, config FROM interviews ORDER BY id").fetchall()
+    for interview_id, config in rows:
+        record = load_interview(store, interview_id)
+        yield {
+            "id": record.id,
+            "started_at": iso(record.started_at),
+            "finished_at": _opt_iso(record.finished_at),
+            "config": json.loads(config),
+            "answers": [asdict(a) for a in record.answers],
+        }
+
+
+def _sections(store: Store) -> dict[str, Iterable[Any]]:
+    return {
+        "cards": (_card_json(c) for c in iter_cards(store.conn)),
+        "reviews": (_review_json(r) for r in iter_reviews(store.conn)),
+        "interviews": _interviews_json(store),
+    }
+
+
+def _settings_json(store: Store) -> dict[str, Any]:
+    return {key: json.loads(value) for key, value in raw_settings(store).items()}
+
+
+def progress_document(store: Store, *, now: datetime) -> dict[str, Any]:
+    """The whole progress as one JSON-ready dict (what export writes, for small stores and tests)."""
+    with store.snapshot():
+        sections = {name: list(items) for name, items in _sections(store).items()}
+        settings = _settings_json(store)
+    return {"format": FORMAT_MARKER, "version": FORMAT_VERSION, "exported_at": iso(now), **sections,
+            "settings": settings}  # fmt: skip
+
+
+def export_progress(store: Store, file: str | os.PathLike[str], *, now: datetime) -> ProgressCounts:
+    """Streams the progress file (a million reviews never sit in memory at once), one record per line,
+    then renames it into place: a half-written backup never replaces a good one."""
+    target = Path(file)
+    tmp = target.with_name(target.name + ".tmp")
+    counts: dict[str, int] = {}
+    try:
+        with store.snapshot(), tmp.open("w", encoding="utf-8") as fh:
+            head = {"format": FORMAT_MARKER, "version": FORMAT_VERSION, "exported_at": iso(now)}
+            fh.write("{\n" + "".join(f" {json.dumps(k)}: {json.dumps(v)},\n" for k, v in head.items()))
+            for name, items in _sections(store).items():
+                fh.write(f" {json.dumps(name)}: [")
+                n = 0
+                for item in items:
+                    fh.write(("," if n else "") + "\n  " + json.dumps(item, ensure_ascii=False))
+                    n += 1
+                fh.write("\n ],\n" if n else "],\n")
+                counts[name] = n
+            settings = _settings_json(store)
+            fh.write(f' "settings": {json.dumps(settings, ensure_ascii=False)}\n}}\n')
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise QuizappError(f"Cannot write {target}: {exc.strerror or exc}") from exc
+    return ProgressCounts(counts["cards"], counts["reviews"], counts["interviews"], len(settings))
+
+
+def read_progress_file(file: str | os.PathLike[str]) -> ProgressFile:
+    """Parses and checks a progress file; QuizappError names the file and the first problem found."""
+    path = Path(file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuizappError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
+    not_ours = f"{path} is not a quizapp progress file"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise QuizappError(
+            f"{not_ours}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})."
+        ) from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT_MARKER:
+        raise QuizappError(f'{not_ours}: the format marker "format": "{FORMAT_MARKER}" is missing.')
+    if data.get("version") != FORMAT_VERSION:
+        raise QuizappError(
+            f"{path} is a quizapp progress file of version {data.get('version')!r}; "
+            f"this quizapp reads version {FORMAT_VERSION}."
+        )
+    try:
+        parsed = ProgressFile.model_validate_json(text)
+    except ValidationError as exc:
+        errors = exc.errors()
+        first = errors[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        raise QuizappError(f"{not_ours}: {where}: {first['msg']}{more}.") from exc
+    _check_consistency(parsed, path)
+    return parsed
+
+
+def _check_consistency(doc: ProgressFile, path: Path) -> None:
+    """Cross-field rules the types cannot express: stable card ids, unique keys, reviews of known cards."""
+    bad = f"{path} has inconsistent progress data"
+    seen: set[str] = set()
+    for i, card in enumerate(doc.cards):
+        if card.card_id != card_id_for(card.question_id):
+            raise QuizappError(f"{bad}: cards[{i}].card_id does not belong to question {card.question_id!r}.")
+        if card.question_id in seen:
+            raise QuizappError(f"{bad}: cards[{i}] repeats question {card.question_id!r}.")
+        seen.add(card.question_id)
+    ids: set[int] = set()
+    for i, review in enumerate(doc.reviews):
+        if review.question_id not in seen:
+            raise QuizappError(f"{bad}: reviews[{i}] is for {review.question_id!r}, which has no card.")
+        if review.id in ids or review.id <= 0:
+            raise QuizappError(f"{bad}: reviews[{i}].id {review.id} is repeated or not positive.")
+        ids.add(review.id)
+    if len({iv.id for iv in doc.interviews}) != len(doc.interviews):
+        raise QuizappError(f"{bad}: two interviews share an id.")
+    for key, value in doc.settings.items():
+        if key in SETTING_NAMES:
+            try:
+                check_setting(key, value)
+            except QuizappError as exc:
+                raise QuizappError(f"{bad}: settings.{key}: {exc}") from exc
+
+
+def import_progress(store: Store, file: str | os.PathLike[str], *, now: datetime) -> ProgressCounts:
+    """Replaces the store's progress with the file's, in one transaction, after keeping a copy of the
+    current database beside it (`<db>.before-import-<UTC timestamp>`) if it held anything."""
+    return import_document(store, read_progress_file(file), now=now)
+
+
+def import_document(store: Store, doc: ProgressFile, *, now: datetime) -> ProgressCounts:
+    """import_progress for a file already read and checked by read_progress_file."""
+    backup = _backup(store, now) if _has_progress(store) else None
+    with store.transaction() as conn:
+        for table in ("interview_answers", "interviews", "reviews", "cards", "settings"):
+            conn.execute(f"DELETE FROM {table}")
+        for card in doc.cards:
+            write_card(conn, _card(card))
+        for review in doc.reviews:
+            insert_review(conn, _review(review))
+        for iv in doc.interviews:
+            _insert_interview(conn, iv)
+        conn.executemany(
+            "INSERT INTO settings (key, value) VALUES (?, ?)",
+            [(k, json.dumps(v)) for k, v in doc.settings.items()],
+        )
+    return ProgressCounts(len(doc.cards), len(doc.reviews), len(doc.interviews), len(doc.settings), backup)
+
+
+def _has_progress(store: Store) -> bool:
+    row = store.conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM cards) OR EXISTS (SELECT 1 FROM interviews)"
+        " OR EXISTS (SELECT 1 FROM settings)"
+    ).fetchone()
+    return bool(row[0])
+
+
+def _backup(store: Store, now: datetime) -> Path:
+    base = f"{store.path.name}.before-import-{utc(now).strftime('%Y%m%dT%H%M%SZ')}"
+    target = store.path.with_name(base)
+    n = 1
+    while target.exists():
+        n += 1
+        target = store.path.with_name(f"{base}-{n}")
+    dest = sqlite3.connect(target)
+    try:
+        store.conn.backup(dest)
+    finally:
+        dest.close()
+    return target
+
+
+def _dt(when: datetime | None) -> datetime | None:
+    return None if when is None else utc(when)
+
+
+def _card(c: CardEntry) -> CardRecord:
+    return CardRecord(
+        question_id=c.question_id,
+        card_id=c.card_id,
+        deck_id=c.deck_id,
+        state=State(c.state),
+        step=c.step,
+        stability=c.stability,
+        difficulty=c.difficulty,
+        due=_dt(c.due),
+        last_review=_dt(c.last_review),
+        introduced=_dt(c.introduced),
+        reps=c.reps,
+        lapses=c.lapses,
+        suspended=c.suspended,
+        flagged=c.flagged,
+    )
+
+
+def _review(r: ReviewEntry) -> ReviewRecord:
+    return ReviewRecord(
+        id=r.id,
+        question_id=r.question_id,
+        deck_id=r.deck_id,
+        reviewed_at=utc(r.reviewed_at),
+        seed=r.seed,
+        answer=r.answer,
+        correct=r.correct,
+        rating=r.rating,
+        duration_ms=r.duration_ms,
+        diagnosis=r.diagnosis,
+        diagnosis_id=r.diagnosis_id,
+        mode=r.mode,
+        state_before=None if r.state_before is None else State(r.state_before),
+        scheduled=r.scheduled,
+    )
+
+
+def _insert_interview(conn: sqlite3.Connection, iv: InterviewEntry) -> None:
+    conn.execute(
+        "INSERT INTO interviews (id, started_us, finished_us, config) VALUES (?, ?, ?, ?)",
+        (
+            iv.id,
+            to_us(iv.started_at),
+            None if iv.finished_at is None else to_us(iv.finished_at),
+            json.dumps(iv.config, sort_keys=True),
+        ),
+    )
+    for position, a in enumerate(iv.answers):
+        insert_answer(conn, iv.id, position, InterviewAnswer(**a.model_dump()))
+
+
+__all__ = [
+    "FORMAT_MARKER",
+    "FORMAT_VERSION",
+    "ProgressCounts",
+    "export_progress",
+    "import_document",
+    "import_progress",
+    "progress_document",
+    "read_progress_file",
+]

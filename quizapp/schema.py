@@ -1,0 +1,273 @@
+"""Provides the deck schema: pydantic models for a deck file, its questions and their parameter specs.
+
+The models check structure only (keys, types, ranges). Whether a calculator exists, whether its arguments
+fit and whether every placeholder has a parameter is checked by quizapp.deckcheck, which needs the engine;
+keeping the engine out of this module keeps a warm catalog load cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    Tag,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from quizapp.tolerance import Tolerance
+
+SLUG = r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$"
+PARAM_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+DEFAULT_SECONDS: dict[int, float] = {1: 60.0, 2: 90.0, 3: 150.0}
+QUESTION_TYPES: tuple[str, ...] = ("numeric", "tensor", "shape", "choice", "flashcard", "explain")
+ANSWER_TYPES: frozenset[str] = frozenset({"numeric", "tensor", "shape"})
+PARAM_KINDS: tuple[str, ...] = ("value", "choices", "range", "preset", "calc", "matrix")
+
+Number = StrictInt | StrictFloat
+ArgValue = StrictStr | StrictBool | StrictInt | StrictFloat | list[Any]
+"""A calculator argument in YAML: a string is a reference to a param, anything else is a literal."""
+
+
+class _Strict(BaseModel):
+    """Unknown keys are errors and loaded content never changes under the app's feet."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------- parameter specs
+
+
+class ValueParam(_Strict):
+    """A fixed value: `{value: scores}`."""
+
+    KIND: ClassVar[str] = "value"
+    value: Any
+
+
+class ChoicesParam(_Strict):
+    """One of a list, picked by the seed; a choice may be a mapping so related numbers travel together."""
+
+    KIND: ClassVar[str] = "choices"
+    choices: list[Any] = Field(min_length=1)
+
+
+class RangeParam(_Strict):
+    """A number from an inclusive range on a grid of `step`; a float range if any bound or step is a float."""
+
+    KIND: ClassVar[str] = "range"
+    range: tuple[Number, Number]
+    step: Number = Field(default=1, gt=0)
+
+    @field_validator("range")
+    @classmethod
+    def _ordered(cls, value: tuple[float, float]) -> tuple[float, float]:
+        if value[0] > value[1]:
+            raise ValueError(f"the range's low end {value[0]} is above its high end {value[1]}")
+        return value
+
+
+class PresetParam(_Strict):
+    """A real model from engine.MODELS; its fields are usable as `model.n_layers` and so on."""
+
+    KIND: ClassVar[str] = "preset"
+    preset: list[StrictStr] = Field(min_length=1)
+
+
+class CalcParam(_Strict):
+    """A value derived by a calculator from other params, so constraints hold by construction."""
+
+    KIND: ClassVar[str] = "calc"
+    calc: StrictStr
+    args: dict[str, ArgValue] = Field(default_factory=dict)
+
+
+class MatrixSpec(_Strict):
+    """Shape and inclusive bounds of a seeded random integer matrix."""
+
+    rows: int = Field(ge=1, le=12)
+    cols: int = Field(ge=1, le=12)
+    low: int = -2
+    high: int = 2
+
+    @model_validator(mode="after")
+    def _ordered(self) -> MatrixSpec:
+        if self.low > self.high:
+            raise ValueError(f"low ({self.low}) is above high ({self.high})")
+        return self
+
+
+class MatrixParam(_Strict):
+    """A small integer matrix for worked examples: `{matrix: {rows: 3, cols: 2, low: -2, high: 2}}`."""
+
+    KIND: ClassVar[str] = "matrix"
+    matrix: MatrixSpec
+
+
+def _param_kind(value: Any) -> str | None:
+    """Tells which spec a param is from the one kind key it has (None when zero or several)."""
+    if isinstance(value, dict):
+        kinds = [k for k in PARAM_KINDS if k in value]
+        return kinds[0] if len(kinds) == 1 else None
+    return getattr(value, "KIND", None)
+
+
+ParamSpec = Annotated[
+    Annotated[ValueParam, Tag("value")]
+    | Annotated[ChoicesParam, Tag("choices")]
+    | Annotated[RangeParam, Tag("range")]
+    | Annotated[PresetParam, Tag("preset")]
+    | Annotated[CalcParam, Tag("calc")]
+    | Annotated[MatrixParam, Tag("matrix")],
+    Discriminator(
+        _param_kind,
+        custom_error_type="param_kind",
+        custom_error_message=(
+            "a parameter needs exactly one of the keys value, choices, range, preset, calc, matrix"
+        ),
+    ),
+]
+
+
+# --------------------------------------------------------------------------- questions
+
+
+class _QuestionBase(_Strict):
+    """Fields every question has; `id` is the key for progress, so editing text keeps history."""
+
+    id: str = Field(pattern=SLUG, description="unique across all decks; prefix it with the deck id")
+    explanation: str = Field(min_length=1, description="why the answer is what it is (Markdown)")
+    difficulty: int = Field(default=1, ge=1, le=3)
+    tags: tuple[str, ...] = ()
+    source: str = Field(default="", description="citation for facts about real models")
+    target_seconds: float = Field(
+        default=90.0, gt=0, le=3600, description="time to answer; default 60/90/150 by difficulty"
+    )
+    params: dict[Annotated[str, Field(pattern=PARAM_NAME)], ParamSpec] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_seconds(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("target_seconds") is None:
+            difficulty = data.get("difficulty", 1)
+            seconds = DEFAULT_SECONDS.get(difficulty, 90.0) if isinstance(difficulty, int) else 90.0
+            return {**data, "target_seconds": seconds}
+        return data
+
+
+class _Computed(_QuestionBase):
+    """A question whose answer an engine calculator computes from the params."""
+
+    prompt: str = Field(min_length=1)
+    calculator: StrictStr
+    args: dict[str, ArgValue] = Field(default_factory=dict)
+    unit: str | None = Field(default=None, description="display unit; default: the calculator's base unit")
+    tolerance: Tolerance | None = None
+
+
+class NumericQuestion(_Computed):
+    """A number computed by the engine (bytes, params, FLOPs, ratios...)."""
+
+    type: Literal["numeric"]
+
+
+class TensorQuestion(_Computed):
+    """One entry of a small worked tensor example (scores, weights, outputs)."""
+
+    type: Literal["tensor"]
+
+
+class ShapeQuestion(_Computed):
+    """A tensor shape, answered as a tuple."""
+
+    type: Literal["shape"]
+
+
+class Option(_Strict):
+    """One option; a wrong option says why it is wrong."""
+
+    text: str = Field(min_length=1)
+    correct: bool = False
+    feedback: str = ""
+
+    @model_validator(mode="after")
+    def _wrong_needs_feedback(self) -> Option:
+        if not self.correct and not self.feedback.strip():
+            raise ValueError("a wrong option needs feedback that says why it is wrong")
+        return self
+
+
+class ChoiceQuestion(_QuestionBase):
+    """Multiple choice, shuffled by seed; `multiple` makes it select-all-that-apply."""
+
+    type: Literal["choice"]
+    prompt: str = Field(min_length=1)
+    multiple: bool = False
+    options: tuple[Option, ...]
+
+    @field_validator("options")
+    @classmethod
+    def _right_count(cls, options: tuple[Option, ...], info: ValidationInfo) -> tuple[Option, ...]:
+        if not 2 <= len(options) <= 8:
+            raise ValueError(f"a choice question has 2 to 8 options, not {len(options)}")
+        right = sum(o.correct for o in options)
+        if right == 0:
+            raise ValueError("no option is marked correct: true")
+        if right > 1 and not info.data.get("multiple", False):
+            raise ValueError(f"{right} options are correct; set multiple: true or mark only one correct")
+        return options
+
+
+class FlashcardQuestion(_QuestionBase):
+    """A front and a back; `front` plays the role of the prompt."""
+
+    type: Literal["flashcard"]
+    front: str = Field(min_length=1)
+    back: str = Field(min_length=1)
+
+    @property
+    def prompt(self) -> str:
+        """The front, so every question type has a prompt."""
+        return self.front
+
+
+class ExplainQuestion(_QuestionBase):
+    """An interview question answered in words, self-graded against a model answer and key points."""
+
+    type: Literal["explain"]
+    prompt: str = Field(min_length=1)
+    model_answer: str = Field(min_length=1)
+    key_points: tuple[str, ...] = Field(min_length=3, max_length=6)
+
+
+ComputedQuestion = NumericQuestion | TensorQuestion | ShapeQuestion
+Question = Annotated[
+    NumericQuestion | TensorQuestion | ShapeQuestion | ChoiceQuestion | FlashcardQuestion | ExplainQuestion,
+    Field(discriminator="type"),
+]
+
+
+class Deck(_Strict):
+    """One YAML file of questions on one topic."""
+
+    id: str = Field(pattern=SLUG, description="kebab-case, unique across decks")
+    title: str = Field(min_length=1)
+    topic: str = Field(pattern=SLUG)
+    description: str = ""
+    questions: tuple[Question, ...]
+
+    @field_validator("questions")
+    @classmethod
+    def _not_empty(cls, questions: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not questions:
+            raise ValueError("a deck needs at least one question")
+        return questions

@@ -1,0 +1,256 @@
+"""Provides cards: one FSRS scheduling state per question id, with a card id derived stably from that id.
+
+A card is keyed by the question's id, never by its text, so editing a question keeps its history; a
+question removed from the content keeps its row (and reviews) and simply stops being offered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from fsrs import Card, State
+
+from quizapp.errors import QuizappError
+from quizapp.store.database import Store
+from quizapp.store.times import from_us, to_us, utc
+
+_CARD_ID_MASK = (1 << 63) - 1
+
+
+@dataclass(frozen=True)
+class QuestionRef:
+    """What the store and the queues need to know about a question, independent of any catalog."""
+
+    question_id: str
+    deck_id: str
+    difficulty: int = 1
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CardRecord:
+    """One card as stored. `due` is None while the card is new (never scheduled by FSRS)."""
+
+    question_id: str
+    card_id: int
+    deck_id: str
+    state: State = State.Learning
+    step: int | None = 0
+    stability: float | None = None
+    difficulty: float | None = None
+    due: datetime | None = None
+    last_review: datetime | None = None
+    introduced: datetime | None = None
+    reps: int = 0
+    lapses: int = 0
+    suspended: bool = False
+    flagged: bool = False
+
+    @property
+    def is_new(self) -> bool:
+        return self.due is None
+
+    def to_fsrs(self, now: datetime) -> Card:
+        """The fsrs Card for this record (a new card is due `now`); the card id is always passed."""
+        return Card(
+            card_id=self.card_id,
+            state=self.state,
+            step=self.step,
+            stability=self.stability,
+            difficulty=self.difficulty,
+            due=utc(self.due) if self.due is not None else utc(now),
+            last_review=self.last_review,
+        )
+
+
+def card_id_for(question_id: str) -> int:
+    """The first 8 bytes of sha256(question id) as a positive 63-bit integer: stable across machines."""
+    digest = hashlib.sha256(question_id.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") & _CARD_ID_MASK
+
+
+def card_id_collisions(
+    question_ids: Iterable[str], card_id: Callable[[str], int] = card_id_for
+) -> tuple[tuple[str, str, int], ...]:
+    """Every pair of distinct question ids sharing a card id, as (first, second, card id)."""
+    seen: dict[int, str] = {}
+    found = []
+    for qid in question_ids:
+        cid = card_id(qid)
+        other = seen.setdefault(cid, qid)
+        if other != qid:
+            found.append((other, qid, cid))
+    return tuple(found)
+
+
+def check_card_ids(question_ids: Iterable[str], card_id: Callable[[str], int] = card_id_for) -> None:
+    """Raises QuizappError naming both ids if two questions would share a card (never silently merged)."""
+    collisions = card_id_collisions(question_ids, card_id)
+    if collisions:
+        a, b, cid = collisions[0]
+        raise QuizappError(
+            f"Questions {a!r} and {b!r} would share card id {cid}; rename one of them "
+            f"({len(collisions)} collision(s) in all)."
+        )
+
+
+_COLUMNS = (
+    "question_id, card_id, deck_id, state, step, stability, difficulty, due_us, last_review_us,"
+    " introduced_us, reps, lapses, suspended, flagged"
+)
+
+
+def _opt_us(when: datetime | None) -> int | None:
+    return None if when is None else to_us(when)
+
+
+def _opt_dt(us: int | None) -> datetime | None:
+    return None if us is None else from_us(us)
+
+
+def _record(row: Any) -> CardRecord:
+    (qid, cid, deck, state, step, stab, diff, due, last, intro, reps, lapses, susp, flag) = tuple(row)
+    return CardRecord(
+        question_id=str(qid),
+        card_id=int(cid),
+        deck_id=str(deck),
+        state=State(state),
+        step=step,
+        stability=stab,
+        difficulty=diff,
+        due=_opt_dt(due),
+        last_review=_opt_dt(last),
+        introduced=_opt_dt(intro),
+        reps=int(reps),
+        lapses=int(lapses),
+        suspended=bool(susp),
+        flagged=bool(flag),
+    )
+
+
+def _row(card: CardRecord) -> tuple[object, ...]:
+    return (
+        card.question_id,
+        card.card_id,
+        card.deck_id,
+        int(card.state),
+        card.step,
+        card.stability,
+        card.difficulty,
+        _opt_us(card.due),
+        _opt_us(card.last_review),
+        _opt_us(card.introduced),
+        card.reps,
+        card.lapses,
+        int(card.suspended),
+        int(card.flagged),
+    )
+
+
+def read_card(conn: sqlite3.Connection, question_id: str) -> CardRecord | None:
+    row = conn.execute(f"SELECT {_COLUMNS} FROM cards WHERE question_id = ?", (question_id,)).fetchone()
+    return None if row is None else _record(row)
+
+
+def get_card(store: Store, question_id: str) -> CardRecord | None:
+    """The stored card of a question, or None if it was never seen."""
+    return read_card(store.conn, question_id)
+
+
+def ensure_card(conn: sqlite3.Connection, question: QuestionRef) -> CardRecord:
+    """The question's card, created new if absent; its deck follows the question if it moved decks.
+
+    Call inside a write transaction. A card id already held by another question id raises QuizappError.
+    """
+    card = read_card(conn, question.question_id)
+    if card is not None:
+        if card.deck_id != question.deck_id:
+            conn.execute(
+                "UPDATE cards SET deck_id = ? WHERE question_id = ?", (question.deck_id, question.question_id)
+            )
+            card = replace(card, deck_id=question.deck_id)
+        return card
+    cid = card_id_for(question.question_id)
+    holder = conn.execute("SELECT question_id FROM cards WHERE card_id = ?", (cid,)).fetchone()
+    if holder is not None:
+        raise QuizappError(
+            f"Question {question.question_id!r} has the same card id ({cid}) as {holder[0]!r} "
+            "already in your progress; rename the new question so its history stays separate."
+        )
+    card = CardRecord(question_id=question.question_id, card_id=cid, deck_id=question.deck_id)
+    write_card(conn, card)
+    return card
+
+
+def write_card(conn: sqlite3.Connection, card: CardRecord) -> None:
+    """Inserts or replaces a card row (inside the caller's transaction)."""
+    conn.execute(f"INSERT OR REPLACE INTO cards ({_COLUMNS}) VALUES ({', '.join('?' * 14)})", _row(card))
+
+
+def iter_cards(conn: sqlite3.Connection) -> Iterator[CardRecord]:
+    """Every card, in question id order (export, tests)."""
+    for row in conn.execute(f"SELECT {_COLUMNS} FROM cards ORDER BY question_id"):
+        yield _record(row)
+
+
+def set_suspended(store: Store, question: QuestionRef, suspended: bool) -> CardRecord:
+    """Suspends (or restores) a card: a suspended card leaves the study and cram queues."""
+    with store.transaction() as conn:
+        ensure_card(conn, question)
+        conn.execute(
+            "UPDATE cards SET suspended = ? WHERE question_id = ?", (int(suspended), question.question_id)
+        )
+        card = read_card(conn, question.question_id)
+    assert card is not None
+    return card
+
+
+def set_flagged(store: Store, question: QuestionRef, flagged: bool) -> CardRecord:
+    """Flags (or unflags) a card; leeches are flagged automatically, the user can flag any card."""
+    with store.transaction() as conn:
+        ensure_card(conn, question)
+        conn.execute(
+            "UPDATE cards SET flagged = ? WHERE question_id = ?", (int(flagged), question.question_id)
+        )
+        card = read_card(conn, question.question_id)
+    assert card is not None
+    return card
+
+
+def due_rows(conn: sqlite3.Connection, until: datetime) -> Iterator[tuple[str, int]]:
+    """(question id, due_us) of unsuspended cards due by `until`, most overdue first (uses cards_by_due)."""
+    cursor = conn.execute(
+        "SELECT question_id, due_us FROM cards WHERE due_us <= ? AND suspended = 0 ORDER BY due_us",
+        (to_us(until),),
+    )
+    for qid, due in cursor:
+        yield str(qid), int(due)
+
+
+def introduced_between(conn: sqlite3.Connection, start: datetime, end: datetime) -> int:
+    """How many cards had their first scheduled review in [start, end) (the daily new-card budget)."""
+    row = conn.execute(
+        "SELECT count(*) FROM cards WHERE introduced_us >= ? AND introduced_us < ?",
+        (to_us(start), to_us(end)),
+    ).fetchone()
+    return int(row[0])
+
+
+def cards_among(
+    conn: sqlite3.Connection, question_ids: Iterable[str], chunk: int = 500
+) -> dict[str, CardRecord]:
+    """The stored cards of the given ids (missing ids are simply absent), looked up in chunks."""
+    ids = list(question_ids)
+    found: dict[str, CardRecord] = {}
+    for i in range(0, len(ids), chunk):
+        part = ids[i : i + chunk]
+        marks = ", ".join("?" * len(part))
+        for row in conn.execute(f"SELECT {_COLUMNS} FROM cards WHERE question_id IN ({marks})", part):
+            card = _record(row)
+            found[card.question_id] = card
+    return found

@@ -1,0 +1,262 @@
+"""Provides opening the progress database safely: folder checks, corrupt files moved aside, migrations.
+
+The user's progress is the one thing quizapp cannot rebuild, so opening never deletes anything: a file
+SQLite cannot read is renamed to `progress.db.corrupt-<UTC timestamp>` and a fresh database is created; a
+file from a newer quizapp is refused and left byte-for-byte untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import struct
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+
+from quizapp.errors import QuizappError
+from quizapp.paths import db_path
+from quizapp.store.migrations import SCHEMA_VERSION, NewerSchemaError, migrate, schema_version
+from quizapp.store.times import utc
+
+BUSY_TIMEOUT_S = 10.0
+"""How long a writer waits for another process's transaction before giving up."""
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_HEADER_SIZE = 100
+
+
+@dataclass(eq=False)
+class Store:
+    """An open progress database. `notice` tells the user about anything opening had to repair."""
+
+    conn: sqlite3.Connection
+    path: Path
+    notice: str | None = None
+    _write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, committed (durably: synchronous=FULL) before the block's caller continues.
+
+        BEGIN IMMEDIATE takes the write lock up front, so a second process waits on the busy timeout
+        instead of failing half-way with "database is locked"; a lock serialises threads of this process
+        (the TUI's workers share the connection).
+        """
+        with self._write_lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise self._explain(exc) from exc
+            try:
+                yield self.conn
+                self.conn.execute("COMMIT")
+            except BaseException as exc:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise self._explain(exc) from exc
+                raise
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction: every query inside sees the same state, even while another process
+        writes (WAL readers never block writers), so an export cannot split a review from its card."""
+        with self._write_lock:
+            self.conn.execute("BEGIN")
+            try:
+                yield self.conn
+            finally:
+                self.conn.execute("COMMIT")
+
+    def _explain(self, exc: sqlite3.Error) -> QuizappError:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return QuizappError(
+                f"The progress database {self.path} stayed busy for {BUSY_TIMEOUT_S:g} s "
+                "(another quizapp is writing to it); try again."
+            )
+        if "readonly" in text or "read-only" in text:
+            return QuizappError(
+                f"The progress database {self.path} is read-only; quizapp cannot save progress."
+            )
+        return QuizappError(f"The progress database {self.path} failed: {text}")
+
+    def integrity_ok(self) -> bool:
+        """Runs SQLite's full integrity check (slow on big files: for tests and a doctor command)."""
+        rows = self.conn.execute("PRAGMA integrity_check").fetchall()
+        return [tuple(r) for r in rows] == [("ok",)]
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def open_store(path: str | os.PathLike[str] | None = None, *, now: datetime) -> Store:
+    """Opens (creating or migrating as needed) the progress database at `path` or the default location.
+
+    `now` stamps the name a corrupt file is moved to. Raises QuizappError, naming the path, when the data
+    folder cannot be created or written, or when the file comes from a newer quizapp.
+    """
+    file = db_path(path)
+    _check_folder(file.parent)
+    if file.exists() and not file.is_file():
+        raise QuizappError(f"The progress database {file} is not a regular file.")
+    notice = None
+    problem = _header_problem(file)
+    if problem is not None:
+        notice = _move_aside(file, now, problem)
+    try:
+        conn = _connect_and_migrate(file)
+    except _Unreadable as exc:
+        if notice is not None:  # a fresh file we just created is unreadable: do not loop
+            raise QuizappError(f"The progress database {file} cannot be created: {exc}") from exc
+        notice = _move_aside(file, now, str(exc))
+        conn = _connect_and_migrate(file)
+    return Store(conn=conn, path=file, notice=notice)
+
+
+class _Unreadable(Exception):
+    """SQLite says the file is not a database, or its pages are damaged."""
+
+
+def _check_folder(folder: Path) -> None:
+    hint = "Set QUIZAPP_HOME or pass --db PATH to use another place."
+    if not folder.exists():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise QuizappError(f"Cannot create the data folder {folder}: {reason}. {hint}") from exc
+    if not folder.is_dir():
+        raise QuizappError(f"The data folder {folder} is not a folder. {hint}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise QuizappError(f"The data folder {folder} is read-only; quizapp must save progress there. {hint}")
+
+
+def _header_problem(file: Path) -> str | None:
+    """A cheap look at the 100-byte header: wrong magic or a file shorter than its header says.
+
+    Full `PRAGMA integrity_check` would read every page (slow on a big history), so opening checks only
+    what a truncated copy or a random file always gets wrong.
+    """
+    try:
+        size = file.stat().st_size
+    except FileNotFoundError:
+        return None
+    if size == 0:
+        return None  # SQLite treats an empty file as an empty database
+    try:
+        with file.open("rb") as fh:
+            header = fh.read(_HEADER_SIZE)
+    except OSError as exc:
+        raise QuizappError(f"Cannot read the progress database {file}: {exc.strerror or exc}") from exc
+    if len(header) < _HEADER_SIZE or not header.startswith(_SQLITE_MAGIC):
+        return "it is not an SQLite database"
+    (page_size,) = struct.unpack(">H", header[16:18])
+    page_size = 65_536 if page_size == 1 else page_size
+    if page_size < 512 or page_size & (page_size - 1):
+        return f"its header has an impossible page size ({page_size})"
+    change_counter, page_count = struct.unpack(">II", header[24:32])
+    (valid_for,) = struct.unpack(">I", header[92:96])
+    wal = file.with_name(file.name + "-wal")
+    wal_has_frames = wal.exists() and wal.stat().st_size > 0
+    if page_count and change_counter == valid_for and not wal_has_frames and size < page_count * page_size:
+        return f"it is truncated ({size:,} of {page_count * page_size:,} bytes)"
+    return None
+
+
+def _move_aside(file: Path, now: datetime, problem: str) -> str:
+    """Renames the file (and its -wal/-shm companions) out of the way; returns the notice for the user."""
+    stamp = utc(now).strftime("%Y%m%dT%H%M%SZ")
+    target = file.with_name(f"{file.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = file.with_name(f"{file.name}.corrupt-{stamp}-{n}")
+    try:
+        file.rename(target)
+        for suffix in ("-wal", "-shm"):
+            companion = file.with_name(file.name + suffix)
+            if companion.exists():
+                companion.rename(target.with_name(target.name + suffix))
+    except OSError as exc:
+        raise QuizappError(
+            f"The progress database {file} is damaged ({problem}) and could not be moved aside: "
+            f"{exc.strerror or exc}. Move it away by hand; quizapp never deletes it."
+        ) from exc
+    return (
+        f"The progress database {file} could not be read ({problem}). It was moved to {target} "
+        "(nothing was deleted) and a fresh database was created."
+    )
+
+
+def _connect_and_migrate(file: Path) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(file, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise QuizappError(f"Cannot open the progress database {file}: {exc}") from exc
+    try:
+        _configure(conn, file)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _configure(conn: sqlite3.Connection, file: Path) -> None:
+    """Reads before it writes: a newer file is refused before WAL mode or a migration could change it."""
+    try:
+        found = schema_version(conn)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise _unreadable_or_error(exc, file) from exc
+    if found > SCHEMA_VERSION:
+        raise _newer(file, found)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn)
+    except NewerSchemaError as exc:
+        raise _newer(file, exc.found) from exc
+    except sqlite3.DatabaseError as exc:
+        text = str(exc)
+        if "readonly" in text or "unable to open" in text:
+            raise QuizappError(
+                f"The progress database {file} is read-only; quizapp cannot save progress there."
+            ) from exc
+        raise _unreadable_or_error(exc, file) from exc
+
+
+_CORRUPT_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB: the file's content is bad, not the disk or a lock
+
+
+def _unreadable_or_error(exc: sqlite3.DatabaseError, file: Path) -> Exception:
+    """Only a file SQLite calls corrupt or not-a-database is moved aside; an I/O error or a lock is reported
+    and the file left where it is."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in _CORRUPT_CODES:
+        return _Unreadable(str(exc))
+    if "locked" in str(exc) or "busy" in str(exc):
+        return QuizappError(f"The progress database {file} is locked by another program; try again.")
+    return QuizappError(f"Cannot open the progress database {file}: {exc}")
+
+
+def _newer(file: Path, found: int) -> QuizappError:
+    return QuizappError(
+        f"The progress database {file} was written by a newer quizapp (schema version {found}; this "
+        f"version understands up to {SCHEMA_VERSION}). Update quizapp to use it; the file was left untouched."
+    )

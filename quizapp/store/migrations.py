@@ -1,0 +1,137 @@
+"""Provides the schema as a list of forward migrations; PRAGMA user_version counts how many have run.
+
+Never edit a migration that has shipped: add a new function to MIGRATIONS instead. Each runs inside the
+caller's write transaction, so a crash half-way leaves the previous version intact.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _v1_initial_schema(conn: sqlite3.Connection) -> None:
+    """Cards, reviews, interviews, settings, and the indexes the queues and stats rely on."""
+    statements = (
+        # One row per question ever seen. due_us IS NULL means "new": never scheduled by FSRS.
+        # Times are UTC microseconds since the epoch (quizapp.store.times).
+        """CREATE TABLE cards (
+            question_id    TEXT PRIMARY KEY,
+            card_id        INTEGER NOT NULL UNIQUE,
+            deck_id        TEXT NOT NULL,
+            state          INTEGER NOT NULL CHECK (state IN (1, 2, 3)),
+            step           INTEGER,
+            stability      REAL,
+            difficulty     REAL,
+            due_us         INTEGER,
+            last_review_us INTEGER,
+            introduced_us  INTEGER,
+            reps           INTEGER NOT NULL DEFAULT 0,
+            lapses         INTEGER NOT NULL DEFAULT 0,
+            suspended      INTEGER NOT NULL DEFAULT 0 CHECK (suspended IN (0, 1)),
+            flagged        INTEGER NOT NULL DEFAULT 0 CHECK (flagged IN (0, 1))
+        ) WITHOUT ROWID""",
+        # WITHOUT ROWID: secondary indexes carry question_id, so the next-card query never leaves the index.
+        "CREATE INDEX cards_by_due ON cards (due_us, suspended) WHERE due_us IS NOT NULL",
+        "CREATE INDEX cards_by_introduced ON cards (introduced_us) WHERE introduced_us IS NOT NULL",
+        "CREATE INDEX cards_by_deck ON cards (deck_id, state, stability)",
+        """CREATE TABLE reviews (
+            id            INTEGER PRIMARY KEY,
+            question_id   TEXT NOT NULL REFERENCES cards (question_id),
+            deck_id       TEXT NOT NULL,
+            reviewed_us   INTEGER NOT NULL,
+            seed          INTEGER NOT NULL,
+            answer        TEXT NOT NULL,
+            correct       INTEGER NOT NULL CHECK (correct IN (0, 1)),
+            rating        INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
+            duration_ms   INTEGER NOT NULL CHECK (duration_ms >= 0),
+            diagnosis     TEXT,
+            diagnosis_id  TEXT,
+            mode          TEXT NOT NULL CHECK (mode IN ('study', 'drill', 'cram', 'interview')),
+            state_before  INTEGER CHECK (state_before IN (1, 2, 3)),
+            scheduled     INTEGER NOT NULL CHECK (scheduled IN (0, 1))
+        )""",
+        # Covering indexes: the calendar and time spent read (reviewed_us, duration_ms) only; true
+        # retention reads (deck_id, rating) of scheduled reviews of cards that were in review state.
+        "CREATE INDEX reviews_by_time ON reviews (reviewed_us, duration_ms)",
+        "CREATE INDEX reviews_by_card ON reviews (question_id, reviewed_us)",
+        "CREATE INDEX reviews_for_retention ON reviews (deck_id, rating, scheduled, state_before)"
+        " WHERE scheduled = 1 AND state_before = 2",
+        "CREATE INDEX reviews_by_diagnosis ON reviews (diagnosis_id, question_id)"
+        " WHERE diagnosis_id IS NOT NULL",
+        """CREATE TABLE interviews (
+            id          INTEGER PRIMARY KEY,
+            started_us  INTEGER NOT NULL,
+            finished_us INTEGER,
+            config      TEXT NOT NULL
+        )""",
+        """CREATE TABLE interview_answers (
+            interview_id INTEGER NOT NULL REFERENCES interviews (id) ON DELETE CASCADE,
+            position     INTEGER NOT NULL,
+            question_id  TEXT NOT NULL,
+            deck_id      TEXT NOT NULL,
+            seed         INTEGER NOT NULL,
+            prompt       TEXT NOT NULL,
+            answer       TEXT NOT NULL,
+            correct      INTEGER NOT NULL CHECK (correct IN (0, 1)),
+            expected     TEXT NOT NULL,
+            diagnosis    TEXT,
+            diagnosis_id TEXT,
+            seconds      REAL NOT NULL,
+            skipped      INTEGER NOT NULL CHECK (skipped IN (0, 1)),
+            flagged      INTEGER NOT NULL CHECK (flagged IN (0, 1)),
+            PRIMARY KEY (interview_id, position)
+        )""",
+        "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    )
+    for sql in statements:
+        conn.execute(sql)
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial_schema,)
+"""Migration i (0-based) takes the schema from version i to version i + 1."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class NewerSchemaError(Exception):
+    """The file was written by a newer quizapp; this version must not touch it."""
+
+    def __init__(self, found: int) -> None:
+        super().__init__(f"schema version {found} is newer than {SCHEMA_VERSION}")
+        self.found = found
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The version recorded in the file (0 for a brand-new file)."""
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Brings the schema up to SCHEMA_VERSION in one write transaction; returns the migrations applied.
+
+    The version is read again after taking the write lock, so two processes opening a fresh file at the
+    same moment do not both create the tables.
+    """
+    found = schema_version(conn)
+    if found > SCHEMA_VERSION:
+        raise NewerSchemaError(found)
+    if found == SCHEMA_VERSION:
+        return 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        start = schema_version(conn)
+        if start > SCHEMA_VERSION:
+            raise NewerSchemaError(start)
+        for migration in MIGRATIONS[start:]:
+            migration(conn)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return SCHEMA_VERSION - start

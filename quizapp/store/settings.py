@@ -1,0 +1,93 @@
+"""Provides the user's settings: a frozen Settings record stored as key/JSON rows.
+
+Unknown keys in the table (written by a newer quizapp) are kept untouched; a hand-edited value of the
+wrong type falls back to its default when read, and is refused with a clear message when written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from quizapp.errors import QuizappError
+from quizapp.store.database import Store
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the settings screen edits. Defaults come from the issue: retention 0.9, 20 new cards a day,
+    mock interviews of 10 questions in 30 minutes."""
+
+    desired_retention: float = 0.9
+    new_per_day: int = 20
+    interview_questions: int = 10
+    interview_minutes: int = 30
+    theme: str = "textual-dark"
+
+
+_RANGES: dict[str, tuple[float, float]] = {
+    "desired_retention": (0.70, 0.99),
+    "new_per_day": (0, 9999),
+    "interview_questions": (1, 200),
+    "interview_minutes": (1, 600),
+}
+SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
+
+
+def check_setting(key: str, value: Any) -> Any:
+    """The value if it is valid for `key`; otherwise QuizappError saying what is allowed."""
+    default = getattr(Settings(), key, None)
+    if key not in SETTING_NAMES:
+        raise QuizappError(f"Unknown setting {key!r}; known: {', '.join(SETTING_NAMES)}.")
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise QuizappError(f"Setting {key} must be a number, got {value!r}.")
+        value = float(value)
+    elif isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise QuizappError(f"Setting {key} must be a whole number, got {value!r}.")
+    elif not isinstance(value, str) or not value.strip():
+        raise QuizappError(f"Setting {key} must be a non-empty text, got {value!r}.")
+    if key in _RANGES:
+        low, high = _RANGES[key]
+        if not low <= value <= high:
+            raise QuizappError(f"Setting {key} must be between {low:g} and {high:g}, got {value!r}.")
+    return value
+
+
+def load_settings(store: Store) -> Settings:
+    """The stored settings, with defaults for anything missing or unreadable."""
+    values: dict[str, Any] = {}
+    for key, raw in store.conn.execute("SELECT key, value FROM settings"):
+        if key not in SETTING_NAMES:
+            continue
+        try:
+            values[key] = check_setting(key, json.loads(raw))
+        except (ValueError, QuizappError):
+            continue
+    return replace(Settings(), **values)
+
+
+def save_setting(store: Store, key: str, value: Any) -> Settings:
+    """Validates and stores one setting; returns the settings now in force."""
+    value = check_setting(key, value)
+    with store.transaction() as conn:
+        conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+    return load_settings(store)
+
+
+def save_settings(store: Store, settings: Settings) -> Settings:
+    """Validates and stores every field of `settings` in one transaction."""
+    checked = {f.name: check_setting(f.name, getattr(settings, f.name)) for f in fields(Settings)}
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+            [(k, json.dumps(v)) for k, v in checked.items()],
+        )
+    return load_settings(store)
+
+
+def raw_settings(store: Store) -> dict[str, str]:
+    """Every stored row as key -> JSON text, unknown keys included (export)."""
+    return {str(k): str(v) for k, v in store.conn.execute("SELECT key, value FROM settings ORDER BY key")}

@@ -1,0 +1,242 @@
+"""Provides the queues that decide what to ask next: study (due, then new), drill (endless), cram.
+
+Queues draw only from the QuestionSet they are given, so a question removed from the content silently
+leaves every queue while its card and reviews stay in the store.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from quizapp.errors import QuizappError
+from quizapp.store.cards import CardRecord, QuestionRef, cards_among, due_rows, introduced_between
+from quizapp.store.database import Store
+from quizapp.store.settings import load_settings
+from quizapp.store.times import day_start, from_us
+
+SEED_LIMIT = 2**31 - 1
+QueueReason = Literal["due", "new", "drill", "cram"]
+
+
+def fresh_seed(rng: random.Random) -> int:
+    """A seed for a new instance; the caller's rng keeps sessions reproducible."""
+    return rng.randrange(SEED_LIMIT)
+
+
+@dataclass(frozen=True, eq=False)
+class QuestionSet:
+    """The questions on offer, indexed once (building a dict of 100k refs per query would cost ~10 ms).
+
+    `ordered` is the new-card order: decks in the order they first appear, then difficulty, then the order
+    given.
+    """
+
+    by_id: Mapping[str, QuestionRef]
+    ordered: tuple[QuestionRef, ...]
+
+    @classmethod
+    def of(cls, refs: Iterable[QuestionRef]) -> QuestionSet:
+        by_id: dict[str, QuestionRef] = {}
+        for ref in refs:
+            if ref.question_id in by_id:
+                raise QuizappError(f"Question id {ref.question_id!r} appears twice.")
+            by_id[ref.question_id] = ref
+        deck_rank: dict[str, int] = {}
+        for ref in by_id.values():
+            deck_rank.setdefault(ref.deck_id, len(deck_rank))
+        order = {qid: i for i, qid in enumerate(by_id)}
+        ordered = sorted(
+            by_id.values(), key=lambda r: (deck_rank[r.deck_id], r.difficulty, order[r.question_id])
+        )
+        return cls(by_id=by_id, ordered=tuple(ordered))
+
+    @classmethod
+    def from_catalog(cls, catalog: Any) -> QuestionSet:
+        """Builds the set from a catalog by duck typing (so the store never imports the catalog): decks in
+        `catalog.decks` (a mapping or a sequence) each with `.id` and `.questions`; a question's `.id`,
+        `.difficulty` and `.tags`. Questions not reached through a deck fall back to their `deck_id`."""
+        refs: dict[str, QuestionRef] = {}
+        decks = catalog.decks
+        for deck in decks.values() if isinstance(decks, Mapping) else decks:
+            qs = getattr(deck, "questions", ())
+            for question in qs.values() if isinstance(qs, Mapping) else qs:
+                refs[str(question.id)] = _ref(question, str(deck.id))
+        for qid, question in catalog.questions.items():
+            if str(qid) not in refs:
+                refs[str(qid)] = _ref(question, str(getattr(question, "deck_id", "")))
+        return cls.of(refs.values())
+
+    def __len__(self) -> int:
+        return len(self.by_id)
+
+    def select(
+        self, *, deck_id: str | None = None, tag: str | None = None, question_ids: Iterable[str] | None = None
+    ) -> QuestionSet:
+        """The subset in one deck, with one tag, and/or among given ids (a diagnosis's drill link)."""
+        wanted = None if question_ids is None else set(question_ids)
+        kept = [
+            r
+            for r in self.ordered
+            if (deck_id is None or r.deck_id == deck_id)
+            and (tag is None or tag in r.tags)
+            and (wanted is None or r.question_id in wanted)
+        ]
+        return QuestionSet(by_id={r.question_id: r for r in kept}, ordered=tuple(kept))
+
+
+def _ref(question: Any, deck_id: str) -> QuestionRef:
+    return QuestionRef(
+        question_id=str(question.id),
+        deck_id=deck_id,
+        difficulty=int(getattr(question, "difficulty", 1)),
+        tags=tuple(getattr(question, "tags", ()) or ()),
+    )
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """One question to ask, with the seed of its fresh instance."""
+
+    question: QuestionRef
+    seed: int
+    reason: QueueReason
+    due: datetime | None = None
+
+
+@dataclass(frozen=True)
+class StudyQueue:
+    """Today's study session: due cards (most overdue first), then the new cards the daily limit allows."""
+
+    items: tuple[QueueItem, ...]
+    due_count: int
+    new_count: int
+    new_introduced_today: int
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def new_left_today(store: Store, *, now: datetime, new_per_day: int | None = None) -> tuple[int, int]:
+    """(new cards still allowed today, new cards already introduced today); the day is `now`'s local day."""
+    limit = load_settings(store).new_per_day if new_per_day is None else new_per_day
+    start = day_start(now)
+    introduced = introduced_between(store.conn, start, start + timedelta(days=1))
+    return max(0, limit - introduced), introduced
+
+
+def _due(
+    store: Store, questions: QuestionSet, now: datetime, limit: int | None
+) -> list[tuple[QuestionRef, int]]:
+    found: list[tuple[QuestionRef, int]] = []
+    for qid, due_us in due_rows(store.conn, now):
+        ref = questions.by_id.get(qid)
+        if ref is not None:
+            found.append((ref, due_us))
+            if limit is not None and len(found) >= limit:
+                break
+    return found
+
+
+def _new(store: Store, questions: QuestionSet, limit: int, chunk: int = 500) -> list[QuestionRef]:
+    """The first `limit` questions in new-card order that were never scheduled and are not suspended."""
+    found: list[QuestionRef] = []
+    refs = questions.ordered
+    for i in range(0, len(refs), chunk):
+        if len(found) >= limit:
+            break
+        part = refs[i : i + chunk]
+        known = cards_among(store.conn, (r.question_id for r in part))
+        for ref in part:
+            card = known.get(ref.question_id)
+            if card is None or (card.is_new and not card.suspended):
+                found.append(ref)
+                if len(found) >= limit:
+                    break
+    return found
+
+
+def study_queue(
+    store: Store,
+    questions: QuestionSet,
+    *,
+    now: datetime,
+    rng: random.Random,
+    new_per_day: int | None = None,
+    due_limit: int | None = None,
+) -> StudyQueue:
+    """Due cards first, most overdue first; then new cards in deck and difficulty order, up to the daily
+    limit (from settings unless given) minus the new cards already introduced today."""
+    due = _due(store, questions, now, due_limit)
+    new_left, introduced = new_left_today(store, now=now, new_per_day=new_per_day)
+    new = _new(store, questions, new_left) if new_left else []
+    items = [QueueItem(ref, fresh_seed(rng), "due", from_us(due_us)) for ref, due_us in due]
+    items += [QueueItem(ref, fresh_seed(rng), "new") for ref in new]
+    return StudyQueue(
+        items=tuple(items), due_count=len(due), new_count=len(new), new_introduced_today=introduced
+    )
+
+
+def next_card(
+    store: Store,
+    questions: QuestionSet,
+    *,
+    now: datetime,
+    rng: random.Random,
+    new_per_day: int | None = None,
+    learn_ahead: timedelta = timedelta(0),
+) -> QueueItem | None:
+    """The single next question of a study session, asked again after every answer: the most overdue
+    card, else the next new one, else (with `learn_ahead`, Anki uses 20 minutes) a card due within that
+    time, so a card failed a minute ago comes back before the session ends."""
+    due = _due(store, questions, now, 1)
+    if not due:
+        new_left, _ = new_left_today(store, now=now, new_per_day=new_per_day)
+        new = _new(store, questions, 1) if new_left else []
+        if new:
+            return QueueItem(new[0], fresh_seed(rng), "new")
+        if learn_ahead > timedelta(0):
+            due = _due(store, questions, now + learn_ahead, 1)
+    if not due:
+        return None
+    ref, due_us = due[0]
+    return QueueItem(ref, fresh_seed(rng), "due", from_us(due_us))
+
+
+def drill_queue(questions: QuestionSet, *, rng: random.Random) -> Iterator[QueueItem]:
+    """Endless fresh instances of the given questions (select a deck or tag first), shuffled in rounds.
+
+    Drill answers are logged with mode "drill" and never change the schedule.
+    """
+    if not len(questions):
+        raise QuizappError("Nothing to drill: no question matches that deck or tag.")
+    pool = list(questions.ordered)
+    last: QuestionRef | None = None
+    while True:
+        rng.shuffle(pool)
+        if len(pool) > 1 and pool[0] == last:
+            pool[0], pool[-1] = pool[-1], pool[0]
+        for ref in pool:
+            yield QueueItem(ref, fresh_seed(rng), "drill")
+        last = pool[-1]
+
+
+def cram_queue(store: Store, questions: QuestionSet, *, rng: random.Random) -> tuple[QueueItem, ...]:
+    """Every unsuspended question, due or not: scheduled cards soonest-due first, then new ones in order.
+
+    Cram answers are logged with mode "cram" and never change the schedule.
+    """
+    cards: dict[str, CardRecord] = cards_among(store.conn, questions.by_id)
+    scheduled = sorted(
+        (c for c in cards.values() if c.due is not None and not c.suspended),
+        key=lambda c: (c.due, c.question_id),
+    )
+    items = [QueueItem(questions.by_id[c.question_id], fresh_seed(rng), "cram", c.due) for c in scheduled]
+    for ref in questions.ordered:
+        card = cards.get(ref.question_id)
+        if card is None or (card.due is None and not card.suspended):
+            items.append(QueueItem(ref, fresh_seed(rng), "cram"))
+    return tuple(items)

@@ -1,0 +1,207 @@
+"""Provides scheduling with fsrs: recording an answer (card update + review log in one transaction) and
+the Anki-style preview of the next interval for each rating.
+
+fsrs is pure: `review_card` returns a new card and never mutates its argument, so a preview is just a
+review whose result is thrown away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from fsrs import Rating, Scheduler, State
+
+from quizapp.errors import QuizappError
+from quizapp.store.cards import CardRecord, QuestionRef, ensure_card, read_card, write_card
+from quizapp.store.database import Store
+from quizapp.store.reviews import ReviewMode, ReviewRecord, check_mode, insert_review
+from quizapp.store.settings import load_settings
+from quizapp.store.times import utc
+
+LEECH_LAPSES = 8
+"""A card that lapses (forgotten after it had graduated) this many times is flagged as a leech."""
+
+
+def make_scheduler(desired_retention: float = 0.9, *, fuzzing: bool = True) -> Scheduler:
+    """The FSRS scheduler with default weights. The app fuzzes intervals (spreads the load); tests do not."""
+    return Scheduler(desired_retention=desired_retention, enable_fuzzing=fuzzing)
+
+
+def scheduler_for(store: Store, *, fuzzing: bool = True) -> Scheduler:
+    """The scheduler with the user's desired retention from settings."""
+    return make_scheduler(load_settings(store).desired_retention, fuzzing=fuzzing)
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    """What recording an answer did, for the feedback panel and the session bar."""
+
+    review: ReviewRecord
+    card: CardRecord
+    """The card after the answer (unchanged schedule in drill, cram and non-scheduling interviews)."""
+    scheduled: bool
+    lapsed: bool
+    """The card was in review state and rated Again: it was forgotten."""
+    became_leech: bool
+    """This answer made the card a leech (LEECH_LAPSES lapses): tell the user; the card is now flagged."""
+
+    @property
+    def interval(self) -> timedelta | None:
+        """Time until the card is due again, if this answer scheduled it."""
+        if not self.scheduled or self.card.due is None:
+            return None
+        return self.card.due - self.review.reviewed_at
+
+
+def _updates_schedule(mode: ReviewMode, update_schedule: bool) -> bool:
+    if mode == "study":
+        return True
+    if mode == "interview":
+        return update_schedule
+    return False
+
+
+def record_review(
+    store: Store,
+    question: QuestionRef,
+    *,
+    seed: int,
+    answer: str,
+    correct: bool,
+    rating: int,
+    duration_ms: int,
+    now: datetime,
+    mode: ReviewMode = "study",
+    diagnosis: str | None = None,
+    diagnosis_id: str | None = None,
+    update_schedule: bool = False,
+    scheduler: Scheduler | None = None,
+) -> ReviewOutcome:
+    """Logs one answer and (in study mode, or an interview with `update_schedule`) reschedules the card.
+
+    The card update and the review row are one transaction, committed before this returns: feedback is
+    never shown for an answer that is not saved. Drill and cram never touch the schedule.
+    """
+    check_mode(mode)
+    if not 1 <= int(rating) <= 4:
+        raise QuizappError(f"A rating is 1 (again) to 4 (easy), got {rating!r}.")
+    if duration_ms < 0:
+        raise QuizappError(f"A review cannot take negative time ({duration_ms} ms).")
+    when = utc(now)
+    scheduled = _updates_schedule(mode, update_schedule)
+    if scheduled and scheduler is None:
+        scheduler = scheduler_for(store)
+    with store.transaction() as conn:
+        before = ensure_card(conn, question)
+        after, lapsed, became_leech = before, False, False
+        if scheduled:
+            assert scheduler is not None
+            after, lapsed, became_leech = _reviewed(before, scheduler, Rating(int(rating)), when, duration_ms)
+            write_card(conn, after)
+        review = ReviewRecord(
+            id=0,
+            question_id=question.question_id,
+            deck_id=question.deck_id,
+            reviewed_at=when,
+            seed=seed,
+            answer=answer,
+            correct=bool(correct),
+            rating=int(rating),
+            duration_ms=int(duration_ms),
+            diagnosis=diagnosis,
+            diagnosis_id=diagnosis_id,
+            mode=mode,
+            state_before=None if before.is_new else before.state,
+            scheduled=scheduled,
+        )
+        review = replace(review, id=insert_review(conn, review))
+    return ReviewOutcome(
+        review=review, card=after, scheduled=scheduled, lapsed=lapsed, became_leech=became_leech
+    )
+
+
+def _reviewed(
+    card: CardRecord, scheduler: Scheduler, rating: Rating, when: datetime, duration_ms: int
+) -> tuple[CardRecord, bool, bool]:
+    """The card after an FSRS review, with lapse and leech bookkeeping."""
+    new, _log = scheduler.review_card(card.to_fsrs(when), rating, when, duration_ms)
+    lapsed = card.state == State.Review and rating == Rating.Again
+    lapses = card.lapses + int(lapsed)
+    became_leech = lapsed and lapses >= LEECH_LAPSES and not card.flagged
+    after = replace(
+        card,
+        state=new.state,
+        step=new.step,
+        stability=new.stability,
+        difficulty=new.difficulty,
+        due=new.due,
+        last_review=new.last_review,
+        introduced=card.introduced or when,
+        reps=card.reps + 1,
+        lapses=lapses,
+        flagged=card.flagged or became_leech,
+    )
+    return after, lapsed, became_leech
+
+
+@dataclass(frozen=True)
+class IntervalPreview:
+    """What one rating would do: when the card comes back, and the short label on the button."""
+
+    rating: Rating
+    due: datetime
+    interval: timedelta
+    label: str
+
+
+def preview_intervals(
+    card: CardRecord | None, scheduler: Scheduler, *, now: datetime
+) -> tuple[IntervalPreview, ...]:
+    """The next interval for ratings 1-4 ("1m / 10m / 1d / 3d"), computed without fuzzing or saving.
+
+    `card` None means a question never seen. Nothing is mutated: fsrs returns new cards.
+    """
+    when = utc(now)
+    plain = Scheduler(
+        parameters=scheduler.parameters,
+        desired_retention=scheduler.desired_retention,
+        learning_steps=scheduler.learning_steps,
+        relearning_steps=scheduler.relearning_steps,
+        maximum_interval=scheduler.maximum_interval,
+        enable_fuzzing=False,
+    )
+    record = card if card is not None else CardRecord(question_id="", card_id=0, deck_id="")
+    fsrs_card = record.to_fsrs(when)
+    previews = []
+    for rating in Rating:
+        new, _ = plain.review_card(fsrs_card, rating, when)
+        interval = new.due - when
+        previews.append(
+            IntervalPreview(rating=rating, due=new.due, interval=interval, label=format_interval(interval))
+        )
+    return tuple(previews)
+
+
+def preview_for(
+    store: Store, question_id: str, scheduler: Scheduler, *, now: datetime
+) -> tuple[IntervalPreview, ...]:
+    """preview_intervals for a question's stored card (or a new card if it has none)."""
+    return preview_intervals(read_card(store.conn, question_id), scheduler, now=now)
+
+
+def format_interval(interval: timedelta) -> str:
+    """A short interval label as Anki writes it: 45s, 10m, 3h, 4d, 1.5mo, 2.1y."""
+    seconds = max(0.0, interval.total_seconds())
+    if seconds < 60:
+        return f"{round(seconds)}s"
+    if seconds < 3600:
+        return f"{round(seconds / 60)}m"
+    if seconds < 86_400:
+        return f"{round(seconds / 3600)}h"
+    days = seconds / 86_400
+    if days < 30:
+        return f"{round(days)}d"
+    if days < 365:
+        return f"{days / 30:.1f}mo".replace(".0mo", "mo")
+    return f"{days / 365:.1f}y".replace(".0y", "y")

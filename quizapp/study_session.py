@@ -1,0 +1,424 @@
+"""Provides StudySession: the study, drill and cram loop the study screen drives, with no UI in it.
+
+One card at a time: pick the next question from the queue, make its Instance with a seed from the
+injected rng, time the answer with the injected clock, grade it, and record the review in the store
+*before* returning the feedback, so nothing answered is ever lost. Hints (the first derivation step) cap
+the rating at Hard; flashcards are self-rated with each rating's next interval shown; explain answers are
+rated from the key points the user ticks. Everything handed back is a frozen dataclass.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from engine import Step, format_quantity
+from quizapp.errors import QuizappError
+from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard
+from quizapp.grading.rating import HARD, RATING_NAMES
+from quizapp.instance import Instance
+from quizapp.store.database import Store
+from quizapp.study import (
+    QuestionSet,
+    QueueItem,
+    cram_queue,
+    drill_queue,
+    format_interval,
+    next_card,
+    preview_for,
+    record_review,
+    scheduler_for,
+    study_queue,
+)
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler
+
+SessionMode = Literal["study", "drill", "cram"]
+Clock = Callable[[], datetime]
+
+
+class InstanceSource(Protocol):
+    """What the session needs from the catalog: a question made concrete by a seed."""
+
+    def instance(self, question_id: str, seed: int) -> Instance: ...
+
+
+@dataclass(frozen=True)
+class Card:
+    """The question on screen: its instance, why it was picked, and which try this is."""
+
+    number: int
+    instance: Instance
+    reason: str
+    attempt: int
+    shown_at: datetime
+
+
+@dataclass(frozen=True)
+class Hint:
+    """The first derivation step, shown on request; using it caps the rating at Hard."""
+
+    step: Step
+    text: str
+
+
+@dataclass(frozen=True)
+class RatingChoice:
+    """One of the four self-ratings of a flashcard, labelled with where it sends the card next."""
+
+    rating: int
+    name: str
+    interval: str
+    """"10m", "3d"... in study mode; "" in drill and cram, which never change the schedule."""
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """The answer could not be read; nothing was recorded and the user may fix it and resubmit."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class ExplainPending:
+    """An explain answer was kept; the model answer and key points are shown for ticking."""
+
+    instance: Instance
+    answer: str
+    model_answer: str
+    key_points: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """A graded and *already saved* answer, with everything the feedback panel shows."""
+
+    instance: Instance
+    verdict: Verdict
+    answer: str
+    rating: int
+    hints_used: int
+    seconds: float
+    review_id: int
+    scheduled: bool
+    next_interval: str | None
+    """When the card is due again ("3d"), if this answer moved its schedule."""
+    became_leech: bool
+    covered: tuple[int, ...] = ()
+    """The key points ticked, for explain answers (0-based indexes into instance.key_points)."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The session bar: answers saved, how many were right, and what is left (None: endless drill)."""
+
+    done: int
+    correct: int
+    left: int | None
+
+
+class StudySession:
+    """A state machine over one queue; the screen calls advance, then submit / reveal+rate / hint."""
+
+    def __init__(
+        self,
+        source: InstanceSource,
+        store: Store,
+        questions: QuestionSet,
+        *,
+        mode: SessionMode,
+        clock: Clock,
+        rng: random.Random,
+        scheduler: Scheduler,
+        items: Iterator[QueueItem] | None = None,
+        total: int | None = None,
+        title: str = "",
+    ) -> None:
+        self.source = source
+        self.store = store
+        self.questions = questions
+        self.mode: SessionMode = mode
+        self.clock = clock
+        self.rng = rng
+        self.scheduler = scheduler
+        self.title = title or {"study": "Study", "drill": "Drill", "cram": "Cram"}[mode]
+        self._items = items
+        self._total = total
+        self._taken = 0
+        self._current: Card | None = None
+        self._item: QueueItem | None = None
+        self._answered = False
+        self._hints = 0
+        self._pending: ExplainPending | None = None
+        self._ticked: set[int] = set()
+        self._done = 0
+        self._correct = 0
+        self._attempts: dict[str, int] = {}
+        self._broken: set[str] = set()
+        self.problems: list[str] = []
+        self.finished = False
+
+    # -- construction -----------------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        source: InstanceSource,
+        store: Store,
+        questions: QuestionSet,
+        *,
+        mode: SessionMode,
+        clock: Clock,
+        rng: random.Random,
+        deck_id: str | None = None,
+        question_ids: Iterable[str] | None = None,
+        fuzzing: bool = True,
+        title: str = "",
+    ) -> StudySession:
+        """A session over the whole catalog (study, cram) or one deck / set of questions (drill, cram),
+        already advanced to its first card (check `finished` for an empty queue)."""
+        pool = questions
+        if deck_id is not None or question_ids is not None:
+            pool = questions.select(deck_id=deck_id, question_ids=question_ids)
+        if not len(pool):
+            raise QuizappError("No question matches that deck or selection.")
+        scheduler = scheduler_for(store, fuzzing=fuzzing)
+        items: Iterator[QueueItem] | None = None
+        total: int | None = None
+        if mode == "drill":
+            items = drill_queue(pool, rng=rng)
+        elif mode == "cram":
+            queue = cram_queue(store, pool, rng=rng)
+            items, total = iter(queue), len(queue)
+        session = cls(
+            source,
+            store,
+            pool,
+            mode=mode,
+            clock=clock,
+            rng=rng,
+            scheduler=scheduler,
+            items=items,
+            total=total,
+            title=title,
+        )
+        session.advance()
+        return session
+
+    # -- state ------------------------------------------------------------------------------------------
+
+    @property
+    def current(self) -> Card | None:
+        return self._current
+
+    @property
+    def answered(self) -> bool:
+        """The current card's answer is saved; the next call is advance()."""
+        return self._answered
+
+    @property
+    def hints_used(self) -> int:
+        return self._hints
+
+    @property
+    def empty_message(self) -> str:
+        if self.mode == "study":
+            return "Nothing is due and today's new cards are done. Drill a deck (d) or cram (c) instead."
+        return "There is nothing to show in this selection."
+
+    def progress(self) -> Progress:
+        """Done, correct and left; in study mode `left` is counted fresh from the store."""
+        left: int | None
+        if self.mode == "drill":
+            left = None
+        elif self.mode == "cram":
+            waiting = 0 if self._answered or self._current is None else 1
+            left = max(0, (self._total or 0) - self._taken) + waiting
+        else:
+            queue = study_queue(self.store, self._pool(), now=self.clock(), rng=random.Random(0))
+            left = len(queue)
+        return Progress(done=self._done, correct=self._correct, left=left)
+
+    # -- the loop ---------------------------------------------------------------------------------------
+
+    def advance(self) -> Card | None:
+        """Moves to the next card (None, and `finished`, when the queue is empty).
+
+        A pending explain answer is saved first. A question whose instance cannot be built is skipped and
+        reported in `problems`, never shown half-made.
+        """
+        self.close()
+        self._current, self._item = None, None
+        self._answered, self._hints, self._ticked = False, 0, set()
+        while True:
+            item = self._next_item()
+            if item is None:
+                self.finished = True
+                return None
+            qid = item.question.question_id
+            try:
+                inst = self.source.instance(qid, item.seed)
+            except Exception as exc:  # a broken template must not end the session
+                self._broken.add(qid)
+                self.problems.append(f"{qid}: {exc}")
+                continue
+            self._taken += 1
+            attempt = self._attempts.get(qid, 0) + 1
+            self._item = item
+            self._current = Card(
+                number=self._done + 1,
+                instance=inst,
+                reason=item.reason,
+                attempt=attempt,
+                shown_at=self.clock(),
+            )
+            return self._current
+
+    def _next_item(self) -> QueueItem | None:
+        if self._items is not None:
+            for item in self._items:
+                if item.question.question_id not in self._broken:
+                    return item
+            return None
+        return next_card(self.store, self._pool(), now=self.clock(), rng=self.rng)
+
+    def _pool(self) -> QuestionSet:
+        if not self._broken:
+            return self.questions
+        keep = [qid for qid in self.questions.by_id if qid not in self._broken]
+        return self.questions.select(question_ids=keep)
+
+    def hint(self) -> Hint | None:
+        """The first step of the worked derivation (None for questions without one). Caps at Hard."""
+        card = self._require_open()
+        derivation = card.instance.derivation
+        if derivation is None or not derivation.steps:
+            return None
+        step = derivation.steps[0]
+        self._hints = max(self._hints, 1)
+        text = f"{step.label}: {step.formula}"
+        if step.substituted and step.substituted != step.formula:
+            text += f" = {step.substituted}"
+        if len(derivation.steps) > 1:  # a one-step derivation's value is the answer itself
+            text += f" = {format_quantity(step.value, step.unit)}"
+        return Hint(step=step, text=text)
+
+    def submit(self, text: str) -> Feedback | Unreadable | ExplainPending:
+        """Grades a typed answer (numeric, tensor, shape, choice letters, explain text).
+
+        Readable answers are recorded before this returns. Explain answers wait for `finish_explain`.
+        """
+        card = self._require_open()
+        inst = card.instance
+        if inst.kind == "flashcard":
+            raise QuizappError("Flashcards are rated, not answered: reveal the back, then press 1-4.")
+        if inst.kind == "explain":
+            if not text.strip():
+                return Unreadable("Write your explanation first (Ctrl+S submits it).")
+            self._pending = ExplainPending(
+                instance=inst, answer=text, model_answer=inst.expected_text(), key_points=inst.key_points
+            )
+            return self._pending
+        seconds = self._seconds(card)
+        verdict = grade(inst, text, hints_used=self._hints, seconds=seconds, attempt=card.attempt)
+        if verdict.unparseable:
+            return Unreadable(verdict.message)
+        return self._save(card, verdict, text, seconds)
+
+    def tick(self, covered: Iterable[int]) -> None:
+        """Sets which key points of the pending explain answer are covered (0-based), as the user ticks."""
+        self._ticked = set(covered)
+
+    def finish_explain(self, covered: Iterable[int] | None = None) -> Feedback:
+        """Rates and records the pending explain answer from the key points ticked."""
+        card = self._require_open()
+        pending = self._pending
+        if pending is None:
+            raise QuizappError("Submit the explanation before rating it.")
+        if covered is not None:
+            self._ticked = set(covered)
+        seconds = self._seconds(card)
+        verdict = grade_explain(
+            card.instance, pending.answer, frozenset(self._ticked), self._hints, seconds, card.attempt
+        )
+        self._pending = None
+        feedback = self._save(card, verdict, pending.answer, seconds)
+        return replace(feedback, covered=tuple(sorted(self._ticked)))
+
+    def reveal(self) -> tuple[RatingChoice, ...]:
+        """The four ratings of a flashcard, each with its next interval in study mode (as Anki does)."""
+        card = self._require_open()
+        intervals = {}
+        if self.mode == "study":
+            previews = preview_for(self.store, card.instance.question_id, self.scheduler, now=self.clock())
+            intervals = {int(p.rating): p.label for p in previews}
+        return tuple(RatingChoice(r, RATING_NAMES[r], intervals.get(r, "")) for r in (1, 2, 3, 4))
+
+    def rate(self, rating: int) -> Feedback:
+        """Records the user's own rating of a flashcard (1 Again .. 4 Easy)."""
+        card = self._require_open()
+        if rating not in (1, 2, 3, 4):
+            raise QuizappError(f"A rating is 1 (again) to 4 (easy), got {rating!r}.")
+        verdict = grade_flashcard(card.instance, rating)
+        return self._save(card, verdict, RATING_NAMES[rating].lower(), self._seconds(card))
+
+    def close(self) -> Feedback | None:
+        """Saves a pending explain answer with the points ticked so far (on Escape or before advancing)."""
+        if self._pending is not None and self._current is not None and not self._answered:
+            return self.finish_explain()
+        return None
+
+    # -- internals --------------------------------------------------------------------------------------
+
+    def _require_open(self) -> Card:
+        if self._current is None:
+            raise QuizappError("There is no question to answer; the session is over.")
+        if self._answered:
+            raise QuizappError("This question is already answered; go on to the next one.")
+        return self._current
+
+    def _seconds(self, card: Card) -> float:
+        return max(0.0, (self.clock() - card.shown_at).total_seconds())
+
+    def _save(self, card: Card, verdict: Verdict, answer: str, seconds: float) -> Feedback:
+        assert self._item is not None
+        rating = verdict.rating
+        if self._hints and verdict.correct:
+            rating = min(rating, HARD)
+            verdict = replace(verdict, rating=rating)
+        outcome = record_review(
+            self.store,
+            self._item.question,
+            seed=card.instance.seed,
+            answer=answer,
+            correct=verdict.correct,
+            rating=rating,
+            duration_ms=round(seconds * 1000),
+            now=self.clock(),
+            mode=self.mode,
+            diagnosis=verdict.diagnosis,
+            diagnosis_id=verdict.diagnosis_id,
+            scheduler=self.scheduler,
+        )
+        qid = card.instance.question_id
+        self._attempts[qid] = self._attempts.get(qid, 0) + 1
+        self._answered = True
+        self._done += 1
+        self._correct += int(verdict.correct)
+        interval = outcome.interval
+        return Feedback(
+            instance=card.instance,
+            verdict=verdict,
+            answer=answer,
+            rating=rating,
+            hints_used=self._hints,
+            seconds=seconds,
+            review_id=outcome.review.id,
+            scheduled=outcome.scheduled,
+            next_interval=format_interval(interval) if interval is not None else None,
+            became_leech=outcome.became_leech,
+        )

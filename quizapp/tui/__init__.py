@@ -1,0 +1,1 @@
+"""Provides the Textual app: QuizApp and make_app in quizapp.tui.app, its screens and widgets."""

@@ -1,0 +1,301 @@
+"""Provides QuizApp, the full-screen trainer, and make_app, the factory the command line and tests share.
+
+The app loads the catalog and opens the progress database in a worker thread, then routes between the
+screens. Every error a screen meets becomes a notification; no traceback reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
+from textual.worker import Worker, WorkerState
+
+from quizapp.tui.backend import AppConfig, Backend, Clock, load_backend
+from quizapp.tui.messages import BackendFailed, BackendLoaded
+
+if TYPE_CHECKING:
+    from quizapp.catalog import Catalog
+    from quizapp.study_session import SessionMode
+
+PROBLEM_LINES = 6
+"""How many skipped decks the start-up notification names before "and N more"."""
+
+
+class QuizApp(App[None]):
+    """The attention interview trainer: home, study, stats, settings and help screens."""
+
+    CSS_PATH = Path(__file__).with_name("app.tcss")
+    TITLE = "quizapp"
+    SUB_TITLE = "multi-head attention trainer"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
+        Binding("f1", "help", "Help", show=False, id="app.help"),
+    ]
+
+    def __init__(self, config: AppConfig | None = None) -> None:
+        super().__init__()
+        self.config = config or AppConfig()
+        self.backend: Backend | None = None
+
+    # -- start-up -----------------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        from quizapp.tui.screens.home import HomeScreen
+
+        self.push_screen(HomeScreen())
+        self.call_after_refresh(self.load)  # paint the home screen first, then load in a thread
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="load")
+    def load(self) -> None:
+        """Loads the catalog and opens the store off the event loop (the first run parses every deck)."""
+        from quizapp.errors import QuizappError
+
+        try:
+            backend = load_backend(self.config)
+        except QuizappError as exc:
+            self.post_message(BackendFailed(str(exc)))
+            return
+        except Exception as exc:
+            log = write_crash_log()
+            self.post_message(BackendFailed(f"Loading failed: {exc!r} (details in {log})"))
+            return
+        self.post_message(BackendLoaded(backend))
+
+    def on_backend_loaded(self, message: BackendLoaded) -> None:
+        self.backend = message.backend
+        try:
+            theme = message.backend.settings().theme
+            if theme in self.available_themes:
+                self.theme = theme
+        except Exception as exc:
+            self.report_error(exc)
+        for notice in message.backend.notices:
+            self.notify(notice, title="Progress database", severity="warning", timeout=30)
+        if message.backend.skipped_decks:
+            self.notify_skipped(message.backend.skipped_decks)
+        from quizapp.tui.screens.home import HomeScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen):
+                screen.show_backend(message.backend)
+
+    def on_backend_failed(self, message: BackendFailed) -> None:
+        from quizapp.tui.screens.home import HomeScreen
+
+        self.notify(message.message, title="Cannot start", severity="error", timeout=60)
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen):
+                screen.show_failure(message.message)
+
+    def notify_skipped(self, decks: tuple[str, ...]) -> None:
+        """Reports the decks that failed to load, once, in a notification the user can click away."""
+        names = ", ".join(decks[:PROBLEM_LINES]) + (
+            f" and {len(decks) - PROBLEM_LINES} more" if len(decks) > PROBLEM_LINES else ""
+        )
+        self.notify(
+            f"{names}. Their questions are left out; `quizapp validate` says why. (Click to dismiss.)",
+            title=f"Skipped {len(decks)} deck{'s' if len(decks) != 1 else ''} with errors",
+            severity="warning",
+            timeout=20,
+            markup=False,
+        )
+
+    # -- routing ----------------------------------------------------------------------------------------
+
+    def require_backend(self) -> Backend | None:
+        """The backend, or None with a notification if loading has not finished."""
+        if self.backend is None:
+            self.notify("Still loading the decks; try again in a moment.", severity="warning")
+        return self.backend
+
+    def start_session(
+        self,
+        mode: SessionMode,
+        *,
+        deck_id: str | None = None,
+        question_ids: tuple[str, ...] | None = None,
+        title: str = "",
+    ) -> None:
+        """Opens the study screen in study, drill or cram mode (drill: one deck or a set of questions)."""
+        backend = self.require_backend()
+        if backend is None:
+            return
+        try:
+            from quizapp.study_session import StudySession
+            from quizapp.tui.screens.study import StudyScreen
+
+            session = StudySession.start(
+                backend.catalog,
+                backend.store,
+                backend.questions,
+                mode=mode,
+                clock=backend.now,
+                rng=backend.rng,
+                deck_id=deck_id,
+                question_ids=question_ids,
+                fuzzing=backend.config.fuzzing,
+                title=title,
+            )
+        except Exception as exc:
+            self.report_error(exc)
+            return
+        if session.finished:
+            self.notify(session.empty_message, title="Nothing to do", timeout=8)
+            return
+        self.push_screen(StudyScreen(session))
+
+    def open_screen(self, name: str) -> None:
+        """Pushes one of the other screens by name; screens still being built say so instead."""
+        factory = SCREENS_BY_NAME.get(name)
+        if factory is None:
+            self.notify(f"The {name} screen is coming soon.", title="Not yet", timeout=4)
+            return
+        try:
+            screen = factory()
+        except Exception as exc:
+            self.report_error(exc)
+            return
+        self.push_screen(screen)
+
+    def action_help(self) -> None:
+        self.open_screen("help")
+
+    def set_blink(self, root: Widget) -> None:
+        """Applies the configured cursor blink to every text field under `root` (off in snapshot tests)."""
+        for field in root.query("Input, TextArea"):
+            if isinstance(field, (Input, TextArea)):
+                field.cursor_blink = self.config.cursor_blink
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Every key shown in the current screen's footer is also a command in the palette (Ctrl+P)."""
+        seen: set[str] = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.show or not active.enabled or binding.action in seen:
+                continue
+            if active.node is self:
+                continue
+            seen.add(binding.action)
+            key = self.get_key_display(binding)
+            yield SystemCommand(
+                binding.description,
+                binding.tooltip or f"{binding.description} (key: {key})",
+                partial(self.run_action, binding.action, active.node),
+            )
+        yield from super().get_system_commands(screen)
+
+    # -- errors -----------------------------------------------------------------------------------------
+
+    def report_error(self, exc: BaseException) -> None:
+        """Turns an exception into a notification: the user's words for QuizappError, a log for bugs."""
+        from quizapp.errors import QuizappError
+
+        if isinstance(exc, QuizappError):
+            self.notify(str(exc), title="Cannot do that", severity="error", timeout=10, markup=False)
+            return
+        log = write_crash_log(exc)
+        self.notify(
+            f"Something went wrong: {exc!r}. The app keeps running; details are in {log}.",
+            title="Internal error",
+            severity="error",
+            timeout=15,
+            markup=False,
+        )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.report_error(event.worker.error)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Last resort: outside tests, a bug ends the app with one line and a crash log, not a traceback."""
+        if self.is_headless:
+            super()._handle_exception(error)
+            return
+        log = write_crash_log(error)
+        self._return_code = 3
+        self.exit(return_code=3, message=f"quizapp: internal error: {error!r} (details in {log})")
+
+
+def write_crash_log(exc: BaseException | None = None) -> str:
+    """Appends a traceback to crash.log in the data folder and returns where it went."""
+    from quizapp.paths import data_dir
+
+    text = "".join(traceback.format_exception(exc)) if exc is not None else traceback.format_exc()
+    try:
+        path = data_dir() / "crash.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        return str(path)
+    except OSError:
+        return "nowhere: the data folder is not writable"
+
+
+def _screen_factories() -> dict[str, Callable[[], Screen[Any]]]:
+    """The screens `open_screen` knows. The interview and explore screens plug in here when they exist."""
+
+    def help_screen() -> Screen[Any]:
+        from quizapp.tui.screens.help import HelpScreen
+
+        return HelpScreen()
+
+    def stats_screen() -> Screen[Any]:
+        from quizapp.tui.screens.stats import StatsScreen
+
+        return StatsScreen()
+
+    def settings_screen() -> Screen[Any]:
+        from quizapp.tui.screens.settings import SettingsScreen
+
+        return SettingsScreen()
+
+    return {"help": help_screen, "stats": stats_screen, "settings": settings_screen}
+
+
+SCREENS_BY_NAME: dict[str, Callable[[], Screen[Any]]] = _screen_factories()
+"""Name -> screen factory. To add the interview or explore screen, add one entry here."""
+
+
+def make_app(
+    db_path: str | Path | None = None,
+    now: datetime | Clock | None = None,
+    rng_seed: int | None = None,
+    *,
+    content_paths: Iterable[str | Path] = (),
+    fuzzing: bool | None = None,
+    cursor_blink: bool = True,
+    catalog: Catalog | None = None,
+) -> QuizApp:
+    """Builds the app. Tests pass a fixed `now` (or a clock) and a seed so every screen is reproducible;
+    fuzzing of intervals is off whenever a seed is given unless asked for. `catalog` skips loading decks
+    (tests load the bank once), `cursor_blink=False` keeps snapshots stable."""
+    clock: Clock | None
+    if now is None:
+        clock = None
+    elif isinstance(now, datetime):
+        fixed = now if now.tzinfo is not None else now.astimezone()
+        clock = lambda: fixed  # noqa: E731
+    else:
+        clock = now
+    config = AppConfig(
+        db_path=Path(db_path) if db_path is not None else None,
+        clock=clock,
+        rng_seed=rng_seed,
+        content_paths=tuple(Path(p) for p in content_paths),
+        fuzzing=(rng_seed is None) if fuzzing is None else fuzzing,
+        cursor_blink=cursor_blink,
+        catalog=catalog,
+    )
+    return QuizApp(config)

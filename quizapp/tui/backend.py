@@ -1,0 +1,103 @@
+"""Provides Backend: the loaded catalog, the open store, the clock and the rng every screen shares.
+
+Loading happens once, in a worker thread (the first run parses every deck), and hands a Backend to the
+app. Screens ask the Backend for core objects; they never open files or databases themselves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from quizapp.catalog import Catalog
+    from quizapp.overview import DeckInfo, Overview
+    from quizapp.store import Settings, Store
+    from quizapp.study import QuestionSet
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """How the app was started: where progress lives, what time it is, how randomness is seeded."""
+
+    db_path: Path | None = None
+    clock: Clock | None = None
+    rng_seed: int | None = None
+    content_paths: tuple[Path, ...] = ()
+    fuzzing: bool = True
+    cursor_blink: bool = True
+    """Off in snapshot tests, so every screenshot shows the cursor the same way."""
+    catalog: Catalog | None = None
+    """A catalog loaded already (tests share one); None loads the bundled and user decks."""
+
+    def now(self) -> datetime:
+        """The current time from the injected clock, or the system's (aware, local zone)."""
+        if self.clock is not None:
+            return self.clock()
+        return datetime.now().astimezone()
+
+
+@dataclass(eq=False)
+class Backend:
+    """Everything loaded at start: the screens read from it and call core functions with it."""
+
+    config: AppConfig
+    catalog: Catalog
+    store: Store
+    questions: QuestionSet
+    rng: random.Random
+    skipped_decks: tuple[str, ...] = ()
+    """Names of the deck files that failed to load (their questions are left out)."""
+    notices: tuple[str, ...] = ()
+    decks: tuple[DeckInfo, ...] = field(default=())
+
+    def now(self) -> datetime:
+        return self.config.now()
+
+    def settings(self) -> Settings:
+        from quizapp.store import load_settings
+
+        return load_settings(self.store)
+
+    def overview(self) -> Overview:
+        from quizapp.overview import build_overview
+
+        return build_overview(self.store, self.decks, now=self.now())
+
+    def deck_title(self, deck_id: str) -> str:
+        for deck in self.decks:
+            if deck.id == deck_id:
+                return deck.title
+        return deck_id
+
+
+def load_backend(config: AppConfig) -> Backend:
+    """Opens the store and loads the catalog (slow on a first run: call it from a worker thread)."""
+    from quizapp.catalog import load_catalog
+    from quizapp.overview import DeckInfo
+    from quizapp.store import open_store
+    from quizapp.study import QuestionSet
+
+    store = open_store(config.db_path, now=config.now())
+    catalog = config.catalog if config.catalog is not None else load_catalog(config.content_paths)
+    decks = tuple(
+        DeckInfo(id=deck.id, title=deck.title, question_ids=tuple(q.id for q in deck.questions))
+        for deck in catalog.decks.values()
+    )
+    skipped = tuple(s.deck_id or Path(s.file).stem for s in catalog.skipped)
+    return Backend(
+        config=config,
+        catalog=catalog,
+        store=store,
+        questions=QuestionSet.from_catalog(catalog),
+        rng=random.Random(config.rng_seed),
+        skipped_decks=skipped,
+        notices=(store.notice,) if store.notice else (),
+        decks=decks,
+    )

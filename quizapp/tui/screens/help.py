@@ -1,0 +1,63 @@
+"""Provides HelpScreen: every key of every screen, read from the screens' own bindings so it never drifts."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+INTRO = (
+    "Every answer is saved the moment you submit it, so Escape is always safe. Ctrl+P opens the command "
+    "palette with the keys of the screen you are on; Ctrl+Q quits from anywhere."
+)
+TYPING_NOTE = "While typing an answer, h is a letter: press h in an empty box, or Ctrl+G, for the hint."
+
+
+def _keys(title: str, screen: type[Screen[Any]]) -> Text:
+    text = Text()
+    text.append(f"\n{title}\n", style="bold")
+    for item in screen.BINDINGS:
+        if not isinstance(item, Binding) or not item.description or not item.show:
+            continue
+        key = item.key_display or item.key.replace("question_mark", "?").replace("comma", ",")
+        text.append(f"  {key:<8}", style="bold")
+        text.append(f"{item.tooltip or item.description}\n")
+    return text
+
+
+def help_text() -> Text:
+    """The help: one block of keys per screen, read from the screens' bindings."""
+    from quizapp.tui.screens.home import HomeScreen
+    from quizapp.tui.screens.settings import SettingsScreen
+    from quizapp.tui.screens.stats import StatsScreen
+    from quizapp.tui.screens.study import StudyScreen
+
+    out = Text()
+    out.append("quizapp keys\n", style="bold underline")
+    out.append(INTRO + "\n")
+    out.append_text(_keys("Home", HomeScreen))
+    out.append_text(_keys("Study, drill and cram", StudyScreen))
+    out.append(TYPING_NOTE + "\n", style="dim")
+    out.append_text(_keys("Stats", StatsScreen))
+    out.append_text(_keys("Settings", SettingsScreen))
+    return out
+
+
+class HelpScreen(ModalScreen[None]):
+    """A scrollable key reference over the current screen; Escape or q closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark", "app.pop_screen", "Close", id="help.close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Static(help_text(), id="help-text")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()

@@ -1,0 +1,153 @@
+"""Provides HomeScreen: the decks with their counts, today's totals and streak, and the keys to start."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, LoadingIndicator, Static
+
+from quizapp.tui.widgets.deck_table import DeckTable
+
+if TYPE_CHECKING:
+    from quizapp.overview import Overview
+    from quizapp.tui.app import QuizApp
+    from quizapp.tui.backend import Backend
+
+
+class HomeScreen(Screen[None]):
+    """Where the app opens and where Escape leads back to."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "study", "Study", tooltip="Study what is due, then new cards", id="home.study"),
+        Binding(
+            "d", "drill", "Drill", tooltip="Drill the highlighted deck (no schedule change)", id="home.drill"
+        ),
+        Binding(
+            "c", "cram", "Cram", tooltip="Cram every card, due or not (no schedule change)", id="home.cram"
+        ),
+        Binding("i", "interview", "Interview", tooltip="Start a timed mock interview", id="home.interview"),
+        Binding("e", "explore", "Explore", tooltip="Play with attention in a sandbox", id="home.explore"),
+        Binding(
+            "t", "stats", "Stats", tooltip="Calendar, retention, forecast and misconceptions", id="home.stats"
+        ),
+        Binding(
+            "comma",
+            "settings",
+            "Settings",
+            key_display=",",
+            tooltip="Retention, new cards, theme",
+            id="home.settings",
+        ),
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            key_display="?",
+            tooltip="Every key of every screen",
+            id="home.help",
+        ),
+        Binding("q", "app.quit", "Quit", tooltip="Leave quizapp (progress is already saved)", id="home.quit"),
+    ]
+
+    @property
+    def quiz_app(self) -> QuizApp:
+        return cast("QuizApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="home-body"):
+            yield Static("Loading the decks…", id="home-status")
+            yield LoadingIndicator(id="home-loading")
+            yield DeckTable(id="decks")
+            yield Static("", id="home-totals")
+            yield Static("", id="home-hint")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.query_one(DeckTable).display = False
+        backend = self.quiz_app.backend
+        if backend is not None:
+            self.show_backend(backend)
+
+    def on_screen_resume(self) -> None:
+        backend = self.quiz_app.backend
+        if backend is not None:
+            self.show_backend(backend)
+
+    def show_backend(self, backend: Backend) -> None:
+        """Fills the table and totals from the store (after loading, and whenever the screen returns)."""
+        try:
+            overview = backend.overview()
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        self.query_one("#home-loading").display = False
+        self.query_one("#home-status").display = False
+        table = self.query_one(DeckTable)
+        table.display = True
+        table.show_rows(overview.decks)
+        self.query_one("#home-totals", Static).update(_totals(overview))
+        self.query_one("#home-hint", Static).update(_hint(overview))
+        if self.focused is None:
+            table.focus()
+
+    def show_failure(self, message: str) -> None:
+        self.query_one("#home-loading").display = False
+        status = self.query_one("#home-status", Static)
+        status.update(f"Could not load: {message}\nPress q to quit.")
+        status.display = True
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter (or a click) on a deck drills it."""
+        event.stop()
+        self.action_drill()
+
+    def action_study(self) -> None:
+        self.quiz_app.start_session("study")
+
+    def action_drill(self) -> None:
+        deck_id = self.query_one(DeckTable).highlighted_deck_id
+        if deck_id is None:
+            self.notify("No deck highlighted yet.", severity="warning")
+            return
+        backend = self.quiz_app.backend
+        title = backend.deck_title(deck_id) if backend else deck_id
+        self.quiz_app.start_session("drill", deck_id=deck_id, title=f"Drill: {title}")
+
+    def action_cram(self) -> None:
+        self.quiz_app.start_session("cram")
+
+    def action_interview(self) -> None:
+        self.quiz_app.open_screen("interview")
+
+    def action_explore(self) -> None:
+        self.quiz_app.open_screen("explore")
+
+    def action_stats(self) -> None:
+        self.quiz_app.open_screen("stats")
+
+    def action_settings(self) -> None:
+        self.quiz_app.open_screen("settings")
+
+    def action_help(self) -> None:
+        self.quiz_app.open_screen("help")
+
+
+def _totals(o: Overview) -> str:
+    streak = f"{o.streak_days} day{'s' if o.streak_days != 1 else ''}"
+    return (
+        f"[b]{o.questions}[/b] questions · [b]{o.due}[/b] due · [b]{min(o.new, o.new_left_today)}[/b] new "
+        f"today · [b]{o.reviews_today}[/b] answered today · streak [b]{streak}[/b]"
+    )
+
+
+def _hint(o: Overview) -> str:
+    if o.first_run:
+        return "First time here? Press [b]s[/b] to start studying, or [b]?[/b] for every key."
+    if o.study_now:
+        return f"Press [b]s[/b] to study the {o.study_now} card(s) waiting, or [b]d[/b] to drill a deck."
+    return "All caught up. Press [b]d[/b] to drill the highlighted deck or [b]c[/b] to cram."

@@ -1,0 +1,122 @@
+"""Provides SettingsScreen: desired retention, new cards per day, interview defaults and the theme, saved
+to the progress database (the store validates every value and says what is allowed)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+
+if TYPE_CHECKING:
+    from quizapp.store import Settings
+    from quizapp.tui.app import QuizApp
+
+FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("desired_retention", "Desired retention", "0.70-0.99; higher: more reviews"),
+    ("new_per_day", "New cards per day", "unseen questions per day"),
+    ("interview_questions", "Interview questions", "mock interview length"),
+    ("interview_minutes", "Interview minutes", "mock interview time limit"),
+)
+
+
+class SettingsScreen(Screen[None]):
+    """A small form; Ctrl+S or the button saves, Escape leaves without saving."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", tooltip="Leave without saving", id="settings.back"),
+        Binding("ctrl+s", "save", "Save", priority=True, tooltip="Save the settings", id="settings.save"),
+    ]
+
+    @property
+    def quiz_app(self) -> QuizApp:
+        return cast("QuizApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        backend = self.quiz_app.backend
+        current = backend.settings() if backend is not None else None
+        yield Header()
+        with VerticalScroll(id="settings-body"):
+            with Grid(id="settings-grid"):
+                for key, label, help_text in FIELDS:
+                    yield Label(label, classes="setting-label")
+                    value = "" if current is None else str(getattr(current, key))
+                    yield Input(value=value, id=f"setting-{key}", tooltip=help_text, compact=True)
+                    yield Static(help_text, classes="setting-help")
+                yield Label("Theme", classes="setting-label")
+                themes = sorted(self.app.available_themes)
+                theme = current.theme if current is not None and current.theme in themes else self.app.theme
+                yield Select(
+                    [(t, t) for t in themes], value=theme, allow_blank=False, id="setting-theme", compact=True
+                )
+                yield Static("applied at once", classes="setting-help")
+            yield Static("", id="settings-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Save (Ctrl+S)", id="settings-save", variant="primary", compact=True)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.sub_title = "settings"
+        self.quiz_app.set_blink(self)
+        self.query_one("#settings-error").display = False
+        self.query_one(f"#setting-{FIELDS[0][0]}", Input).focus()
+
+    @on(Select.Changed, "#setting-theme")
+    def _theme(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str) and event.value in self.app.available_themes:
+            self.app.theme = event.value
+
+    @on(Button.Pressed, "#settings-save")
+    def _save_pressed(self) -> None:
+        self.action_save()
+
+    @on(Input.Submitted)
+    def _enter(self) -> None:
+        self.action_save()
+
+    def read_form(self, base: Settings) -> Settings:
+        """The form's values over `base`; a value that is not a number raises QuizappError naming it."""
+        from quizapp.errors import QuizappError
+
+        values: dict[str, object] = {}
+        for key, label, _ in FIELDS:
+            raw = self.query_one(f"#setting-{key}", Input).value.strip()
+            try:
+                values[key] = float(raw) if isinstance(getattr(base, key), float) else int(raw)
+            except ValueError:
+                raise QuizappError(f"{label} must be a number, got {raw!r}.") from None
+        theme = self.query_one("#setting-theme", Select).value
+        if isinstance(theme, str):
+            values["theme"] = theme
+        return replace(base, **values)  # type: ignore[arg-type]
+
+    def action_save(self) -> None:
+        backend = self.quiz_app.require_backend()
+        if backend is None:
+            return
+        from quizapp.errors import QuizappError
+        from quizapp.store import save_settings
+
+        error = self.query_one("#settings-error", Static)
+        try:
+            saved = save_settings(backend.store, self.read_form(backend.settings()))
+        except QuizappError as exc:
+            error.update(str(exc))
+            error.display = True
+            return
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        error.display = False
+        self.notify(
+            f"Retention {saved.desired_retention:g}, {saved.new_per_day} new cards a day, interviews of "
+            f"{saved.interview_questions} questions in {saved.interview_minutes} min, theme {saved.theme}.",
+            title="Settings saved",
+            timeout=5,
+        )
+        self.app.pop_screen()

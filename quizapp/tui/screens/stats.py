@@ -1,0 +1,161 @@
+"""Provides StatsScreen: calendar of reviews, retention and mastery per deck, a 30-day forecast, and the
+user's most frequent misconceptions, each opening a drill of the questions that showed it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from quizapp.tui.widgets.charts import CalendarView, ForecastChart
+from quizapp.tui.widgets.deck_table import mastery_bar
+
+if TYPE_CHECKING:
+    from quizapp.stats import Stats
+    from quizapp.tui.app import QuizApp
+    from quizapp.tui.backend import Backend
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
+
+
+def _percent(share: float | None) -> str:
+    return "—" if share is None else f"{share * 100:.0f}%"
+
+
+class StatsScreen(Screen[None]):
+    """What the user has done and what is coming; Enter on a misconception drills it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", tooltip="Back to the decks", id="stats.back"),
+        Binding("r", "reload", "Refresh", tooltip="Recount from the progress database", id="stats.reload"),
+    ]
+
+    @property
+    def quiz_app(self) -> QuizApp:
+        return cast("QuizApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield VerticalScroll(id="stats-body")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.sub_title = "stats"
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        backend = self.quiz_app.require_backend()
+        if backend is None:
+            return
+        try:
+            from quizapp.stats import compute_stats
+
+            stats = compute_stats(backend.store, now=backend.now())
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        self.show(stats, backend)
+
+    def show(self, stats: Stats, backend: Backend) -> None:
+        body = self.query_one("#stats-body", VerticalScroll)
+        body.remove_children()
+        year = sum(d.reviews for d in stats.calendar)
+        summary = Text()
+        summary.append(f"{year:,}", style="bold")
+        summary.append(f" reviews in the last {len(stats.calendar)} days · today ")
+        summary.append(f"{stats.reviews_today:,}", style="bold")
+        summary.append(" · streak ")
+        summary.append(f"{stats.streak_days} day{'s' if stats.streak_days != 1 else ''}", style="bold")
+        summary.append(f" · time spent {_duration(stats.total_seconds)}")
+        overall = stats.overall_retention
+        summary.append(" · retention ")
+        summary.append(_percent(overall), style="bold")
+
+        decks = DataTable[str | Text](id="deck-stats", cursor_type="none", zebra_stripes=True)
+        body.mount_all(
+            [
+                Static(summary, id="stats-summary"),
+                Static("Reviews per day", classes="section-title"),
+                CalendarView(stats.calendar, id="calendar"),
+                Static("Retention and mastery per deck", classes="section-title"),
+                decks,
+                Static(
+                    f"Due in the next {len(stats.forecast)} days (overdue now: {stats.overdue})",
+                    classes="section-title",
+                ),
+                ForecastChart(stats.forecast, id="forecast"),
+                Static(
+                    "Your most frequent misconceptions (Enter drills the questions that showed one)",
+                    classes="section-title",
+                ),
+            ]
+        )
+        self._fill_decks(decks, stats, backend)
+        if stats.diagnoses:
+            options = [
+                Option(
+                    Text.assemble(
+                        (f"{d.count:>4}× ", "bold"),
+                        d.label,
+                        (
+                            f"  ({len(d.question_ids)} question{'s' if len(d.question_ids) != 1 else ''})",
+                            "dim",
+                        ),
+                    ),
+                    id=d.diagnosis_id,
+                )
+                for d in stats.diagnoses
+            ]
+            self._diagnoses = {d.diagnosis_id: d for d in stats.diagnoses}
+            misconceptions = OptionList(*options, id="misconceptions")
+            body.mount(misconceptions)
+            misconceptions.focus(scroll_visible=False)
+        else:
+            body.mount(
+                Static(
+                    Text(
+                        "None diagnosed yet: wrong answers that match a known mistake show up here.",
+                        style="dim",
+                    ),
+                    id="misconceptions-empty",
+                )
+            )
+            body.focus()
+
+    def _fill_decks(self, table: DataTable[str | Text], stats: Stats, backend: Backend) -> None:
+        table.add_column("Deck")
+        table.add_column("Retention")
+        table.add_column("Mastery")
+        table.add_column("Cards")
+        retention = {r.deck_id: r for r in stats.retention}
+        mastery = {m.deck_id: m for m in stats.mastery}
+        for deck in backend.decks:
+            r = retention.get(deck.id)
+            m = mastery.get(deck.id)
+            ret = Text(
+                f"{_percent(r.retention)} ({r.passed}/{r.total})" if r else "—", style="" if r else "dim"
+            )
+            share = m.share_of(len(deck.question_ids)) if m else 0.0
+            seen = f"{m.cards if m else 0}/{len(deck.question_ids)} seen"
+            table.add_row(deck.title, ret, mastery_bar(share), seen, key=deck.id)
+
+    @on(OptionList.OptionSelected, "#misconceptions")
+    def _drill_misconception(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        found = self._diagnoses.get(event.option.id or "")
+        if found is None:
+            return
+        self.quiz_app.start_session(
+            "drill", question_ids=found.question_ids, title=f"Drill: {found.label[:40]}"
+        )

@@ -1,0 +1,345 @@
+"""Provides StudyScreen: one card at a time from a StudySession, the input that fits it, and feedback.
+
+The screen only lays widgets out and routes keys; the session (quizapp.study_session) picks, grades and
+saves. A review is saved before its feedback is mounted, so Escape at any moment loses nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Input, SelectionList, Static, TextArea
+
+from quizapp.tui.messages import AnswerSubmitted, RatingChosen
+from quizapp.tui.widgets.answer import ExplainArea, FlashcardBack, answer_widgets
+from quizapp.tui.widgets.feedback import FeedbackPanel, KeyPointList, KeyPointsPanel
+from quizapp.tui.widgets.heatmap import HeatmapView
+from quizapp.tui.widgets.question_card import QuestionCard, SessionBar
+
+if TYPE_CHECKING:
+    from quizapp.study_session import Card, Feedback, StudySession
+    from quizapp.tui.app import QuizApp
+
+
+class StudyScreen(Screen[None]):
+    """Study, drill or cram: question card, answer input, feedback panel, session bar."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "home",
+            "Home",
+            priority=True,
+            tooltip="Back to the decks (answers are saved)",
+            id="study.home",
+        ),
+        Binding("enter", "next", "Next", tooltip="Go on to the next question", id="study.next"),
+        Binding(
+            "h",
+            "hint",
+            "Hint",
+            priority=True,
+            tooltip="Show the first derivation step (caps at Hard)",
+            id="study.hint",
+        ),
+        Binding("ctrl+g", "hint", "Hint", show=False, id="study.hint_anywhere"),
+        Binding("space", "reveal", "Reveal", tooltip="Show the back of the flashcard", id="study.reveal"),
+        Binding("enter", "reveal", "Reveal", show=False, id="study.reveal_enter"),
+        Binding("1", "rate(1)", "Again", id="study.rate_again"),
+        Binding("2", "rate(2)", "Hard", id="study.rate_hard"),
+        Binding("3", "rate(3)", "Good", id="study.rate_good"),
+        Binding("4", "rate(4)", "Easy", id="study.rate_easy"),
+        Binding(
+            "ctrl+s",
+            "submit_explain",
+            "Submit",
+            tooltip="Submit the explanation / save key points",
+            id="study.submit",
+        ),
+        Binding("v", "values", "Values", tooltip="Print the values in the heatmap cells", id="study.values"),
+    ]
+
+    def __init__(self, session: StudySession) -> None:
+        super().__init__()
+        self.session = session
+        self.revealed = False
+        self.pending_explain = False
+
+    @property
+    def quiz_app(self) -> QuizApp:
+        return cast("QuizApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield SessionBar(id="session-bar")
+        yield VerticalScroll(id="study-body")
+        yield Footer(compact=True)
+
+    async def on_mount(self) -> None:
+        self.sub_title = self.session.title
+        card = self.session.current
+        if card is None:
+            await self.show_done()
+        else:
+            await self.show_card(card)
+
+    # -- showing ----------------------------------------------------------------------------------------
+
+    @property
+    def body(self) -> VerticalScroll:
+        return self.query_one("#study-body", VerticalScroll)
+
+    def update_bar(self) -> None:
+        try:
+            progress = self.session.progress()
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        card = self.session.current
+        self.query_one(SessionBar).show(self.session.title, progress, card.number if card else None)
+
+    async def show_card(self, card: Card) -> None:
+        """Replaces the body with a fresh question card and the input for its kind."""
+        self.revealed = False
+        self.pending_explain = False
+        body = self.body
+        await body.remove_children()
+        widgets: list[Widget] = [QuestionCard(card.instance, id="card")]
+        widgets += answer_widgets(card.instance)
+        widgets += [Static("", id="answer-error"), Static("", id="hint-box")]
+        await body.mount_all(widgets)
+        self.query_one("#answer-error").display = False
+        self.query_one("#hint-box").display = False
+        body.scroll_home(animate=False)
+        self.quiz_app.set_blink(body)
+        self._focus_answer()
+        self.update_bar()
+        self.refresh_bindings()
+        for problem in self.session.problems:
+            self.notify(problem, title="Question skipped", severity="warning", timeout=10, markup=False)
+        self.session.problems.clear()
+
+    def _focus_answer(self) -> None:
+        target = self.query("#answer")
+        if not target:
+            self.body.focus()
+            return
+        widget = target.first()
+        if isinstance(widget, ExplainArea):
+            widget.query_one(TextArea).focus()
+        else:
+            widget.focus()
+
+    async def show_done(self) -> None:
+        body = self.body
+        await body.remove_children()
+        p = self.session.progress()
+        text = Text()
+        text.append("Session complete. ", style="bold")
+        if p.done:
+            text.append(f"You answered {p.done} question(s), {p.correct} right; every answer is saved.\n")
+        else:
+            text.append(self.session.empty_message + "\n")
+        text.append("Press Escape to go home.", style="dim")
+        await body.mount(Static(text, id="session-done"))
+        body.focus()
+        self.update_bar()
+        self.refresh_bindings()
+
+    def _lock_answer(self) -> None:
+        """After saving: the input can no longer be used, and Enter belongs to "next"."""
+        for widget in self.query("#answer, #answer *, KeyPointList").results(Widget):
+            widget.disabled = True
+        self.body.focus()
+
+    def show_feedback(self, feedback: Feedback) -> None:
+        self._lock_answer()
+        self.query_one("#answer-error").display = False
+        panel = FeedbackPanel(feedback, id="feedback")
+        self.body.mount(panel)
+        self.body.call_after_refresh(self.body.scroll_to_widget, panel, animate=False, top=True)
+        if feedback.became_leech:
+            self.notify(
+                "You have forgotten this card 8 times: it is now flagged as a leech. "
+                "Consider rewriting your notes on it.",
+                title="Leech",
+                severity="warning",
+            )
+        self.update_bar()
+        self.refresh_bindings()
+
+    def show_error(self, message: str) -> None:
+        box = self.query_one("#answer-error", Static)
+        box.update(Text(message, style="red"))
+        box.display = True
+
+    # -- events and actions -----------------------------------------------------------------------------
+
+    @on(AnswerSubmitted)
+    def _submitted(self, event: AnswerSubmitted) -> None:
+        event.stop()
+        from quizapp.study_session import ExplainPending, Unreadable
+
+        if self.session.answered or self.pending_explain:
+            return
+        try:
+            result = self.session.submit(event.text)
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        if isinstance(result, Unreadable):
+            self.show_error(result.message)
+        elif isinstance(result, ExplainPending):
+            self.pending_explain = True
+            for widget in self.query("#answer, #answer *").results(Widget):
+                widget.disabled = True
+            panel = KeyPointsPanel(result, id="key-points-panel")
+            self.body.mount(panel)
+            self.call_after_refresh(self._focus_key_points, panel)
+            self.refresh_bindings()
+        else:
+            self.show_feedback(result)
+
+    def _focus_key_points(self, panel: KeyPointsPanel) -> None:
+        self.body.scroll_to_widget(panel, animate=False, top=True)
+        self.query_one(KeyPointList).focus()
+
+    @on(Input.Changed)
+    def _typing(self) -> None:
+        self.refresh_bindings()  # "h" gives a hint only while the answer box is empty
+
+    @on(SelectionList.SelectedChanged, "#key-points")
+    def _ticked(self, event: SelectionList.SelectedChanged[int]) -> None:
+        self.session.tick(event.selection_list.selected)
+
+    @on(RatingChosen)
+    async def _rated(self, event: RatingChosen) -> None:
+        event.stop()
+        await self.action_rate(event.rating)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        card = self.session.current
+        answered = self.session.answered
+        kind = card.instance.kind if card else None
+        if action == "next":
+            return answered
+        if action == "hint":
+            if (
+                card is None
+                or answered
+                or card.instance.derivation is None
+                or kind in ("flashcard", "explain")
+            ):
+                return False
+            focused = self.focused
+            if isinstance(focused, TextArea):
+                return False
+            return not (isinstance(focused, Input) and focused.value)
+        if action == "reveal":
+            return kind == "flashcard" and not self.revealed and not answered
+        if action == "rate":
+            return kind == "flashcard" and self.revealed and not answered
+        if action == "submit_explain":
+            return kind == "explain" and not answered
+        if action == "values":
+            return answered and bool(self.query(HeatmapView))
+        return True
+
+    def action_home(self) -> None:
+        try:
+            saved = self.session.close()
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            saved = None
+        if saved is not None:
+            self.notify("Your explanation was saved with the key points ticked so far.", timeout=4)
+        self.app.pop_screen()
+
+    async def action_next(self) -> None:
+        if not self.session.answered:
+            return
+        try:
+            card = self.session.advance()
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        if card is None:
+            await self.show_done()
+        else:
+            await self.show_card(card)
+
+    def action_hint(self) -> None:
+        try:
+            hint = self.session.hint()
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        box = self.query_one("#hint-box", Static)
+        if hint is None:
+            box.update(Text("No worked derivation for this question, so no hint.", style="dim"))
+        else:
+            text = Text()
+            text.append("Hint ", style="bold yellow")
+            text.append("(this card now rates at most Hard): ", style="dim")
+            text.append(hint.text)
+            box.update(text)
+        box.display = True
+
+    def action_reveal(self) -> None:
+        card = self.session.current
+        if card is None or self.revealed:
+            return
+        try:
+            choices = self.session.reveal()
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        self.revealed = True
+        back = FlashcardBack(card.instance, choices, id="flashcard")
+        self.body.mount(back)
+        self.body.call_after_refresh(self.body.scroll_to_widget, back, animate=False, top=True)
+        self.body.focus()
+        self.refresh_bindings()
+
+    async def action_rate(self, rating: int) -> None:
+        if not self.revealed or self.session.answered:
+            return
+        try:
+            feedback = self.session.rate(rating)
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        when = f"; next review in {feedback.next_interval}" if feedback.next_interval else ""
+        self.notify(f"Saved: {feedback.verdict.parsed}{when}.", timeout=3)
+        await self.action_next()
+
+    def action_submit_explain(self) -> None:
+        if self.pending_explain:
+            self.action_finish_explain()
+            return
+        area = self.query(ExplainArea)
+        if area:
+            self.post_message(AnswerSubmitted(area.first().text))
+
+    def action_finish_explain(self) -> None:
+        if not self.pending_explain or self.session.answered:
+            return
+        ticked = self.query_one(KeyPointsPanel).ticked
+        try:
+            feedback = self.session.finish_explain(ticked)
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        self.pending_explain = False
+        self.show_feedback(feedback)
+
+    def action_values(self) -> None:
+        for view in self.query(HeatmapView):
+            view.toggle_values()

@@ -1,0 +1,181 @@
+"""Provides the answer inputs, one per kind of question, each posting AnswerSubmitted or RatingChosen.
+
+numeric/tensor/shape: a one-line input with the accepted forms and tolerance under it; choice: an option
+list (a selection list when several options may be right); explain: a text area; flashcards: the back and
+four rating buttons labelled with their next intervals.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
+from textual.widgets import Button, Input, Markdown, OptionList, SelectionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from quizapp.tui.messages import AnswerSubmitted, RatingChosen
+
+if TYPE_CHECKING:
+    from quizapp.instance import Instance
+    from quizapp.study_session import RatingChoice
+
+
+class AnswerInput(Input):
+    """The single-line answer box; Enter submits. In an empty box `h` asks for a hint instead of typing."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if key == "h" and not self.value:
+            return False  # no answer starts with h: let the screen's hint binding have it
+        return super().check_consume_key(key, character)
+
+    async def action_submit(self) -> None:
+        self.post_message(AnswerSubmitted(self.value))
+
+
+class ChoiceList(OptionList):
+    """One correct option: Enter (or a click) on an option submits it; typing its letter highlights it."""
+
+    def __init__(self, inst: Instance, *, id: str | None = None) -> None:
+        super().__init__(*(Option(f"{o.key}) {o.text}", id=o.key) for o in inst.options), id=id)
+        self.keys = [o.key for o in inst.options]
+
+    def on_mount(self) -> None:
+        self.highlighted = 0
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character and event.character.lower() in self.keys:
+            self.highlighted = self.keys.index(event.character.lower())
+            event.stop()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.post_message(AnswerSubmitted(event.option.id or ""))
+
+
+class MultiChoiceList(SelectionList[str]):
+    """Select all that apply: Space (or a letter) ticks an option, Enter submits the ticked set."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Submit", tooltip="Submit the ticked options", id="choice.submit"),
+    ]
+
+    def __init__(self, inst: Instance, *, id: str | None = None) -> None:
+        super().__init__(*((f"{o.key}) {o.text}", o.key) for o in inst.options), id=id)
+        self.keys = [o.key for o in inst.options]
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character and event.character.lower() in self.keys:
+            self.toggle(event.character.lower())
+            self.highlighted = self.keys.index(event.character.lower())
+            event.stop()
+
+    def action_submit(self) -> None:
+        if not self.selected:
+            self.notify(
+                "Tick at least one option (Space or its letter), then press Enter.", severity="warning"
+            )
+            return
+        self.post_message(AnswerSubmitted(", ".join(sorted(self.selected))))
+
+
+class ExplainArea(Vertical):
+    """A text area for the explanation, submitted with Ctrl+S or the button."""
+
+    DEFAULT_CSS = """
+    ExplainArea { height: auto; }
+    ExplainArea TextArea { height: 8; }
+    ExplainArea Button { margin: 0 0 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield TextArea(id="explain-text", soft_wrap=True, show_line_numbers=False)
+        with Horizontal(classes="buttons"):
+            yield Button("Submit (Ctrl+S)", id="explain-submit", variant="primary", compact=True)
+
+    @property
+    def text(self) -> str:
+        return self.query_one(TextArea).text
+
+    @on(Button.Pressed, "#explain-submit")
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(AnswerSubmitted(self.text))
+
+
+class FlashcardBack(Vertical):
+    """The back of a flashcard and the four rating buttons, each with its next interval."""
+
+    DEFAULT_CSS = """
+    FlashcardBack { height: auto; }
+    FlashcardBack .ratings { height: auto; }
+    FlashcardBack Button { margin: 0 1 0 0; min-width: 14; }
+    """
+
+    def __init__(self, inst: Instance, choices: tuple[RatingChoice, ...], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.instance = inst
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        yield Static("Answer", classes="section-title")
+        yield Markdown(str(self.instance.expected or ""), id="flashcard-back")
+        if self.instance.explanation.strip():
+            yield Static("Why", classes="section-title")
+            yield Markdown(self.instance.explanation, id="flashcard-explanation")
+        yield Static("How well did you know it? Press 1-4.", classes="instructions")
+        with Horizontal(classes="ratings"):
+            for choice in self.choices:
+                label = f"{choice.rating} {choice.name}" + (
+                    f" · {choice.interval}" if choice.interval else ""
+                )
+                yield Button(
+                    label,
+                    id=f"rate-{choice.rating}",
+                    compact=True,
+                    variant="error" if choice.rating == 1 else "default",
+                )
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id and event.button.id.startswith("rate-"):
+            self.post_message(RatingChosen(int(event.button.id.removeprefix("rate-"))))
+
+
+def answer_widgets(inst: Instance) -> list[Widget]:
+    """The input that fits the question's kind, with its reminder line where there is one."""
+    if inst.kind in ("numeric", "tensor", "shape"):
+        placeholder = (
+            "e.g. (2, 8, 128, 64)" if inst.kind == "shape" else f"your answer in {inst.unit or 'a number'}"
+        )
+        return [
+            AnswerInput(placeholder=placeholder, id="answer"),
+            Static(Text(inst.answer_hint(), style="dim"), id="answer-hint"),
+        ]
+    if inst.kind == "choice":
+        if inst.multiple:
+            return [
+                MultiChoiceList(inst, id="answer"),
+                Static(
+                    Text("Space or a letter ticks an option; Enter submits.", style="dim"), id="answer-hint"
+                ),
+            ]
+        return [
+            ChoiceList(inst, id="answer"),
+            Static(Text("Arrows or a letter pick an option; Enter submits.", style="dim"), id="answer-hint"),
+        ]
+    if inst.kind == "explain":
+        return [
+            Static(
+                Text("Explain it as you would in an interview. Ctrl+S submits.", style="dim"),
+                id="answer-hint",
+            ),
+            ExplainArea(id="answer"),
+        ]
+    return [Static(Text("Recall the answer, then press Space to reveal it.", style="dim"), id="answer-hint")]

@@ -1,0 +1,165 @@
+"""Provides the panels shown after an answer: the verdict with its diagnosis, derivation, explanation and
+heatmap (FeedbackPanel), and the explain questions' model answer with key points to tick (KeyPointsPanel).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Markdown, SelectionList, Static
+
+from quizapp.tui.widgets.derivation import DerivationView
+from quizapp.tui.widgets.heatmap import HeatmapView
+
+if TYPE_CHECKING:
+    from quizapp.study_session import ExplainPending, Feedback
+
+RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
+
+
+def verdict_line(feedback: Feedback) -> Text:
+    """✓/✗, the rating it earned, and where the card goes next (or that drill leaves it alone)."""
+    v = feedback.verdict
+    line = Text()
+    inst = feedback.instance
+    if inst.kind == "explain":
+        badge = f" {len(feedback.covered)}/{len(inst.key_points)} key points "
+        line.append(badge, style="bold black on green" if v.correct else "bold white on red")
+    elif v.correct:
+        line.append(" ✓ Correct ", style="bold black on green")
+    else:
+        line.append(" ✗ Not quite ", style="bold white on red")
+    line.append(f"  rated {RATING_NAMES.get(feedback.rating, '?')}")
+    if feedback.hints_used:
+        line.append(" (hint used: at most Hard)", style="dim")
+    if feedback.next_interval:
+        line.append(f" · next review in {feedback.next_interval}")
+    elif not feedback.scheduled:
+        line.append(" · schedule unchanged", style="dim")
+    line.append(" · saved", style="dim")
+    return line
+
+
+def answer_lines(feedback: Feedback) -> Text:
+    """What was typed, how it was read, and the verdict's own sentence."""
+    v = feedback.verdict
+    text = Text()
+    if feedback.instance.kind not in ("flashcard", "explain"):
+        text.append("You answered: ", style="dim")
+        text.append(feedback.answer.strip() or "(nothing)")
+        if v.parsed and v.parsed != feedback.answer.strip():
+            text.append("  → read as ", style="dim")
+            text.append(v.parsed)
+        text.append("\n")
+    text.append(v.message)
+    return text
+
+
+class FeedbackPanel(Vertical):
+    """Everything learned from one answer, top to bottom: verdict, diagnosis, derivation, why, heatmap."""
+
+    DEFAULT_CSS = """
+    FeedbackPanel { height: auto; }
+    """
+
+    def __init__(self, feedback: Feedback, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.feedback = feedback
+
+    def compose(self) -> ComposeResult:
+        fb = self.feedback
+        v = fb.verdict
+        inst = fb.instance
+        yield Static(verdict_line(fb), id="verdict", classes="correct" if v.correct else "wrong")
+        if inst.kind == "choice":
+            yield from self._choice_lines()
+        else:
+            yield Static(answer_lines(fb), id="verdict-message")
+        if v.diagnosis and inst.kind != "choice":
+            diag = Text()
+            diag.append("Diagnosis: ", style="bold")
+            diag.append(v.diagnosis)
+            if v.step:
+                diag.append(f"  (at the step “{v.step}”)", style="dim")
+            if v.explanation:
+                diag.append("\n")
+                diag.append(v.explanation, style="italic")
+            yield Static(diag, id="diagnosis")
+        if inst.derivation is not None and inst.kind in ("numeric", "tensor", "shape"):
+            yield DerivationView(inst.derivation, astray_step=v.step, id="derivation")
+        if inst.heatmap is not None:
+            yield HeatmapView(inst.heatmap, id="feedback-heatmap")
+        if inst.explanation.strip():
+            yield Static("Why", classes="section-title")
+            yield Markdown(inst.explanation, id="explanation")
+        if inst.source:
+            yield Static(Text(f"Source: {inst.source}", style="dim"), id="source")
+        yield Static(Text("Enter: next question · Escape: home", style="dim"), id="next-hint")
+
+    def _choice_lines(self) -> ComposeResult:
+        """For choice questions: each chosen wrong option with its feedback, the ones missed, the answer."""
+        v = self.feedback.verdict
+        inst = self.feedback.instance
+        by_key = {o.key: o for o in inst.options}
+        chosen = sorted(v.value) if isinstance(v.value, frozenset) else []
+        text = Text()
+        text.append("You chose: ", style="dim")
+        text.append(", ".join(f"{k}) {by_key[k].text}" for k in chosen if k in by_key) or "nothing")
+        yield Static(text, id="verdict-message")
+        for opt in v.option_feedback:
+            line = Text()
+            line.append(f"✗ {opt.key}) {opt.text}", style="bold red")
+            line.append(f"\n  {opt.feedback}")
+            yield Static(line, classes="option-feedback")
+        for key in v.missed_options:
+            if key in by_key:
+                line = Text()
+                line.append(f"✓ {key}) {by_key[key].text}", style="bold green")
+                line.append("  (also correct: you left it out)", style="dim")
+                yield Static(line, classes="option-feedback")
+        if not v.correct:
+            answer = Text()
+            answer.append("Correct answer: ", style="bold")
+            answer.append(", ".join(f"{o.key}) {o.text}" for o in inst.options if o.correct))
+            yield Static(answer, id="choice-answer")
+
+
+class KeyPointList(SelectionList[int]):
+    """The key points of a model answer; Space ticks one, Enter saves the self-assessment."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "done", "Save", tooltip="Save which key points you covered", id="keypoints.done"),
+    ]
+
+    async def action_done(self) -> None:
+        await self.screen.run_action("finish_explain")
+
+
+class KeyPointsPanel(Vertical):
+    """The model answer, then the key points as checkboxes to tick before the rating is saved."""
+
+    DEFAULT_CSS = """
+    KeyPointsPanel { height: auto; }
+    KeyPointsPanel KeyPointList { height: auto; max-height: 12; }
+    """
+
+    def __init__(self, pending: ExplainPending, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.pending = pending
+
+    def compose(self) -> ComposeResult:
+        yield Static("Model answer", classes="section-title")
+        yield Markdown(self.pending.model_answer, id="model-answer")
+        yield Static(
+            "Tick the key points your answer covered (Space), then press Enter or Ctrl+S to save.",
+            classes="instructions",
+        )
+        yield KeyPointList(*((point, i) for i, point in enumerate(self.pending.key_points)), id="key-points")
+
+    @property
+    def ticked(self) -> list[int]:
+        return list(self.query_one(KeyPointList).selected)

@@ -1,0 +1,229 @@
+"""Provides HeatmapView: attention weights drawn as coloured cells, one block per head, side by side.
+
+The numbers come from an `engine.Heatmap`; this module only decides how they look: a viridis-like colour
+ramp, shortened token labels so the picture fits the width it is given, and a legend with the minimum and
+maximum. Without colour (NO_COLOR) every cell shows a shading character and its value instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.color import Color
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from engine import Heatmap
+
+# Eleven samples of matplotlib's viridis: perceptually uniform and readable by colour-blind users.
+VIRIDIS: tuple[tuple[int, int, int], ...] = (
+    (68, 1, 84),
+    (72, 36, 117),
+    (65, 68, 135),
+    (53, 95, 141),
+    (42, 120, 142),
+    (33, 145, 140),
+    (34, 168, 132),
+    (68, 191, 112),
+    (122, 209, 81),
+    (189, 223, 38),
+    (253, 231, 37),
+)
+SHADES = " ░▒▓█"
+SMALL_GRID = 36
+"""Grids with at most this many cells per head print their values without being asked."""
+GAP = 3
+"""Spaces between two head blocks."""
+
+
+def ramp_colour(t: float) -> tuple[int, int, int]:
+    """The viridis colour at position t in [0, 1] (linear between the samples; display only)."""
+    t = min(1.0, max(0.0, t))
+    pos = t * (len(VIRIDIS) - 1)
+    i = min(int(pos), len(VIRIDIS) - 2)
+    frac = pos - i
+    a, b = VIRIDIS[i], VIRIDIS[i + 1]
+    r, g, bl = (round(x + (y - x) * frac) for x, y in zip(a, b, strict=True))
+    return (r, g, bl)
+
+
+def shade(t: float) -> str:
+    """A shading character for position t in [0, 1], so the picture survives without colour."""
+    t = min(1.0, max(0.0, t))
+    return SHADES[min(len(SHADES) - 1, int(t * len(SHADES)))]
+
+
+def cell_value(v: float) -> str:
+    """Three characters for a weight: .42, 1.0, or · for an exactly-zero (masked) entry."""
+    if v == 0.0:
+        return " · "
+    if 0.0 <= v < 0.995:
+        return f"{v:.2f}"[1:]
+    if 0.995 <= v < 9.95:
+        return f"{v:.1f}"
+    return f"{v:.0e}"[:3]
+
+
+def shorten(label: str, width: int) -> str:
+    """A label cut to `width` characters, with an ellipsis when there is room for one."""
+    if len(label) <= width:
+        return label
+    if width >= 4:
+        return label[: width - 1] + "…"
+    return label[:width]
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """How one layout attempt sizes things: cell and label widths and whether values are printed."""
+
+    cell: int
+    row_label: int
+    values: bool
+
+    def block_width(self, n_cols: int) -> int:
+        return self.row_label + 1 + n_cols * self.cell
+
+
+class HeatmapView(Widget):
+    """Per-head attention weights with token labels on both axes and a min/max legend."""
+
+    DEFAULT_CSS = """
+    HeatmapView {
+        height: auto;
+        width: 1fr;
+    }
+    """
+
+    show_values: reactive[bool] = reactive(False, layout=True)
+    """Print every value in its cell (toggled by the screen's `v` key)."""
+
+    def __init__(
+        self,
+        heatmap: Heatmap,
+        *,
+        title: str = "Attention weights (rows: queries, columns: keys)",
+        monochrome: bool | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.heatmap = heatmap
+        self.title = title
+        self._monochrome = monochrome
+
+    @property
+    def monochrome(self) -> bool:
+        """True without colour (NO_COLOR, or forced by the caller): shading characters and values."""
+        if self._monochrome is not None:
+            return self._monochrome
+        return bool(getattr(self.app, "no_color", False))
+
+    def set_heatmap(self, heatmap: Heatmap) -> None:
+        """Shows other weights (the explore screen's toggles)."""
+        self.heatmap = heatmap
+        self.refresh(layout=True)
+
+    def toggle_values(self) -> None:
+        self.show_values = not self.show_values
+
+    # -- sizing -------------------------------------------------------------------------------------------
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        lines = self._lines(container.width)
+        return max((line.cell_len for line in lines), default=1)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lines(width))
+
+    def render(self) -> Text:
+        return Text("\n").join(self._lines(self.content_size.width or 80))
+
+    # -- layout ---------------------------------------------------------------------------------------------
+
+    def _geometry(self, width: int, n_cols: int, labels: Sequence[str]) -> _Geometry:
+        """The roomiest geometry whose block fits `width`: values, then full labels, then short ones."""
+        want_values = self.show_values or self.monochrome or n_cols * len(labels) <= SMALL_GRID
+        natural = max(1, min(8, max((len(x) for x in labels), default=1)))
+        attempts: list[_Geometry] = []
+        if want_values:
+            attempts += [_Geometry(4, natural, True), _Geometry(4, min(natural, 4), True)]
+        attempts += [_Geometry(3, natural, False), _Geometry(3, min(natural, 4), False)]
+        attempts += [_Geometry(2, min(natural, 3), False), _Geometry(1, min(natural, 2), False)]
+        for geo in attempts:
+            if geo.block_width(n_cols) <= width:
+                return geo
+        return attempts[-1]
+
+    def _lines(self, width: int) -> list[Text]:
+        heatmap = self.heatmap
+        weights = heatmap.weights
+        if weights.ndim == 2:  # one head given as (T, S)
+            weights = weights[None]
+        n_heads, n_rows, n_cols = (int(x) for x in weights.shape)
+        rows = [str(x) for x in heatmap.row_labels] or [f"t{i}" for i in range(n_rows)]
+        cols = [str(x) for x in heatmap.col_labels] or [f"t{j}" for j in range(n_cols)]
+        heads = list(heatmap.head_labels) or [f"head {h + 1}" for h in range(n_heads)]
+        geo = self._geometry(max(width, 8), n_cols, rows)
+        block = geo.block_width(n_cols)
+        per_row = max(1, (max(width, block) + GAP) // (block + GAP))
+        lo, hi = float(weights.min()), float(weights.max())
+        span = hi - lo if hi > lo else 1.0
+
+        lines: list[Text] = [Text(shorten(self.title, max(width, 8)), style="bold")]
+        for first in range(0, n_heads, per_row):
+            group = range(first, min(n_heads, first + per_row))
+            gap = " " * GAP
+            if n_heads > 1:
+                titles = gap.join(shorten(heads[h], block).ljust(block) for h in group)
+                lines.append(Text(titles, style="bold"))
+            header = " " * (geo.row_label + 1) + "".join(
+                shorten(c, geo.cell - 1 if geo.cell > 2 else geo.cell).rjust(geo.cell - 1).ljust(geo.cell)
+                for c in cols
+            )
+            lines.append(Text(gap.join(header for _ in group), style="dim"))
+            for i in range(n_rows):
+                line = Text()
+                for k, h in enumerate(group):
+                    if k:
+                        line.append(gap)
+                    line.append(shorten(rows[i], geo.row_label).ljust(geo.row_label) + " ", style="dim")
+                    for j in range(n_cols):
+                        v = float(weights[h, i, j])
+                        self._cell(line, v, (v - lo) / span, geo)
+                lines.append(line)
+        lines.append(self._legend(lo, hi, width))
+        return lines
+
+    def _cell(self, line: Text, v: float, t: float, geo: _Geometry) -> None:
+        if self.monochrome:
+            mark = shade(t)
+            text = (mark + cell_value(v)) if geo.values else (mark * geo.cell)
+            line.append(text[: geo.cell].ljust(geo.cell))
+            return
+        r, g, b = ramp_colour(t)
+        ink = Color.from_rgb(0, 0, 0) if t > 0.55 else Color.from_rgb(255, 255, 255)
+        text = cell_value(v).rjust(geo.cell - 1) + " " if geo.values else " " * geo.cell
+        line.append(text, style=Style(bgcolor=Color.from_rgb(r, g, b), color=ink))
+
+    def _legend(self, lo: float, hi: float, width: int) -> Text:
+        legend = Text()
+        legend.append(f"min {lo:.3g} ", style="dim")
+        if self.monochrome:
+            legend.append(SHADES[1:] + " ")
+        else:
+            for k in range(8):
+                r, g, b = ramp_colour(k / 7)
+                legend.append("  ", style=Style(bgcolor=Color.from_rgb(r, g, b)))
+            legend.append(" ")
+        legend.append(f"max {hi:.3g}", style="dim")
+        if legend.cell_len + 20 <= width:
+            legend.append("   · = masked" if lo == 0.0 else "", style="dim")
+        return legend

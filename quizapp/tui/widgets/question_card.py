@@ -1,0 +1,81 @@
+"""Provides QuestionCard (deck, difficulty stars, prompt as Markdown) and SessionBar (done and left)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Markdown, Static
+
+if TYPE_CHECKING:
+    from quizapp.instance import Instance
+    from quizapp.study_session import Progress
+
+KIND_WORDS = {
+    "numeric": "number",
+    "tensor": "tensor entry",
+    "shape": "shape",
+    "choice": "choice",
+    "flashcard": "flashcard",
+    "explain": "explain",
+}
+
+
+def stars(difficulty: int) -> str:
+    """★★☆ for difficulty 2 of 3."""
+    d = max(1, min(3, difficulty))
+    return "★" * d + "☆" * (3 - d)
+
+
+def card_header(inst: Instance) -> Text:
+    text = Text()
+    text.append(inst.deck_title or inst.deck_id, style="bold")
+    text.append("  ")
+    text.append(stars(inst.difficulty), style="yellow")
+    text.append(f"  {KIND_WORDS.get(inst.kind, inst.kind)}", style="dim")
+    if inst.kind == "choice" and inst.multiple:
+        text.append(" · select all that apply", style="dim")
+    return text
+
+
+class QuestionCard(Vertical):
+    """The question being asked: deck, stars, and the prompt with its numbers filled in."""
+
+    DEFAULT_CSS = """
+    QuestionCard { height: auto; }
+    QuestionCard > Markdown { margin: 0; padding: 0 1; }
+    """
+
+    def __init__(self, inst: Instance, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.instance = inst
+
+    def compose(self) -> ComposeResult:
+        yield Static(card_header(self.instance), id="card-header")
+        yield Markdown(self.instance.prompt, id="prompt")
+
+
+def progress_text(title: str, progress: Progress, number: int | None) -> Text:
+    text = Text()
+    text.append(f" {title} ", style="bold reverse")
+    if number is not None:
+        text.append(f"  card {number}")
+    text.append(f"  ·  {progress.done} done")
+    if progress.done:
+        text.append(f" ({progress.correct} right)")
+    left = "endless" if progress.left is None else f"{progress.left} left"
+    text.append(f"  ·  {left}")
+    return text
+
+
+class SessionBar(Static):
+    """One line above the card: the mode, how many are done and how many are left."""
+
+    DEFAULT_CSS = """
+    SessionBar { height: 1; }
+    """
+
+    def show(self, title: str, progress: Progress, number: int | None = None) -> None:
+        self.update(progress_text(title, progress, number))

@@ -1,0 +1,358 @@
+"""Provides property tests (hypothesis) of the attention engine and checks of its error messages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+import engine.attention as attention
+
+EXAMPLES = settings(max_examples=60)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A small random attention problem: params plus a batch of tokens."""
+
+    p: engine.AttentionParams
+    x: np.ndarray  # (B, T, d)
+    seed: int
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        b, t, d = self.x.shape
+        return b, t, d
+
+
+@st.composite
+def cases(draw: st.DrawFn, bias: bool | None = None, max_t: int = 6) -> Case:
+    n_kv = draw(st.integers(1, 3))
+    g = draw(st.integers(1, 3))
+    d_head = draw(st.integers(1, 4))
+    batch = draw(st.integers(1, 2))
+    t = draw(st.integers(1, max_t))
+    seed = draw(st.integers(0, 2**16))
+    use_bias = draw(st.booleans()) if bias is None else bias
+    h = n_kv * g
+    p = engine.init_attention(h * d_head, h, n_kv_heads=n_kv, seed=seed, bias=use_bias)
+    x = np.random.default_rng(seed + 1).normal(size=(batch, t, h * d_head)).astype(np.float32)
+    return Case(p, x, seed)
+
+
+def random_bool_mask(case: Case, p_allowed: float = 0.6) -> np.ndarray:
+    b, t, _ = case.shape
+    rng = np.random.default_rng(case.seed + 2)
+    return rng.random((b, case.p.n_heads, t, t)) < p_allowed  # (B, H, T, S)
+
+
+@contextmanager
+def tiny_blocks() -> Iterator[None]:
+    """Forces the banded, blocked code path (used for long sequences) on tiny inputs."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(attention, "_MIN_BAND_ROWS", 1)
+        mp.setattr(attention, "_BAND_ELEMENTS", 1)
+        mp.setattr(attention, "_BLOCK_ELEMENTS", 1)
+        yield
+
+
+# ---- properties of the weights -------------------------------------------------------------------
+
+
+@EXAMPLES
+@given(cases(), st.sampled_from([None, "causal", "bool"]))
+def test_every_weight_row_sums_to_one(case: Case, mask_kind: str | None) -> None:
+    mask = random_bool_mask(case) if mask_kind == "bool" else mask_kind
+    r = engine.multi_head_attention(case.x, case.p, mask=mask)
+    sums = r.weights.sum(axis=-1)
+    if mask_kind == "bool":
+        assert isinstance(mask, np.ndarray)
+        allowed_somewhere = mask.any(axis=-1)
+        np.testing.assert_allclose(sums[allowed_somewhere], 1.0, atol=1e-5)
+        assert np.all(sums[~allowed_somewhere] == 0.0)
+    else:
+        np.testing.assert_allclose(sums, 1.0, atol=1e-5)
+    assert np.all(r.weights >= 0)
+
+
+@EXAMPLES
+@given(cases(max_t=9), st.booleans())
+def test_causal_weights_are_zero_above_the_diagonal(case: Case, blocked_path: bool) -> None:
+    if blocked_path:
+        with tiny_blocks():
+            r = engine.multi_head_attention(case.x, case.p, mask="causal")
+    else:
+        r = engine.multi_head_attention(case.x, case.p, mask="causal")
+    t = case.shape[1]
+    above = ~engine.causal_mask(t)  # (T, S): True above the diagonal
+    assert np.all(r.weights[..., above] == 0.0)
+    assert np.all(r.scores[..., above] == -np.inf)
+    assert np.all(r.weights[..., ~above] > 0.0)
+
+
+@EXAMPLES
+@given(cases())
+def test_causal_string_bool_mask_and_additive_mask_agree(case: Case) -> None:
+    t = case.shape[1]
+    allowed = engine.causal_mask(t)
+    additive = np.where(allowed, 0.0, -np.inf)
+    by_name = engine.multi_head_attention(case.x, case.p, mask="causal")
+    by_bool = engine.multi_head_attention(case.x, case.p, mask=allowed)
+    by_add = engine.multi_head_attention(case.x, case.p, mask=additive)
+    for other in (by_bool, by_add):
+        np.testing.assert_allclose(other.weights, by_name.weights, atol=1e-6)
+        np.testing.assert_allclose(other.output, by_name.output, atol=1e-6)
+
+
+@EXAMPLES
+@given(cases(max_t=9), st.sampled_from([None, "causal", "bool", "additive"]))
+def test_long_sequence_blocking_gives_the_same_answer(case: Case, mask_kind: str | None) -> None:
+    mask: object = mask_kind
+    if mask_kind == "bool":
+        mask = random_bool_mask(case)
+    elif mask_kind == "additive":
+        mask = np.random.default_rng(case.seed).normal(size=case.shape[1:2] * 2)  # (T, S)
+    plain = engine.multi_head_attention(case.x, case.p, mask=mask)
+    with tiny_blocks():
+        blocked = engine.multi_head_attention(case.x, case.p, mask=mask)
+    np.testing.assert_allclose(blocked.weights, plain.weights, atol=1e-6)
+    np.testing.assert_allclose(blocked.output, plain.output, atol=1e-5)
+    np.testing.assert_array_equal(np.isneginf(blocked.scores), np.isneginf(plain.scores))
+
+
+# ---- the head experiments ------------------------------------------------------------------------
+
+
+@EXAMPLES
+@given(cases())
+def test_tied_heads_all_have_identical_weights(case: Case) -> None:
+    r = engine.multi_head_attention(case.x, case.p, mask="causal", tie_heads=True)
+    for i in range(1, case.p.n_heads):
+        np.testing.assert_array_equal(r.weights[:, i], r.weights[:, 0])
+        np.testing.assert_array_equal(r.heads[:, i], r.heads[:, 0])
+
+
+@EXAMPLES
+@given(cases())
+def test_tied_heads_use_head_zero_of_the_untied_model(case: Case) -> None:
+    tied = engine.multi_head_attention(case.x, case.p, tie_heads=True)
+    untied = engine.multi_head_attention(case.x, case.p)
+    np.testing.assert_allclose(tied.weights[:, 0], untied.weights[:, 0], atol=1e-6)
+    np.testing.assert_allclose(tied.heads[:, 0], untied.heads[:, 0], atol=1e-6)
+
+
+@EXAMPLES
+@given(cases())
+def test_grouped_kv_heads_equal_mha_with_kv_weights_repeated(case: Case) -> None:
+    p = case.p
+    d, g, d_head = p.d_model, p.group_size, p.d_head
+
+    def repeat(w: np.ndarray | None) -> np.ndarray | None:
+        # like torch's repeat_interleave: kv head j serves query heads j*g .. j*g + g - 1
+        if w is None:
+            return None
+        return np.repeat(w.reshape(*w.shape[:-1], p.n_kv_heads, d_head), g, axis=-2).reshape(
+            *w.shape[:-1], -1
+        )
+
+    mha = engine.AttentionParams(
+        w_q=p.w_q,
+        w_k=repeat(p.w_k),  # type: ignore[arg-type]
+        w_v=repeat(p.w_v),  # type: ignore[arg-type]
+        w_o=p.w_o,
+        n_heads=p.n_heads,
+        n_kv_heads=p.n_heads,
+        b_q=p.b_q,
+        b_k=repeat(p.b_k),
+        b_v=repeat(p.b_v),
+        b_o=p.b_o,
+    )
+    assert mha.w_k.shape == (d, d)
+    grouped = engine.multi_head_attention(case.x, p, mask="causal")
+    full = engine.multi_head_attention(case.x, mha, mask="causal")
+    np.testing.assert_allclose(grouped.weights, full.weights, atol=1e-6)
+    np.testing.assert_allclose(grouped.output, full.output, atol=1e-5)
+
+
+@EXAMPLES
+@given(cases())
+def test_multi_query_attention_equals_mha_with_one_kv_head_copied_to_all(case: Case) -> None:
+    d, h = case.p.d_model, case.p.n_heads
+    mqa = engine.init_attention(d, h, n_kv_heads=1, seed=case.seed)
+    mha = engine.AttentionParams(
+        w_q=mqa.w_q, w_k=np.tile(mqa.w_k, h), w_v=np.tile(mqa.w_v, h), w_o=mqa.w_o, n_heads=h, n_kv_heads=h
+    )
+    a = engine.multi_head_attention(case.x, mqa)
+    b = engine.multi_head_attention(case.x, mha)
+    np.testing.assert_allclose(a.weights, b.weights, atol=1e-6)
+    np.testing.assert_allclose(a.output, b.output, atol=1e-5)
+
+
+@EXAMPLES
+@given(cases(), st.data())
+def test_without_a_mask_attention_is_permutation_equivariant(case: Case, data: st.DataObject) -> None:
+    t = case.shape[1]
+    perm = np.array(data.draw(st.permutations(range(t))), dtype=int)
+    r = engine.multi_head_attention(case.x, case.p)
+    rp = engine.multi_head_attention(case.x[:, perm], case.p)
+    np.testing.assert_allclose(rp.output, r.output[:, perm], atol=1e-5)
+    np.testing.assert_allclose(rp.weights, r.weights[:, :, perm][..., perm], atol=1e-6)
+
+
+@EXAMPLES
+@given(cases())
+def test_dropping_w_o_returns_the_concatenated_heads(case: Case) -> None:
+    r = engine.multi_head_attention(case.x, case.p, drop_output_projection=True)
+    b, t, _ = case.shape
+    concat = r.heads.transpose(0, 2, 1, 3).reshape(b, t, case.p.n_heads * case.p.d_head)
+    np.testing.assert_array_equal(r.output, concat)
+    full = engine.multi_head_attention(case.x, case.p)
+    expected = concat @ case.p.w_o + (0 if case.p.b_o is None else case.p.b_o)
+    np.testing.assert_allclose(full.output, expected, atol=1e-5)
+
+
+# ---- masks, dtypes, shapes -----------------------------------------------------------------------
+
+
+@EXAMPLES
+@given(cases(), st.sampled_from(["bool", "additive"]))
+def test_a_fully_masked_row_gives_zero_weights_and_zero_output_not_nan(case: Case, kind: str) -> None:
+    b, t, _ = case.shape
+    allowed = random_bool_mask(case)
+    allowed[:, :, 0, :] = False  # query 0 may attend to nothing
+    mask = allowed if kind == "bool" else np.where(allowed, 0.0, -np.inf)
+    r = engine.multi_head_attention(case.x, case.p, mask=mask)
+    for a in (r.weights, r.heads, r.output):
+        assert not np.isnan(a).any()
+    assert np.all(r.weights[:, :, 0] == 0.0)
+    assert np.all(r.heads[:, :, 0] == 0.0)
+    b_o = np.zeros(case.p.d_model, np.float32) if case.p.b_o is None else case.p.b_o
+    np.testing.assert_array_equal(r.output[:, 0], np.broadcast_to(b_o, (b, case.p.d_model)))
+
+
+def test_softmax_of_an_all_minus_infinity_row_is_zero() -> None:
+    w = engine.softmax(np.array([[-np.inf, -np.inf], [0.0, -np.inf]]))
+    assert np.all(w[0] == 0.0)
+    assert w[1].sum() == 1.0
+
+
+@EXAMPLES
+@given(st.lists(st.floats(-50, 50), min_size=1, max_size=8), st.floats(-1e4, 1e4))
+def test_softmax_subtracts_the_row_max_so_shifts_do_not_matter(row: list[float], shift: float) -> None:
+    x = np.array(row)
+    w = engine.softmax(x)
+    np.testing.assert_allclose(engine.softmax(x + shift), w, atol=1e-6)
+    np.testing.assert_allclose(w.sum(), 1.0)
+
+
+def test_causal_mask_is_top_left_aligned_like_torch() -> None:
+    for t, s in [(3, 3), (2, 5), (5, 2)]:
+        np.testing.assert_array_equal(engine.causal_mask(t, s), np.tril(np.ones((t, s), dtype=bool)))
+
+
+@EXAMPLES
+@given(cases())
+def test_float64_input_stays_float64_and_float32_is_the_default(case: Case) -> None:
+    r32 = engine.multi_head_attention(case.x, case.p)
+    r64 = engine.multi_head_attention(case.x.astype(np.float64), case.p)
+    for a32, a64 in [(r32.output, r64.output), (r32.weights, r64.weights), (r32.heads, r64.heads)]:
+        assert a32.dtype == np.float32
+        assert a64.dtype == np.float64
+        np.testing.assert_allclose(a32, a64, atol=1e-5)
+    assert r64.scores.dtype == np.float64
+    assert case.p.w_q.dtype == np.float32
+
+
+@EXAMPLES
+@given(cases(), st.integers(1, 5))
+def test_unbatched_and_cross_attention_shapes(case: Case, s: int) -> None:
+    b, t, d = case.shape
+    kv = np.random.default_rng(case.seed).normal(size=(b, s, d))
+    r = engine.multi_head_attention(case.x, case.p, kv=kv, mask="causal")
+    h, d_head = case.p.n_heads, case.p.d_head
+    assert r.output.shape == (b, t, d)
+    assert r.weights.shape == r.scores.shape == (b, h, t, s)
+    assert r.heads.shape == (b, h, t, d_head)
+    single = engine.multi_head_attention(case.x[0], case.p, kv=kv[0], mask="causal")
+    assert single.weights.shape == (h, t, s)
+    np.testing.assert_allclose(single.output, r.output[0], atol=1e-6)
+
+
+# ---- errors name the values ----------------------------------------------------------------------
+
+
+def _raises(fn: object, *fragments: str) -> None:
+    assert callable(fn)
+    with pytest.raises(ValueError) as info:
+        fn()
+    for fragment in fragments:
+        assert fragment in str(info.value), f"{fragment!r} not in {info.value}"
+
+
+def test_d_model_not_divisible_by_n_heads_is_named() -> None:
+    _raises(lambda: engine.init_attention(10, 3), "d_model=10", "n_heads=3")
+
+
+def test_n_heads_not_divisible_by_n_kv_heads_is_named() -> None:
+    _raises(lambda: engine.init_attention(12, 4, n_kv_heads=3), "n_heads=4", "n_kv_heads=3")
+    p = engine.init_attention(12, 4)
+    _raises(lambda: engine.AttentionParams(p.w_q, p.w_k, p.w_v, p.w_o, 4, 3), "n_heads=4", "n_kv_heads=3")
+
+
+def test_mismatched_weight_shapes_are_named() -> None:
+    p = engine.init_attention(8, 2)
+    _raises(
+        lambda: engine.AttentionParams(p.w_q, p.w_k[:, :3], p.w_v, p.w_o, 2, 2), "w_k", "(8, 3)", "(8, 8)"
+    )
+    _raises(lambda: engine.AttentionParams(p.w_q, p.w_k, p.w_v, p.w_o, 2, 2, b_o=np.zeros(5)), "b_o", "(5,)")
+
+
+def test_mismatched_input_shapes_are_named() -> None:
+    p = engine.init_attention(8, 2)
+    _raises(lambda: engine.multi_head_attention(np.zeros((5, 7)), p), "(5, 7)", "d_model=8")
+    _raises(
+        lambda: engine.multi_head_attention(np.zeros((2, 5, 8)), p, kv=np.zeros((3, 4, 8))),
+        "(3, 4, 8)",
+        "(2, 5, 8)",
+    )
+    _raises(lambda: engine.multi_head_attention(np.zeros((4, 5, 6, 8)), p), "(4, 5, 6, 8)")
+
+
+def test_a_mask_that_does_not_broadcast_is_named() -> None:
+    p = engine.init_attention(8, 2)
+    x = np.zeros((5, 8))
+    _raises(lambda: engine.multi_head_attention(x, p, mask=np.ones((3, 3), bool)), "(3, 3)", "(1, 2, 5, 5)")
+    _raises(lambda: engine.multi_head_attention(x, p, mask=np.ones((4, 2, 5, 5), bool)), "(4, 2, 5, 5)")
+
+
+def test_a_bad_mask_string_or_dtype_is_named() -> None:
+    p = engine.init_attention(8, 2)
+    x = np.zeros((5, 8))
+    _raises(lambda: engine.multi_head_attention(x, p, mask="causual"), "'causual'", "'causal'")
+    _raises(lambda: engine.multi_head_attention(x, p, mask=np.ones((5, 5), int)), "int64")
+    _raises(lambda: engine.multi_head_attention(x, p, mask=np.full((5, 5), np.nan)), "NaN")
+
+
+def test_non_finite_input_is_rejected() -> None:
+    p = engine.init_attention(8, 2)
+    x = np.zeros((5, 8))
+    x[2, 3] = np.nan
+    _raises(lambda: engine.multi_head_attention(x, p), "x contains NaN")
+    _raises(
+        lambda: engine.multi_head_attention(np.zeros((5, 8)), p, kv=np.full((3, 8), np.inf)), "kv contains"
+    )
+    bad = p.w_q.copy()
+    bad[0, 0] = np.inf
+    _raises(lambda: engine.AttentionParams(bad, p.w_k, p.w_v, p.w_o, 2, 2), "w_q")
+
+
+def test_error_messages_match_the_documented_pattern() -> None:
+    with pytest.raises(ValueError, match=re.escape("d_model=6 is not divisible by n_heads=4")):
+        engine.init_attention(6, 4)

@@ -1,0 +1,205 @@
+"""The study session state machine: answers are saved before feedback, hints cap at Hard, flashcards show
+their intervals, explain answers wait for their key points, and broken questions never end a session."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from quizapp.catalog import Catalog, load_catalog
+from quizapp.errors import QuizappError
+from quizapp.instance import Instance
+from quizapp.store import Store, open_store, review_count, reviews_for
+from quizapp.study import QuestionSet, fresh_seed, make_scheduler, preview_intervals
+from quizapp.study_session import ExplainPending, Feedback, StudySession, Unreadable
+from quizapp.units import to_display
+
+T0 = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def tick(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(use_cache=False)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with open_store(tmp_path / "p.db", now=T0) as opened:
+        yield opened
+
+
+def _first(catalog: Catalog, kind: str, *, with_misconception: bool = False) -> str:
+    for qid in sorted(catalog.questions):
+        if catalog.questions[qid].type != kind:
+            continue
+        inst = catalog.instance(qid, 1)
+        if with_misconception and not (inst.derivation and inst.derivation.misconceptions):
+            continue
+        return qid
+    raise AssertionError(f"the bank has no {kind} question")
+
+
+def _drill(catalog: Catalog, store: Store, qid: str, clock: Clock, seed: int = 3) -> StudySession:
+    return StudySession.start(
+        catalog,
+        store,
+        QuestionSet.from_catalog(catalog),
+        mode="drill",
+        clock=clock,
+        rng=random.Random(seed),
+        question_ids=(qid,),
+        fuzzing=False,
+    )
+
+
+def _right_answer(inst: Instance) -> str:
+    return inst.expected_text()
+
+
+def test_a_right_answer_is_saved_before_the_feedback_comes_back(catalog: Catalog, store: Store) -> None:
+    qid = _first(catalog, "numeric")
+    clock = Clock()
+    session = _drill(catalog, store, qid, clock)
+    card = session.current
+    assert card is not None
+    clock.tick(5)
+    result = session.submit(_right_answer(card.instance))
+    assert isinstance(result, Feedback) and result.verdict.correct
+    saved = reviews_for(store, qid)
+    assert [r.id for r in saved] == [result.review_id]
+    assert saved[0].seed == card.instance.seed and saved[0].mode == "drill" and saved[0].duration_ms == 5000
+    assert session.progress().done == 1 and session.progress().left is None
+
+
+def test_a_known_misconception_is_diagnosed_and_saved(catalog: Catalog, store: Store) -> None:
+    qid = _first(catalog, "numeric", with_misconception=True)
+    session = _drill(catalog, store, qid, Clock())
+    inst = session.current.instance if session.current else None
+    assert inst is not None and inst.derivation is not None
+    wrong = next(m for m in inst.derivation.misconceptions if m.value != inst.expected)
+    assert isinstance(wrong.value, (int, float))
+    result = session.submit(repr(to_display(wrong.value, inst.unit)))
+    assert isinstance(result, Feedback)
+    assert not result.verdict.correct and result.rating == 1
+    assert result.verdict.diagnosis_id is not None
+    assert reviews_for(store, qid)[0].diagnosis_id == result.verdict.diagnosis_id
+
+
+def test_a_hint_shows_the_first_step_and_caps_a_fast_right_answer_at_hard(
+    catalog: Catalog, store: Store
+) -> None:
+    qid = _first(catalog, "numeric")
+    session = _drill(catalog, store, qid, Clock())
+    card = session.current
+    assert card is not None and card.instance.derivation is not None
+    hint = session.hint()
+    assert hint is not None and hint.step == card.instance.derivation.steps[0]
+    result = session.submit(_right_answer(card.instance))  # 0 seconds: Easy without the hint
+    assert isinstance(result, Feedback) and result.verdict.correct and result.rating == 2
+
+
+def test_an_unreadable_answer_is_not_saved_and_can_be_fixed(catalog: Catalog, store: Store) -> None:
+    qid = _first(catalog, "numeric")
+    session = _drill(catalog, store, qid, Clock())
+    assert isinstance(session.submit("about a lot"), Unreadable)
+    assert review_count(store) == 0 and not session.answered
+    card = session.current
+    assert card is not None
+    assert isinstance(session.submit(_right_answer(card.instance)), Feedback)
+
+
+def test_flashcard_ratings_show_fsrs_intervals_in_study_mode(catalog: Catalog, store: Store) -> None:
+    qid = _first(catalog, "flashcard")
+    questions = QuestionSet.from_catalog(catalog).select(question_ids=[qid])
+    session = StudySession.start(
+        catalog, store, questions, mode="study", clock=Clock(), rng=random.Random(1), fuzzing=False
+    )
+    choices = session.reveal()
+    expected = preview_intervals(None, make_scheduler(fuzzing=False), now=T0)
+    assert [c.interval for c in choices] == [p.label for p in expected]
+    result = session.rate(3)
+    assert result.scheduled and result.rating == 3 and result.verdict.correct
+    assert reviews_for(store, qid)[0].rating == 3
+    assert session.advance() is None and session.finished  # the only card is scheduled for later
+
+
+def test_explain_waits_for_key_points_and_escape_still_saves_it(catalog: Catalog, store: Store) -> None:
+    qid = _first(catalog, "explain")
+    session = _drill(catalog, store, qid, Clock())
+    pending = session.submit("Sharing K and V heads shrinks the cache.")
+    assert isinstance(pending, ExplainPending) and pending.key_points
+    assert review_count(store) == 0
+    session.tick([0])
+    saved = session.close()
+    assert saved is not None and saved.covered == (0,)
+    assert reviews_for(store, qid)[0].answer == "Sharing K and V heads shrinks the cache."
+
+
+def test_all_key_points_ticked_rates_the_explanation_as_known(catalog: Catalog, store: Store) -> None:
+    qid = _first(catalog, "explain")
+    session = _drill(catalog, store, qid, Clock())
+    pending = session.submit("My answer")
+    assert isinstance(pending, ExplainPending)
+    result = session.finish_explain(range(len(pending.key_points)))
+    assert result.verdict.correct and result.rating >= 3
+
+
+def test_instance_seeds_come_from_the_injected_rng(catalog: Catalog, store: Store) -> None:
+    session = StudySession.start(
+        catalog,
+        store,
+        QuestionSet.from_catalog(catalog),
+        mode="cram",
+        clock=Clock(),
+        rng=random.Random(42),
+        fuzzing=False,
+    )
+    assert session.current is not None
+    assert session.current.instance.seed == fresh_seed(random.Random(42))
+
+
+def test_a_question_that_cannot_be_built_is_skipped_and_reported(catalog: Catalog, store: Store) -> None:
+    ids = sorted(catalog.questions)[:2]
+
+    class Broken:
+        def instance(self, question_id: str, seed: int) -> Instance:
+            if question_id == ids[0]:
+                raise QuizappError("template failed")
+            return catalog.instance(question_id, seed)
+
+    questions = QuestionSet.from_catalog(catalog).select(question_ids=ids)
+    session = StudySession.start(
+        Broken(), store, questions, mode="cram", clock=Clock(), rng=random.Random(0), fuzzing=False
+    )
+    assert session.current is not None and session.current.instance.question_id == ids[1]
+    assert session.problems and ids[0] in session.problems[0]
+
+
+def test_an_empty_selection_is_refused_with_a_message(catalog: Catalog, store: Store) -> None:
+    with pytest.raises(QuizappError, match="No question"):
+        StudySession.start(
+            catalog,
+            store,
+            QuestionSet.from_catalog(catalog),
+            mode="drill",
+            clock=Clock(),
+            rng=random.Random(0),
+            question_ids=("no-such-question",),
+        )

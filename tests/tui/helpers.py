@@ -1,0 +1,101 @@
+"""Provides helpers for the TUI tests: pick questions of a kind, open a drill, read what the screen shows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from quizapp.catalog import Catalog
+from quizapp.grading.grade import grade
+from quizapp.instance import Instance
+from quizapp.store import QuestionRef, open_store
+from quizapp.study import make_scheduler, record_review
+from quizapp.tui.app import QuizApp
+from quizapp.tui.screens.study import StudyScreen
+from quizapp.units import to_display
+
+NOW = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
+SEED = 7
+SIZE = (100, 32)
+
+
+def question_ids(
+    catalog: Catalog, kind: str, accept: Callable[[Instance], bool] = lambda _: True
+) -> list[str]:
+    """Ids of questions of `kind` whose instance at SEED passes `accept`, in id order."""
+    found = []
+    for qid in sorted(catalog.questions):
+        if catalog.questions[qid].type != kind:
+            continue
+        if accept(catalog.instance(qid, SEED)):
+            found.append(qid)
+    return found
+
+
+async def loaded(app: QuizApp, pilot: Pilot[None]) -> None:
+    """Waits until the catalog worker has handed over the backend."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert app.backend is not None
+
+
+async def drill(app: QuizApp, pilot: Pilot[None], qid: str) -> StudyScreen:
+    """Opens a drill of one question and returns the study screen showing it."""
+    await loaded(app, pilot)
+    app.start_session("drill", question_ids=(qid,))
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, StudyScreen)
+    return screen
+
+
+def current(screen: StudyScreen) -> Instance:
+    card = screen.session.current
+    assert card is not None
+    return card.instance
+
+
+def text_of(app: QuizApp, selector: str) -> str:
+    """The plain text a Static shows (for asserting what the user reads)."""
+    widget = app.screen.query_one(selector)
+    return str(widget.render())
+
+
+def with_misconception(inst: Instance) -> bool:
+    return bool(inst.derivation and any(m.value != inst.expected for m in inst.derivation.misconceptions))
+
+
+def seed_history(db: Path, catalog: Catalog) -> tuple[str, str]:
+    """Three days of answers, the wrong ones graded by the real grader; returns (question, diagnosis id)."""
+    qid = question_ids(catalog, "numeric", with_misconception)[0]
+    deck = catalog.deck_of(qid).id
+    scheduler = make_scheduler(fuzzing=False)
+    diagnosis_id = ""
+    with open_store(db, now=NOW) as store:
+        for days_ago, seed in ((2, 11), (1, 12), (0, 13)):
+            inst = catalog.instance(qid, seed)
+            assert inst.derivation is not None
+            wrong = next(m for m in inst.derivation.misconceptions if m.value != inst.expected)
+            assert isinstance(wrong.value, (int, float))
+            answer = repr(to_display(wrong.value, inst.unit))
+            verdict = grade(inst, answer)
+            assert verdict.diagnosis_id is not None
+            diagnosis_id = verdict.diagnosis_id
+            record_review(
+                store,
+                QuestionRef(qid, deck),
+                seed=seed,
+                answer=answer,
+                correct=False,
+                rating=1,
+                duration_ms=30_000,
+                now=NOW - timedelta(days=days_ago),
+                mode="study",
+                diagnosis=verdict.diagnosis,
+                diagnosis_id=verdict.diagnosis_id,
+                scheduler=scheduler,
+            )
+    return qid, diagnosis_id

@@ -1,0 +1,82 @@
+"""The heatmap widget: fits 80 columns, labels both axes, prints values when small, survives NO_COLOR."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from textual.app import App, ComposeResult
+
+from engine import Heatmap, init_attention, multi_head_attention
+from quizapp.tui.widgets.heatmap import SHADES, HeatmapView, ramp_colour, shorten
+
+SENTENCE = ("the", "transformer", "attends", "to", "every", "previous", "token", "carefully")
+
+
+def _weights(n_tokens: int, n_heads: int = 4, causal: bool = True) -> Heatmap:
+    """Real attention weights from the engine for a random input (the input, not an answer, is random)."""
+    x = np.random.default_rng(0).standard_normal((n_tokens, 16))  # (T, d)
+    result = multi_head_attention(x, init_attention(16, n_heads, seed=1), mask="causal" if causal else None)
+    tokens = SENTENCE[:n_tokens]
+    return Heatmap(result.weights, tokens, tokens)  # (H, T, T)
+
+
+class _One(App[None]):
+    def __init__(self, heatmap: Heatmap) -> None:
+        super().__init__()
+        self.heatmap = heatmap
+
+    def compose(self) -> ComposeResult:
+        yield HeatmapView(self.heatmap)
+
+
+def test_colour_ramp_runs_dark_to_bright() -> None:
+    dark, bright = ramp_colour(0.0), ramp_colour(1.0)
+    assert sum(dark) < sum(ramp_colour(0.5)) < sum(bright)
+
+
+def test_long_labels_are_shortened_with_an_ellipsis() -> None:
+    assert shorten("transformer", 4) == "tra…"
+    assert shorten("to", 4) == "to"
+
+
+@pytest.mark.parametrize("width", [80, 60, 40])
+def test_eight_tokens_four_heads_fit_the_width(width: int) -> None:
+    view = HeatmapView(_weights(8), monochrome=False)
+    lines = view._lines(width)
+    assert max(line.cell_len for line in lines) <= width
+    text = "\n".join(line.plain for line in lines)
+    assert "head 1" in text and "head 4" in text
+    assert "transformer" not in text  # too long for a column: shortened
+
+
+def test_small_grid_prints_values_and_big_grid_waits_for_the_toggle() -> None:
+    small = HeatmapView(_weights(3, n_heads=1), monochrome=False)
+    heat = small.heatmap.weights
+    assert f"{float(heat[0, 1, 0]):.2f}"[1:] in "\n".join(line.plain for line in small._lines(80))
+
+    big = HeatmapView(_weights(8, n_heads=1), monochrome=False)
+    value = f"{float(big.heatmap.weights[0, 7, 0]):.2f}"[1:]
+    row = [line.plain for line in big._lines(80) if line.plain.startswith("careful")]
+    assert value not in row[0]
+    big.show_values = True
+    row = [line.plain for line in big._lines(80) if line.plain.startswith("car")]
+    assert value in row[0]
+
+
+def test_without_colour_every_cell_has_a_shade_and_a_value() -> None:
+    view = HeatmapView(_weights(4, n_heads=2), monochrome=True)
+    text = "\n".join(line.plain for line in view._lines(80))
+    assert any(ch in text for ch in SHADES[1:])
+    lo, hi = float(view.heatmap.weights.min()), float(view.heatmap.weights.max())
+    assert f"min {lo:.3g}" in text and f"max {hi:.3g}" in text
+    assert "·" in text  # masked (causal) cells are marked, not shown as a value
+
+
+async def test_no_color_environment_switches_the_widget_to_shading(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = _One(_weights(4, n_heads=2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(HeatmapView)
+        assert view.monochrome
+        assert view.size.height == len(view._lines(view.content_size.width))

@@ -1,0 +1,134 @@
+"""SVG snapshots of the screens a user sees most, at 80x24 (the smallest supported terminal).
+
+Fixed clock, seed and catalog, cursor blink off: the pictures only change when the screens do. Update with
+`pytest tests/tui/test_snapshots.py --snapshot-update`, and look at the new SVGs before committing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+from quizapp.catalog import Catalog
+from quizapp.instance import Instance
+from quizapp.tui.app import QuizApp
+from quizapp.tui.screens.study import StudyScreen
+from tests.tui.helpers import current, question_ids, seed_history
+
+SMALL = (80, 24)
+Snap = Callable[..., bool]
+
+
+def _has_heatmap(inst: Instance) -> bool:
+    return inst.heatmap is not None and inst.kind in ("numeric", "tensor")
+
+
+def _heatmap_question(catalog: Catalog) -> str:
+    """The first numeric-answer question whose feedback draws attention weights."""
+    return (question_ids(catalog, "tensor", _has_heatmap) + question_ids(catalog, "numeric", _has_heatmap))[0]
+
+
+async def _wait(pilot: Pilot[Any]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def _drill_and(qid: str, then: Callable[[StudyScreen, Pilot[Any]], Awaitable[None]]) -> Callable[..., Any]:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _wait(pilot)
+        app = pilot.app
+        assert isinstance(app, QuizApp)
+        app.start_session("drill", question_ids=(qid,))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StudyScreen)
+        await then(screen, pilot)
+        await pilot.pause()
+
+    return run_before
+
+
+async def _answer_right(screen: StudyScreen, pilot: Pilot[Any]) -> None:
+    screen.query_one("#answer", Input).value = current(screen).expected_text()
+    await pilot.press("enter")
+
+
+class TestHome:
+    def test_first_run_at_80x24(self, snap_compare: Snap, new_app: Callable[..., QuizApp]) -> None:
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=_wait)
+
+    def test_help(self, snap_compare: Snap, new_app: Callable[..., QuizApp]) -> None:
+        assert snap_compare(new_app(), press=["question_mark"], terminal_size=SMALL, run_before=_wait)
+
+
+class TestStudy:
+    def test_numeric_feedback_with_derivation_and_heatmap(
+        self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog
+    ) -> None:
+        qid = _heatmap_question(catalog)
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=_drill_and(qid, _answer_right))
+
+    def test_flashcard_revealed_with_intervals(
+        self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog
+    ) -> None:
+        qid = question_ids(catalog, "flashcard")[0]
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await _wait(pilot)
+            app = pilot.app
+            assert isinstance(app, QuizApp)
+            app.start_session("study", question_ids=(qid,))
+            await pilot.pause()
+            await pilot.press("space")
+            await pilot.pause()
+
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=run_before)
+
+    def test_explain_key_points(
+        self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog
+    ) -> None:
+        qid = question_ids(catalog, "explain")[0]
+
+        async def submit(screen: StudyScreen, pilot: Pilot[Any]) -> None:
+            screen.query_one("#explain-text", TextArea).text = "Heads attend in separate subspaces."
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            await pilot.press("space", "down", "space")
+
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=_drill_and(qid, submit))
+
+
+class TestNoColor:
+    def test_heatmap_uses_shading_and_values(
+        self,
+        snap_compare: Snap,
+        new_app: Callable[..., QuizApp],
+        catalog: Catalog,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        monkeypatch.setenv("NO_COLOR", "1")
+        qid = _heatmap_question(catalog)
+
+        async def show_heatmap(screen: StudyScreen, pilot: Pilot[Any]) -> None:
+            await _answer_right(screen, pilot)
+            await pilot.pause()
+            heatmap = screen.query_one("#feedback-heatmap")
+            screen.body.scroll_to_widget(heatmap, animate=False, top=True)
+
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=_drill_and(qid, show_heatmap))
+
+
+class TestStatsAndSettings:
+    def test_stats_on_a_seeded_database(
+        self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+    ) -> None:
+        seed_history(db_file, catalog)
+        assert snap_compare(new_app(), press=["t"], terminal_size=SMALL, run_before=_wait)
+
+    def test_settings(self, snap_compare: Snap, new_app: Callable[..., QuizApp]) -> None:
+        assert snap_compare(new_app(), press=["comma"], terminal_size=SMALL, run_before=_wait)

@@ -1,0 +1,100 @@
+"""The stats screen on a seeded database (its misconceptions open a drill), the settings screen saving
+through the store, and the home screen's first-run line and command palette."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.widgets import Input, OptionList
+
+from quizapp.catalog import Catalog
+from quizapp.store import load_settings, open_store
+from quizapp.tui.app import QuizApp
+from quizapp.tui.screens.home import HomeScreen
+from quizapp.tui.screens.settings import SettingsScreen
+from quizapp.tui.screens.stats import StatsScreen
+from quizapp.tui.screens.study import StudyScreen
+from tests.tui.helpers import NOW, SIZE, current, loaded, seed_history, text_of
+
+
+async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    qid, _ = seed_history(db_file, catalog)
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, StatsScreen)
+        summary = text_of(app, "#stats-summary")
+        assert "3 reviews" in summary and "streak 3 days" in summary
+        assert app.screen.query("#calendar") and app.screen.query("#forecast")
+        misconceptions = app.screen.query_one("#misconceptions", OptionList)
+        assert misconceptions.option_count >= 1 and "3×" in str(misconceptions.get_option_at_index(0).prompt)
+        misconceptions.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, StudyScreen)
+        assert app.screen.session.mode == "drill"
+        assert current(app.screen).question_id == qid
+
+
+async def test_settings_are_saved_to_the_store(new_app: Callable[..., QuizApp], db_file: Path) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        screen.query_one("#setting-new_per_day", Input).value = "abc"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "must be a number" in text_of(app, "#settings-error")
+        screen.query_one("#setting-desired_retention", Input).value = "0.85"
+        screen.query_one("#setting-new_per_day", Input).value = "7"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+    with open_store(db_file, now=NOW) as store:
+        saved = load_settings(store)
+    assert (saved.desired_retention, saved.new_per_day) == (0.85, 7)
+
+
+async def test_an_out_of_range_setting_is_refused_with_the_allowed_range(
+    new_app: Callable[..., QuizApp], db_file: Path
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        app.screen.query_one("#setting-desired_retention", Input).value = "1.5"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert "between 0.7 and 0.99" in text_of(app, "#settings-error")
+
+
+async def test_a_first_run_says_what_to_press_and_every_key_is_in_the_palette(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert "Press s to start studying" in text_of(app, "#home-hint")
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for description in ("Study", "Drill", "Cram", "Interview", "Explore", "Stats", "Settings", "Help"):
+            assert description in titles
+
+
+async def test_screens_not_built_yet_say_so_instead_of_failing(new_app: Callable[..., QuizApp]) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        app.open_screen("no-such-screen")  # how `i` and `e` behave until their screens are plugged in
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert any("coming soon" in n.message for n in app._notifications)

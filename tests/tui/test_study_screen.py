@@ -1,0 +1,151 @@
+"""Study screen flows a user notices: right and wrong numeric answers with their diagnosis, hints,
+choice questions, and answers that survive Escape."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import Input, OptionList, TextArea
+
+from quizapp.catalog import Catalog
+from quizapp.grading.grade import grade
+from quizapp.instance import Instance
+from quizapp.store import review_count, reviews_for
+from quizapp.tui.app import QuizApp
+from quizapp.tui.screens.home import HomeScreen
+from quizapp.tui.screens.study import StudyScreen
+from quizapp.units import to_display
+from tests.tui.helpers import SIZE, current, drill, loaded, question_ids, text_of
+
+
+def _has_misconception(inst: Instance) -> bool:
+    return bool(inst.derivation and any(m.value != inst.expected for m in inst.derivation.misconceptions))
+
+
+def _misconception_answer(inst: Instance) -> str:
+    """A wrong answer the engine itself predicts: a misconception's value, in the unit the prompt asks."""
+    assert inst.derivation is not None
+    wrong = next(m for m in inst.derivation.misconceptions if m.value != inst.expected)
+    assert isinstance(wrong.value, (int, float))
+    return repr(to_display(wrong.value, inst.unit))
+
+
+async def _answer(screen: StudyScreen, pilot: object, text: str) -> None:
+    field = screen.query_one("#answer", Input)
+    field.value = text
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def test_numeric_right_then_wrong_shows_the_diagnosis(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "numeric", _has_misconception)[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        first = current(screen)
+        await _answer(screen, pilot, first.expected_text())
+        assert "Correct" in text_of(app, "#verdict")
+        assert app.screen.query("#derivation")
+
+        await pilot.press("enter")  # next card: the same question with fresh numbers
+        await pilot.pause()
+        second = current(screen)
+        assert _has_misconception(second)
+        wrong = _misconception_answer(second)
+        expected_diagnosis = grade(second, wrong).diagnosis
+        await _answer(screen, pilot, wrong)
+        assert "Not quite" in text_of(app, "#verdict")
+        assert expected_diagnosis and expected_diagnosis in text_of(app, "#diagnosis")
+        saved = reviews_for(app.backend.store, qid)  # type: ignore[union-attr]
+        assert [r.correct for r in saved] == [True, False]
+
+
+async def test_a_hint_shows_the_first_step_and_the_rating_drops_to_hard(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "numeric")[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        inst = current(screen)
+        assert inst.derivation is not None
+        await pilot.press("h")
+        await pilot.pause()
+        assert inst.derivation.steps[0].label in text_of(app, "#hint-box")
+        assert screen.query_one("#answer", Input).value == ""  # h gave a hint, it did not type
+        await _answer(screen, pilot, inst.expected_text())
+        assert "rated Hard" in text_of(app, "#verdict")
+
+
+async def test_a_choice_question_answered_by_letter_then_wrong_shows_the_option_feedback(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "choice", lambda i: not i.multiple)[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        inst = current(screen)
+        right = next(o for o in inst.options if o.correct)
+        await pilot.press(right.key, "enter")
+        await pilot.pause()
+        assert "Correct" in text_of(app, "#verdict")
+
+        await pilot.press("enter")
+        await pilot.pause()
+        inst = current(screen)
+        wrong = next(o for o in inst.options if not o.correct)
+        assert isinstance(screen.query_one("#answer"), OptionList)
+        await pilot.press(wrong.key, "enter")
+        await pilot.pause()
+        assert "Not quite" in text_of(app, "#verdict")
+        shown = " ".join(str(w.render()) for w in app.screen.query(".option-feedback"))
+        assert wrong.feedback.split()[0] in shown
+
+
+async def test_an_unreadable_answer_says_what_to_type_and_keeps_the_input(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "numeric")[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        await _answer(screen, pilot, "a lot of bytes??")
+        assert app.screen.query_one("#answer-error").display
+        assert not app.screen.query("#feedback")
+        assert review_count(app.backend.store) == 0  # type: ignore[union-attr]
+
+
+async def test_escape_goes_home_and_keeps_every_answer(new_app: Callable[..., QuizApp]) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StudyScreen)
+        inst = current(screen)
+        if inst.kind == "flashcard":
+            await pilot.press("space", "3")
+        elif inst.kind == "choice":
+            field = screen.query_one("#answer")
+            if inst.multiple:
+                for option in inst.options:
+                    if option.correct:
+                        await pilot.press(option.key)
+            else:
+                await pilot.press(next(o.key for o in inst.options if o.correct))
+            assert field.has_focus
+            await pilot.press("enter")
+        elif inst.kind == "explain":
+            screen.query_one("#explain-text", TextArea).text = "Sharing K and V shrinks the cache."
+            await pilot.press("ctrl+s")
+        else:
+            await _answer(screen, pilot, inst.expected_text())
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert review_count(app.backend.store) >= 1  # type: ignore[union-attr]
+        assert "1 answered today" in text_of(app, "#home-totals")
