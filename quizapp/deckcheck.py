@@ -9,16 +9,20 @@ their arguments, and a template whose parametrisation already passed is not run 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import math
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 import engine
 from engine import Arg, Calculator, Derivation
 from quizapp import units
-from quizapp.instantiate import InstanceError, instantiate
+from quizapp.instantiate import InstanceError, instantiate, sample_params
 from quizapp.problems import Issue, Loc
 from quizapp.schema import (
     ANSWER_TYPES,
@@ -39,6 +43,9 @@ from quizapp.units import BASE_DIMENSION
 SEEDS: tuple[int, ...] = tuple(range(50))
 _UNKNOWN = object()
 _PASSED: set[str] = set()
+"""Hashes of template signatures that passed every check (in this process, or remembered on disk)."""
+_NEW: list[str] = []
+_PROVEN_FILES: set[Path] = set()
 _CALC_MEMO: dict[tuple[str, str], Derivation | ValueError] = {}
 
 
@@ -54,13 +61,47 @@ def check_question(
     if not question.params and question.type not in ANSWER_TYPES:
         return _template_issues(question.prompt, _prompt_field(question), {})
     cited = _source_issues(question)
-    signature = _signature(question, raw)
+    signature = hashlib.sha256(_signature(question, raw).encode()).hexdigest()[:32]
     if signature in _PASSED:
         return cited
     issues = static_issues(question) or seed_issues(question, seeds=seeds)
     if not issues:
         _PASSED.add(signature)
+        _NEW.append(signature)
     return cited + issues
+
+
+def remember_proven(path: Path) -> None:
+    """Also trusts the template signatures listed in `path` (one hash a line), from earlier runs, so an
+    edited deck re-checks only the templates that changed. The file name must carry the code version."""
+    if path in _PROVEN_FILES:
+        return
+    _PROVEN_FILES.add(path)
+    try:
+        _PASSED.update(line for line in path.read_text(encoding="ascii").split() if len(line) == 32)
+    except (OSError, UnicodeDecodeError):
+        return
+
+
+def save_proven(path: Path) -> None:
+    """Appends the signatures proven since the last save; a failure only costs time next run."""
+    if not _NEW:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="ascii") as fh:
+            fh.write("".join(f"{h}\n" for h in _NEW))
+        _NEW.clear()
+    except OSError:
+        return
+
+
+def forget_proven() -> None:
+    """Forgets every proven signature in this process (for benchmarks and tests)."""
+    _PASSED.clear()
+    _NEW.clear()
+    _PROVEN_FILES.clear()
+    _CALC_MEMO.clear()
 
 
 def _prompt_field(question: Question) -> str:
@@ -265,13 +306,20 @@ def _kind_problem(arg: Arg, value: Any) -> str:
 
 
 def seed_issues(question: Question, *, seeds: Iterable[int] = SEEDS) -> list[Issue]:
-    """Instantiates the question at every seed; the first failure is the issue."""
+    """Instantiates the question at every seed; the first failure is the issue.
+
+    An instance depends only on the drawn param values (and a choice question's shuffle, which cannot
+    fail), so a seed that draws values an earlier seed drew is already covered and is skipped.
+    """
     seed_list = list(seeds) if question.params or question.type == "choice" else [0]
+    seen: set[str] = set()
     for seed in seed_list:
         try:
-            inst = instantiate(
-                question, deck_id="check", deck_title="check", seed=seed, calculate=_memo_calculate
-            )
+            drawn = repr(sample_params(question.params, np.random.default_rng(seed), _memo_calculate))
+            if drawn in seen:
+                continue
+            seen.add(drawn)
+            inst = instantiate(question, deck_id="-", deck_title="-", seed=seed, calculate=_memo_calculate)
         except InstanceError as exc:
             return [Issue(exc.loc, f"with seed {seed}: {exc.message}", exc.offset)]
         if question.type in ANSWER_TYPES and inst.derivation is None:  # pragma: no cover (engine bug)
@@ -297,10 +345,10 @@ def _signature(question: Question, raw: Mapping[str, Any] | None = None) -> str:
 
 
 def _memo_calculate(name: str, args: Mapping[str, Any]) -> Derivation:
-    key = (name, json.dumps(args, sort_keys=True, default=repr))
+    key = (name, repr(sorted(args.items())))
     hit = _CALC_MEMO.get(key)
     if hit is None:
-        if len(_CALC_MEMO) > 200_000:
+        if len(_CALC_MEMO) > 5_000:
             _CALC_MEMO.clear()
         try:
             hit = engine.calculate(name, **args)

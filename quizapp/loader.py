@@ -187,7 +187,7 @@ def load_file(path: Path, *, use_cache: bool = True) -> Loaded:
     if outcome is None and use_cache:
         outcome = _read_cache(key)
     if outcome is None:
-        outcome, parsed = _validate(raw)
+        outcome, parsed = _validate(raw, proven=_proven_file() if use_cache else None)
         if use_cache:
             _write_cache(key, outcome, parsed)
     if use_cache:
@@ -229,7 +229,7 @@ _QUESTION = TypeAdapter(Question)
 _JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
-def _validate(raw: bytes) -> tuple[_Outcome, list[Any] | None]:
+def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, list[Any] | None]:
     """Parses and checks a file's bytes; every problem in the file is reported, not just the first."""
     try:
         text = raw.decode("utf-8")
@@ -252,12 +252,16 @@ def _validate(raw: bytes) -> tuple[_Outcome, list[Any] | None]:
             issues.extend(issue_from_error(e, data) for e in exc.errors())
     questions = _valid_questions(deck, data, issues)
     if questions:
-        from quizapp.deckcheck import check_question
+        from quizapp import deckcheck
 
+        if proven is not None:
+            deckcheck.remember_proven(proven)
         items = data["questions"]
         for index, question in questions:
-            found = check_question(question, raw=items[index])
+            found = deckcheck.check_question(question, raw=items[index])
             issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in found)
+        if proven is not None:
+            deckcheck.save_proven(proven)
     issues.extend(_duplicate_ids(questions))
     if deck is not None and not issues:
         return _Outcome(DeckData.from_deck(deck), (), deck.id), data["questions"]
@@ -341,6 +345,11 @@ def _code_stamp() -> str:
             parts.append(f"{file.name}:{st.st_size}:{st.st_mtime_ns}")
         _CODE_STAMP.append(hashlib.sha256("|".join(parts).encode()).hexdigest())
     return _CODE_STAMP[0]
+
+
+def _proven_file() -> Path:
+    """Where template signatures that passed the seed checks are remembered, per code version."""
+    return paths.cache_dir() / f"templates-{_code_stamp()[:16]}-{__version__}.txt"
 
 
 def _cache_key(digest: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -154,24 +155,22 @@ def test_grouped_kv_heads_equal_mha_with_kv_weights_repeated(case: Case) -> None
     p = case.p
     d, g, d_head = p.d_model, p.group_size, p.d_head
 
-    def repeat(w: np.ndarray | None) -> np.ndarray | None:
+    def repeat(w: np.ndarray) -> np.ndarray:
         # like torch's repeat_interleave: kv head j serves query heads j*g .. j*g + g - 1
-        if w is None:
-            return None
         return np.repeat(w.reshape(*w.shape[:-1], p.n_kv_heads, d_head), g, axis=-2).reshape(
             *w.shape[:-1], -1
         )
 
     mha = engine.AttentionParams(
         w_q=p.w_q,
-        w_k=repeat(p.w_k),  # type: ignore[arg-type]
-        w_v=repeat(p.w_v),  # type: ignore[arg-type]
+        w_k=repeat(p.w_k),
+        w_v=repeat(p.w_v),
         w_o=p.w_o,
         n_heads=p.n_heads,
         n_kv_heads=p.n_heads,
         b_q=p.b_q,
-        b_k=repeat(p.b_k),
-        b_v=repeat(p.b_v),
+        b_k=None if p.b_k is None else repeat(p.b_k),
+        b_v=None if p.b_v is None else repeat(p.b_v),
         b_o=p.b_o,
     )
     assert mha.w_k.shape == (d, d)
@@ -218,13 +217,29 @@ def test_dropping_w_o_returns_the_concatenated_heads(case: Case) -> None:
     np.testing.assert_allclose(full.output, expected, atol=1e-5)
 
 
+def test_grouped_kv_heads_are_never_repeated_in_memory() -> None:
+    x = np.random.default_rng(0).normal(size=(1, 64, 64)).astype(np.float32)
+
+    def peak(n_kv: int) -> int:
+        p = engine.init_attention(64, 8, n_kv_heads=n_kv, seed=0)
+        tracemalloc.start()
+        engine.multi_head_attention(x, p, mask="causal")
+        top = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return top
+
+    mha, mqa = peak(8), peak(1)
+    kv_bytes_saved = 2 * 64 * (64 - 8) * 4  # K and V: (T, d) in MHA, (T, d_head) in MQA
+    assert mqa <= mha - kv_bytes_saved
+
+
 # ---- masks, dtypes, shapes -----------------------------------------------------------------------
 
 
 @EXAMPLES
 @given(cases(), st.sampled_from(["bool", "additive"]))
 def test_a_fully_masked_row_gives_zero_weights_and_zero_output_not_nan(case: Case, kind: str) -> None:
-    b, t, _ = case.shape
+    b = case.shape[0]
     allowed = random_bool_mask(case)
     allowed[:, :, 0, :] = False  # query 0 may attend to nothing
     mask = allowed if kind == "bool" else np.where(allowed, 0.0, -np.inf)

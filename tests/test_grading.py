@@ -9,64 +9,19 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from typing import Any
 
 import pytest
+from grading_cases import answer_text, make_instance, random_args, same_under
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
 from quizapp.grading import grade, grade_explain, grade_flashcard, head_count, suggest_rating
-from quizapp.grading.diagnose import tolerance_of
 from quizapp.instance import ChoiceOption, Instance
-from quizapp.tolerance import Tolerance, default_tolerance
+from quizapp.tolerance import Tolerance
 from quizapp.units import to_display
 
 LLAMA2_70B_KV = {"n_layers": 80, "d_head": 128, "seq_len": 4096, "batch": 8, "bytes_per_element": 2}
-
-
-def make_instance(
-    calculator: str,
-    display: str | None = None,
-    tolerance: Tolerance | None = None,
-    *,
-    target_seconds: float = 90.0,
-    **args: Any,
-) -> Instance:
-    """An Instance straight from the engine, built the way quizapp.instantiate builds one."""
-    d = engine.calculate(calculator, **args)
-    shown = d.unit if display is None else display
-    if isinstance(d.value, tuple):
-        return Instance(
-            f"test-{calculator}",
-            "test",
-            "test",
-            "shape",
-            0,
-            "",
-            d.value,
-            "shape",
-            d.unit,
-            None,
-            d,
-            target_seconds=target_seconds,
-        )
-    kind = "tensor" if calculator == "attention_entry" else "numeric"
-    tol = tolerance or default_tolerance(to_display(d.value, shown))
-    return Instance(
-        f"test-{calculator}",
-        "test",
-        "test",
-        kind,
-        0,
-        "",
-        d.value,
-        shown,
-        d.unit,
-        tol,
-        d,
-        target_seconds=target_seconds,
-    )
 
 
 def kv_70b(n_kv_heads: int, display: str = "GiB", tol: Tolerance | None = None) -> Instance:
@@ -341,122 +296,10 @@ def _any_kind_instances() -> list[Instance]:
 # ---------------------------------------------------------------------------- every misconception
 
 
-def _divisor(n: int, rng: random.Random) -> int:
-    return rng.choice([k for k in range(1, n + 1) if n % k == 0])
-
-
-def _matrix(rows: int, cols: int, rng: random.Random) -> list[list[int]]:
-    return [[rng.randint(-3, 3) for _ in range(cols)] for _ in range(rows)]
-
-
-def random_args(name: str, rng: random.Random) -> dict[str, Any]:
-    """Valid random arguments for one of the contract's calculators (names and arguments are fixed)."""
-    h = rng.choice([2, 3, 4, 6, 8, 12, 16, 32, 64])
-    d_head = rng.choice([16, 32, 64, 80, 96, 128])
-    d_model = h * d_head
-    if name == "head_dim":
-        return {"d_model": d_model, "n_heads": h}
-    if name == "attention_parameters":
-        return {
-            "d_model": d_model,
-            "n_heads": h,
-            "n_kv_heads": _divisor(h, rng),
-            "bias": rng.random() < 0.5,
-            "output_projection": rng.random() < 0.7,
-            "n_layers": rng.choice([1, 1, 2, 12, 24, 32, 80]),
-        }
-    if name == "single_vs_multi_head_parameters":
-        return {
-            "d_model": d_model,
-            "n_heads": h,
-            "bias": rng.random() < 0.5,
-            "which": rng.choice(["multi", "single", "per_head"]),
-        }
-    kv = {
-        "n_layers": rng.choice([2, 12, 24, 32, 40, 60, 80, 96]),
-        "n_kv_heads": _divisor(h, rng),
-        "d_head": d_head,
-        "bytes_per_element": rng.choice([1, 2, 2, 4]),
-    }
-    if name == "kv_cache_bytes":
-        return {**kv, "seq_len": rng.choice([512, 1000, 2048, 4096, 8192]), "batch": rng.randint(1, 32)}
-    if name == "kv_cache_bytes_per_token":
-        return kv
-    if name == "kv_cache_savings":
-        return {"n_heads": h, "n_kv_heads": _divisor(h, rng)}
-    seq = rng.choice([16, 100, 128, 512, 1024, 2048, 4096])
-    kv_len = rng.choice([None, None, rng.choice([64, 300, 1024, 8192])])
-    if name == "attention_flops":
-        part = rng.choice(["total", "projections", "scores", "weighted_sum", "output"])
-        return {
-            "seq_len": seq,
-            "d_model": d_model,
-            "n_heads": h,
-            "batch": rng.randint(1, 8),
-            "kv_len": kv_len,
-            "part": part,
-        }
-    if name == "score_matrix_bytes":
-        return {
-            "batch": rng.randint(1, 16),
-            "n_heads": h,
-            "seq_len": seq,
-            "bytes_per_element": rng.choice([1, 2, 4]),
-            "kv_len": kv_len,
-        }
-    if name == "attention_shape":
-        stages = [
-            "input",
-            "q",
-            "q_heads",
-            "k_heads",
-            "scores",
-            "context",
-            "merged",
-            "output",
-            "w_q",
-            "w_k",
-            "w_qkv",
-            "w_o",
-        ]
-        return {
-            "batch": rng.randint(1, 8),
-            "seq_len": seq,
-            "d_model": d_model,
-            "n_heads": h,
-            "stage": rng.choice(stages),
-            "n_kv_heads": _divisor(h, rng),
-            "kv_len": kv_len,
-        }
-    if name == "attention_entry":
-        t, d, d_v = rng.randint(2, 4), rng.randint(2, 4), rng.randint(2, 4)
-        causal = rng.random() < 0.3
-        s = t if causal else rng.randint(2, 4)
-        which = rng.choice(["score", "weight", "output"])
-        return {
-            "q": _matrix(t, d, rng),
-            "k": _matrix(s, d, rng),
-            "v": _matrix(s, d_v, rng),
-            "row": rng.randrange(t),
-            "col": rng.randrange(d_v if which == "output" else s),
-            "which": which,
-            "causal": causal,
-        }
-    raise KeyError(name)
-
-
-def _answer_text(value: Any, base_unit: str) -> str:
-    if isinstance(value, tuple):
-        return "(" + ", ".join(str(v) for v in value) + ")"
-    number = repr(value)
-    if base_unit == "x":
-        return number + "x"
-    return f"{number} {base_unit}".strip()
-
-
 @pytest.mark.parametrize("name", sorted(engine.CALCULATORS))
 def test_every_misconception_of_every_calculator_is_diagnosed(name: str) -> None:
     calc = engine.CALCULATORS[name]
+    assert calc.misconception_ids, f"{name} knows no misconceptions"
     detected = dict.fromkeys(calc.misconception_ids, 0)
     rng = random.Random(f"misconceptions-{name}")
     for _ in range(300):
@@ -464,20 +307,13 @@ def test_every_misconception_of_every_calculator_is_diagnosed(name: str) -> None
             break
         inst = make_instance(name, **random_args(name, rng))
         assert inst.derivation is not None
-        tol = tolerance_of(inst)
-        ms = inst.derivation.misconceptions
-
-        def same(a: Any, b: Any, tol: Tolerance = tol) -> bool:
-            if isinstance(a, tuple) or isinstance(b, tuple):
-                return a == b
-            return tol.accepts(float(a), float(b))
-
+        same, ms = same_under(inst), inst.derivation.misconceptions
         for m in ms:
             if m.id not in detected or same(inst.expected, m.value):
                 continue
             if any(o.id != m.id and same(o.value, m.value) for o in ms):
                 continue  # two mistakes give the same number here: either diagnosis is fair
-            v = grade(inst, _answer_text(m.value, inst.base_unit))
+            v = grade(inst, answer_text(m.value, inst.base_unit))
             assert not v.correct and v.diagnosis_id == m.id, (inst.derivation.to_text(), m, v)
             assert v.step == (m.step or None)
             detected[m.id] += 1
@@ -506,6 +342,41 @@ def _first_question(kind: str) -> tuple[str, Instance]:
     catalog = load_catalog()
     qid = next(q for q in sorted(catalog.questions) if catalog.questions[q].type == kind)
     return qid, catalog.instance(qid, 3)
+
+
+def _catalog_instances(seeds: range = range(4)) -> list[Instance]:
+    from quizapp.catalog import load_catalog
+
+    catalog = load_catalog()
+    assert catalog.questions, "the bundled catalog loaded no questions"
+    return [catalog.instance(qid, seed) for qid in sorted(catalog.questions) for seed in seeds]
+
+
+def test_every_catalog_answer_as_displayed_grades_as_correct() -> None:
+    graded = 0
+    for inst in _catalog_instances():
+        if inst.kind in ("flashcard", "explain"):
+            continue
+        v = grade(inst, inst.expected_text())
+        assert v.correct, (inst.question_id, inst.seed, inst.expected_text(), v.message)
+        graded += 1
+    assert graded >= 100
+
+
+def test_catalog_misconceptions_are_diagnosed_in_the_question_s_own_unit_and_tolerance() -> None:
+    detected = 0
+    for inst in _catalog_instances():
+        if inst.derivation is None:
+            continue
+        same = same_under(inst)
+        ms = inst.derivation.misconceptions
+        for m in ms:
+            if same(inst.expected, m.value) or any(o.id != m.id and same(o.value, m.value) for o in ms):
+                continue
+            v = grade(inst, answer_text(m.value, inst.base_unit))
+            assert v.diagnosis_id == m.id, (inst.question_id, inst.seed, m, v.message)
+            detected += 1
+    assert detected >= 100
 
 
 def test_check_exits_0_for_a_right_answer_1_for_a_wrong_one_and_2_for_nonsense() -> None:

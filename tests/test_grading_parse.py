@@ -294,6 +294,21 @@ def test_the_accepted_forms_fit_the_question() -> None:
     assert "a-d" in accepted_forms("choice", n_options=4)
 
 
+def test_a_parse_error_lists_the_forms_its_question_kind_accepts() -> None:
+    with pytest.raises(AnswerParseError) as number:
+        parse_number("eighty", "GiB")
+    assert "'eighty'" in number.value.problem and "GiB" in number.value.accepted
+    with pytest.raises(AnswerParseError) as shape:
+        parse_shape("(B, T)")
+    assert "(2, 8, 128, 64)" in str(shape.value)
+    with pytest.raises(AnswerParseError) as choice:
+        parse_choice("z", ["a", "b", "c"], multiple=False)
+    assert "a-c" in str(choice.value)
+    with pytest.raises(AnswerParseError) as rating:
+        parse_rating("meh")
+    assert "again, hard, good or easy" in str(rating.value)
+
+
 # ---------------------------------------------------------------------------- robustness and cost
 
 ANSWERISH = st.text(alphabet="0123456789 .,_+-*/^()[]%eExkKMBGTiBb×~", max_size=MAX_INPUT_CHARS)

@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     """Loads the instance, grades the answer, prints the verdict and returns the exit code."""
     from quizapp.catalog import load_catalog
     from quizapp.grading import grade, grade_explain
+    from quizapp.grading.grade import expected_words
     from quizapp.grading.rating import RATING_NAMES
 
     try:
@@ -73,19 +74,23 @@ def run(args: argparse.Namespace) -> int:
     print(inst.prompt.strip())
     print()
     if verdict.unparseable:
-        print("Could not read the answer.")
         print(verdict.message)
         return EXIT_UNREADABLE
     print("Correct." if verdict.correct else "Wrong.")
     print(f"Read as:   {verdict.parsed}")
-    if verdict.diagnosis:
-        where = f" (at step: {verdict.step})" if verdict.step else ""
-        print(f"Diagnosis: {verdict.diagnosis}{where}")
+    if inst.kind == "choice":
+        print(verdict.message)
+        for fb in verdict.option_feedback:
+            print(f"  {fb.key}) {fb.text}\n     {fb.feedback}")
+    elif verdict.diagnosis:
+        print(f"Diagnosis: {verdict.diagnosis}")
+        if verdict.step:
+            print(f"Step:      {verdict.step}")
         if verdict.explanation:
             print(f"Why:       {verdict.explanation}")
-    for fb in verdict.option_feedback:
-        print(f"  {fb.key}) {fb.text}: {fb.feedback}")
-    print(verdict.message)
+        print(f"Answer:    {expected_words(inst)}")
+    else:
+        print(verdict.message)
     print(f"Suggested rating: {RATING_NAMES.get(verdict.rating, '?')} ({verdict.rating})")
     if inst.derivation is not None:
         print("\nDerivation:")

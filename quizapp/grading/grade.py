@@ -140,7 +140,7 @@ def _verdict(
     if correct:
         message = f"Correct: {expected}."
     elif diag is not None:
-        message = f"Not quite: {diag.text}. The answer is {expected}."
+        message = f"Not quite: {diag.text.rstrip('.')}. The answer is {expected}."
     else:
         message = f"Not quite. The answer is {expected}."
     return Verdict(
@@ -164,19 +164,18 @@ def _grade_number(inst: Instance, p: ParsedNumber, rate: _Rater) -> Verdict:
         raise QuizappError(f"question {inst.question_id} has no numeric answer")
     asked = unit(inst.unit)
     if not _compatible(p.dimension, asked.dimension):
-        diag = Diagnosis(
+        wrong_unit = Diagnosis(
             "slip-wrong-unit",
             f"{p.unit or p.dimension} is {DIMENSION_WORDS[p.dimension]}, but the question asks for "
             f"{DIMENSION_WORDS[asked.dimension]}" + (f" in {inst.unit}" if asked.factor != 1 else ""),
         )
-        return _verdict(inst, False, p.reading, p.value, diag, rate(False))
+        return _verdict(inst, False, p.reading, p.value, wrong_unit, rate(False))
     tol = tolerance_of(inst)
     correct = tol.accepts(float(expected), float(p.value), display_factor=float(asked.factor))
     if correct:
         message = f"Correct: {expected_words(inst)}."
-        if p.unit and p.unit != inst.unit:
-            how = "" if tol.kind == "exact" else f", accepted {tol.describe()}"
-            message += f" You wrote {p.reading}{how}."
+        if p.value != expected:
+            message += f" You wrote {p.reading}, accepted {tol.describe()}."
         return _verdict(inst, True, p.reading, p.value, None, rate(True), message=message)
     diag = diagnose_number(inst, p)
     if diag is None:
@@ -231,11 +230,24 @@ def _grade_choice(inst: Instance, chosen: frozenset[str], rate: _Rater) -> Verdi
     diag = None
     if wrong:
         first = wrong[0]
-        diag = Diagnosis("choice-wrong-option", f"{first.key}) {first.text}: {first.feedback}")
+        diag = Diagnosis("choice-wrong-option", f"option {first.key} is wrong: {first.feedback}")
     elif missed:
         diag = Diagnosis("choice-missed-option", f"you left out {', '.join(missed)}")
+    message = f"Correct: {parsed}." if correct else f"Not quite. The answer is {inst.expected_text()}."
+    if wrong:
+        message += (
+            " See why " + ", ".join(f.key for f in wrong) + (" is" if len(wrong) == 1 else " are") + " wrong."
+        )
     return _verdict(
-        inst, correct, parsed, chosen, diag, rate(correct), option_feedback=wrong, missed_options=missed
+        inst,
+        correct,
+        parsed,
+        chosen,
+        diag,
+        rate(correct),
+        option_feedback=wrong,
+        missed_options=missed,
+        message=message,
     )
 
 

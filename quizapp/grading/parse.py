@@ -16,7 +16,7 @@ from fractions import Fraction
 from engine.derivation import format_number
 from quizapp.errors import QuizappError
 from quizapp.grading.expr import Evaluator, Num, Quantity
-from quizapp.grading.tokens import AnswerParseError, normalize, tokenize
+from quizapp.grading.tokens import MAX_INPUT_CHARS, AnswerParseError, normalize, tokenize
 from quizapp.grading.words import BASE_OF_DIMENSION, accepted_forms
 from quizapp.instance import Instance
 from quizapp.units import unit
@@ -83,6 +83,13 @@ def parse_number(text: str, display: str = "") -> ParsedNumber:
     a count of the base unit; a number with a unit is converted from that unit. The dimension of the
     result may differ from the asked one (GB for a parameter count): grading reports that as wrong.
     """
+    try:
+        return _read_number(text, display)
+    except AnswerParseError as exc:
+        raise exc.with_accepted(accepted_forms("numeric", display)) from None
+
+
+def _read_number(text: str, display: str) -> ParsedNumber:
     asked = unit(display)
     text = normalize(text)
     q = evaluate(text, asked.dimension)
@@ -133,6 +140,13 @@ _SHAPE_SEPARATORS = re.compile(r"\s*[x×*]\s*")
 
 def parse_shape(text: str) -> tuple[int, ...]:
     """Reads a shape: `(2, 8, 128, 64)`, `[2, 8, 128, 64]`, `2 x 8 x 128 x 64` or `torch.Size([2, 8])`."""
+    try:
+        return _read_shape(text)
+    except AnswerParseError as exc:
+        raise exc.with_accepted(accepted_forms("shape")) from None
+
+
+def _read_shape(text: str) -> tuple[int, ...]:
     s = _SHAPE_WRAPPERS.sub("", normalize(text))
     for _ in range(2):  # (…), [ … ] and torch.Size([…])
         if len(s) >= 2 and (s[0], s[-1]) in (("(", ")"), ("[", "]")):
@@ -172,6 +186,13 @@ _CHOICE_STRIP = re.compile(r"[()\[\].'\"]|\boptions?\b")
 
 def parse_choice(text: str, keys: Sequence[str], *, multiple: bool) -> frozenset[str]:
     """Reads option letters (`b`, `a, c`, `a and c`, `ac`) or 1-based numbers (`2`, `1, 3`)."""
+    try:
+        return _read_choice(text, keys, multiple)
+    except AnswerParseError as exc:
+        raise exc.with_accepted(accepted_forms("choice", multiple=multiple, n_options=len(keys))) from None
+
+
+def _read_choice(text: str, keys: Sequence[str], multiple: bool) -> frozenset[str]:
     s = _CHOICE_STRIP.sub(" ", _CHOICE_JOINERS.sub(",", normalize(text).lower()))
     parts = [p for p in re.split(r"[,\s]+", s) if p]
     if not parts:
@@ -195,9 +216,9 @@ def parse_choice(text: str, keys: Sequence[str], *, multiple: bool) -> frozenset
 
 def parse_rating(text: str) -> int:
     """Reads a self-rating for a flashcard: again, hard, good, easy, or 1-4."""
-    word = normalize(text).lower().strip(" .!")
+    word = normalize(text[: MAX_INPUT_CHARS + 1]).lower().strip(" .!")
     if word not in RATINGS:
-        raise AnswerParseError(f"{word[:20]!r} is not a rating")
+        raise AnswerParseError(f"{word[:20]!r} is not a rating", accepted_forms("flashcard"))
     return RATINGS[word]
 
 

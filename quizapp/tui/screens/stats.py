@@ -16,11 +16,16 @@ from textual.widgets.option_list import Option
 
 from quizapp.tui.widgets.charts import CalendarView, ForecastChart
 from quizapp.tui.widgets.deck_table import mastery_bar
+from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
     from quizapp.stats import Stats
     from quizapp.tui.app import QuizApp
     from quizapp.tui.backend import Backend
+
+
+STATS_COLUMNS_WIDTH = 52
+"""Room the retention, mastery and cards columns take beside a deck title."""
 
 
 def _duration(seconds: float) -> str:
@@ -138,6 +143,7 @@ class StatsScreen(Screen[None]):
         table.add_column("Retention")
         table.add_column("Mastery")
         table.add_column("Cards")
+        title_width = max(12, self.app.size.width - STATS_COLUMNS_WIDTH)
         retention = {r.deck_id: r for r in stats.retention}
         mastery = {m.deck_id: m for m in stats.mastery}
         for deck in backend.decks:
@@ -148,7 +154,7 @@ class StatsScreen(Screen[None]):
             )
             share = m.share_of(len(deck.question_ids)) if m else 0.0
             seen = f"{m.cards if m else 0}/{len(deck.question_ids)} seen"
-            table.add_row(deck.title, ret, mastery_bar(share), seen, key=deck.id)
+            table.add_row(shorten(deck.title, title_width), ret, mastery_bar(share), seen, key=deck.id)
 
     @on(OptionList.OptionSelected, "#misconceptions")
     def _drill_misconception(self, event: OptionList.OptionSelected) -> None:

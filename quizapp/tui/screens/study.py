@@ -159,12 +159,12 @@ class StudyScreen(Screen[None]):
             widget.disabled = True
         self.body.focus()
 
-    def show_feedback(self, feedback: Feedback) -> None:
+    async def show_feedback(self, feedback: Feedback) -> None:
         self._lock_answer()
         self.query_one("#answer-error").display = False
         panel = FeedbackPanel(feedback, id="feedback")
-        self.body.mount(panel)
-        self.body.call_after_refresh(self.body.scroll_to_widget, panel, animate=False, top=True)
+        await self.body.mount(panel)
+        self.call_after_refresh(self._scroll_to, panel)
         if feedback.became_leech:
             self.notify(
                 "You have forgotten this card 8 times: it is now flagged as a leech. "
@@ -175,6 +175,10 @@ class StudyScreen(Screen[None]):
         self.update_bar()
         self.refresh_bindings()
 
+    def _scroll_to(self, widget: Widget) -> None:
+        """Brings `widget` to the top of the body once its height is known (the verdict goes first)."""
+        self.body.scroll_to_widget(widget, animate=False, top=True, immediate=True)
+
     def show_error(self, message: str) -> None:
         box = self.query_one("#answer-error", Static)
         box.update(Text(message, style="red"))
@@ -183,7 +187,7 @@ class StudyScreen(Screen[None]):
     # -- events and actions -----------------------------------------------------------------------------
 
     @on(AnswerSubmitted)
-    def _submitted(self, event: AnswerSubmitted) -> None:
+    async def _submitted(self, event: AnswerSubmitted) -> None:
         event.stop()
         from quizapp.study_session import ExplainPending, Unreadable
 
@@ -201,15 +205,12 @@ class StudyScreen(Screen[None]):
             for widget in self.query("#answer, #answer *").results(Widget):
                 widget.disabled = True
             panel = KeyPointsPanel(result, id="key-points-panel")
-            self.body.mount(panel)
-            self.call_after_refresh(self._focus_key_points, panel)
+            await self.body.mount(panel)
+            self.query_one(KeyPointList).focus(scroll_visible=False)
+            self.call_after_refresh(self._scroll_to, panel)
             self.refresh_bindings()
         else:
-            self.show_feedback(result)
-
-    def _focus_key_points(self, panel: KeyPointsPanel) -> None:
-        self.body.scroll_to_widget(panel, animate=False, top=True)
-        self.query_one(KeyPointList).focus()
+            await self.show_feedback(result)
 
     @on(Input.Changed)
     def _typing(self) -> None:
@@ -292,7 +293,7 @@ class StudyScreen(Screen[None]):
             box.update(text)
         box.display = True
 
-    def action_reveal(self) -> None:
+    async def action_reveal(self) -> None:
         card = self.session.current
         if card is None or self.revealed:
             return
@@ -303,9 +304,9 @@ class StudyScreen(Screen[None]):
             return
         self.revealed = True
         back = FlashcardBack(card.instance, choices, id="flashcard")
-        self.body.mount(back)
-        self.body.call_after_refresh(self.body.scroll_to_widget, back, animate=False, top=True)
-        self.body.focus()
+        await self.body.mount(back)
+        self.body.focus(scroll_visible=False)
+        self.call_after_refresh(self._scroll_to, back)
         self.refresh_bindings()
 
     async def action_rate(self, rating: int) -> None:
@@ -320,15 +321,15 @@ class StudyScreen(Screen[None]):
         self.notify(f"Saved: {feedback.verdict.parsed}{when}.", timeout=3)
         await self.action_next()
 
-    def action_submit_explain(self) -> None:
+    async def action_submit_explain(self) -> None:
         if self.pending_explain:
-            self.action_finish_explain()
+            await self.action_finish_explain()
             return
         area = self.query(ExplainArea)
         if area:
             self.post_message(AnswerSubmitted(area.first().text))
 
-    def action_finish_explain(self) -> None:
+    async def action_finish_explain(self) -> None:
         if not self.pending_explain or self.session.answered:
             return
         ticked = self.query_one(KeyPointsPanel).ticked
@@ -338,7 +339,7 @@ class StudyScreen(Screen[None]):
             self.quiz_app.report_error(exc)
             return
         self.pending_explain = False
-        self.show_feedback(feedback)
+        await self.show_feedback(feedback)
 
     def action_values(self) -> None:
         for view in self.query(HeatmapView):

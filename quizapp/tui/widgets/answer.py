@@ -178,4 +178,5 @@ def answer_widgets(inst: Instance) -> list[Widget]:
             ),
             ExplainArea(id="answer"),
         ]
-    return [Static(Text("Recall the answer, then press Space to reveal it.", style="dim"), id="answer-hint")]
+    reveal = Text("Recall the answer, then press Space to reveal it.", style="dim")
+    return [Static(reveal, id="answer-hint", classes="instructions")]

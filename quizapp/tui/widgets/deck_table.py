@@ -7,10 +7,14 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import DataTable
 
+from quizapp.tui.widgets.heatmap import shorten
+
 if TYPE_CHECKING:
     from quizapp.overview import DeckRow
 
 BAR_WIDTH = 10
+NUMBERS_WIDTH = 36
+"""Room the New, Due and Mastery columns (with cell padding and the scrollbar) take beside the title."""
 
 
 def mastery_bar(share: float, width: int = BAR_WIDTH) -> Text:
@@ -30,6 +34,8 @@ class DeckTable(DataTable[str | Text]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._deck_ids: list[str] = []
+        self._rows: tuple[DeckRow, ...] = ()
+        self._title_width = 0
 
     def on_mount(self) -> None:
         self.add_column("Deck", key="deck")
@@ -41,10 +47,12 @@ class DeckTable(DataTable[str | Text]):
         """Replaces the rows, keeping the cursor on the same deck."""
         keep = self.highlighted_deck_id
         self.clear()
+        self._rows = rows
         self._deck_ids = [r.deck_id for r in rows]
+        self._title_width = self._fit_width()
         for row in rows:
             self.add_row(
-                row.title,
+                shorten(row.title, self._title_width),
                 Text(str(row.new), justify="right"),
                 Text(str(row.due), justify="right", style="bold" if row.due else "dim"),
                 mastery_bar(row.mastery),
@@ -52,6 +60,15 @@ class DeckTable(DataTable[str | Text]):
             )
         if keep in self._deck_ids:
             self.move_cursor(row=self._deck_ids.index(keep))
+
+    def _fit_width(self) -> int:
+        """How wide a deck title may be so the whole table fits the screen (long titles get an ellipsis)."""
+        width = self.size.width or self.app.size.width
+        return max(12, width - NUMBERS_WIDTH)
+
+    def on_resize(self) -> None:
+        if self._rows and self._fit_width() != self._title_width:
+            self.show_rows(self._rows)
 
     @property
     def highlighted_deck_id(self) -> str | None:

@@ -140,7 +140,7 @@ class KeyPointList(SelectionList[int]):
 
 
 class KeyPointsPanel(Vertical):
-    """The model answer, then the key points as checkboxes to tick before the rating is saved."""
+    """The key points as checkboxes to tick before the rating is saved, then the model answer."""
 
     DEFAULT_CSS = """
     KeyPointsPanel { height: auto; }
@@ -152,13 +152,13 @@ class KeyPointsPanel(Vertical):
         self.pending = pending
 
     def compose(self) -> ComposeResult:
-        yield Static("Model answer", classes="section-title")
-        yield Markdown(self.pending.model_answer, id="model-answer")
         yield Static(
             "Tick the key points your answer covered (Space), then press Enter or Ctrl+S to save.",
             classes="instructions",
         )
         yield KeyPointList(*((point, i) for i, point in enumerate(self.pending.key_points)), id="key-points")
+        yield Static("Model answer", classes="section-title")
+        yield Markdown(self.pending.model_answer, id="model-answer")
 
     @property
     def ticked(self) -> list[int]:
