@@ -1,8 +1,50 @@
 """Provides published model configurations, so questions about real models use checked numbers.
 
-Each entry was checked against the model's own config file or paper, named in `source`.
-Attention parameter counts per layer (W_Q, W_K, W_V, W_O) follow from these numbers through
-`engine.calculate("attention_parameters", ...)`; e.g. GPT-2 small: 4 * 768^2 + 4 * 768 = 2,362,368.
+Every entry was checked against the model's own config file or paper, named in its `source`. The
+attention numbers below follow from the configs through the calculators (W_Q + W_K + W_V + W_O, with
+biases where the model has them; KV cache per token = 2 x layers x KV heads x d_head x 2 bytes), and
+tests/test_calculators.py recomputes this table, so it cannot drift from the engine
+(params = attention parameters; KV B/token = KV-cache bytes per token in fp16):
+
+    key              layers heads  kv d_model d_head   ctx  params/layer      all layers KV B/token
+    transformer-base      6     8   8     512     64   256     1,048,576       6,291,456     12,288
+    transformer-big       6    16  16    1024     64   256     4,194,304      25,165,824     24,576
+    bert-base            12    12  12     768     64   512     2,362,368      28,348,416     36,864
+    bert-large           24    16  16    1024     64   512     4,198,400     100,761,600     98,304
+    gpt2-small           12    12  12     768     64  1024     2,362,368      28,348,416     36,864
+    gpt2-medium          24    16  16    1024     64  1024     4,198,400     100,761,600     98,304
+    gpt2-large           36    20  20    1280     64  1024     6,558,720     236,113,920    184,320
+    gpt2-xl              48    25  25    1600     64  1024    10,246,400     491,827,200    307,200
+    gpt3-175b            96    96  96   12288    128  2048   604,028,928  57,986,777,088  4,718,592
+    llama-2-7b           32    32  32    4096    128  4096    67,108,864   2,147,483,648    524,288
+    llama-2-13b          40    40  40    5120    128  4096   104,857,600   4,194,304,000    819,200
+    llama-2-70b          80    64   8    8192    128  4096   150,994,944  12,079,595,520    327,680
+    llama-3-8b           32    32   8    4096    128  8192    41,943,040   1,342,177,280    131,072
+    llama-3-70b          80    64   8    8192    128  8192   150,994,944  12,079,595,520    327,680
+    mistral-7b           32    32   8    4096    128  8192    41,943,040   1,342,177,280    131,072
+    falcon-7b            32    71   1    4544     64  2048    41,877,504   1,340,080,128      8,192
+
+How the numbers were checked (the configs were read through the search tool's copies of the Hugging Face
+and GitHub files; where only a faithful copy of an official config was stored, its `_name_or_path` names
+the original):
+- GPT-2: openai-community/gpt2-medium, -large, -xl config.json read directly (n_layer, n_head, n_embd,
+  n_ctx); GPT-2 small's 12/12/768/1024 from the transformers pretrained-model table and copies of the
+  `gpt2` config. GPT-2 attention has biases (the c_attn / c_proj Conv1D layers).
+- BERT: google-research/bert README table (L-12 H-768 A-12, L-24 H-1024 A-16) and google-bert/
+  bert-large-uncased config.json (max_position_embeddings 512). BERT's attention Dense layers have biases.
+- Llama 2 / Llama 3 / Mistral / Falcon: copies of the official config.json (hidden_size,
+  num_attention_heads, num_key_value_heads, num_hidden_layers, max_position_embeddings, attention_bias).
+- GPT-3 175B: the paper's Table 2.1 (n_layers 96, d_model 12288, n_heads 96, d_head 128, n_ctx 2048).
+Not verifiable from a config file, and chosen as stated:
+- GPT-3 `bias=True`: no weights or config were published; the paper says it uses GPT-2's architecture,
+  whose attention projections carry biases.
+- Transformer base/big context 256: the paper fixes no maximum length; 256 is tensor2tensor's
+  `transformer_base_v1` hparams.max_length. No biases: tensor2tensor's compute_attention_component uses
+  `use_bias=False`.
+- Mistral 7B context 8192: the paper's Table 1 `context_len`; its config.json says
+  max_position_embeddings 32768 and sliding_window 4096 (the rolling KV cache holds at most 4096 tokens).
+- Falcon-7B context 2048: the model card's training sequence length; the original config.json has no
+  max_position_embeddings field (Falcon uses rotary embeddings).
 """
 
 from __future__ import annotations
@@ -12,7 +54,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """The attention-relevant shape of one published model."""
+    """The attention-relevant shape of one published model.
+
+    `bias` says whether the attention projections (Q, K, V, O) carry bias vectors. `n_kv_heads` equals
+    `n_heads` for plain multi-head attention, 1 for multi-query attention and lies between for
+    grouped-query attention.
+    """
 
     key: str
     name: str
@@ -23,17 +70,31 @@ class ModelConfig:
     d_head: int
     context_length: int
     bias: bool
-    """Whether the attention projections (Q, K, V, O) carry bias vectors."""
     source: str
 
     def __post_init__(self) -> None:
+        sizes = {
+            "n_layers": self.n_layers,
+            "n_heads": self.n_heads,
+            "n_kv_heads": self.n_kv_heads,
+            "d_model": self.d_model,
+            "d_head": self.d_head,
+            "context_length": self.context_length,
+        }
+        bad = [f"{k}={v}" for k, v in sizes.items() if v < 1]
+        if bad:
+            raise ValueError(f"{self.key}: sizes must be positive, got {', '.join(bad)}")
         if self.n_heads * self.d_head != self.d_model:
             raise ValueError(
                 f"{self.key}: n_heads={self.n_heads} x d_head={self.d_head} != d_model={self.d_model}"
             )
         if self.n_heads % self.n_kv_heads:
             raise ValueError(
-                f"{self.key}: n_heads={self.n_heads} not divisible by n_kv_heads={self.n_kv_heads}"
+                f"{self.key}: n_heads={self.n_heads} is not divisible by n_kv_heads={self.n_kv_heads}"
+            )
+        if not self.source.strip():
+            raise ValueError(
+                f"{self.key}: source is empty; name the config file or paper the numbers come from"
             )
 
     @property
@@ -44,21 +105,47 @@ class ModelConfig:
         return "MQA" if self.n_kv_heads == 1 else "GQA"
 
 
-_AIAYN = "Vaswani et al. 2017, Attention Is All You Need (arXiv:1706.03762), Table 3"
-_BERT = "Devlin et al. 2018, BERT (arXiv:1810.04805), section 3; google-research/bert bert_config.json"
-_GPT2 = "openai/gpt-2 models/{size}/hparams.json (n_layer, n_head, n_embd, n_ctx); HF gpt2{hf} config.json"
+_AIAYN = (
+    "Vaswani et al. 2017, Attention Is All You Need (arXiv:1706.03762), section 3.2.2 and Table 3; "
+    "tensor2tensor transformer_base_v1 (max_length 256)"
+)
+_BERT = (
+    "Devlin et al. 2018, BERT (arXiv:1810.04805), section 3; google-research/bert README "
+    "({tag}) and google-bert/{hf} config.json"
+)
+_GPT2 = "openai-community/{hf} config.json (n_layer, n_head, n_embd, n_ctx); openai/gpt-2 models/{size}"
 _LLAMA2 = "Touvron et al. 2023, Llama 2 (arXiv:2307.09288), Table 1; meta-llama/Llama-2-{s}-hf config.json"
-_LLAMA3 = "meta-llama/Meta-Llama-3-{s} config.json (num_key_value_heads=8, max_position_embeddings=8192)"
+_LLAMA3 = "meta-llama/Meta-Llama-3-{s} config.json (num_key_value_heads 8, max_position_embeddings 8192)"
 
 _ALL = (
-    # The 2017 paper fixes no maximum length; 512 is the length the base model was trained on in
-    # tensor2tensor. Its attention layers have no biases (tensor2tensor compute_qkv: use_bias=False).
-    ModelConfig("transformer-base", "Transformer base", 6, 8, 8, 512, 64, 512, False, _AIAYN),
-    ModelConfig("transformer-big", "Transformer big", 6, 16, 16, 1024, 64, 512, False, _AIAYN),
-    ModelConfig("bert-base", "BERT-Base", 12, 12, 12, 768, 64, 512, True, _BERT),
-    ModelConfig("bert-large", "BERT-Large", 24, 16, 16, 1024, 64, 512, True, _BERT),
+    ModelConfig("transformer-base", "Transformer base", 6, 8, 8, 512, 64, 256, False, _AIAYN),
+    ModelConfig("transformer-big", "Transformer big", 6, 16, 16, 1024, 64, 256, False, _AIAYN),
     ModelConfig(
-        "gpt2-small", "GPT-2 small", 12, 12, 12, 768, 64, 1024, True, _GPT2.format(size="124M", hf="")
+        "bert-base",
+        "BERT-Base",
+        12,
+        12,
+        12,
+        768,
+        64,
+        512,
+        True,
+        _BERT.format(tag="L-12_H-768_A-12", hf="bert-base-uncased"),
+    ),
+    ModelConfig(
+        "bert-large",
+        "BERT-Large",
+        24,
+        16,
+        16,
+        1024,
+        64,
+        512,
+        True,
+        _BERT.format(tag="L-24_H-1024_A-16", hf="bert-large-uncased"),
+    ),
+    ModelConfig(
+        "gpt2-small", "GPT-2 small", 12, 12, 12, 768, 64, 1024, True, _GPT2.format(hf="gpt2", size="124M")
     ),
     ModelConfig(
         "gpt2-medium",
@@ -70,13 +157,22 @@ _ALL = (
         64,
         1024,
         True,
-        _GPT2.format(size="355M", hf="-medium"),
+        _GPT2.format(hf="gpt2-medium", size="355M"),
     ),
     ModelConfig(
-        "gpt2-large", "GPT-2 large", 36, 20, 20, 1280, 64, 1024, True, _GPT2.format(size="774M", hf="-large")
+        "gpt2-large",
+        "GPT-2 large",
+        36,
+        20,
+        20,
+        1280,
+        64,
+        1024,
+        True,
+        _GPT2.format(hf="gpt2-large", size="774M"),
     ),
     ModelConfig(
-        "gpt2-xl", "GPT-2 XL", 48, 25, 25, 1600, 64, 1024, True, _GPT2.format(size="1558M", hf="-xl")
+        "gpt2-xl", "GPT-2 XL", 48, 25, 25, 1600, 64, 1024, True, _GPT2.format(hf="gpt2-xl", size="1558M")
     ),
     ModelConfig(
         "gpt3-175b",
@@ -88,7 +184,8 @@ _ALL = (
         128,
         2048,
         True,
-        "Brown et al. 2020, Language Models are Few-Shot Learners (arXiv:2005.14165), Table 2.1",
+        "Brown et al. 2020, Language Models are Few-Shot Learners (arXiv:2005.14165), Table 2.1 "
+        "and section 2.1",
     ),
     ModelConfig("llama-2-7b", "Llama-2 7B", 32, 32, 32, 4096, 128, 4096, False, _LLAMA2.format(s="7b")),
     ModelConfig("llama-2-13b", "Llama-2 13B", 40, 40, 40, 5120, 128, 4096, False, _LLAMA2.format(s="13b")),
@@ -103,9 +200,10 @@ _ALL = (
         8,
         4096,
         128,
-        32768,
+        8192,
         False,
-        "Jiang et al. 2023, Mistral 7B (arXiv:2310.06825), Table 1; mistralai/Mistral-7B-v0.1 config.json",
+        "Jiang et al. 2023, Mistral 7B (arXiv:2310.06825), Table 1 (context_len 8192, window 4096); "
+        "mistralai/Mistral-7B-v0.1 config.json",
     ),
     ModelConfig(
         "falcon-7b",
@@ -117,8 +215,10 @@ _ALL = (
         64,
         2048,
         False,
-        "tiiuae/falcon-7b config.json (hidden_size 4544, n_head 71, multi_query true, bias false)",
+        "tiiuae/falcon-7b config.json (n_layer 32, n_head 71, hidden_size 4544, multi_query true, "
+        "bias false) and model card (sequence length 2048)",
     ),
 )
 
 MODELS: dict[str, ModelConfig] = {m.key: m for m in _ALL}
+"""Published presets by key; decks use them as `model: {preset: [...]}`."""

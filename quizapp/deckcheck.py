@@ -22,7 +22,7 @@ import numpy as np
 import engine
 from engine import Arg, Calculator, Derivation
 from quizapp import units
-from quizapp.instantiate import InstanceError, instantiate, sample_params
+from quizapp.instantiate import InstanceError, build_instance, sample_params
 from quizapp.problems import Issue, Loc
 from quizapp.schema import (
     ANSWER_TYPES,
@@ -315,11 +315,15 @@ def seed_issues(question: Question, *, seeds: Iterable[int] = SEEDS) -> list[Iss
     seen: set[str] = set()
     for seed in seed_list:
         try:
-            drawn = repr(sample_params(question.params, np.random.default_rng(seed), _memo_calculate))
+            rng = np.random.default_rng(seed)  # exactly as instantiate() draws them
+            values = sample_params(question.params, rng, _memo_calculate)
+            drawn = repr(values)
             if drawn in seen:
                 continue
             seen.add(drawn)
-            inst = instantiate(question, deck_id="-", deck_title="-", seed=seed, calculate=_memo_calculate)
+            inst = build_instance(
+                question, values, rng, deck_id="-", deck_title="-", seed=seed, calculate=_memo_calculate
+            )
         except InstanceError as exc:
             return [Issue(exc.loc, f"with seed {seed}: {exc.message}", exc.offset)]
         if question.type in ANSWER_TYPES and inst.derivation is None:  # pragma: no cover (engine bug)

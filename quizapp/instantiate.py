@@ -67,6 +67,21 @@ def instantiate(
         raise InstanceError(f"a seed is a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     values = sample_params(question.params, rng, calculate)
+    return build_instance(question, values, rng, deck_id=deck_id, deck_title=deck_title, seed=seed,
+                          calculate=calculate)  # fmt: skip
+
+
+def build_instance(
+    question: Question,
+    values: Mapping[str, Any],
+    rng: np.random.Generator,
+    *,
+    deck_id: str,
+    deck_title: str,
+    seed: int,
+    calculate: Calculate = engine_calculate,
+) -> Instance:
+    """The rest of `instantiate` once the params are drawn from `rng` (which goes on to shuffle options)."""
     field = "front" if isinstance(question, FlashcardQuestion) else "prompt"
     try:
         prompt = render(question.prompt, values)

@@ -1,34 +1,58 @@
-"""The calculators agree with published numbers, with the attention code, and reject bad configurations."""
+"""The calculators agree with the published numbers, the model presets with their configs, and the worked
+examples with the attention engine itself; the formulas keep their laws (linear, quadratic, 4 d^2)."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine import MODELS, calculate
+import engine.models
+from engine import MODELS, ModelConfig, calculate
+from engine.calculators import entry
+
+GiB = 2**30
+X = [[1, 0, 2], [0, 1, -1], [2, -1, 0], [1, 1, 1]]  # (T=4, d=3)
+Y = [[0, 1, 1], [2, 0, -1]]  # (S=2, d=3): another sequence, for cross-attention
+
+# ---------------------------------------------------------------------------- published numbers (issue 2 §4)
 
 
-def test_head_dim_of_bert_base_is_64() -> None:
+def test_768_over_12_heads_is_64_for_bert_base_and_gpt2_small() -> None:
     assert calculate("head_dim", d_model=768, n_heads=12).value == 64
+    for key in ("bert-base", "gpt2-small"):
+        m = MODELS[key]
+        assert calculate("head_dim", d_model=m.d_model, n_heads=m.n_heads).value == m.d_head == 64
 
 
-def test_mha_parameters_without_bias_are_four_d_squared() -> None:
+def test_transformer_base_attention_is_4_times_512_squared() -> None:
     assert calculate("attention_parameters", d_model=512, n_heads=8).value == 1_048_576
+    m = MODELS["transformer-base"]
+    assert (
+        calculate("attention_parameters", d_model=m.d_model, n_heads=m.n_heads, bias=m.bias).value
+        == 1_048_576
+    )
 
 
 def test_gpt2_small_attention_parameters_per_layer_with_biases() -> None:
     m = MODELS["gpt2-small"]
-    d = calculate("attention_parameters", d_model=m.d_model, n_heads=m.n_heads, bias=m.bias)
-    assert d.value == 2_362_368
+    assert (
+        calculate("attention_parameters", d_model=m.d_model, n_heads=m.n_heads, bias=m.bias).value
+        == 2_362_368
+    )
+    assert calculate("attention_parameters", d_model=768, n_heads=12, bias=True).value == 2_362_368
 
 
 @pytest.mark.parametrize(
-    ("kv_heads", "expected"), [(64, 85_899_345_920), (8, 10_737_418_240), (1, 1_342_177_280)]
+    ("kv_heads", "expected", "gib"),
+    [(64, 85_899_345_920, 80), (8, 10_737_418_240, 10), (1, 1_342_177_280, 1.25)],
 )
-def test_llama2_70b_kv_cache_at_4096_context_batch_8_fp16(kv_heads: int, expected: int) -> None:
+def test_llama2_70b_kv_cache_at_4096_tokens_batch_8_fp16(kv_heads: int, expected: int, gib: float) -> None:
     m = MODELS["llama-2-70b"]
     d = calculate(
         "kv_cache_bytes",
@@ -38,172 +62,259 @@ def test_llama2_70b_kv_cache_at_4096_context_batch_8_fp16(kv_heads: int, expecte
         seq_len=4096,
         batch=8,
         bytes_per_element=2,
+        n_heads=m.n_heads,
     )
     assert d.value == expected
+    assert d.value / GiB == gib
+    assert "GiB" in d.to_text()
 
 
-def test_llama2_70b_preset_is_gqa_with_8_kv_heads() -> None:
-    m = MODELS["llama-2-70b"]
-    assert (m.n_layers, m.n_heads, m.n_kv_heads, m.d_model) == (80, 64, 8, 8192)
-    assert m.attention_kind == "GQA"
-    assert MODELS["falcon-7b"].attention_kind == "MQA"
-    assert all(cfg.source for cfg in MODELS.values())
-
-
-def test_kv_cache_misconception_for_the_missing_x2_is_half_the_answer() -> None:
-    d = calculate(
-        "kv_cache_bytes", n_layers=80, n_kv_heads=8, d_head=128, seq_len=4096, batch=8, bytes_per_element=2
+def test_presets_match_the_published_anchors() -> None:
+    gpt3, llama, falcon = MODELS["gpt3-175b"], MODELS["llama-2-70b"], MODELS["falcon-7b"]
+    assert (gpt3.n_layers, gpt3.n_heads, gpt3.d_model, gpt3.d_head, gpt3.context_length) == (
+        96,
+        96,
+        12288,
+        128,
+        2048,
     )
-    m = d.misconception("no-x2-kv")
-    assert m.value * 2 == d.value
-    assert m.step in {s.label for s in d.steps}
+    assert (llama.n_layers, llama.n_heads, llama.n_kv_heads, llama.d_model) == (80, 64, 8, 8192)
+    assert (falcon.n_kv_heads, falcon.d_model, falcon.n_heads, falcon.d_head) == (1, 4544, 71, 64)
+    assert (gpt3.attention_kind, llama.attention_kind, falcon.attention_kind) == ("MHA", "GQA", "MQA")
+
+
+# ---------------------------------------------------------------------------- engine.MODELS
+
+
+def test_every_issue_preset_exists_names_its_source_and_splits_evenly() -> None:
+    wanted = (
+        "transformer-base transformer-big bert-base bert-large gpt2-small gpt2-medium gpt2-large gpt2-xl "
+    )
+    wanted += "gpt3-175b llama-2-7b llama-2-13b llama-2-70b llama-3-8b llama-3-70b mistral-7b falcon-7b"
+    assert list(MODELS) == wanted.split()
+    for key, m in MODELS.items():
+        assert m.key == key
+        assert re.search(r"config|Table|README|paper|arXiv", m.source), key
+        assert calculate("head_dim", d_model=m.d_model, n_heads=m.n_heads).value == m.d_head
+        assert calculate("kv_cache_savings", n_heads=m.n_heads, n_kv_heads=m.n_kv_heads).value >= 1
+
+
+def test_the_model_table_in_the_models_docstring_is_what_the_engine_computes() -> None:
+    doc = engine.models.__doc__ or ""
+    rows = [line.split() for line in doc.splitlines() if line.split() and line.split()[0] in MODELS]
+    assert [r[0] for r in rows] == list(MODELS)
+    for key, layers, heads, kv, d, d_head, ctx, per_layer, total, kv_token in rows:
+        m = MODELS[key]
+        assert [int(x) for x in (layers, heads, kv, d, d_head, ctx)] == [
+            m.n_layers,
+            m.n_heads,
+            m.n_kv_heads,
+            m.d_model,
+            m.d_head,
+            m.context_length,
+        ]
+        args = {"d_model": m.d_model, "n_heads": m.n_heads, "n_kv_heads": m.n_kv_heads, "bias": m.bias}
+        assert int(per_layer.replace(",", "")) == calculate("attention_parameters", **args).value
+        assert (
+            int(total.replace(",", ""))
+            == calculate("attention_parameters", **args, n_layers=m.n_layers).value
+        )
+        per_token = calculate(
+            "kv_cache_bytes_per_token",
+            n_layers=m.n_layers,
+            n_kv_heads=m.n_kv_heads,
+            d_head=m.d_head,
+            bytes_per_element=2,
+        ).value
+        assert int(kv_token.replace(",", "")) == per_token
 
 
 @pytest.mark.parametrize(
-    ("name", "args", "words"),
+    ("changes", "words"),
     [
-        ("head_dim", {"d_model": 100, "n_heads": 8}, ["d_model=100", "n_heads=8"]),
-        (
-            "attention_parameters",
-            {"d_model": 64, "n_heads": 8, "n_kv_heads": 3},
-            ["n_heads=8", "n_kv_heads=3"],
-        ),
-        (
-            "kv_cache_bytes",
-            {"n_layers": 0, "n_kv_heads": 1, "d_head": 1, "seq_len": 1, "batch": 1, "bytes_per_element": 2},
-            ["n_layers=0"],
-        ),
-        (
-            "attention_shape",
-            {"batch": 1, "seq_len": 4, "d_model": 8, "n_heads": 2, "stage": "nope"},
-            ["stage", "nope"],
-        ),
-        ("kv_cache_savings", {"n_heads": 8, "n_kv_heads": 3}, ["n_heads=8", "n_kv_heads=3"]),
-        ("head_dim", {"d_model": 64}, ["n_heads"]),
-        ("head_dim", {"d_model": 64, "n_heads": 8, "bogus": 1}, ["bogus"]),
+        ({"d_head": 60}, ["n_heads=12", "d_head=60", "d_model=768"]),
+        ({"n_kv_heads": 5}, ["n_heads=12", "n_kv_heads=5"]),
+        ({"n_layers": 0}, ["n_layers=0"]),
+        ({"source": " "}, ["source", "config"]),
     ],
 )
-def test_bad_configurations_raise_value_errors_naming_the_values(
-    name: str, args: dict[str, object], words: list[str]
-) -> None:
+def test_a_preset_that_does_not_add_up_is_refused(changes: dict[str, Any], words: list[str]) -> None:
+    fields = {**MODELS["gpt2-small"].__dict__, **changes}
     with pytest.raises(ValueError) as exc:
-        calculate(name, **args)
+        ModelConfig(**fields)
     for w in words:
         assert w in str(exc.value)
 
 
-def test_unknown_calculator_lists_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="head_dim"):
-        calculate("no_such_calculator")
+# ------------------------------------------------------------------ cross-checks with the attention engine
 
 
-def test_every_calculator_renders_each_step_and_knows_misconceptions() -> None:
-    samples = {
-        "head_dim": {"d_model": 512, "n_heads": 8},
-        "attention_parameters": {"d_model": 512, "n_heads": 8, "n_kv_heads": 2, "bias": True, "n_layers": 3},
-        "single_vs_multi_head_parameters": {"d_model": 512, "n_heads": 8},
-        "kv_cache_bytes": {
-            "n_layers": 4,
-            "n_kv_heads": 2,
-            "d_head": 64,
-            "seq_len": 128,
-            "batch": 2,
-            "bytes_per_element": 2,
-            "n_heads": 8,
-        },
-        "kv_cache_bytes_per_token": {
-            "n_layers": 4,
-            "n_kv_heads": 2,
-            "d_head": 64,
-            "bytes_per_element": 2,
-            "n_heads": 8,
-        },
-        "kv_cache_savings": {"n_heads": 32, "n_kv_heads": 8},
-        "attention_flops": {"seq_len": 128, "d_model": 512, "n_heads": 8, "batch": 2},
-        "score_matrix_bytes": {"batch": 2, "n_heads": 8, "seq_len": 128, "bytes_per_element": 2},
-        "attention_entry": {
-            "q": [[1, 0], [0, 1]],
-            "k": [[1, 2], [0, 1]],
-            "v": [[1, 2], [3, 4]],
-            "row": 1,
-            "causal": True,
-        },
-        "attention_shape": {"batch": 2, "seq_len": 16, "d_model": 64, "n_heads": 8, "stage": "q_heads"},
-    }
-    assert set(samples) == set(engine.CALCULATORS)
-    for name, args in samples.items():
-        d = calculate(name, **args)
-        text = d.to_text()
-        for step in d.steps:
-            assert step.label in text
-        assert d.misconceptions, name
-        for m in d.misconceptions:
-            assert m.value != d.value
-            assert m.id in engine.CALCULATORS[name].misconception_ids
+def test_attention_entry_goes_through_the_engines_own_softmax_and_mask() -> None:
+    assert entry.softmax is engine.softmax
+    assert entry.causal_mask is engine.causal_mask
 
 
-def test_attention_entry_agrees_with_the_attention_engine() -> None:
-    rng = np.random.default_rng(3)
-    x = rng.integers(-2, 3, size=(4, 4)).astype(np.float64)  # (T, d)
-    eye = np.eye(4)
-    params = engine.AttentionParams(
-        w_q=eye, w_k=eye, w_v=eye, w_o=eye, n_heads=1, n_kv_heads=1, b_q=None, b_k=None, b_v=None, b_o=None
-    )
-    r = engine.multi_head_attention(x, params, mask="causal")
-    for row in range(4):
-        for col in range(4):
-            w = calculate("attention_entry", q=x, k=x, v=x, row=row, col=col, which="weight", causal=True)
-            o = calculate("attention_entry", q=x, k=x, v=x, row=row, col=col, which="output", causal=True)
-            assert w.value == pytest.approx(float(r.weights[0, row, col]), abs=1e-9)
-            assert o.value == pytest.approx(float(r.output[row, col]), abs=1e-9)
-    heat = calculate(
-        "attention_entry", q=x, k=x, v=x, row=0, causal=True, tokens=["a", "b", "c", "d"]
+@settings(max_examples=40)
+@given(
+    t=st.integers(1, 5),
+    s=st.integers(1, 5),
+    d=st.integers(1, 4),
+    causal=st.booleans(),
+    cross=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
+def test_attention_entry_agrees_with_multi_head_attention_with_identity_projections(
+    t: int, s: int, d: int, causal: bool, cross: bool, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, size=(t, d)).astype(np.float64)  # (T, d)
+    y = rng.integers(-3, 4, size=(s, d)).astype(np.float64) if cross else x  # (S, d)
+    eye = np.eye(d)  # (d, d)
+    params = engine.AttentionParams(w_q=eye, w_k=eye, w_v=eye, w_o=eye, n_heads=1, n_kv_heads=1)
+    r = engine.multi_head_attention(x, params, mask="causal" if causal else None, kv=y if cross else None)
+    rows = y.shape[0]
+    for row in range(t):
+        for col in range(rows):
+            got = calculate("attention_entry", q=x, k=y, v=y, row=row, col=col, which="weight", causal=causal)
+            assert got.value == pytest.approx(float(r.weights[0, row, col]), abs=1e-12)
+            if not causal:
+                score = calculate("attention_entry", q=x, k=y, v=y, row=row, col=col, which="score").value
+                assert score == pytest.approx(float(r.scores[0, row, col]), abs=1e-12)
+        for col in range(d):
+            out = calculate("attention_entry", q=x, k=y, v=y, row=row, col=col, which="output", causal=causal)
+            assert out.value == pytest.approx(float(r.output[row, col]), abs=1e-12)
+    assert got.heatmap is not None
+    np.testing.assert_allclose(got.heatmap.weights, r.weights, atol=1e-12)
+
+
+def test_the_heatmap_is_labelled_with_the_tokens_or_positions() -> None:
+    labelled = calculate(
+        "attention_entry", q=X, k=X, v=X, row=0, tokens=["the", "cat", "sat", "down"]
     ).heatmap
-    assert heat is not None
-    assert heat.weights.shape == (1, 4, 4)
-    assert heat.row_labels == ("a", "b", "c", "d")
+    assert labelled is not None and labelled.weights.shape == (1, 4, 4)
+    assert labelled.row_labels == labelled.col_labels == ("the", "cat", "sat", "down")
+    cross = calculate("attention_entry", q=X, k=Y, v=Y, row=0, tokens="a b c d x y").heatmap
+    assert cross is not None and (cross.row_labels, cross.col_labels) == (("a", "b", "c", "d"), ("x", "y"))
+    plain = calculate("attention_entry", q=X, k=Y, v=Y, row=0).heatmap
+    assert plain is not None and (plain.row_labels, plain.col_labels) == (
+        ("t0", "t1", "t2", "t3"),
+        ("k0", "k1"),
+    )
 
+
+@pytest.mark.parametrize(("h", "n_kv", "b", "t", "s"), [(4, 4, 2, 5, 5), (4, 2, 1, 3, 6), (8, 1, 3, 4, 2)])
+def test_attention_shape_matches_the_tensors_the_engine_builds(
+    h: int, n_kv: int, b: int, t: int, s: int
+) -> None:
+    d = 8 * h
+    p = engine.init_attention(d, h, n_kv, seed=0)
+    rng = np.random.default_rng(0)
+    r = engine.multi_head_attention(rng.normal(size=(b, t, d)), p, kv=rng.normal(size=(b, s, d)))
+    args = {"batch": b, "seq_len": t, "d_model": d, "n_heads": h, "n_kv_heads": n_kv, "kv_len": s}
+
+    def shape(stage: str) -> Any:
+        return calculate("attention_shape", **args, stage=stage).value
+
+    assert (shape("scores"), shape("context"), shape("output")) == (
+        r.weights.shape,
+        r.heads.shape,
+        r.output.shape,
+    )
+    assert (shape("w_q"), shape("w_k"), shape("w_o")) == (p.w_q.shape, p.w_k.shape, p.w_o.shape)
+    assert shape("w_qkv") == (d, p.w_q.shape[1] + p.w_k.shape[1] + p.w_v.shape[1])
+
+
+# ---------------------------------------------------------------------------- properties
 
 sizes = st.integers(min_value=1, max_value=64)
+heads = st.sampled_from([1, 2, 4, 8, 16, 32, 64])
 
 
+@settings(max_examples=100)
 @given(layers=sizes, kv=sizes, d_head=sizes, seq=sizes, batch=sizes, nbytes=st.sampled_from([1, 2, 4]))
-def test_kv_cache_is_per_token_cost_times_tokens_and_batch(
+def test_kv_cache_is_linear_in_length_and_batch(
     layers: int, kv: int, d_head: int, seq: int, batch: int, nbytes: int
 ) -> None:
-    total = calculate(
-        "kv_cache_bytes",
-        n_layers=layers,
-        n_kv_heads=kv,
-        d_head=d_head,
-        seq_len=seq,
-        batch=batch,
-        bytes_per_element=nbytes,
-    ).value
-    per_token = calculate(
-        "kv_cache_bytes_per_token", n_layers=layers, n_kv_heads=kv, d_head=d_head, bytes_per_element=nbytes
-    ).value
-    assert total == per_token * seq * batch
+    args = {"n_layers": layers, "n_kv_heads": kv, "d_head": d_head, "bytes_per_element": nbytes}
+    total = calculate("kv_cache_bytes", **args, seq_len=seq, batch=batch).value
+    assert calculate("kv_cache_bytes", **args, seq_len=2 * seq, batch=batch).value == 2 * total
+    assert calculate("kv_cache_bytes", **args, seq_len=seq, batch=3 * batch).value == 3 * total
+    assert total == calculate("kv_cache_bytes_per_token", **args).value * seq * batch
 
 
-@given(h=st.sampled_from([1, 2, 4, 8, 16, 32, 64]), data=st.data())
-def test_savings_is_the_ratio_of_the_two_caches(h: int, data: st.DataObject) -> None:
+@settings(max_examples=100)
+@given(h=heads, data=st.data(), layers=sizes, d_head=sizes)
+def test_savings_is_the_ratio_of_the_two_caches(
+    h: int, data: st.DataObject, layers: int, d_head: int
+) -> None:
     kv = data.draw(st.sampled_from([g for g in (1, 2, 4, 8, 16, 32, 64) if h % g == 0]))
-    full = calculate(
-        "kv_cache_bytes", n_layers=2, n_kv_heads=h, d_head=8, seq_len=16, batch=1, bytes_per_element=2
-    ).value
-    small = calculate(
-        "kv_cache_bytes", n_layers=2, n_kv_heads=kv, d_head=8, seq_len=16, batch=1, bytes_per_element=2
-    ).value
+    args = {"n_layers": layers, "d_head": d_head, "seq_len": 16, "batch": 2, "bytes_per_element": 2}
+    full = calculate("kv_cache_bytes", **args, n_kv_heads=h).value
+    small = calculate("kv_cache_bytes", **args, n_kv_heads=kv).value
     assert calculate("kv_cache_savings", n_heads=h, n_kv_heads=kv).value * small == full
 
 
-@given(h=st.sampled_from([1, 2, 4, 8, 16]), width=st.integers(min_value=1, max_value=64), bias=st.booleans())
-def test_mha_parameters_are_four_d_squared_plus_four_d_with_bias(h: int, width: int, bias: bool) -> None:
+@settings(max_examples=100)
+@given(h=heads, width=st.integers(1, 64), bias=st.booleans(), layers=st.integers(1, 96))
+def test_mha_is_four_d_squared_plus_four_d_with_bias_per_layer(
+    h: int, width: int, bias: bool, layers: int
+) -> None:
     d = h * width
     value = calculate("attention_parameters", d_model=d, n_heads=h, bias=bias).value
     assert value == 4 * d * d + (4 * d if bias else 0)
     assert (
-        calculate("single_vs_multi_head_parameters", d_model=d, n_heads=h, bias=bias, which="single").value
-        == value
+        calculate("attention_parameters", d_model=d, n_heads=h, bias=bias, n_layers=layers).value
+        == value * layers
     )
+    for which in ("multi", "single"):
+        assert (
+            calculate("single_vs_multi_head_parameters", d_model=d, n_heads=h, bias=bias, which=which).value
+            == value
+        )
+
+
+@settings(max_examples=100)
+@given(h=heads, width=st.integers(1, 32), data=st.data())
+def test_gqa_shrinks_only_w_k_and_w_v(h: int, width: int, data: st.DataObject) -> None:
+    g = data.draw(st.sampled_from([k for k in (1, 2, 4, 8, 16, 32, 64) if h % k == 0]))
+    d = h * width
+    value = calculate("attention_parameters", d_model=d, n_heads=h, n_kv_heads=g).value
+    assert value == 2 * d * d + 2 * d * (g * width)
+
+
+@settings(max_examples=100)
+@given(b=st.integers(1, 8), h=heads, t=st.integers(1, 4096), nbytes=st.sampled_from([1, 2, 4]))
+def test_score_memory_is_quadratic_in_length(b: int, h: int, t: int, nbytes: int) -> None:
+    args = {"batch": b, "n_heads": h, "bytes_per_element": nbytes}
+    assert (
+        calculate("score_matrix_bytes", **args, seq_len=2 * t).value
+        == 4 * calculate("score_matrix_bytes", **args, seq_len=t).value
+    )
+
+
+@settings(max_examples=100)
+@given(
+    layers=st.integers(1, 96),
+    kv=st.sampled_from([1, 2, 4, 8]),
+    mult=st.sampled_from([1, 2, 4, 8]),
+    batch=st.integers(1, 32),
+    nbytes=st.sampled_from([1, 2, 4]),
+)
+def test_every_kv_misconception_differs_from_the_answer_and_points_at_a_step(
+    layers: int, kv: int, mult: int, batch: int, nbytes: int
+) -> None:
+    d = calculate(
+        "kv_cache_bytes",
+        n_layers=layers,
+        n_kv_heads=kv,
+        d_head=64,
+        seq_len=512,
+        batch=batch,
+        bytes_per_element=nbytes,
+        n_heads=kv * mult,
+    )
+    labels = {s.label for s in d.steps}
+    seen = [d.value]
+    for m in d.misconceptions:
+        assert m.step in labels and all(m.value != v for v in seen)
+        seen.append(m.value)

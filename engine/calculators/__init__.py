@@ -1,5 +1,10 @@
-"""Provides every calculator; importing this package registers them in engine.CALCULATORS."""
+"""Provides every calculator; importing this package registers them in engine.CALCULATORS.
 
-from engine.calculators import cost, dimensions, entry, kv_cache, parameters
+One module per area: dimensions (head_dim), shapes (attention_shape), parameters (attention and
+single-vs-multi-head counts), kv_cache (cache bytes and savings), cost (FLOPs and score memory), entry
+(one entry of a worked attention example).
+"""
 
-__all__ = ["cost", "dimensions", "entry", "kv_cache", "parameters"]
+from engine.calculators import cost, dimensions, entry, kv_cache, parameters, shapes
+
+__all__ = ["cost", "dimensions", "entry", "kv_cache", "parameters", "shapes"]

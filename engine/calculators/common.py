@@ -6,7 +6,7 @@ from engine.derivation import Misconception, Value
 
 
 def require_positive(calculator: str, **sizes: int | None) -> None:
-    """Rejects zero or negative sizes with a message naming each bad value."""
+    """Rejects zero or negative sizes with a message naming each bad value (None means "not given")."""
     bad = [f"{k}={v}" for k, v in sizes.items() if v is not None and v <= 0]
     if bad:
         raise ValueError(f"{calculator}: sizes must be positive, got {', '.join(bad)}")
@@ -18,10 +18,17 @@ def require_divisible(calculator: str, numerator: str, n: int, denominator: str,
         raise ValueError(f"{calculator}: {numerator}={n} is not divisible by {denominator}={d}")
 
 
+def ratio(n: int, d: int) -> int | float:
+    """n / d, kept an exact int when it divides evenly (counts stay ints; wrong counts may not)."""
+    return n // d if n % d == 0 else n / d
+
+
 def distinct(answer: Value, candidates: list[Misconception]) -> tuple[Misconception, ...]:
     """Keeps the misconceptions whose value differs from the answer and from earlier ones.
 
-    A wrong formula that happens to give the right number here cannot be told apart, so it is dropped.
+    A wrong formula that happens to give the right number here cannot be told apart from the right one,
+    and two wrong formulas with the same value cannot be told apart from each other, so the later one is
+    dropped: the order of `candidates` is the order of preference.
     """
     kept: list[Misconception] = []
     seen: list[Value] = [answer]

@@ -1,13 +1,24 @@
-"""Provides the FLOPs of an attention layer and the memory of its score matrix."""
+"""Provides the FLOPs of an attention layer's matmuls and the memory of its score matrix.
+
+A multiply-add counts 2 FLOPs, so an (m x k) @ (k x n) matmul costs 2 m k n. The softmax, scaling and
+masking are elementwise and left out, as is usual when counting attention FLOPs.
+"""
 
 from __future__ import annotations
 
 from engine.calculator import Arg, register
 from engine.calculators.common import distinct, require_positive
-from engine.calculators.dimensions import split
+from engine.calculators.dimensions import D_MODEL, N_HEADS, split
 from engine.derivation import Derivation, Misconception, Step
 
 PARTS = ("total", "projections", "scores", "weighted_sum", "output")
+_LABELS = {
+    "projections": "Q, K, V projections",
+    "scores": "Scores Q K^T",
+    "weighted_sum": "Weighted sum A V",
+    "output": "Output projection W_O",
+    "total": "Total",
+}
 
 
 @register(
@@ -16,52 +27,57 @@ PARTS = ("total", "projections", "scores", "weighted_sum", "output")
     unit="FLOPs",
     args=(
         Arg("seq_len", "int", "query length T"),
-        Arg("d_model", "int", "model width d_model"),
-        Arg("n_heads", "int", "number of heads h"),
+        D_MODEL,
+        N_HEADS,
         Arg("batch", "int", "batch size B", default=1, required=False),
         Arg("kv_len", "int", "key/value length S (default: T)", required=False),
-        Arg("part", "str", "which matmuls to count", default="total", required=False, choices=PARTS),
+        Arg(
+            "part",
+            "str",
+            "which matmuls: projections (Q, K, V), scores (Q K^T), weighted_sum (A V), output (W_O) or total",
+            default="total",
+            required=False,
+            choices=PARTS,
+        ),
     ),
     misconceptions=("mac-as-one", "forgot-batch", "d-model-per-head", "forgot-av", "q-only-projection"),
 )
 def attention_flops(
     seq_len: int, d_model: int, n_heads: int, batch: int = 1, kv_len: int | None = None, part: str = "total"
 ) -> Derivation:
+    """Projections grow with T d^2, scores and the weighted sum with T S d: the T^2 term at long context."""
     calc = "attention_flops"
+    if part not in PARTS:
+        raise ValueError(f"{calc}: part={part!r} must be one of {', '.join(PARTS)}")
     d_k = split(calc, d_model, n_heads)
     b, t, d, h = batch, seq_len, d_model, n_heads
     s = t if kv_len is None else kv_len
     require_positive(calc, seq_len=t, batch=b, kv_len=s)
-    proj = 2 * b * t * d * d + 2 * 2 * b * s * d * d
+    proj_q = 2 * b * t * d * d
+    proj_kv = 2 * 2 * b * s * d * d
     scores = 2 * b * h * t * s * d_k
     av = 2 * b * h * t * s * d_k
     out = 2 * b * t * d * d
-    parts = {"projections": proj, "scores": scores, "weighted_sum": av, "output": out}
+    parts = {"projections": proj_q + proj_kv, "scores": scores, "weighted_sum": av, "output": out}
     steps = [
         Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k),
         Step(
-            "Q, K, V projections",
-            "2 B T d^2 + 2 x 2 B S d^2",
-            f"2 x {b} x {t} x {d}^2 + 4 x {b} x {s} x {d}^2",
-            proj,
+            _LABELS["projections"],
+            "Q: 2 B T d^2, K and V: 2 x 2 B S d^2",
+            f"2 x {b} x {t:,} x {d}^2 + 2 x 2 x {b} x {s:,} x {d}^2",
+            parts["projections"],
             "FLOPs",
         ),
-        Step("Scores Q K^T", "2 B h T S d_k", f"2 x {b} x {h} x {t} x {s} x {d_k}", scores, "FLOPs"),
-        Step("Weighted sum A V", "2 B h T S d_k", f"2 x {b} x {h} x {t} x {s} x {d_k}", av, "FLOPs"),
-        Step("Output projection W_O", "2 B T d^2", f"2 x {b} x {t} x {d}^2", out, "FLOPs"),
+        Step(_LABELS["scores"], "2 B h T S d_k", f"2 x {b} x {h} x {t:,} x {s:,} x {d_k}", scores, "FLOPs"),
+        Step(_LABELS["weighted_sum"], "2 B h T S d_k", f"2 x {b} x {h} x {t:,} x {s:,} x {d_k}", av, "FLOPs"),
+        Step(_LABELS["output"], "2 B T d^2", f"2 x {b} x {t:,} x {d}^2", out, "FLOPs"),
     ]
     value = sum(parts.values()) if part == "total" else parts[part]
-    label = {
-        "total": "Total",
-        "projections": "Q, K, V projections",
-        "scores": "Scores Q K^T",
-        "weighted_sum": "Weighted sum A V",
-        "output": "Output projection W_O",
-    }[part]
+    label = _LABELS[part]
     if part == "total":
         steps.append(
             Step(
-                "Total",
+                label,
                 "projections + scores + weighted sum + output",
                 " + ".join(f"{v:,}" for v in parts.values()),
                 value,
@@ -72,7 +88,8 @@ def attention_flops(
         Misconception(
             "mac-as-one",
             "You counted a multiply-add as one FLOP",
-            "A multiply-add is 2 FLOPs.",
+            "Each multiply-add is a multiplication and an addition: an (m x k) @ (k x n) matmul is "
+            "2 m k n FLOPs.",
             value // 2,
             label,
         ),
@@ -80,7 +97,11 @@ def attention_flops(
     if b > 1:
         wrong.append(
             Misconception(
-                "forgot-batch", "You left out the batch", "Every sequence does the work.", value // b, label
+                "forgot-batch",
+                "You left out the batch",
+                "Every sequence in the batch goes through the same matmuls.",
+                value // b,
+                label,
             )
         )
     if part in ("scores", "weighted_sum", "total") and h > 1:
@@ -89,9 +110,10 @@ def attention_flops(
             Misconception(
                 "d-model-per-head",
                 "You gave each head width d_model",
-                "Each head works in d_k = d/h dims.",
+                "Each head works in d_k = d_model / h dimensions, so all h heads together cost what one "
+                "d_model-wide head costs.",
                 value + extra,
-                label,
+                _LABELS["scores"] if part == "total" else label,
             )
         )
     if part == "total":
@@ -99,9 +121,9 @@ def attention_flops(
             Misconception(
                 "forgot-av",
                 "You left out A V",
-                "The weighted sum is a second T x S matmul.",
+                "Attention has two T x S matmuls: the scores Q K^T and the weighted sum A V.",
                 value - av,
-                label,
+                _LABELS["weighted_sum"],
             )
         )
     if part in ("projections", "total"):
@@ -109,9 +131,9 @@ def attention_flops(
             Misconception(
                 "q-only-projection",
                 "You counted one projection, not three",
-                "Q, K and V each need a d x d matmul.",
-                value - 4 * b * s * d * d,
-                label,
+                "Q, K and V each need their own d_model x d_model matmul.",
+                value - proj_kv,
+                _LABELS["projections"],
             )
         )
     return Derivation(calc, value, "FLOPs", tuple(steps), distinct(value, wrong))
@@ -119,11 +141,11 @@ def attention_flops(
 
 @register(
     "score_matrix_bytes",
-    summary="Memory of the attention score (or weight) matrix: B h T S bytes.",
+    summary="Memory of the attention score (or weight) matrix: B x h x T x S x bytes.",
     unit="B",
     args=(
         Arg("batch", "int", "batch size B"),
-        Arg("n_heads", "int", "number of heads h"),
+        N_HEADS,
         Arg("seq_len", "int", "query length T"),
         Arg("bytes_per_element", "int", "bytes per number"),
         Arg("kv_len", "int", "key length S (default: T)", required=False),
@@ -133,17 +155,20 @@ def attention_flops(
 def score_matrix_bytes(
     batch: int, n_heads: int, seq_len: int, bytes_per_element: int, kv_len: int | None = None
 ) -> Derivation:
+    """Every head of every sequence scores every query against every key: quadratic in length."""
     calc = "score_matrix_bytes"
     s = seq_len if kv_len is None else kv_len
     require_positive(
         calc, batch=batch, n_heads=n_heads, seq_len=seq_len, bytes_per_element=bytes_per_element, kv_len=s
     )
-    entries = batch * n_heads * seq_len * s
+    one = seq_len * s
+    entries = batch * n_heads * one
     value = entries * bytes_per_element
-    label = "Bytes"
+    one_label, all_label, bytes_label = "One head's matrix", "All heads, all sequences", "Bytes"
     steps = (
-        Step("Entries", "B x h x T x S", f"{batch} x {n_heads} x {seq_len:,} x {s:,}", entries),
-        Step(label, "entries x bytes", f"{entries:,} x {bytes_per_element}", value, "B"),
+        Step(one_label, "T x S", f"{seq_len:,} x {s:,}", one),
+        Step(all_label, "B x h x (T x S)", f"{batch} x {n_heads} x {one:,}", entries),
+        Step(bytes_label, "entries x bytes_per_element", f"{entries:,} x {bytes_per_element}", value, "B"),
     )
     wrong = [
         Misconception(
@@ -151,24 +176,28 @@ def score_matrix_bytes(
             "You left out the heads",
             "Every head has its own T x S matrix.",
             value // n_heads,
-            "Entries",
+            all_label,
         ),
         Misconception(
             "forgot-batch",
             "You left out the batch",
-            "Every sequence has its own scores.",
+            "Every sequence in the batch has its own scores.",
             value // batch,
-            "Entries",
+            all_label,
         ),
         Misconception(
             "linear-in-t",
-            "You made it linear in length",
-            "Each of T queries scores all S keys.",
+            "You made it linear in the length",
+            "Each of the T queries is scored against all S keys: T x S entries per head, not T.",
             batch * n_heads * seq_len * bytes_per_element,
-            "Entries",
+            one_label,
         ),
         Misconception(
-            "forgot-bytes", "You counted entries, not bytes", "Multiply by bytes per element.", entries, label
+            "forgot-bytes",
+            "You counted entries, not bytes",
+            "Multiply the number of entries by the bytes per element.",
+            entries,
+            bytes_label,
         ),
     ]
     return Derivation(calc, value, "B", steps, distinct(value, wrong))

@@ -1,4 +1,8 @@
-"""Provides attention_entry: one entry of a small worked attention example, computed by the engine."""
+"""Provides attention_entry: one entry of a small worked attention example, computed by the engine.
+
+The scores, the causal mask and the softmax come from engine.attention (the same `causal_mask` and
+`softmax` the multi-head forward pass uses), so a worked example can never disagree with the engine.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +15,12 @@ from engine.calculators.common import distinct
 from engine.derivation import Derivation, Heatmap, Misconception, Step
 
 Matrix = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
 WHICH = ("score", "weight", "output")
 
-
-def _vec(v: Matrix) -> str:
-    return "[" + ", ".join(_num(x) for x in v) + "]"
+_SCALE = "Scale by 1/sqrt(d_k)"
+_MASK = "Causal mask"
+_SOFTMAX = "Softmax over the row (across the keys)"
 
 
 def _num(x: float) -> str:
@@ -24,9 +29,31 @@ def _num(x: float) -> str:
     return f"{x:.4g}"
 
 
-def _weights(scaled: Matrix, allowed: npt.NDArray[np.bool_], axis: int) -> Matrix:
-    masked = np.where(allowed, scaled, -np.inf)  # (T, S)
+def _vec(v: Matrix) -> str:
+    return "[" + ", ".join(_num(float(x)) for x in v) + "]"
+
+
+def _weights(scores: Matrix, allowed: Mask, axis: int) -> Matrix:
+    """Masked entries become -inf, then the engine's softmax (a fully masked line gives zeros)."""
+    masked = np.where(allowed, scores, -np.inf)  # (T, S)
     return np.asarray(softmax(masked, axis=axis), dtype=np.float64)  # (T, S)
+
+
+def _labels(
+    calc: str, tokens: tuple[str, ...] | None, t: int, s: int
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Row (query) and column (key) labels: T tokens for self-attention, T + S for cross-attention."""
+    if tokens is None:
+        rows = tuple(f"t{i}" for i in range(t))
+        return rows, rows if s == t else tuple(f"k{j}" for j in range(s))
+    if len(tokens) == t:
+        return tokens, tokens if s == t else tuple(f"k{j}" for j in range(s))
+    if len(tokens) == t + s and s != t:
+        return tokens[:t], tokens[t:]
+    raise ValueError(
+        f"{calc}: tokens has {len(tokens)} labels but there are T={t} queries and S={s} keys "
+        f"(give T labels, or T + S labels for cross-attention)"
+    )
 
 
 @register(
@@ -48,16 +75,17 @@ def _weights(scaled: Matrix, allowed: npt.NDArray[np.bool_], axis: int) -> Matri
         Arg(
             "which",
             "str",
-            "which matrix the entry comes from",
+            "which matrix the entry comes from: score (scaled, before the mask), weight or output",
             default="weight",
             required=False,
             choices=WHICH,
         ),
         Arg("causal", "bool", "whether query i may only see keys j <= i", default=False, required=False),
-        Arg("tokens", "tokens", "labels for the tokens", required=False),
+        Arg("tokens", "tokens", "labels for the tokens (T, or T + S for cross-attention)", required=False),
     ),
     misconceptions=(
         "no-scaling",
+        "raw-score",
         "no-causal-mask",
         "softmax-over-queries",
         "forgot-softmax",
@@ -74,117 +102,139 @@ def attention_entry(
     causal: bool = False,
     tokens: tuple[str, ...] | None = None,
 ) -> Derivation:
+    """Scores, scaling, mask, softmax and weighted sum for one query row, as a learner would do them."""
     calc = "attention_entry"
+    if which not in WHICH:
+        raise ValueError(f"{calc}: which={which!r} must be one of {', '.join(WHICH)}")
+    q, k, v = (np.asarray(m, dtype=np.float64) for m in (q, k, v))
+    if q.ndim != 2 or k.ndim != 2 or v.ndim != 2 or min(*q.shape, *k.shape, *v.shape) < 1:
+        raise ValueError(f"{calc}: q {q.shape}, k {k.shape} and v {v.shape} must be non-empty 2-D matrices")
     T, d_k = q.shape
-    S = k.shape[0]
-    if k.shape[1] != d_k or v.shape[0] != S:
+    S, d_v = v.shape
+    if k.shape != (S, d_k):
         raise ValueError(
-            f"{calc}: q {q.shape}, k {k.shape} and v {v.shape} do not fit (need (T,d), (S,d), (S,d_v))"
+            f"{calc}: q {q.shape}, k {k.shape} and v {v.shape} do not fit; they must be (T, d_k), (S, d_k), "
+            "(S, d_v)"
         )
-    width = v.shape[1] if which == "output" else S
+    width = d_v if which == "output" else S
     if not (0 <= row < T and 0 <= col < width):
         raise ValueError(
-            f"{calc}: entry ({row}, {col}) is outside the {which} matrix of shape ({T}, {width})"
+            f"{calc}: entry (row={row}, col={col}) is outside the {which} matrix of shape ({T}, {width})"
         )
+    rows, cols = _labels(calc, tokens, T, S)
+
     allowed = causal_mask(T, S) if causal else np.ones((T, S), dtype=bool)  # (T, S)
     raw = q @ k.T  # (T, d_k) @ (d_k, S) -> (T, S)
     scaled = raw / np.sqrt(d_k)  # (T, S)
-    weights = _weights(scaled, allowed, axis=-1)  # (T, S)
+    masked = np.where(allowed, scaled, -np.inf)  # (T, S)
+    weights = _weights(scaled, allowed, axis=-1)  # (T, S): each row sums to 1
     out = weights @ v  # (T, S) @ (S, d_v) -> (T, d_v)
-    pick = {"score": scaled, "weight": weights, "output": out}
-    value = float(pick[which][row, col])
+    value = float({"score": scaled, "weight": weights, "output": out}[which][row, col])
+
     r = row
+    # The key whose numbers the vector steps report: the one asked about, or for an output entry the
+    # key with the largest weight (the one that contributes most).
+    j = col if which != "output" else int(np.argmax(weights[r]))
+    at = f"(key {j})" if which != "output" else f"(key {j}, the largest weight)"
     dots = "; ".join(
-        f"q{r}.k{j} = " + " + ".join(f"({_num(a)})({_num(b)})" for a, b in zip(q[r], k[j], strict=True))
-        for j in range(S)
+        f"q{r}.k{i} = "
+        + " + ".join(f"({_num(a)})({_num(b)})" for a, b in zip(q[r], k[i], strict=True))
+        + f" = {_num(float(raw[r, i]))}"
+        for i in range(S)
     )
     steps = [
+        Step(f"Dot products of query {r} with every key", f"q{r} . k_j {at}", dots, float(raw[r, j])),
         Step(
-            f"Dot products of query {r} with every key",
-            f"q{r} . k_j",
-            dots,
-            float(raw[r, col if which != "output" else 0]),
-        ),
-        Step(
-            "Scale by 1/sqrt(d_k)",
-            f"s = (q . k) / sqrt({d_k})",
+            _SCALE,
+            f"s_{r}j = (q{r} . k_j) / sqrt(d_k), d_k = {d_k} {at}",
             f"{_vec(raw[r])} / {np.sqrt(d_k):.4g} = {_vec(scaled[r])}",
-            float(scaled[r, min(col, S - 1)]),
+            float(scaled[r, j]),
         ),
     ]
-    if causal:
-        masked_row = np.where(allowed[r], scaled[r], -np.inf)  # (S,)
-        steps.append(
-            Step(
-                "Causal mask", f"keys j > {r} get -inf", _vec(masked_row), float(masked_row[min(col, S - 1)])
-            )
+    notes: list[str] = []
+    if causal and which != "score":
+        steps.append(Step(_MASK, f"keys j > {r} get -inf {at}", _vec(masked[r]), float(masked[r, j])))
+    if causal and which == "score":
+        notes.append(
+            "The score is taken before the causal mask, which would set keys after the query to -inf."
         )
     if which != "score":
         steps.append(
             Step(
-                "Softmax over the row",
-                "a_j = exp(s_j - max) / sum exp(s - max)",
-                f"softmax({_vec(np.where(allowed[r], scaled[r], -np.inf))}) = {_vec(weights[r])}",
-                float(weights[r, min(col, S - 1)]),
+                _SOFTMAX,
+                f"a_{r}j = exp(s_{r}j - max) / sum over j' of exp(s_{r}j' - max) {at}",
+                f"softmax({_vec(masked[r])}) = {_vec(weights[r])}",
+                float(weights[r, j]),
             )
         )
     if which == "output":
-        terms = " + ".join(f"{weights[r, j]:.4g} x {_num(v[j, col])}" for j in range(S))
-        steps.append(Step(f"Weighted sum of value column {col}", f"o = sum_j a_j v_j[{col}]", terms, value))
-    label = steps[-1].label
+        terms = " + ".join(f"({weights[r, i]:.4g})({_num(float(v[i, col]))})" for i in range(S))
+        steps.append(
+            Step(
+                f"Weighted sum of value column {col}",
+                f"o_{r}[{col}] = sum over j of a_{r}j v_j[{col}]",
+                terms,
+                value,
+            )
+        )
+    last = steps[-1].label
+
     wrong: list[Misconception] = []
 
     def alt(mid: str, text: str, why: str, matrix: Matrix, step: str) -> None:
         wrong.append(Misconception(mid, text, why, float(matrix[row, col]), step))
 
-    unscaled_w = _weights(raw, allowed, axis=-1)  # (T, S)
-    alt_pick = {"score": raw, "weight": unscaled_w, "output": unscaled_w @ v}
+    unscaled = _weights(raw, allowed, axis=-1)  # (T, S)
     alt(
         "no-scaling",
         "You skipped the 1/sqrt(d_k) scaling",
-        "Scores are divided by sqrt(d_k) before the softmax.",
-        alt_pick[which],
-        "Scale by 1/sqrt(d_k)",
+        "Scores are divided by sqrt(d_k) before the softmax, so their spread does not grow with d_k.",
+        {"score": raw, "weight": unscaled, "output": unscaled @ v}[which],
+        _SCALE,
     )
+    if which == "weight":
+        alt(
+            "raw-score",
+            "You gave the raw dot product q . k",
+            "A weight is softmax(q . k / sqrt(d_k)).",
+            raw,
+            _SCALE,
+        )
     if causal and which != "score":
         free = _weights(scaled, np.ones((T, S), dtype=bool), axis=-1)  # (T, S)
         alt(
             "no-causal-mask",
             "You forgot the causal mask",
-            "Query i may only attend to keys j <= i.",
+            "Query i may only attend to keys j <= i; later keys get weight 0.",
             free if which == "weight" else free @ v,
-            "Causal mask",
+            _MASK,
         )
     if which != "score" and T == S:
-        cols = _weights(scaled, allowed, axis=0)  # (T, S), normalised down each column
+        down = _weights(scaled, allowed, axis=0)  # (T, S), normalised down each column
         alt(
             "softmax-over-queries",
-            "You normalised down the column",
-            "Softmax runs over the keys in each row.",
-            cols if which == "weight" else cols @ v,
-            "Softmax over the row",
+            "You normalised down the column, not across the row",
+            "Each query's weights over the keys sum to 1: softmax runs along a row.",
+            down if which == "weight" else down @ v,
+            _SOFTMAX,
         )
-    if which == "weight":
+    if which != "score":
+        plain = np.where(allowed, scaled, 0.0)  # (T, S): scaled scores, masked ones zeroed
         alt(
             "forgot-softmax",
-            "You gave the scaled score, not the weight",
-            "Weights are the softmax of the scores.",
-            scaled,
-            label,
+            "You used the scaled scores as the weights",
+            "The weights are the softmax of the scaled scores: positive and summing to 1 along the row.",
+            plain if which == "weight" else plain @ v,
+            _SOFTMAX,
         )
     if which == "output":
-        uniform = np.where(allowed, 1.0, 0.0) / np.maximum(allowed.sum(axis=-1, keepdims=True), 1)  # (T, S)
+        uniform = allowed / np.maximum(allowed.sum(axis=-1, keepdims=True), 1)  # (T, S)
         alt(
             "unweighted-mean",
             "You averaged the values evenly",
-            "Each value is weighted by its softmax weight.",
+            "Each value row is weighted by its softmax weight, not by 1/S.",
             uniform @ v,
-            label,
+            last,
         )
-    labels = tuple(tokens) if tokens else tuple(f"t{i}" for i in range(T))
-    rows = labels[:T] if len(labels) >= T else tuple(f"t{i}" for i in range(T))
-    cols_l = (
-        labels[:S] if (len(labels) >= S and S == T) else tuple(f"k{j}" for j in range(S)) if S != T else rows
-    )
-    heat = Heatmap(weights[None], rows, cols_l, ("weights",))  # (1, T, S)
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong), heatmap=heat)
+    heat = Heatmap(weights[None], rows, cols, ("weights",))  # (1, T, S)
+    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong), heatmap=heat, notes=tuple(notes))

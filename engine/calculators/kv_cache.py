@@ -1,4 +1,9 @@
-"""Provides KV-cache sizes and the MHA/GQA/MQA savings ratio, with the usual wrong turns."""
+"""Provides KV-cache sizes and the MHA/GQA/MQA savings ratio, with the usual wrong turns.
+
+KV cache = 2 (K and V) x n_layers x n_kv_heads x d_head x seq_len x batch x bytes_per_element.
+Checked against Llama-2 70B at 4096 tokens, batch 8, fp16: 80 GiB with 64 KV heads, 10 GiB with its
+real 8, 1.25 GiB with one (85,899,345,920 / 10,737,418,240 / 1,342,177,280 bytes).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,18 @@ from engine.calculators.common import distinct, require_divisible, require_posit
 from engine.derivation import Derivation, Misconception, Step
 
 GIB_AS_GB = 1000**3 / 1024**3
+"""A byte count b shown as b / 2^30 "GiB" but read as GB is b / 2^30 x 10^9 bytes: b x GIB_AS_GB."""
 
 _L = Arg("n_layers", "int", "number of layers")
 _G = Arg("n_kv_heads", "int", "number of key/value heads")
 _DH = Arg("d_head", "int", "width of one head")
-_BYTES = Arg("bytes_per_element", "int", "bytes per number (fp16/bf16: 2, fp32: 4, int8: 1)")
-_HQ = Arg("n_heads", "int", "number of query heads (lets a 'used h' mistake be recognised)", required=False)
+_BYTES = Arg("bytes_per_element", "int", "bytes per number (fp16/bf16: 2, fp32: 4, int8/fp8: 1)")
+_HQ = Arg(
+    "n_heads",
+    "int",
+    "number of query heads (optional: lets the 'used h instead of n_kv' mistake be recognised)",
+    required=False,
+)
 _COMMON_WRONG = (
     "no-x2-kv",
     "used-n-heads",
@@ -22,90 +33,115 @@ _COMMON_WRONG = (
     "gib-as-gb",
     "gb-as-gib",
 )
+_PER_LAYER = "K and V per token per layer"
+_PER_TOKEN = "Per token, all layers"
 
 
-def _kv_steps(n_layers: int, n_kv_heads: int, d_head: int, bytes_per_element: int) -> tuple[int, list[Step]]:
-    per_layer = 2 * n_kv_heads * d_head * bytes_per_element
+def _check(calc: str, n_heads: int | None, n_kv_heads: int, **sizes: int | None) -> None:
+    require_positive(calc, n_kv_heads=n_kv_heads, n_heads=n_heads, **sizes)
+    if n_heads is not None:
+        require_divisible(calc, "n_heads", n_heads, "n_kv_heads", n_kv_heads)
+
+
+def _per_token_steps(n_layers: int, n_kv_heads: int, d_head: int, nbytes: int) -> tuple[int, list[Step]]:
+    per_layer = 2 * n_kv_heads * d_head * nbytes
     per_token = per_layer * n_layers
     return per_token, [
         Step(
-            "K and V per token per layer",
-            "2 x n_kv_heads x d_head x bytes",
-            f"2 x {n_kv_heads} x {d_head} x {bytes_per_element}",
+            _PER_LAYER,
+            "2 (K and V) x n_kv_heads x d_head x bytes_per_element",
+            f"2 x {n_kv_heads} x {d_head} x {nbytes}",
             per_layer,
             "B",
         ),
-        Step("Per token, all layers", "x n_layers", f"{per_layer:,} x {n_layers}", per_token, "B"),
+        Step(_PER_TOKEN, "x n_layers", f"{per_layer:,} x {n_layers}", per_token, "B"),
     ]
 
 
 def _wrong(
     value: int,
+    last: str,
     *,
     n_layers: int,
     n_kv_heads: int,
     n_heads: int | None,
-    bytes_per_element: int,
+    nbytes: int,
     extra: list[Misconception],
 ) -> tuple[Misconception, ...]:
-    kv = "K and V per token per layer"
+    """The KV-cache mistakes, each evaluated on the same arguments; `last` is the final step's label."""
     out = [
         Misconception(
-            "no-x2-kv", "You left out the x2 for K and V", "Both keys and values are cached.", value / 2, kv
-        ),
+            "no-x2-kv",
+            "You left out the x2 for K and V",
+            "Both the keys and the values are cached, one vector of each per KV head per token per layer.",
+            value // 2,
+            _PER_LAYER,
+        )
+    ]
+    if n_heads is not None and n_heads != n_kv_heads:
+        out.append(
+            Misconception(
+                "used-n-heads",
+                "You used the query heads instead of the KV heads",
+                "Only the n_kv_heads key/value heads are cached; grouped-query and multi-query attention "
+                "share each of them across several query heads.",
+                value // n_kv_heads * n_heads,
+                _PER_LAYER,
+            )
+        )
+    out.append(
         Misconception(
             "forgot-layers",
             "You left out the layers",
-            "Every layer keeps its own K and V.",
-            value / n_layers,
-            "Per token, all layers",
-        ),
+            "Every layer keeps its own keys and values.",
+            value // n_layers,
+            _PER_TOKEN,
+        )
+    )
+    if nbytes == 2:
+        out.append(
+            Misconception(
+                "fp32-for-fp16",
+                "You used 4 bytes (fp32) where fp16 was given",
+                "fp16 and bf16 numbers take 2 bytes each; fp32 takes 4.",
+                value * 2,
+                _PER_LAYER,
+            )
+        )
+    out.append(
         Misconception(
             "forgot-bytes",
             "You counted numbers, not bytes",
-            "Multiply by the bytes per element.",
-            value / bytes_per_element,
-            kv,
-        ),
+            "Multiply the number of cached values by the bytes per element.",
+            value // nbytes,
+            _PER_LAYER,
+        )
+    )
+    out += extra
+    out += [
         Misconception(
             "gib-as-gb",
             "That is the GiB figure read as GB",
-            "1 GiB = 2^30 bytes but 1 GB = 10^9 bytes; convert rather than relabel.",
+            "1 GiB = 2^30 bytes but 1 GB = 10^9 bytes: converting bytes to GiB and calling the result GB "
+            "understates the size by 7%.",
             value * GIB_AS_GB,
-            "Total",
+            last,
         ),
         Misconception(
             "gb-as-gib",
             "That is the GB figure read as GiB",
-            "1 GB = 10^9 bytes, 1 GiB = 2^30 bytes.",
+            "1 GB = 10^9 bytes but 1 GiB = 2^30 bytes: a GB count relabelled as GiB overstates the size "
+            "by 7%.",
             value / GIB_AS_GB,
-            "Total",
+            last,
         ),
     ]
-    if n_heads is not None and n_heads != n_kv_heads:
-        out.insert(
-            1,
-            Misconception(
-                "used-n-heads",
-                "You used the query heads instead of the KV heads",
-                "Only the n_kv_heads key/value heads are cached; query heads are not.",
-                value * n_heads // n_kv_heads,
-                kv,
-            ),
-        )
-    if bytes_per_element == 2:
-        out.insert(
-            2,
-            Misconception(
-                "fp32-for-fp16", "You used 4 bytes (fp32) for fp16", "fp16 is 2 bytes.", value * 2, kv
-            ),
-        )
-    return distinct(value, out + extra)
+    return distinct(value, out)
 
 
 @register(
     "kv_cache_bytes",
-    summary="Bytes of K and V cached for a whole batch of sequences: 2 L n_kv d_head T B bytes.",
+    summary="Bytes of K and V cached for a batch: 2 x layers x n_kv x d_head x seq_len x batch x bytes.",
     unit="B",
     args=(
         _L,
@@ -116,7 +152,7 @@ def _wrong(
         _BYTES,
         _HQ,
     ),
-    misconceptions=(*_COMMON_WRONG, "forgot-batch"),
+    misconceptions=(*_COMMON_WRONG, "forgot-seq-len", "forgot-batch"),
 )
 def kv_cache_bytes(
     n_layers: int,
@@ -127,39 +163,52 @@ def kv_cache_bytes(
     bytes_per_element: int,
     n_heads: int | None = None,
 ) -> Derivation:
+    """Per token per layer, then all layers, then every cached token, then every sequence."""
     calc = "kv_cache_bytes"
-    require_positive(
+    _check(
         calc,
+        n_heads,
+        n_kv_heads,
         n_layers=n_layers,
-        n_kv_heads=n_kv_heads,
         d_head=d_head,
         seq_len=seq_len,
         batch=batch,
         bytes_per_element=bytes_per_element,
-        n_heads=n_heads,
     )
-    if n_heads is not None:
-        require_divisible(calc, "n_heads", n_heads, "n_kv_heads", n_kv_heads)
-    per_token, steps = _kv_steps(n_layers, n_kv_heads, d_head, bytes_per_element)
+    per_token, steps = _per_token_steps(n_layers, n_kv_heads, d_head, bytes_per_element)
     per_seq = per_token * seq_len
     value = per_seq * batch
+    seq_label, total_label = "One sequence", "Whole batch"
     steps += [
-        Step("One sequence", "x seq_len", f"{per_token:,} x {seq_len:,}", per_seq, "B"),
-        Step("Total", "x batch", f"{per_seq:,} x {batch}", value, "B"),
+        Step(seq_label, "x seq_len", f"{per_token:,} x {seq_len:,}", per_seq, "B"),
+        Step(total_label, "x batch", f"{per_seq:,} x {batch}", value, "B"),
     ]
     extra = [
         Misconception(
-            "forgot-batch", "You left out the batch", "Each sequence has its own cache.", per_seq, "Total"
+            "forgot-seq-len",
+            "You left out the sequence length",
+            "Every cached token stores its own keys and values.",
+            per_token * batch,
+            seq_label,
         )
     ]
-    if batch == 1:
-        extra = []
+    if batch > 1:
+        extra.append(
+            Misconception(
+                "forgot-batch",
+                "You left out the batch",
+                "Each sequence in the batch has its own cache.",
+                per_seq,
+                total_label,
+            )
+        )
     wrong = _wrong(
         value,
+        total_label,
         n_layers=n_layers,
         n_kv_heads=n_kv_heads,
         n_heads=n_heads,
-        bytes_per_element=bytes_per_element,
+        nbytes=bytes_per_element,
         extra=extra,
     )
     return Derivation(calc, value, "B", tuple(steps), wrong)
@@ -167,7 +216,7 @@ def kv_cache_bytes(
 
 @register(
     "kv_cache_bytes_per_token",
-    summary="Bytes of K and V cached per token across all layers: 2 L n_kv d_head bytes.",
+    summary="Bytes of K and V cached per token across all layers: 2 x layers x n_kv x d_head x bytes.",
     unit="B",
     args=(_L, _G, _DH, _BYTES, _HQ),
     misconceptions=_COMMON_WRONG,
@@ -175,24 +224,17 @@ def kv_cache_bytes(
 def kv_cache_bytes_per_token(
     n_layers: int, n_kv_heads: int, d_head: int, bytes_per_element: int, n_heads: int | None = None
 ) -> Derivation:
+    """What one more token of context costs in memory, whatever the batch."""
     calc = "kv_cache_bytes_per_token"
-    require_positive(
-        calc,
-        n_layers=n_layers,
-        n_kv_heads=n_kv_heads,
-        d_head=d_head,
-        bytes_per_element=bytes_per_element,
-        n_heads=n_heads,
-    )
-    if n_heads is not None:
-        require_divisible(calc, "n_heads", n_heads, "n_kv_heads", n_kv_heads)
-    value, steps = _kv_steps(n_layers, n_kv_heads, d_head, bytes_per_element)
+    _check(calc, n_heads, n_kv_heads, n_layers=n_layers, d_head=d_head, bytes_per_element=bytes_per_element)
+    value, steps = _per_token_steps(n_layers, n_kv_heads, d_head, bytes_per_element)
     wrong = _wrong(
         value,
+        _PER_TOKEN,
         n_layers=n_layers,
         n_kv_heads=n_kv_heads,
         n_heads=n_heads,
-        bytes_per_element=bytes_per_element,
+        nbytes=bytes_per_element,
         extra=[],
     )
     return Derivation(calc, value, "B", tuple(steps), wrong)
@@ -206,16 +248,16 @@ def kv_cache_bytes_per_token(
     misconceptions=("inverted", "difference"),
 )
 def kv_cache_savings(n_heads: int, n_kv_heads: int) -> Derivation:
+    """Everything in the cache formula but the KV-head count cancels, leaving h / n_kv."""
     calc = "kv_cache_savings"
-    require_positive(calc, n_heads=n_heads, n_kv_heads=n_kv_heads)
-    require_divisible(calc, "n_heads", n_heads, "n_kv_heads", n_kv_heads)
+    _check(calc, n_heads, n_kv_heads)
     value = n_heads // n_kv_heads
-    label = "Cache ratio"
+    label = "Savings ratio"
     steps = (
         Step(
-            "Everything but the KV heads cancels",
+            "Only the KV heads differ",
             "(2 L h d_head T B bytes) / (2 L n_kv d_head T B bytes)",
-            "h / n_kv",
+            "layers, d_head, tokens, batch and bytes cancel",
             value,
             "x",
         ),
@@ -225,14 +267,14 @@ def kv_cache_savings(n_heads: int, n_kv_heads: int) -> Derivation:
         Misconception(
             "inverted",
             "You inverted the ratio",
-            "Savings = old size / new size = h / n_kv.",
+            "The savings factor is old size / new size = h / n_kv, a number of at least 1.",
             n_kv_heads / n_heads,
             label,
         ),
         Misconception(
             "difference",
             "You subtracted instead of dividing",
-            "Sizes scale with the head count.",
+            "The cache size is proportional to the KV-head count, so compare by dividing: h / n_kv.",
             n_heads - n_kv_heads,
             label,
         ),

@@ -1,19 +1,23 @@
-"""Provides parameter counts for MHA, GQA and MQA layers, and the one-wide-head comparison."""
+"""Provides parameter counts for MHA, GQA and MQA layers, and the one-wide-head comparison.
+
+As in nanoGPT's `get_num_params`, the count says what it includes: the four projection matrices
+W_Q (d x h d_k), W_K and W_V (d x n_kv d_k each) and W_O (h d_v x d), plus one bias vector per
+projection when the model has them. Layer norms, embeddings and the MLP are not attention parameters.
+Checked against published totals: 4 x 512^2 = 1,048,576 (Transformer base), 2,362,368 per GPT-2 layer.
+"""
 
 from __future__ import annotations
 
 from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_divisible, require_positive
-from engine.calculators.dimensions import split
+from engine.calculators.common import distinct, ratio, require_divisible, require_positive
+from engine.calculators.dimensions import D_MODEL, N_HEADS, split
 from engine.derivation import Derivation, Misconception, Step
 
-_D = Arg("d_model", "int", "model width d_model")
-_H = Arg("n_heads", "int", "number of query heads h")
 _BIAS = Arg("bias", "bool", "whether the projections have bias vectors", default=False, required=False)
 
 
-def _count(d: int, kv_dim: int, *, bias: bool, output: bool) -> int:
-    """W_Q (d x d) + W_K and W_V (d x kv_dim each) + W_O (d x d), plus their biases."""
+def count(d: int, kv_dim: int, *, bias: bool, output: bool) -> int:
+    """W_Q (d x d) + W_K and W_V (d x kv_dim each) + W_O (d x d), plus one bias per projection."""
     weights = d * d + 2 * d * kv_dim + (d * d if output else 0)
     biases = (d + 2 * kv_dim + (d if output else 0)) if bias else 0
     return weights + biases
@@ -24,8 +28,8 @@ def _count(d: int, kv_dim: int, *, bias: bool, output: bool) -> int:
     summary="Parameters of one attention layer (MHA, GQA or MQA), times the number of layers.",
     unit="params",
     args=(
-        _D,
-        _H,
+        D_MODEL,
+        N_HEADS,
         Arg("n_kv_heads", "int", "number of key/value heads (default: h, plain MHA)", required=False),
         _BIAS,
         Arg("output_projection", "bool", "whether W_O is counted", default=True, required=False),
@@ -37,7 +41,9 @@ def _count(d: int, kv_dim: int, *, bias: bool, output: bool) -> int:
         "forgot-biases",
         "added-biases",
         "kv-used-n-heads",
+        "qkv-one-matrix",
         "one-head-only",
+        "divided-by-h",
         "full-width-heads",
         "forgot-layers",
     ),
@@ -50,56 +56,47 @@ def attention_parameters(
     output_projection: bool = True,
     n_layers: int = 1,
 ) -> Derivation:
+    """W_Q + W_K + W_V (+ W_O) (+ biases), per layer, times the layers."""
     calc = "attention_parameters"
     d, h = d_model, n_heads
     g = h if n_kv_heads is None else n_kv_heads
     d_k = split(calc, d, h)
     require_positive(calc, n_kv_heads=g, n_layers=n_layers)
     require_divisible(calc, "n_heads", h, "n_kv_heads", g)
-    kv_dim = g * d_k
-    per_layer = _count(d, kv_dim, bias=bias, output=output_projection)
+    kv_dim, out = g * d_k, output_projection
+    per_layer = count(d, kv_dim, bias=bias, output=out)
     total = per_layer * n_layers
+
+    q_label, kv_label, o_label = "Query weights W_Q", "Key and value weights W_K, W_V", "Output weights W_O"
+    b_label, per_label, all_label = "Bias vectors", "Per layer", "All layers"
     steps = [
         Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k),
-        Step("Query weights W_Q", "d_model x (h d_k)", f"{d} x {h * d_k}", d * d, "params"),
-        Step(
-            "Key and value weights W_K, W_V",
-            "2 x d_model x (n_kv d_k)",
-            f"2 x {d} x {kv_dim}",
-            2 * d * kv_dim,
-            "params",
-        ),
+        Step(q_label, "d_model x (h d_k)", f"{d} x ({h} x {d_k})", d * d, "params"),
+        Step(kv_label, "2 x d_model x (n_kv d_k)", f"2 x {d} x ({g} x {d_k})", 2 * d * kv_dim, "params"),
     ]
-    if output_projection:
-        steps.append(Step("Output weights W_O", "(h d_v) x d_model", f"{d} x {d}", d * d, "params"))
+    if out:
+        steps.append(Step(o_label, "(h d_v) x d_model", f"({h} x {d_k}) x {d}", d * d, "params"))
     if bias:
-        nb = d + 2 * kv_dim + (d if output_projection else 0)
-        formula = "d + 2 n_kv d_k + d" if output_projection else "d + 2 n_kv d_k"
-        steps.append(
-            Step(
-                "Bias vectors",
-                formula,
-                f"{d} + 2 x {kv_dim}" + (f" + {d}" if output_projection else ""),
-                nb,
-                "params",
-            )
-        )
-    per_label = "Per layer"
-    steps.append(Step(per_label, "sum of the above", f"{per_layer:,}", per_layer, "params"))
+        nb = d + 2 * kv_dim + (d if out else 0)
+        formula = "h d_k + 2 n_kv d_k" + (" + d_model" if out else "")
+        steps.append(Step(b_label, formula, f"{d} + 2 x {kv_dim}" + (f" + {d}" if out else ""), nb, "params"))
+    parts = " + ".join(f"{s.value:,}" for s in steps[1:])
+    steps.append(Step(per_label, "sum of the above", parts, per_layer, "params"))
     if n_layers > 1:
-        steps.append(
-            Step("All layers", "per layer x n_layers", f"{per_layer:,} x {n_layers}", total, "params")
-        )
-    wo_step = "Output weights W_O"
-    wrong = []
-    if output_projection:
+        steps.append(Step(all_label, "per layer x n_layers", f"{per_layer:,} x {n_layers}", total, "params"))
+
+    def wrong_count(kv: int, *, with_bias: bool = bias, with_out: bool = out) -> int:
+        return count(d, kv, bias=with_bias, output=with_out) * n_layers
+
+    wrong: list[Misconception] = []
+    if out:
         wrong.append(
             Misconception(
                 "forgot-wo",
                 "You left out W_O",
-                "The output projection is a d_model x d_model matrix after the heads are merged.",
-                _count(d, kv_dim, bias=bias, output=False) * n_layers,
-                wo_step,
+                "The output projection is a (h d_v) x d_model matrix applied after the heads are merged.",
+                wrong_count(kv_dim, with_out=False),
+                o_label,
             )
         )
     else:
@@ -107,8 +104,8 @@ def attention_parameters(
             Misconception(
                 "counted-wo",
                 "You counted W_O, which this layer does not have",
-                "The question removes the output projection.",
-                _count(d, kv_dim, bias=bias, output=True) * n_layers,
+                "The question removes the output projection: only W_Q, W_K and W_V remain.",
+                wrong_count(kv_dim, with_out=True),
                 per_label,
             )
         )
@@ -117,8 +114,8 @@ def attention_parameters(
             "forgot-biases" if bias else "added-biases",
             "You left out the biases" if bias else "You added biases the layer does not have",
             "Each projection with a bias adds one vector as long as its output width.",
-            _count(d, kv_dim, bias=not bias, output=output_projection) * n_layers,
-            "Bias vectors" if bias else per_label,
+            wrong_count(kv_dim, with_bias=not bias),
+            b_label if bias else per_label,
         )
     )
     if g != h:
@@ -126,33 +123,62 @@ def attention_parameters(
             Misconception(
                 "kv-used-n-heads",
                 "You gave K and V all h heads",
-                "With grouped or multi-query attention, W_K and W_V only produce n_kv heads.",
-                _count(d, d, bias=bias, output=output_projection) * n_layers,
-                "Key and value weights W_K, W_V",
+                "With grouped-query or multi-query attention W_K and W_V only produce n_kv heads, so each is "
+                "d_model x (n_kv d_k), not d_model x d_model.",
+                wrong_count(d),
+                kv_label,
             )
         )
+    one_matrix = (d * d + (d * d if out else 0) + ((d + (d if out else 0)) if bias else 0)) * n_layers
     wrong.append(
         Misconception(
-            "one-head-only",
-            "You counted one head's Q, K and V only",
-            "A single head has 3 d_model d_k weights; the layer has h of them plus W_O.",
-            3 * d * d_k * n_layers,
-            "Query weights W_Q",
+            "qkv-one-matrix",
+            "You counted Q, K and V as one d_model x d_model matrix",
+            "Queries, keys and values each have their own projection: that is 3 d_model^2 for MHA, not "
+            "d_model^2.",
+            one_matrix,
+            kv_label,
         )
     )
     wrong.append(
         Misconception(
+            "one-head-only",
+            "You counted one head's Q, K and V only",
+            "One head has 3 x d_model x d_k weights; the layer has h query heads of them plus W_O.",
+            3 * d * d_k * n_layers,
+            q_label,
+        )
+    )
+    wrong.append(
+        Misconception(
+            "divided-by-h",
+            "You divided the layer by the number of heads",
+            "The per-layer count already covers all heads; the heads split d_model, they do not share "
+            "one head's worth of weights.",
+            ratio(total, h),
+            per_label,
+        )
+    )
+    full = (
+        3 * d * d * h + (d * d if out else 0) + ((3 * d * h + (d if out else 0)) if bias else 0)
+    ) * n_layers
+    wrong.append(
+        Misconception(
             "full-width-heads",
             "You gave every head full d_model x d_model matrices",
-            "Heads split d_model; together they are as wide as one big head.",
-            (3 * d * d * h + (d * d if output_projection else 0)) * n_layers,
-            "Query weights W_Q",
+            "Heads split d_model: together the h heads are exactly as wide as one d_model-wide head.",
+            full,
+            q_label,
         )
     )
     if n_layers > 1:
         wrong.append(
             Misconception(
-                "forgot-layers", "You counted one layer", "Multiply by the layers.", per_layer, "All layers"
+                "forgot-layers",
+                "You counted one layer",
+                "Every layer has its own attention weights: multiply by the number of layers.",
+                per_layer,
+                all_label,
             )
         )
     return Derivation(calc, total, "params", tuple(steps), distinct(total, wrong))
@@ -163,73 +189,98 @@ def attention_parameters(
     summary="Parameters of h heads, of one head as wide as d_model, or of one head's Q, K, V.",
     unit="params",
     args=(
-        _D,
-        _H,
+        D_MODEL,
+        N_HEADS,
         _BIAS,
         Arg(
             "which",
             "str",
-            "what to count",
+            "what to count: multi (h heads + W_O), single (one d_model-wide head + W_O) or per_head "
+            "(one head's Q, K, V)",
             default="multi",
             required=False,
             choices=("multi", "single", "per_head"),
         ),
     ),
-    misconceptions=("h-times", "full-width-head", "divided-by-h"),
+    misconceptions=("h-times", "forgot-wo", "full-width-head", "divided-by-h"),
 )
 def single_vs_multi_head_parameters(
     d_model: int, n_heads: int, bias: bool = False, which: str = "multi"
 ) -> Derivation:
+    """Shows that h heads of width d/h cost exactly what one d-wide head costs: 4 d^2 (+ 4 d)."""
     calc = "single_vs_multi_head_parameters"
+    if which not in ("multi", "single", "per_head"):
+        raise ValueError(f"{calc}: which={which!r} must be multi, single or per_head")
     d, h = d_model, n_heads
     d_k = split(calc, d, h)
-    layer = 4 * d * d + (4 * d if bias else 0)
     per_head = 3 * d * d_k + (3 * d_k if bias else 0)
-    b = " + 4 d" if bias else ""
+    w_o = d * d + (d if bias else 0)
+    layer = h * per_head + w_o
+    wide = 3 * d * d + (3 * d if bias else 0) + w_o
+    b3, b1 = (" + 3 d_k", " + d_model") if bias else ("", "")
+    per_label, o_label = "One head's Q, K, V", "Output projection W_O"
+    multi_label, single_label = "h heads plus W_O", "One head of width d_model plus W_O"
     steps = (
         Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k),
         Step(
-            "One head's Q, K, V",
-            "3 d_model d_k" + (" + 3 d_k" if bias else ""),
-            f"3 x {d} x {d_k}",
+            per_label,
+            "3 x d_model x d_k" + b3,
+            f"3 x {d} x {d_k}" + (f" + 3 x {d_k}" if bias else ""),
             per_head,
             "params",
         ),
+        Step(o_label, "d_model x d_model" + b1, f"{d} x {d}" + (f" + {d}" if bias else ""), w_o, "params"),
+        Step(multi_label, "h x (one head) + W_O", f"{h} x {per_head:,} + {w_o:,}", layer, "params"),
         Step(
-            "h heads plus W_O",
-            "h x 3 d_model d_k + d_model^2" + b,
-            f"{h} x 3 x {d} x {d_k} + {d}^2",
-            layer,
+            single_label,
+            "3 x d_model x d_model" + (" + 3 d_model" if bias else "") + " + W_O",
+            f"3 x {d} x {d}" + (f" + 3 x {d}" if bias else "") + f" + {w_o:,}",
+            wide,
             "params",
         ),
-        Step(
-            "One head of width d_model plus W_O", "3 d_model^2 + d_model^2" + b, f"4 x {d}^2", layer, "params"
-        ),
     )
-    value = per_head if which == "per_head" else layer
-    label = steps[1].label if which == "per_head" else steps[2].label if which == "multi" else steps[3].label
-    wrong = [
-        Misconception(
-            "h-times",
-            "You thought h heads cost h times as much",
-            "Heads split d_model; the count is the same.",
-            layer * h,
-            label,
-        ),
-        Misconception(
-            "full-width-head",
-            "You gave the head the full d_model width",
-            "One of h heads has width d_k.",
-            3 * d * d,
-            label,
-        ),
-        Misconception(
-            "divided-by-h",
-            "You divided the whole layer by h",
-            "Only Q, K, V split; W_O is shared.",
-            layer // h,
-            label,
-        ),
-    ]
-    keep = {"multi": ("h-times",), "single": ("divided-by-h",), "per_head": ("full-width-head",)}[which]
-    return Derivation(calc, value, "params", steps, distinct(value, [m for m in wrong if m.id in keep]))
+    value = {"multi": layer, "single": wide, "per_head": per_head}[which]
+    label = {"multi": multi_label, "single": single_label, "per_head": per_label}[which]
+    wrong: list[Misconception] = []
+    if which == "multi":
+        wrong.append(
+            Misconception(
+                "h-times",
+                "You thought h heads cost h times as much as one",
+                "Each head has width d_model / h, so h heads have exactly the weights of one wide head.",
+                wide * h,
+                label,
+            )
+        )
+    if which in ("multi", "single"):
+        wrong.append(
+            Misconception(
+                "forgot-wo",
+                "You left out W_O",
+                "Both layouts end with the d_model x d_model output projection.",
+                value - w_o,
+                o_label,
+            )
+        )
+    if which == "per_head":
+        wrong.append(
+            Misconception(
+                "full-width-head",
+                "You gave the head the full d_model width",
+                "One of h heads projects to d_k = d_model / h dimensions, not d_model.",
+                3 * d * d + (3 * d if bias else 0),
+                label,
+            )
+        )
+    if which in ("single", "per_head"):
+        wrong.append(
+            Misconception(
+                "divided-by-h",
+                "You divided the whole layer by h",
+                "The wide head is not 1/h of the multi-head layer (they are equal), and a single head's "
+                "Q, K, V exclude W_O, which all heads share.",
+                ratio(layer, h),
+                label,
+            )
+        )
+    return Derivation(calc, value, "params", steps, distinct(value, wrong))

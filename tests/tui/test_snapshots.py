@@ -1,6 +1,7 @@
 """SVG snapshots of the screens a user sees most, at 80x24 (the smallest supported terminal).
 
-Fixed clock, seed and catalog, cursor blink off: the pictures only change when the screens do. Update with
+Fixed clock, seed and catalog (two frozen decks in tests/tui/decks, so a growing question bank does not
+change the pictures), cursor blink off: the pictures only change when the screens do. Update with
 `pytest tests/tui/test_snapshots.py --snapshot-update`, and look at the new SVGs before committing them.
 """
 
@@ -14,14 +15,23 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from quizapp.catalog import Catalog
+from quizapp.catalog import Catalog, load_catalog
 from quizapp.instance import Instance
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
 from tests.tui.helpers import current, question_ids, seed_history
 
 SMALL = (80, 24)
+DECKS = Path(__file__).with_name("decks")
 Snap = Callable[..., bool]
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    """The frozen snapshot decks only (overrides the bundled bank for this module)."""
+    loaded = load_catalog([DECKS], include_default=False, use_cache=False)
+    assert not loaded.skipped, loaded.skipped
+    return loaded
 
 
 def _has_heatmap(inst: Instance) -> bool:
@@ -58,6 +68,12 @@ async def _answer_right(screen: StudyScreen, pilot: Pilot[Any]) -> None:
     await pilot.press("enter")
 
 
+async def _show_heatmap(screen: StudyScreen, pilot: Pilot[Any]) -> None:
+    await _answer_right(screen, pilot)
+    await pilot.pause()
+    screen.body.scroll_to_widget(screen.query_one("#feedback-heatmap"), animate=False, top=True)
+
+
 class TestHome:
     def test_first_run_at_80x24(self, snap_compare: Snap, new_app: Callable[..., QuizApp]) -> None:
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=_wait)
@@ -67,11 +83,18 @@ class TestHome:
 
 
 class TestStudy:
-    def test_numeric_feedback_with_derivation_and_heatmap(
+    def test_numeric_feedback_verdict_and_derivation(
         self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog
     ) -> None:
         qid = _heatmap_question(catalog)
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=_drill_and(qid, _answer_right))
+
+    def test_numeric_feedback_heatmap_in_colour(
+        self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog
+    ) -> None:
+        assert snap_compare(
+            new_app(), terminal_size=SMALL, run_before=_drill_and(_heatmap_question(catalog), _show_heatmap)
+        )
 
     def test_flashcard_revealed_with_intervals(
         self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog
@@ -114,13 +137,7 @@ class TestNoColor:
         monkeypatch.setenv("NO_COLOR", "1")
         qid = _heatmap_question(catalog)
 
-        async def show_heatmap(screen: StudyScreen, pilot: Pilot[Any]) -> None:
-            await _answer_right(screen, pilot)
-            await pilot.pause()
-            heatmap = screen.query_one("#feedback-heatmap")
-            screen.body.scroll_to_widget(heatmap, animate=False, top=True)
-
-        assert snap_compare(new_app(), terminal_size=SMALL, run_before=_drill_and(qid, show_heatmap))
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=_drill_and(qid, _show_heatmap))
 
 
 class TestStatsAndSettings:

@@ -164,7 +164,7 @@ class StudyScreen(Screen[None]):
         self.query_one("#answer-error").display = False
         panel = FeedbackPanel(feedback, id="feedback")
         await self.body.mount(panel)
-        self.call_after_refresh(self._scroll_to, panel)
+        self.call_after_refresh(self._bring_to_top, panel)
         if feedback.became_leech:
             self.notify(
                 "You have forgotten this card 8 times: it is now flagged as a leech. "
@@ -175,7 +175,7 @@ class StudyScreen(Screen[None]):
         self.update_bar()
         self.refresh_bindings()
 
-    def _scroll_to(self, widget: Widget) -> None:
+    def _bring_to_top(self, widget: Widget) -> None:
         """Brings `widget` to the top of the body once its height is known (the verdict goes first)."""
         self.body.scroll_to_widget(widget, animate=False, top=True, immediate=True)
 
@@ -207,7 +207,7 @@ class StudyScreen(Screen[None]):
             panel = KeyPointsPanel(result, id="key-points-panel")
             await self.body.mount(panel)
             self.query_one(KeyPointList).focus(scroll_visible=False)
-            self.call_after_refresh(self._scroll_to, panel)
+            self.call_after_refresh(self._bring_to_top, panel)
             self.refresh_bindings()
         else:
             await self.show_feedback(result)
@@ -306,7 +306,7 @@ class StudyScreen(Screen[None]):
         back = FlashcardBack(card.instance, choices, id="flashcard")
         await self.body.mount(back)
         self.body.focus(scroll_visible=False)
-        self.call_after_refresh(self._scroll_to, back)
+        self.call_after_refresh(self._bring_to_top, back)
         self.refresh_bindings()
 
     async def action_rate(self, rating: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
@@ -12,18 +13,17 @@ if TYPE_CHECKING:
     from engine import Derivation, Step
 
 
-def step_text(index: int, step: Step, *, astray: bool = False) -> Text:
-    """One step: its label, the formula, the formula with the numbers put in, and the value."""
+def step_text(step: Step, *, astray: bool = False) -> Text:
+    """One step: its label and formula, then the formula with the numbers put in and the value."""
     from engine.derivation import format_quantity
 
     text = Text()
-    text.append(f"{index}. ", style="bold")
     text.append(step.label, style="bold red" if astray else "bold")
     text.append(": ")
     text.append(step.formula, style="italic")
     if astray:
         text.append("  ← your answer went astray here", style="red")
-    text.append("\n   = ")
+    text.append("\n= ")
     if step.substituted and step.substituted != step.formula:
         text.append(step.substituted)
         text.append(" = ")
@@ -31,20 +31,20 @@ def step_text(index: int, step: Step, *, astray: bool = False) -> Text:
     return text
 
 
-def derivation_text(derivation: Derivation, *, astray_step: str | None = None) -> Text:
-    """The whole derivation, then its result and notes, as one block of text."""
+def derivation_table(derivation: Derivation, *, astray_step: str | None = None) -> Table:
+    """The whole derivation as a two-column grid (numbers, then steps), so long lines wrap indented."""
     from engine.derivation import format_quantity
 
-    parts = [
-        step_text(i, step, astray=astray_step is not None and step.label == astray_step)
-        for i, step in enumerate(derivation.steps, start=1)
-    ]
-    out = Text("\n").join(parts)
-    out.append("\n Result: ", style="bold")
-    out.append(format_quantity(derivation.value, derivation.unit), style="bold green")
+    table = Table.grid(padding=(0, 1))
+    table.add_column(justify="right", style="bold", no_wrap=True)
+    table.add_column(ratio=1)
+    for i, step in enumerate(derivation.steps, start=1):
+        table.add_row(f"{i}.", step_text(step, astray=astray_step is not None and step.label == astray_step))
+    result = Text(format_quantity(derivation.value, derivation.unit), style="bold green")
+    table.add_row("", Text.assemble(("Result: ", "bold"), result))
     for note in derivation.notes:
-        out.append(f"\n {note}", style="dim")
-    return out
+        table.add_row("", Text(note, style="dim"))
+    return table
 
 
 class DerivationView(Static):
@@ -60,5 +60,5 @@ class DerivationView(Static):
     def __init__(
         self, derivation: Derivation, *, astray_step: str | None = None, id: str | None = None
     ) -> None:
-        super().__init__(derivation_text(derivation, astray_step=astray_step), id=id)
+        super().__init__(derivation_table(derivation, astray_step=astray_step), id=id)
         self.border_title = "Worked derivation"

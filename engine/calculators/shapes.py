@@ -1,0 +1,204 @@
+"""Provides attention_shape: the shape of every tensor and weight in multi-head attention, step by step.
+
+Letters: B batch, T query length, S key/value length, d d_model, h query heads, n_kv key/value heads,
+d_k = d / h. Weights act as x @ W, so W_Q is (d, h d_k); torch stores the transpose.
+"""
+
+from __future__ import annotations
+
+from engine.calculator import Arg, register
+from engine.calculators.common import distinct, require_divisible, require_positive
+from engine.calculators.dimensions import D_MODEL, N_HEADS, split
+from engine.derivation import Derivation, Misconception, Step
+
+Shape = tuple[int, ...]
+
+ACTIVATIONS = ("input", "q", "q_heads", "k_heads", "scores", "context", "merged", "output")
+WEIGHTS = ("w_q", "w_k", "w_qkv", "w_o")
+STAGES = ACTIVATIONS + WEIGHTS
+
+
+def _s(shape: Shape) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ")"
+
+
+def _chain(stage: str) -> tuple[str, ...]:
+    """The stages whose shapes lead up to `stage`, so the steps walk the forward pass in order."""
+    if stage in WEIGHTS:
+        return (stage,)
+    if stage == "k_heads":
+        return ("input", "k_heads")
+    return ACTIVATIONS[: ACTIVATIONS.index(stage) + 1]
+
+
+@register(
+    "attention_shape",
+    summary="The shape of a tensor or weight at one stage of multi-head attention (weights act as x @ W).",
+    unit="shape",
+    args=(
+        Arg("batch", "int", "batch size B"),
+        Arg("seq_len", "int", "query length T"),
+        D_MODEL,
+        N_HEADS,
+        Arg("stage", "str", "which tensor or weight", choices=STAGES),
+        Arg("n_kv_heads", "int", "number of key/value heads (default: h)", required=False),
+        Arg("kv_len", "int", "key/value length S (default: T)", required=False),
+    ),
+    misconceptions=(
+        "no-batch",
+        "split-too-early",
+        "no-head-split",
+        "heads-before-transpose",
+        "d-model-per-head",
+        "kv-used-n-heads",
+        "scores-used-d-k",
+        "scores-no-heads",
+        "merged-kept-heads",
+        "torch-layout",
+        "per-head-weight",
+    ),
+)
+def attention_shape(
+    batch: int,
+    seq_len: int,
+    d_model: int,
+    n_heads: int,
+    stage: str,
+    n_kv_heads: int | None = None,
+    kv_len: int | None = None,
+) -> Derivation:
+    """Follows x through the projections, the head split, the scores and the merge up to `stage`."""
+    calc = "attention_shape"
+    if stage not in STAGES:
+        raise ValueError(f"{calc}: unknown stage={stage!r}; stages are {', '.join(STAGES)}")
+    d_k = split(calc, d_model, n_heads)
+    g = n_heads if n_kv_heads is None else n_kv_heads
+    s = seq_len if kv_len is None else kv_len
+    require_positive(calc, batch=batch, seq_len=seq_len, n_kv_heads=g, kv_len=s)
+    require_divisible(calc, "n_heads", n_heads, "n_kv_heads", g)
+    b, t, d, h = batch, seq_len, d_model, n_heads
+    qkv = h * d_k + 2 * g * d_k
+    # stage -> (label, formula in symbols, substituted with the numbers, shape)
+    table: dict[str, tuple[str, str, str, Shape]] = {
+        "input": ("Input x", "(B, T, d_model)", _s((b, t, d)), (b, t, d)),
+        "q": (
+            "Project: Q = x W_Q",
+            "(B, T, d_model) @ (d_model, h d_k) -> (B, T, h d_k)",
+            f"{_s((b, t, d))} @ {_s((d, h * d_k))} -> {_s((b, t, h * d_k))}",
+            (b, t, h * d_k),
+        ),
+        "q_heads": (
+            "Split Q into heads: reshape, then transpose T and h",
+            "(B, T, h d_k) -> (B, T, h, d_k) -> (B, h, T, d_k)",
+            f"{_s((b, t, d))} -> {_s((b, t, h, d_k))} -> {_s((b, h, t, d_k))}",
+            (b, h, t, d_k),
+        ),
+        "k_heads": (
+            "Split K (and V) into KV heads",
+            "kv W_K: (B, S, n_kv d_k) -> (B, S, n_kv, d_k) -> (B, n_kv, S, d_k)",
+            f"{_s((b, s, g * d_k))} -> {_s((b, s, g, d_k))} -> {_s((b, g, s, d_k))}",
+            (b, g, s, d_k),
+        ),
+        "scores": (
+            "Scores: Q K^T / sqrt(d_k), one T x S matrix per query head",
+            "(B, h, T, d_k) @ (B, h, d_k, S) -> (B, h, T, S)"
+            + ("" if g == h else "; each KV head serves h / n_kv query heads"),
+            f"{_s((b, h, t, d_k))} @ {_s((b, h, d_k, s))} -> {_s((b, h, t, s))}",
+            (b, h, t, s),
+        ),
+        "context": (
+            "Weighted sum: A V",
+            "(B, h, T, S) @ (B, h, S, d_k) -> (B, h, T, d_k)",
+            f"{_s((b, h, t, s))} @ {_s((b, h, s, d_k))} -> {_s((b, h, t, d_k))}",
+            (b, h, t, d_k),
+        ),
+        "merged": (
+            "Merge heads: transpose back, then reshape",
+            "(B, h, T, d_k) -> (B, T, h, d_k) -> (B, T, h d_k)",
+            f"{_s((b, h, t, d_k))} -> {_s((b, t, h, d_k))} -> {_s((b, t, h * d_k))}",
+            (b, t, h * d_k),
+        ),
+        "output": (
+            "Output projection: merged W_O",
+            "(B, T, h d_k) @ (h d_k, d_model) -> (B, T, d_model)",
+            f"{_s((b, t, h * d_k))} @ {_s((h * d_k, d))} -> {_s((b, t, d))}",
+            (b, t, d),
+        ),
+        "w_q": ("Weight W_Q", "(d_model, h d_k)", f"({d}, {h} x {d_k})", (d, h * d_k)),
+        "w_k": ("Weight W_K (W_V is the same)", "(d_model, n_kv d_k)", f"({d}, {g} x {d_k})", (d, g * d_k)),
+        "w_qkv": (
+            "Fused weight [W_Q | W_K | W_V]",
+            "(d_model, h d_k + 2 n_kv d_k); (d_model, 3 d_model) for MHA",
+            f"({d}, {h} x {d_k} + 2 x {g} x {d_k})",
+            (d, qkv),
+        ),
+        "w_o": ("Weight W_O", "(h d_v, d_model)", f"({h} x {d_k}, {d})", (h * d_k, d)),
+    }
+    steps = [Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k)]
+    for name in _chain(stage):
+        label, formula, substituted, shape = table[name]
+        steps.append(Step(label, formula, substituted, shape, "shape"))
+    label, _, _, answer = table[stage]
+    wrong: list[Misconception] = []
+
+    def add(mid: str, text: str, why: str, value: Shape) -> None:
+        wrong.append(Misconception(mid, text, why, value, label))
+
+    if stage in ("input", "q"):
+        add(
+            "no-batch",
+            "You left out the batch axis",
+            "Activations carry the batch first: (B, T, ...).",
+            (t, d),
+        )
+    if stage == "q":
+        add(
+            "split-too-early",
+            "You split the heads already",
+            "Q = x W_Q is still (B, T, d_model); the head split is a separate reshape.",
+            (b, h, t, d_k),
+        )
+    if stage in ("q_heads", "context"):
+        add("no-head-split", "You did not split the heads", "Heads get their own axis.", (b, t, d))
+        add(
+            "heads-before-transpose",
+            "You stopped before the transpose",
+            "After the reshape to (B, T, h, d_k), swap T and h so each head is a batch of T x d_k.",
+            (b, t, h, d_k),
+        )
+        add("d-model-per-head", "You gave each head width d_model", "Each head has width d_k.", (b, h, t, d))
+    if stage == "k_heads":
+        add("kv-used-n-heads", "You used h for the KV heads", "K and V have n_kv heads.", (b, h, s, d_k))
+        add(
+            "heads-before-transpose",
+            "You stopped before the transpose",
+            "After the reshape to (B, S, n_kv, d_k), swap S and n_kv.",
+            (b, s, g, d_k),
+        )
+        add("no-head-split", "You did not split the heads", "K gets a KV-head axis.", (b, s, g * d_k))
+    if stage == "scores":
+        add("scores-used-d-k", "You wrote d_k for the key axis", "Q K^T contracts d_k away.", (b, h, t, d_k))
+        add("scores-no-heads", "You dropped the head axis", "Every head has its own T x S scores.", (b, t, s))
+    if stage in ("merged", "output"):
+        add(
+            "merged-kept-heads",
+            "You kept the head axis",
+            "Merging folds h and d_k back into one axis of width h d_k.",
+            (b, h, t, d_k),
+        )
+    if stage == "w_qkv":
+        add("torch-layout", "That is torch's (3d, d) storage", "Acting as x @ W it is (d, 3d).", (qkv, d))
+        add("per-head-weight", "That is one head's slice", "The fused weight covers all heads.", (d, 3 * d_k))
+    if stage == "w_k":
+        add("kv-used-n-heads", "You used h for the KV heads", "W_K maps to n_kv d_k columns.", (d, h * d_k))
+        add("per-head-weight", "That is one head's slice", "The full weight covers all KV heads.", (d, d_k))
+        add(
+            "torch-layout",
+            "That is torch's storage order",
+            "Acting as x @ W it is (d, n_kv d_k).",
+            (g * d_k, d),
+        )
+    if stage in ("w_q", "w_o"):
+        per = (d, d_k) if stage == "w_q" else (d_k, d)
+        add("per-head-weight", "That is one head's slice", "The full weight covers all heads.", per)
+    return Derivation(calc, answer, "shape", tuple(steps), distinct(answer, wrong))

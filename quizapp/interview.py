@@ -1,0 +1,382 @@
+"""Provides the mock interview: set-up, seeded question choice, a countdown on an injected clock, skip and
+flag, silent grading with every answer saved as it is given, and the report (see interview_report).
+
+```python
+session = InterviewSession.start(catalog, store, questions, InterviewConfig(questions=5), rng=rng, now=t0)
+session.submit("80 GiB", now=t1)       # graded and saved; nothing about correctness is returned
+session.skip(now=t2)                   # saved as skipped
+session.expire("(2, 8", now=t3)        # time up: the open answer is graded and saved as it stands
+report = session.finish(now=t3)        # the same InterviewReport `open_report` rebuilds later
+```
+No feedback during the run: `submit` only says whether the text could be read. Numeric, tensor, shape and
+choice answers are graded by quizapp.grading; explain answers are kept for the user to compare with the
+model answer in the report (they are not scored, and no review is logged for them). Flashcards are
+self-rated recall cards, so interviews leave them out. Whether answers move the FSRS schedule is the
+user's choice at set-up (`update_schedule`, off by default).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from quizapp.errors import QuizappError
+from quizapp.grading import Verdict, grade
+from quizapp.instance import Instance
+from quizapp.interview_report import InterviewReport, build_report, expected_for
+from quizapp.store import (
+    InterviewAnswer,
+    InterviewConfig,
+    Settings,
+    Store,
+    add_interview_answer,
+    finish_interview,
+    load_interview,
+    start_interview,
+)
+from quizapp.study import QuestionRef, QuestionSet, fresh_seed, record_review, scheduler_for
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler
+
+    from quizapp.catalog import Catalog
+
+INTERVIEW_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice", "explain"})
+"""Kinds an interview asks: everything but flashcards, which are self-rated recall cards."""
+MAX_QUESTIONS = 200
+MAX_MINUTES = 600
+DIFFICULTY_MIXES: dict[str, tuple[int, ...]] = {
+    "any": (),
+    "balanced": (1, 1, 1),
+    "warm-up": (2, 2, 1),
+    "hard": (0, 1, 2),
+}
+"""Named mixes: weights for difficulty 1, 2 and 3 (empty: as they come from the selected questions)."""
+TIME_UP = "Time ran out before an answer was given."
+
+
+def config_from_settings(settings: Settings, **changes: object) -> InterviewConfig:
+    """The set-up the form starts from: the user's interview defaults (10 questions, 30 minutes)."""
+    base = InterviewConfig(questions=settings.interview_questions, minutes=settings.interview_minutes)
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def parse_tags(text: str) -> tuple[str, ...]:
+    """Tags typed as "kv-cache, gqa" or "kv-cache gqa", in order, without duplicates."""
+    seen: dict[str, None] = {}
+    for part in text.replace(",", " ").split():
+        seen.setdefault(part.strip().lower(), None)
+    return tuple(seen)
+
+
+def parse_count(text: str, what: str, low: int, high: int) -> int:
+    """A whole number typed in the set-up form, or QuizappError saying what is allowed."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise QuizappError(f"The {what} must be a whole number, got {text.strip()!r}.") from None
+    if not low <= value <= high:
+        raise QuizappError(f"The {what} must be between {low} and {high}, got {value}.")
+    return value
+
+
+def candidates(catalog: Catalog, questions: QuestionSet, config: InterviewConfig) -> QuestionSet:
+    """The questions the set-up allows: in the chosen decks (all if none), with one of the chosen tags
+    (any if none), of a kind an interview asks. Unknown decks or tags are a QuizappError naming them."""
+    known_decks = {r.deck_id for r in questions.ordered}
+    unknown = [d for d in config.deck_ids if d not in known_decks]
+    if unknown:
+        raise QuizappError(f"Unknown deck(s): {', '.join(unknown)}. Known: {', '.join(sorted(known_decks))}.")
+    known_tags = {t for r in questions.ordered for t in r.tags}
+    unknown = [t for t in config.tags if t not in known_tags]
+    if unknown:
+        raise QuizappError(
+            f"No question has the tag(s) {', '.join(unknown)}. Some tags: {', '.join(sorted(known_tags)[:12])}."
+        )
+    decks, tags = set(config.deck_ids), set(config.tags)
+    kept = [
+        r.question_id
+        for r in questions.ordered
+        if (not decks or r.deck_id in decks)
+        and (not tags or tags.intersection(r.tags))
+        and catalog.question(r.question_id).type in INTERVIEW_KINDS
+    ]
+    if not kept:
+        raise QuizappError("No interview question matches those decks and tags; choose more of them.")
+    return questions.select(question_ids=kept)
+
+
+def check_config(config: InterviewConfig) -> InterviewConfig:
+    """The set-up if its numbers make sense, else a QuizappError saying what is allowed."""
+    if not 1 <= config.questions <= MAX_QUESTIONS:
+        raise QuizappError(f"An interview has 1 to {MAX_QUESTIONS} questions, got {config.questions}.")
+    if not 1 <= config.minutes <= MAX_MINUTES:
+        raise QuizappError(f"An interview lasts 1 to {MAX_MINUTES} minutes, got {config.minutes}.")
+    mix = config.difficulty_mix
+    if mix and (len(mix) != 3 or min(mix) < 0 or sum(mix) == 0):
+        raise QuizappError(
+            f"A difficulty mix is three weights for difficulty 1, 2 and 3, e.g. (1, 1, 1); got {mix}."
+        )
+    return config
+
+
+def choose(pool: QuestionSet, count: int, mix: Sequence[int], rng: random.Random) -> list[QuestionRef]:
+    """Up to `count` distinct questions drawn with `rng`, split across difficulties by `mix` (largest
+    remainder; a level with too few questions is topped up from the others), asked easiest first."""
+    refs = list(pool.ordered)
+    count = min(count, len(refs))
+    if not mix:
+        chosen = rng.sample(refs, count)
+    else:
+        levels = {d: [r for r in refs if min(3, max(1, r.difficulty)) == d] for d in (1, 2, 3)}
+        total = sum(mix)
+        exact = [count * w / total for w in mix]
+        want = [int(x) for x in exact]
+        for i in sorted(range(3), key=lambda i: exact[i] - want[i], reverse=True)[: count - sum(want)]:
+            want[i] += 1
+        chosen = []
+        for level, n in zip((1, 2, 3), want, strict=True):
+            chosen += rng.sample(levels[level], min(n, len(levels[level])))
+        rest = [r for r in refs if r not in chosen]
+        chosen += rng.sample(rest, count - len(chosen))
+    order = {r.question_id: i for i, r in enumerate(chosen)}
+    return sorted(chosen, key=lambda r: (r.difficulty, order[r.question_id]))
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The question on screen: its place in the interview, the instance, and when it was shown."""
+
+    number: int
+    total: int
+    instance: Instance
+    shown_at: datetime
+    flagged: bool = False
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """The text could not be read; nothing was saved and the question stays open (no grading shown)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Saved:
+    """The answer was saved; `next` is the following question, or None when the interview is over."""
+
+    position: int
+    next: Asked | None
+
+
+class InterviewSession:
+    """A running mock interview: one question at a time against a deadline, every answer saved at once."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: Store,
+        interview_id: int,
+        config: InterviewConfig,
+        plan: Sequence[tuple[QuestionRef, Instance]],
+        *,
+        started_at: datetime,
+        scheduler: Scheduler | None,
+    ) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.id = interview_id
+        self.config = config
+        self.plan = tuple(plan)
+        self.started_at = started_at
+        self.deadline = started_at + timedelta(minutes=config.minutes)
+        self.scheduler = scheduler
+        self._index = 0
+        self._current: Asked | None = None
+        self.finished = False
+        self.problems: list[str] = []
+        if self.plan:
+            self._current = Asked(1, len(self.plan), self.plan[0][1], started_at)
+
+    @classmethod
+    def start(
+        cls,
+        catalog: Catalog,
+        store: Store,
+        questions: QuestionSet,
+        config: InterviewConfig,
+        *,
+        rng: random.Random,
+        now: datetime,
+        fuzzing: bool = True,
+    ) -> InterviewSession:
+        """Chooses the questions with `rng`, builds their instances, and saves the set-up (the saved
+        config holds the seed and the number of questions really asked)."""
+        check_config(config)
+        pool = candidates(catalog, questions, config)
+        seed = fresh_seed(rng)
+        pick = random.Random(seed)
+        plan: list[tuple[QuestionRef, Instance]] = []
+        problems: list[str] = []
+        for ref in choose(pool, config.questions, config.difficulty_mix, pick):
+            try:
+                plan.append((ref, catalog.instance(ref.question_id, fresh_seed(pick))))
+            except Exception as exc:  # a broken template is left out, never shown half-made
+                problems.append(f"{ref.question_id}: {exc}")
+        if not plan:
+            raise QuizappError("None of the chosen questions could be built: " + "; ".join(problems))
+        saved = replace(config, questions=len(plan), seed=seed)
+        interview_id = start_interview(store, saved, now=now)
+        scheduler = scheduler_for(store, fuzzing=fuzzing) if config.update_schedule else None
+        session = cls(catalog, store, interview_id, saved, plan, started_at=now, scheduler=scheduler)
+        session.problems = problems
+        return session
+
+    # -- the clock ----------------------------------------------------------------------------------------
+
+    def remaining(self, now: datetime) -> float:
+        """Seconds left before the deadline (0 when time is up)."""
+        return max(0.0, (self.deadline - now).total_seconds())
+
+    def time_up(self, now: datetime) -> bool:
+        return now >= self.deadline
+
+    def countdown(self, now: datetime) -> str:
+        """The header's countdown, "29:59" (rounded up, so it reads 0:00 only when time is up)."""
+        return format_clock(self.remaining(now))
+
+    # -- the run ------------------------------------------------------------------------------------------
+
+    @property
+    def current(self) -> Asked | None:
+        return self._current
+
+    @property
+    def answered(self) -> int:
+        """Answers saved so far (skips included)."""
+        return self._index
+
+    def submit(self, text: str, *, now: datetime) -> Saved | Unreadable:
+        """Grades and saves the answer to the open question, silently. Unreadable text is not saved
+        (the message says which forms are accepted); an empty explanation counts as unreadable."""
+        asked = self._open()
+        inst = asked.instance
+        if inst.kind == "explain":
+            if not text.strip():
+                return Unreadable("Write your explanation first (Ctrl+S submits it).")
+            return self._save(asked, text, now=now)
+        verdict = grade(inst, text, seconds=self._seconds(asked, now))
+        if verdict.unparseable:
+            return Unreadable(verdict.message)
+        return self._save(asked, text, now=now, verdict=verdict)
+
+    def skip(self, *, now: datetime) -> Saved:
+        """Passes on the open question; it is saved as skipped (wrong) and is not asked again."""
+        return self._save(self._open(), "", now=now, skipped=True)
+
+    def toggle_flag(self) -> bool:
+        """Marks (or unmarks) the open question to look at again in the report; returns the new state."""
+        asked = self._open()
+        self._current = replace(asked, flagged=not asked.flagged)
+        return self._current.flagged
+
+    def expire(self, open_text: str, *, now: datetime) -> None:
+        """Time is up: the open answer is graded and saved as it stands (unreadable text counts as wrong,
+        an empty one as not answered); the questions after it are not reached."""
+        if self._current is None or self.finished:
+            return
+        asked = self._current
+        if open_text.strip():
+            self._save(asked, open_text, now=now, time_up=True)
+        else:
+            self._save(asked, "", now=now, skipped=True, time_up=True)
+        self._current = None
+
+    def finish(self, *, now: datetime) -> InterviewReport:
+        """Ends the interview (early, on time, or after the last answer) and returns its saved report."""
+        if not self.finished:
+            finish_interview(self.store, self.id, now=now)
+            self.finished = True
+            self._current = None
+        return open_report(self.store, self.catalog, self.id)
+
+    # -- internals ----------------------------------------------------------------------------------------
+
+    def _open(self) -> Asked:
+        if self._current is None or self.finished:
+            raise QuizappError("The interview is over; there is no open question.")
+        return self._current
+
+    def _seconds(self, asked: Asked, now: datetime) -> float:
+        end = min(now, self.deadline)
+        return max(0.0, (end - asked.shown_at).total_seconds())
+
+    def _save(
+        self,
+        asked: Asked,
+        text: str,
+        *,
+        now: datetime,
+        verdict: Verdict | None = None,
+        skipped: bool = False,
+        time_up: bool = False,
+    ) -> Saved:
+        """Saves one answer: a review (graded kinds only) and the interview row, both committed."""
+        ref, inst = self.plan[asked.number - 1]
+        seconds = self._seconds(asked, now)
+        correct, diagnosis, diagnosis_id = False, TIME_UP if (skipped and time_up) else None, None
+        if not skipped and inst.kind != "explain":
+            verdict = verdict or grade(inst, text, seconds=seconds)
+            correct, diagnosis, diagnosis_id = verdict.correct, verdict.diagnosis, verdict.diagnosis_id
+            if verdict.unparseable:
+                diagnosis = "Unreadable when time ran out: " + verdict.message
+            record_review(
+                self.store,
+                ref,
+                seed=inst.seed,
+                answer=text,
+                correct=correct,
+                rating=verdict.rating,
+                duration_ms=round(seconds * 1000),
+                now=now,
+                mode="interview",
+                diagnosis=diagnosis,
+                diagnosis_id=diagnosis_id,
+                update_schedule=self.config.update_schedule,
+                scheduler=self.scheduler,
+            )
+        answer = InterviewAnswer(
+            question_id=inst.question_id,
+            deck_id=inst.deck_id,
+            seed=inst.seed,
+            prompt=inst.prompt,
+            answer=text,
+            correct=correct,
+            expected=expected_for(inst),
+            diagnosis=diagnosis,
+            diagnosis_id=diagnosis_id,
+            seconds=seconds,
+            skipped=skipped,
+            flagged=asked.flagged,
+        )
+        position = add_interview_answer(self.store, self.id, answer)
+        self._index = asked.number
+        if self._index < len(self.plan):
+            self._current = Asked(self._index + 1, len(self.plan), self.plan[self._index][1], now)
+        else:
+            self._current = None
+        return Saved(position=position, next=self._current)
+
+
+def open_report(store: Store, catalog: Catalog, interview_id: int) -> InterviewReport:
+    """The report of a saved interview (finished or cut short), with derivations rebuilt by seed."""
+    return build_report(load_interview(store, interview_id), catalog)
+
+
+def format_clock(seconds: float) -> str:
+    """m:ss for a countdown, rounded up: 1799.2 s -> "30:00", 59.0 -> "0:59", 0 -> "0:00"."""
+    whole = int(-(-max(0.0, seconds) // 1))
+    return f"{whole // 60}:{whole % 60:02d}"
