@@ -5,7 +5,7 @@ flag, silent grading with every answer saved as it is given, and the report (see
 session = InterviewSession.start(catalog, store, questions, InterviewConfig(questions=5), rng=rng, now=t0)
 session.submit("80 GiB", now=t1)       # graded and saved; nothing about correctness is returned
 session.skip(now=t2)                   # saved as skipped
-session.expire("(2, 8", now=t3)        # time up: the open answer is graded and saved as it stands
+session.end("(2, 8", now=t3)           # time up (or ended): the open answer is saved as it stands
 report = session.finish(now=t3)        # the same InterviewReport `open_report` rebuilds later
 ```
 No feedback during the run: `submit` only says whether the text could be read. Numeric, tensor, shape and
@@ -56,6 +56,7 @@ DIFFICULTY_MIXES: dict[str, tuple[int, ...]] = {
 }
 """Named mixes: weights for difficulty 1, 2 and 3 (empty: as they come from the selected questions)."""
 TIME_UP = "Time ran out before an answer was given."
+ENDED = "The interview was ended before this was answered."
 
 
 def config_from_settings(settings: Settings, **changes: object) -> InterviewConfig:
@@ -94,7 +95,8 @@ def candidates(catalog: Catalog, questions: QuestionSet, config: InterviewConfig
     unknown = [t for t in config.tags if t not in known_tags]
     if unknown:
         raise QuizappError(
-            f"No question has the tag(s) {', '.join(unknown)}. Some tags: {', '.join(sorted(known_tags)[:12])}."
+            f"No question has the tag(s) {', '.join(unknown)}. "
+            f"Some tags: {', '.join(sorted(known_tags)[:12])}."
         )
     decks, tags = set(config.deck_ids), set(config.tags)
     kept = [
@@ -283,16 +285,18 @@ class InterviewSession:
         self._current = replace(asked, flagged=not asked.flagged)
         return self._current.flagged
 
-    def expire(self, open_text: str, *, now: datetime) -> None:
-        """Time is up: the open answer is graded and saved as it stands (unreadable text counts as wrong,
-        an empty one as not answered); the questions after it are not reached."""
+    def end(self, open_text: str, *, now: datetime) -> None:
+        """Stops the run: time is up, or the user ended it. The open answer is graded and saved as it
+        stands (unreadable text counts as wrong, empty text as not answered); the questions after it are
+        not reached."""
         if self._current is None or self.finished:
             return
         asked = self._current
+        reason = TIME_UP if self.time_up(now) else ENDED
         if open_text.strip():
-            self._save(asked, open_text, now=now, time_up=True)
+            self._save(asked, open_text, now=now, stopped=reason)
         else:
-            self._save(asked, "", now=now, skipped=True, time_up=True)
+            self._save(asked, "", now=now, skipped=True, stopped=reason)
         self._current = None
 
     def finish(self, *, now: datetime) -> InterviewReport:
@@ -322,17 +326,17 @@ class InterviewSession:
         now: datetime,
         verdict: Verdict | None = None,
         skipped: bool = False,
-        time_up: bool = False,
+        stopped: str | None = None,
     ) -> Saved:
         """Saves one answer: a review (graded kinds only) and the interview row, both committed."""
         ref, inst = self.plan[asked.number - 1]
         seconds = self._seconds(asked, now)
-        correct, diagnosis, diagnosis_id = False, TIME_UP if (skipped and time_up) else None, None
+        correct, diagnosis, diagnosis_id = False, stopped if skipped else None, None
         if not skipped and inst.kind != "explain":
             verdict = verdict or grade(inst, text, seconds=seconds)
             correct, diagnosis, diagnosis_id = verdict.correct, verdict.diagnosis, verdict.diagnosis_id
             if verdict.unparseable:
-                diagnosis = "Unreadable when time ran out: " + verdict.message
+                diagnosis = f"Unreadable when the interview stopped: {verdict.message}"
             record_review(
                 self.store,
                 ref,

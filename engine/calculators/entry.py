@@ -20,7 +20,7 @@ WHICH = ("score", "weight", "output")
 
 _SCALE = "Scale by 1/sqrt(d_k)"
 _MASK = "Causal mask"
-_SOFTMAX = "Softmax over the row (across the keys)"
+_SOFTMAX = "Softmax over the row"
 
 
 def _num(x: float) -> str:
@@ -106,7 +106,7 @@ def attention_entry(
     calc = "attention_entry"
     if which not in WHICH:
         raise ValueError(f"{calc}: which={which!r} must be one of {', '.join(WHICH)}")
-    q, k, v = (np.asarray(m, dtype=np.float64) for m in (q, k, v))
+    q, k, v = (np.asarray(m, dtype=np.float64) for m in (q, k, v))  # (T, d_k), (S, d_k), (S, d_v)
     if q.ndim != 2 or k.ndim != 2 or v.ndim != 2 or min(*q.shape, *k.shape, *v.shape) < 1:
         raise ValueError(f"{calc}: q {q.shape}, k {k.shape} and v {v.shape} must be non-empty 2-D matrices")
     T, d_k = q.shape
@@ -129,13 +129,13 @@ def attention_entry(
     masked = np.where(allowed, scaled, -np.inf)  # (T, S)
     weights = _weights(scaled, allowed, axis=-1)  # (T, S): each row sums to 1
     out = weights @ v  # (T, S) @ (S, d_v) -> (T, d_v)
-    value = float({"score": scaled, "weight": weights, "output": out}[which][row, col])
+    value = float({"score": scaled, "weight": weights, "output": out}[which][row, col])  # scalar
 
     r = row
     # The key whose numbers the vector steps report: the one asked about, or for an output entry the
     # key with the largest weight (the one that contributes most).
-    j = col if which != "output" else int(np.argmax(weights[r]))
-    at = f"(key {j})" if which != "output" else f"(key {j}, the largest weight)"
+    j = col if which != "output" else int(np.argmax(weights[r]))  # scalar: a key index
+    at = "" if which != "output" else f" (key {j}, the largest weight)"
     dots = "; ".join(
         f"q{r}.k{i} = "
         + " + ".join(f"({_num(a)})({_num(b)})" for a, b in zip(q[r], k[i], strict=True))
@@ -143,17 +143,17 @@ def attention_entry(
         for i in range(S)
     )
     steps = [
-        Step(f"Dot products of query {r} with every key", f"q{r} . k_j {at}", dots, float(raw[r, j])),
+        Step(f"Dot products of query {r} with every key", f"q{r} . k_j{at}", dots, float(raw[r, j])),
         Step(
             _SCALE,
-            f"s_{r}j = (q{r} . k_j) / sqrt(d_k), d_k = {d_k} {at}",
+            f"s_{r}j = q{r} . k_j / sqrt(d_k), d_k = {d_k}{at}",
             f"{_vec(raw[r])} / {np.sqrt(d_k):.4g} = {_vec(scaled[r])}",
             float(scaled[r, j]),
         ),
     ]
     notes: list[str] = []
     if causal and which != "score":
-        steps.append(Step(_MASK, f"keys j > {r} get -inf {at}", _vec(masked[r]), float(masked[r, j])))
+        steps.append(Step(_MASK, f"keys j > {r} get -inf{at}", _vec(masked[r]), float(masked[r, j])))
     if causal and which == "score":
         notes.append(
             "The score is taken before the causal mask, which would set keys after the query to -inf."
@@ -162,7 +162,7 @@ def attention_entry(
         steps.append(
             Step(
                 _SOFTMAX,
-                f"a_{r}j = exp(s_{r}j - max) / sum over j' of exp(s_{r}j' - max) {at}",
+                f"a_{r}j = exp(s_{r}j) / sum_j' exp(s_{r}j'){at}",
                 f"softmax({_vec(masked[r])}) = {_vec(weights[r])}",
                 float(weights[r, j]),
             )

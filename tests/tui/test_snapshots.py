@@ -69,9 +69,11 @@ async def _answer_right(screen: StudyScreen, pilot: Pilot[Any]) -> None:
 
 
 async def _show_heatmap(screen: StudyScreen, pilot: Pilot[Any]) -> None:
+    """Answers, then scrolls to the end of the feedback (the heatmap and the explanation), as End does."""
     await _answer_right(screen, pilot)
     await pilot.pause()
-    screen.body.scroll_to_widget(screen.query_one("#feedback-heatmap"), animate=False, top=True)
+    await pilot.pause()
+    await pilot.press("end")
 
 
 class TestHome:

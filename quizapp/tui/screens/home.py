@@ -122,10 +122,14 @@ class HomeScreen(Screen[None]):
         self.quiz_app.start_session("cram")
 
     def action_interview(self) -> None:
-        self.quiz_app.open_screen("interview")
+        from quizapp.tui.screens.interview_setup import InterviewSetupScreen
+
+        self.app.push_screen(InterviewSetupScreen())
 
     def action_explore(self) -> None:
-        self.quiz_app.open_screen("explore")
+        from quizapp.tui.screens.explore import ExploreScreen
+
+        self.app.push_screen(ExploreScreen())
 
     def action_stats(self) -> None:
         self.quiz_app.open_screen("stats")

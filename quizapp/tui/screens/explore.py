@@ -1,0 +1,274 @@
+"""Provides ExploreScreen: the attention sandbox. A sentence, d_model, heads, KV heads and a seed go in;
+the per-head heatmaps, what W_O does, and the cost panel (parameters and KV cache, with derivations)
+come out, redrawn at once whenever a field or a toggle changes.
+
+All the numbers come from quizapp.explore (which runs the engine); this screen keeps the fields and the
+picture in step and shows the core's message when a combination is invalid, keeping the last picture.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Checkbox, Footer, Header, Input, Label, Select, Static
+
+from quizapp.tui.widgets.derivation import DerivationView, derivation_table
+from quizapp.tui.widgets.heatmap import HeatmapView
+
+if TYPE_CHECKING:
+    from quizapp.explore import ExploreInputs, ExploreResult
+    from quizapp.tui.app import QuizApp
+
+TOGGLES: dict[str, str] = {
+    "causal": "ex-causal",
+    "tie_heads": "ex-tie",
+    "drop_output_projection": "ex-drop-wo",
+}
+"""ExploreInputs toggle -> the id of its checkbox."""
+TEXT_FIELDS: tuple[str, ...] = ("sentence", "seed", "d_model", "n_heads", "n_kv_heads")
+COST_FIELDS: tuple[str, ...] = ("context", "batch", "n_layers")
+NO_PRESET = "none"
+
+
+class ExploreScreen(Screen[None]):
+    """The sandbox; letters toggle while the picture has focus, Tab walks through the fields."""
+
+    CSS_PATH = Path(__file__).with_name("explore.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Home", tooltip="Back to the decks", id="explore.back"),
+        Binding("c", "flip('causal')", "Causal", tooltip="Mask future tokens", id="explore.causal"),
+        Binding(
+            "s",
+            "flip('tie_heads')",
+            "Same heads",
+            tooltip="Give every head the same weights",
+            id="explore.same_heads",
+        ),
+        Binding(
+            "o",
+            "flip('drop_output_projection')",
+            "No W_O",
+            tooltip="Remove the output projection W_O",
+            id="explore.no_wo",
+        ),
+        Binding("v", "values", "Values", tooltip="Print the weights in the cells", id="explore.values"),
+        Binding("p", "presets", "Presets", tooltip="Choose a model preset", id="explore.presets"),
+        Binding("r", "reset", "Reset", tooltip="Back to the default sandbox", id="explore.reset"),
+    ]
+
+    def __init__(self, inputs: ExploreInputs | None = None) -> None:
+        from quizapp.explore import ExploreInputs, explore
+
+        super().__init__()
+        self.inputs = inputs or ExploreInputs()
+        self.result: ExploreResult = explore(self.inputs)
+
+    @property
+    def quiz_app(self) -> QuizApp:
+        return cast("QuizApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        from quizapp.explore import DTYPES, presets
+
+        i = self.inputs
+        yield Header()
+        with Vertical(id="explore-controls"):
+            with Horizontal(classes="ex-row"):
+                yield Label("Sentence", classes="ex-label")
+                yield Input(i.sentence, id="ex-sentence", compact=True)
+                yield Label("Seed", classes="ex-label")
+                yield Input(str(i.seed), id="ex-seed", compact=True, type="integer", classes="ex-num")
+            with Horizontal(classes="ex-row"):
+                yield Label("d_model", classes="ex-label")
+                yield Input(str(i.d_model), id="ex-d_model", compact=True, type="integer", classes="ex-num")
+                yield Label("Heads", classes="ex-label")
+                yield Input(str(i.n_heads), id="ex-n_heads", compact=True, type="integer", classes="ex-small")
+                yield Label("KV heads", classes="ex-label")
+                yield Input(
+                    str(i.n_kv_heads), id="ex-n_kv_heads", compact=True, type="integer", classes="ex-small"
+                )
+                yield Select(
+                    [("No preset", NO_PRESET), *((name, key) for key, name in presets())],
+                    value=i.preset or NO_PRESET,
+                    allow_blank=False,
+                    id="ex-preset",
+                    compact=True,
+                    tooltip="Model presets from engine.MODELS",
+                )
+            with Horizontal(classes="ex-row"):
+                yield Checkbox("causal (c)", i.causal, id="ex-causal", compact=True)
+                yield Checkbox("same weights, all heads (s)", i.tie_heads, id="ex-tie", compact=True)
+                yield Checkbox("remove W_O (o)", i.drop_output_projection, id="ex-drop-wo", compact=True)
+            yield Static("", id="ex-error")
+        with VerticalScroll(id="explore-body"):
+            yield Static("", id="ex-note")
+            yield HeatmapView(
+                self.result.heatmap, title="Attention weights (rows: queries, columns: keys)", id="ex-heatmap"
+            )
+            yield Static("", id="ex-wo")
+            yield Static(Text("Cost panel", style="bold"), classes="ex-section")
+            with Horizontal(classes="ex-row"):
+                yield Label("Context", classes="ex-label")
+                yield Input(str(i.context), id="ex-context", compact=True, type="integer", classes="ex-num")
+                yield Label("Batch", classes="ex-label")
+                yield Input(str(i.batch), id="ex-batch", compact=True, type="integer", classes="ex-small")
+                yield Label("Layers", classes="ex-label")
+                yield Input(
+                    str(i.n_layers), id="ex-n_layers", compact=True, type="integer", classes="ex-small"
+                )
+                yield Select(
+                    [(name, name) for name in DTYPES],
+                    value=i.dtype,
+                    allow_blank=False,
+                    id="ex-dtype",
+                    compact=True,
+                    tooltip="Bytes per cached number",
+                )
+            yield Static("", id="ex-cost-title")
+            yield DerivationView(self.result.cost.parameters, id="ex-params")
+            yield DerivationView(self.result.cost.kv_cache, id="ex-kv")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "Explore"
+        self.query_one("#ex-params").border_title = "Parameters"
+        self.query_one("#ex-kv").border_title = "KV cache"
+        self.query_one("#ex-error").display = False
+        self.quiz_app.set_blink(self)
+        self.show(self.result)
+        self.query_one("#explore-body").focus()
+
+    # -- drawing --------------------------------------------------------------------------------------------
+
+    def show(self, result: ExploreResult) -> None:
+        """Draws a result: heatmaps, the W_O summary and the cost panel; the fields follow the inputs."""
+        self.result = result
+        self.inputs = result.inputs
+        self.sub_title = "attention sandbox" + (f" · {result.inputs.preset}" if result.inputs.preset else "")
+        self.query_one("#ex-note", Static).update(Text(result.note, style="dim"))
+        self.query_one(HeatmapView).set_heatmap(result.heatmap)
+        wo = Text()
+        wo.append("Output projection: ", style="bold")
+        wo.append(result.wo.text)
+        self.query_one("#ex-wo", Static).update(wo)
+        self.query_one("#ex-cost-title", Static).update(Text(result.cost.title, style="dim"))
+        self.query_one("#ex-params", DerivationView).update(derivation_table(result.cost.parameters))
+        self.query_one("#ex-kv", DerivationView).update(derivation_table(result.cost.kv_cache))
+        self.query_one("#ex-error").display = False
+        self._sync_fields(result.inputs)
+
+    def _sync_fields(self, inputs: ExploreInputs) -> None:
+        """Puts the inputs back in the fields a preset or reset changed (unchanged fields are left alone,
+        so the cursor of the field being typed in does not jump)."""
+        for name in (*TEXT_FIELDS, *COST_FIELDS):
+            field = self.query_one(f"#ex-{name}", Input)
+            value = str(getattr(inputs, name))
+            if field.value != value and not (name == "sentence" and field.has_focus):
+                field.value = value
+        for name, box_id in TOGGLES.items():
+            box = self.query_one(f"#{box_id}", Checkbox)
+            if box.value != getattr(inputs, name):
+                box.value = getattr(inputs, name)
+        preset = self.query_one("#ex-preset", Select)
+        if preset.value != (inputs.preset or NO_PRESET):
+            preset.value = inputs.preset or NO_PRESET
+        dtype = self.query_one("#ex-dtype", Select)
+        if dtype.value != inputs.dtype:
+            dtype.value = inputs.dtype
+
+    def apply(self, inputs: ExploreInputs) -> None:
+        """Runs the sandbox on new inputs; an invalid combination shows the core's message instead."""
+        from quizapp.errors import QuizappError
+        from quizapp.explore import explore
+
+        if inputs == self.inputs:
+            return
+        try:
+            result = explore(inputs)
+        except QuizappError as exc:
+            self.inputs = inputs
+            self.show_error(str(exc))
+            return
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        self.show(result)
+
+    def show_error(self, message: str) -> None:
+        error = self.query_one("#ex-error", Static)
+        error.update(Text(message + " (The picture below is the last valid one.)"))
+        error.display = True
+
+    # -- events and actions ---------------------------------------------------------------------------------
+
+    @on(Input.Changed)
+    def _field_changed(self, event: Input.Changed) -> None:
+        from quizapp.errors import QuizappError
+        from quizapp.explore import with_text
+
+        name = (event.input.id or "").removeprefix("ex-")
+        if name not in TEXT_FIELDS and name not in COST_FIELDS:
+            return
+        try:
+            inputs = with_text(self.inputs, name, event.value)
+        except QuizappError as exc:
+            self.show_error(str(exc))
+            return
+        self.apply(inputs)
+
+    @on(Checkbox.Changed)
+    def _toggled(self, event: Checkbox.Changed) -> None:
+        from quizapp.explore import toggled
+
+        for name, box_id in TOGGLES.items():
+            if event.checkbox.id == box_id and getattr(self.inputs, name) != event.value:
+                self.apply(toggled(self.inputs, name, event.value))
+
+    @on(Select.Changed, "#ex-preset")
+    def _preset(self, event: Select.Changed) -> None:
+        from quizapp.errors import QuizappError
+        from quizapp.explore import apply_preset
+
+        key = None if event.value in (NO_PRESET, Select.NULL) else str(event.value)
+        if key == self.inputs.preset:
+            return
+        try:
+            self.apply(apply_preset(self.inputs, key))
+        except QuizappError as exc:
+            self.show_error(str(exc))
+
+    @on(Select.Changed, "#ex-dtype")
+    def _dtype(self, event: Select.Changed) -> None:
+        from quizapp.errors import QuizappError
+        from quizapp.explore import with_text
+
+        try:
+            self.apply(with_text(self.inputs, "dtype", str(event.value)))
+        except QuizappError as exc:
+            self.show_error(str(exc))
+
+    def action_flip(self, name: str) -> None:
+        from quizapp.explore import toggled
+
+        if name in TOGGLES:
+            self.apply(toggled(self.inputs, name))
+
+    def action_values(self) -> None:
+        self.query_one(HeatmapView).toggle_values()
+
+    def action_presets(self) -> None:
+        preset = self.query_one("#ex-preset", Select)
+        preset.focus()
+        preset.action_show_overlay()
+
+    def action_reset(self) -> None:
+        from quizapp.explore import ExploreInputs
+
+        self.apply(ExploreInputs())

@@ -1,0 +1,301 @@
+"""Provides InterviewScreen: a running mock interview (countdown in the header, no feedback, skip and
+flag) and EndInterviewScreen, the "end it now?" question.
+
+The session (quizapp.interview) grades and saves every answer; the screen shows the next question, ticks
+the countdown from the app's injected clock, and when time is up submits whatever is in the answer box.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Header, Input, SelectionList, Static, TextArea
+
+from quizapp.tui.messages import AnswerSubmitted
+from quizapp.tui.widgets.answer import ExplainArea, MultiChoiceList, answer_widgets
+from quizapp.tui.widgets.question_card import QuestionCard
+
+if TYPE_CHECKING:
+    from quizapp.interview import Asked, InterviewSession
+    from quizapp.tui.app import QuizApp
+
+TICK_SECONDS = 0.25
+"""How often the countdown is redrawn (it reads the app's clock, so tests can move time by hand)."""
+
+
+class EndInterviewScreen(ModalScreen[bool]):
+    """Asks before ending early: y/Enter ends (the open answer is saved as it stands), n/Escape goes on."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "End now", id="interview_end.yes"),
+        Binding("n,escape", "answer(False)", "Keep going", id="interview_end.no"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="end-dialog"):
+            yield Static(
+                "End the interview now? The open answer is saved as it stands and the questions after it "
+                "count as not reached.",
+                id="end-question",
+            )
+            with Horizontal(classes="end-buttons"):
+                yield Button("End now (y)", id="end-yes", variant="error", compact=True)
+                yield Button("Keep going (n)", id="end-no", variant="primary", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#end-no", Button).focus()
+
+    def action_answer(self, end: bool) -> None:
+        self.dismiss(end)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "end-yes")
+
+
+class InterviewScreen(Screen[None]):
+    """One question at a time against the clock; answers are saved silently, the report comes at the end."""
+
+    CSS_PATH = Path(__file__).with_name("interview.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+n",
+            "skip",
+            "Skip",
+            priority=True,
+            tooltip="Pass on this question (it counts as wrong)",
+            id="interview.skip",
+        ),
+        Binding(
+            "ctrl+f",
+            "flag",
+            "Flag",
+            priority=True,
+            tooltip="Mark this question to look at again in the report",
+            id="interview.flag",
+        ),
+        Binding(
+            "ctrl+s",
+            "submit_explain",
+            "Submit",
+            priority=True,
+            tooltip="Submit the explanation",
+            id="interview.submit",
+        ),
+        Binding(
+            "escape",
+            "end",
+            "End",
+            priority=True,
+            tooltip="End the interview now and see the report",
+            id="interview.end",
+        ),
+    ]
+
+    def __init__(self, session: InterviewSession) -> None:
+        super().__init__()
+        self.session = session
+        self._stopping = False
+
+    @property
+    def quiz_app(self) -> QuizApp:
+        return cast("QuizApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="interview-bar")
+        yield VerticalScroll(id="interview-body")
+        yield Footer(compact=True)
+
+    async def on_mount(self) -> None:
+        self.title = "Mock interview"
+        self.tick()
+        self.set_interval(TICK_SECONDS, self.tick, name="interview countdown")
+        asked = self.session.current
+        if asked is not None:
+            await self.show_question(asked)
+
+    # -- showing ----------------------------------------------------------------------------------------
+
+    @property
+    def body(self) -> VerticalScroll:
+        return self.query_one("#interview-body", VerticalScroll)
+
+    async def show_question(self, asked: Asked) -> None:
+        """Replaces the body with the next question and the input that fits it; nothing about the last."""
+        body = self.body
+        await body.remove_children()
+        widgets: list[Widget] = [QuestionCard(asked.instance, id="card")]
+        widgets += answer_widgets(asked.instance)
+        widgets.append(Static("", id="answer-error"))
+        await body.mount_all(widgets)
+        self.query_one("#answer-error").display = False
+        body.scroll_home(animate=False)
+        self.quiz_app.set_blink(body)
+        self._focus_answer()
+        self.update_bar()
+        self.refresh_bindings()
+
+    def _focus_answer(self) -> None:
+        found = self.query("#answer")
+        if not found:
+            return
+        widget = found.first()
+        if isinstance(widget, ExplainArea):
+            widget.query_one(TextArea).focus()
+        else:
+            widget.focus()
+
+    def update_bar(self) -> None:
+        asked = self.session.current
+        text = Text()
+        if asked is None:
+            text.append(" Interview over ", style="bold reverse")
+        else:
+            text.append(f" Question {asked.number} of {asked.total} ", style="bold reverse")
+            text.append(f"  ·  {self.session.answered} answered")
+            if asked.flagged:
+                text.append("  ·  ⚑ flagged", style="bold yellow")
+        text.append("  ·  no feedback until the end", style="dim")
+        self.query_one("#interview-bar", Static).update(text)
+
+    def tick(self) -> None:
+        """Redraws the countdown; at zero, submits the open answer and shows the report."""
+        if self._stopping:
+            return
+        try:
+            now = self.quiz_app.config.now()
+            if self.session.time_up(now):
+                top = self.app.screen
+                if isinstance(top, EndInterviewScreen):
+                    top.dismiss(False)  # close the question first; the next tick ends the interview
+                elif top is self:
+                    self.stop()
+                return
+            asked = self.session.current
+            where = f" · question {asked.number} of {asked.total}" if asked else ""
+            self.sub_title = f"⏱ {self.session.countdown(now)} left{where}"
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+
+    def open_text(self) -> str:
+        """What the answer box holds right now (a highlighted option is not an answer until chosen)."""
+        found = self.query("#answer")
+        if not found:
+            return ""
+        widget = found.first()
+        if isinstance(widget, Input):
+            return widget.value
+        if isinstance(widget, MultiChoiceList):
+            return ", ".join(sorted(widget.selected))
+        if isinstance(widget, ExplainArea):
+            return widget.text
+        return ""
+
+    def stop(self) -> None:
+        """Time is up or the user ended it: the open answer is saved as it stands, then the report."""
+        if self._stopping:
+            return
+        self._stopping = True
+        try:
+            now = self.quiz_app.config.now()
+            self.session.end(self.open_text(), now=now)
+            report = self.session.finish(now=now)
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            self._stopping = False
+            return
+        self.show_report(report)
+
+    def show_report(self, report: object) -> None:
+        from quizapp.interview_report import InterviewReport
+        from quizapp.tui.screens.interview_report import InterviewReportScreen
+
+        assert isinstance(report, InterviewReport)
+        self.app.switch_screen(InterviewReportScreen(report))
+
+    # -- events and actions -------------------------------------------------------------------------------
+
+    @on(AnswerSubmitted)
+    async def _submitted(self, event: AnswerSubmitted) -> None:
+        event.stop()
+        from quizapp.interview import Unreadable
+
+        if self._stopping or self.session.current is None:
+            return
+        now = self.quiz_app.config.now()
+        if self.session.time_up(now):
+            self.stop()
+            return
+        try:
+            result = self.session.submit(event.text, now=now)
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        if isinstance(result, Unreadable):
+            box = self.query_one("#answer-error", Static)
+            box.update(Text(result.message, style="red"))
+            box.display = True
+            return
+        await self._advance()
+
+    async def _advance(self) -> None:
+        asked = self.session.current
+        if asked is None:
+            self._stopping = True
+            try:
+                report = self.session.finish(now=self.quiz_app.config.now())
+            except Exception as exc:
+                self.quiz_app.report_error(exc)
+                return
+            self.show_report(report)
+            return
+        await self.show_question(asked)
+
+    @on(SelectionList.SelectedChanged)
+    def _ticked(self, event: SelectionList.SelectedChanged[str]) -> None:
+        event.stop()  # ticking an option is not an answer until Enter
+
+    async def action_skip(self) -> None:
+        if self._stopping or self.session.current is None:
+            return
+        try:
+            self.session.skip(now=self.quiz_app.config.now())
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        self.notify("Skipped; it counts as not answered.", timeout=2)
+        await self._advance()
+
+    def action_flag(self) -> None:
+        if self._stopping or self.session.current is None:
+            return
+        flagged = self.session.toggle_flag()
+        self.notify("Flagged for the report." if flagged else "Flag removed.", timeout=2)
+        self.update_bar()
+
+    def action_submit_explain(self) -> None:
+        found = self.query(ExplainArea)
+        if found:
+            self.post_message(AnswerSubmitted(found.first().text))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "submit_explain":
+            asked = self.session.current
+            return asked is not None and asked.instance.kind == "explain"
+        return True
+
+    def action_end(self) -> None:
+        def ended(end: bool | None) -> None:
+            if end:
+                self.stop()
+
+        self.app.push_screen(EndInterviewScreen(), ended)

@@ -1,0 +1,98 @@
+"""Provides InterviewHistoryScreen: every saved mock interview, newest first, to reopen its report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+if TYPE_CHECKING:
+    from quizapp.tui.app import QuizApp
+
+
+class InterviewHistoryScreen(Screen[None]):
+    """A table of past interviews; Enter (or a click) opens the highlighted one's report."""
+
+    CSS_PATH = Path(__file__).with_name("interview_history.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", tooltip="Leave the list", id="interview_history.back"),
+        Binding("enter", "open", "Open report", tooltip="Reopen this report", id="interview_history.open"),
+    ]
+
+    @property
+    def quiz_app(self) -> QuizApp:
+        return cast("QuizApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="history-body"):
+            yield Static("", id="history-status")
+            yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "Past interviews"
+        self.sub_title = "Enter reopens a report"
+        self.show_rows()
+
+    def on_screen_resume(self) -> None:
+        self.show_rows()
+
+    def show_rows(self) -> None:
+        from quizapp.interview_report import summary_line
+        from quizapp.store import list_interviews
+
+        table = self.query_one("#history-table", DataTable)
+        status = self.query_one("#history-status", Static)
+        backend = self.quiz_app.require_backend()
+        if backend is None:
+            return
+        try:
+            past = list_interviews(backend.store)
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        table.clear(columns=True)
+        table.add_columns("#", "Started", "Answered", "Right", "")
+        for summary in past:
+            table.add_row(str(summary.id), *summary_line(summary), key=str(summary.id))
+        if past:
+            status.update(Text(f"{len(past)} saved interview(s), newest first.", style="dim"))
+            table.display = True
+            table.focus()
+        else:
+            status.update("No interviews yet. Press Escape, then start one from the set-up (Ctrl+S).")
+            table.display = False
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.open_report(event.row_key.value)
+
+    def action_open(self) -> None:
+        table = self.query_one("#history-table", DataTable)
+        if not table.row_count:
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        self.open_report(key.value)
+
+    def open_report(self, key: str | None) -> None:
+        from quizapp.interview import open_report
+        from quizapp.tui.screens.interview_report import InterviewReportScreen
+
+        backend = self.quiz_app.require_backend()
+        if backend is None or key is None:
+            return
+        try:
+            report = open_report(backend.store, backend.catalog, int(key))
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        self.app.push_screen(InterviewReportScreen(report))

@@ -1,0 +1,188 @@
+"""Provides InterviewReportScreen: a finished (or reopened) mock interview's report.
+
+Top to bottom: the score, the score per topic, a table with the time and result of every question, then
+each question with the user's answer, the expected answer, the diagnosis and the worked derivation. The
+numbers and words come from quizapp.interview_report; this screen only lays them out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Markdown, Static
+
+from quizapp.tui.widgets.derivation import DerivationView
+
+if TYPE_CHECKING:
+    from quizapp.interview_report import InterviewReport, ReportItem
+    from quizapp.tui.app import QuizApp
+
+OUTCOME_STYLES = {
+    "right": "bold green",
+    "wrong": "bold red",
+    "skipped": "yellow",
+    "no answer": "yellow",
+    "compare": "cyan",
+}
+OUTCOME_MARKS = {"right": "✓", "wrong": "✗", "skipped": "–", "no answer": "–", "compare": "?"}
+
+
+def summary_text(report: InterviewReport) -> Text:
+    """The score line, the time used and what happened to the schedule."""
+    text = Text()
+    text.append("Score: ", style="bold")
+    text.append(report.score_text)
+    text.append("\nTime: ", style="bold")
+    text.append(report.time_text)
+    text.append("\nSchedule: ", style="bold")
+    text.append(
+        "these answers updated your review schedule"
+        if report.update_schedule
+        else "logged as interview answers; your review schedule is unchanged",
+        style="dim",
+    )
+    return text
+
+
+def topics_table(report: InterviewReport) -> Table:
+    table = Table(box=None, padding=(0, 2, 0, 0), show_edge=False, header_style="bold")
+    table.add_column("Topic")
+    table.add_column("Score", justify="right")
+    table.add_column("Asked", justify="right")
+    for t in report.topics:
+        table.add_row(t.topic, t.text, str(t.asked))
+    return table
+
+
+def questions_table(report: InterviewReport) -> Table:
+    """One row per question: number, topic, result, time against the question's target, flag."""
+    table = Table(box=None, padding=(0, 2, 0, 0), show_edge=False, header_style="bold")
+    table.add_column("#", justify="right")
+    table.add_column("Topic", overflow="ellipsis", no_wrap=True, max_width=22)
+    table.add_column("Result")
+    table.add_column("Time / target", justify="right")
+    table.add_column("", no_wrap=True)
+    for item in report.items:
+        outcome = item.outcome
+        time = Text(item.time_text, style="red" if item.over_time else "")
+        table.add_row(
+            str(item.number),
+            item.topic,
+            Text(f"{OUTCOME_MARKS[outcome]} {outcome}", style=OUTCOME_STYLES[outcome]),
+            time,
+            Text("⚑", style="bold yellow") if item.flagged else "",
+        )
+    return table
+
+
+def item_heading(item: ReportItem) -> Text:
+    outcome = item.outcome
+    text = Text()
+    text.append(f"Q{item.number} ", style="bold")
+    text.append(f"{OUTCOME_MARKS[outcome]} {outcome}", style=OUTCOME_STYLES[outcome])
+    text.append(f"  ·  {item.deck_title}  ·  {item.time_text}", style="dim")
+    if item.flagged:
+        text.append("  ⚑ flagged", style="bold yellow")
+    return text
+
+
+def answer_text(item: ReportItem) -> Text:
+    text = Text()
+    text.append("Your answer: ", style="bold")
+    text.append(item.answer.strip() or "(none)", style="" if item.answer.strip() else "dim")
+    if item.kind != "explain":
+        text.append("\nExpected: ", style="bold")
+        text.append(item.expected)
+    if item.diagnosis:
+        text.append("\nDiagnosis: ", style="bold")
+        text.append(item.diagnosis)
+        if item.astray_step:
+            text.append(f"  (at the step “{item.astray_step}”)", style="dim")
+    return text
+
+
+class ReportItemView(Vertical):
+    """One question of the report: heading, prompt, answers, diagnosis, then derivation or model answer."""
+
+    def __init__(self, item: ReportItem) -> None:
+        super().__init__(classes="report-item")
+        self.item = item
+
+    def compose(self) -> ComposeResult:
+        item = self.item
+        yield Static(item_heading(item), classes="item-heading")
+        yield Markdown(item.prompt, classes="item-prompt")
+        yield Static(answer_text(item), classes="item-answer")
+        if item.derivation is not None:
+            yield DerivationView(item.derivation, astray_step=item.astray_step)
+        if item.kind == "explain":
+            yield Static(Text("Model answer", style="bold"), classes="item-subtitle")
+            yield Markdown(item.expected, classes="item-model")
+            if item.key_points:
+                points = Text("Key points to compare with:", style="bold")
+                for point in item.key_points:
+                    points.append(f"\n  • {point}", style="")
+                yield Static(points, classes="item-points")
+
+
+class InterviewReportScreen(Screen[None]):
+    """The report; arrows and PgUp/PgDn scroll it, Escape leaves, n starts another interview."""
+
+    CSS_PATH = Path(__file__).with_name("interview_report.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", tooltip="Leave the report", id="interview_report.back"),
+        Binding("n", "new", "New interview", tooltip="Set up another interview", id="interview_report.new"),
+        Binding(
+            "p", "history", "Past interviews", tooltip="Every saved interview", id="interview_report.history"
+        ),
+    ]
+
+    def __init__(self, report: InterviewReport) -> None:
+        super().__init__()
+        self.report = report
+
+    @property
+    def quiz_app(self) -> QuizApp:
+        return cast("QuizApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        report = self.report
+        yield Header()
+        with VerticalScroll(id="report-body"):
+            yield Static(Text(report.title, style="bold"), id="report-title")
+            yield Static(summary_text(report), id="report-score")
+            yield Static(Text("Per topic", style="bold"), classes="report-section")
+            yield Static(topics_table(report), id="report-topics")
+            yield Static(Text("Time per question", style="bold"), classes="report-section")
+            yield Static(questions_table(report), id="report-questions")
+            yield Static(Text("Each question", style="bold"), classes="report-section")
+            for item in report.items:
+                yield ReportItemView(item)
+            if report.not_reached:
+                yield Static(
+                    Text(f"{report.not_reached} question(s) were not reached before the end.", style="dim"),
+                    id="report-not-reached",
+                )
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "Interview report"
+        self.sub_title = self.report.headline
+        self.query_one("#report-body").focus()
+
+    def action_new(self) -> None:
+        from quizapp.tui.screens.interview_setup import InterviewSetupScreen
+
+        self.app.switch_screen(InterviewSetupScreen())
+
+    def action_history(self) -> None:
+        from quizapp.tui.screens.interview_history import InterviewHistoryScreen
+
+        self.app.push_screen(InterviewHistoryScreen())

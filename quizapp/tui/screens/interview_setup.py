@@ -1,0 +1,230 @@
+"""Provides InterviewSetupScreen: the mock interview's form (questions, minutes, decks or tags, difficulty
+mix, whether answers move the schedule), then the start.
+
+The defaults come from the user's settings (10 questions in 30 minutes). The form only collects text;
+quizapp.interview parses it, checks it and chooses the questions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, SelectionList, Static
+
+if TYPE_CHECKING:
+    from quizapp.store import InterviewConfig
+    from quizapp.tui.app import QuizApp
+    from quizapp.tui.backend import Backend
+
+MIX_LABELS: tuple[tuple[str, str], ...] = (
+    ("any", "As they come"),
+    ("balanced", "Balanced: 1/3 each"),
+    ("warm-up", "Warm-up: mostly easy"),
+    ("hard", "Hard: mostly difficulty 3"),
+)
+
+
+class InterviewSetupScreen(Screen[None]):
+    """The set-up form; Ctrl+S (or Enter in a field) starts, Ctrl+O lists past interviews."""
+
+    CSS_PATH = Path(__file__).with_name("interview_setup.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Home", tooltip="Back to the decks", id="interview_setup.back"),
+        Binding(
+            "ctrl+s",
+            "start",
+            "Start",
+            priority=True,
+            tooltip="Start the interview",
+            id="interview_setup.start",
+        ),
+        Binding(
+            "ctrl+o",
+            "history",
+            "Past interviews",
+            priority=True,
+            tooltip="Reopen the report of a past interview",
+            id="interview_setup.history",
+        ),
+    ]
+
+    @property
+    def quiz_app(self) -> QuizApp:
+        return cast("QuizApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        backend = self.quiz_app.backend
+        config = _defaults(backend)
+        yield Header()
+        with VerticalScroll(id="setup-body"):
+            with Grid(id="setup-grid"):
+                yield Label("Questions", classes="setup-label")
+                yield Input(str(config.questions), id="setup-questions", compact=True, type="integer")
+                yield Label("Minutes", classes="setup-label")
+                yield Input(str(config.minutes), id="setup-minutes", compact=True, type="integer")
+                yield Label("Difficulty", classes="setup-label")
+                yield Select(
+                    [(label, key) for key, label in MIX_LABELS],
+                    value="any",
+                    allow_blank=False,
+                    id="setup-mix",
+                    compact=True,
+                )
+                yield Label("Tags", classes="setup-label")
+                yield Input(
+                    placeholder="any tag; or e.g. kv-cache, gqa",
+                    id="setup-tags",
+                    compact=True,
+                    tooltip="Only questions with one of these tags (comma or space separated)",
+                )
+            yield Checkbox(
+                "Answers update my review schedule (FSRS)",
+                value=config.update_schedule,
+                id="setup-schedule",
+                compact=True,
+            )
+            yield Static(
+                Text("Decks (Space ticks; none ticked = every deck):", style="bold"), id="decks-title"
+            )
+            decks = backend.decks if backend is not None else ()
+            yield SelectionList[str](*((d.title, d.id) for d in decks), id="setup-decks", compact=True)
+            yield Static("", id="setup-status")
+            with Horizontal(classes="setup-buttons"):
+                yield Button("Start (Ctrl+S)", id="setup-start", variant="primary", compact=True)
+                yield Button("Past interviews (Ctrl+O)", id="setup-history", compact=True)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "Mock interview"
+        self.sub_title = "set-up"
+        self.quiz_app.set_blink(self)
+        self.query_one("#setup-questions", Input).focus()
+        self.show_pool()
+        if self.quiz_app.backend is None:  # opened while the decks load: fill the form when they arrive
+            self._waiting = self.set_interval(0.2, self._backend_arrived, name="wait for decks")
+
+    def _backend_arrived(self) -> None:
+        backend = self.quiz_app.backend
+        if backend is None:
+            return
+        self._waiting.stop()
+        config = _defaults(backend)
+        self.query_one("#setup-questions", Input).value = str(config.questions)
+        self.query_one("#setup-minutes", Input).value = str(config.minutes)
+        decks = self.query_one("#setup-decks", SelectionList)
+        decks.add_options([(d.title, d.id) for d in backend.decks])
+        self.show_pool()
+
+    # -- reading the form -----------------------------------------------------------------------------------
+
+    def read_config(self) -> InterviewConfig:
+        """The form as an InterviewConfig; text the core cannot read raises QuizappError."""
+        from quizapp.interview import DIFFICULTY_MIXES, MAX_MINUTES, MAX_QUESTIONS, parse_count, parse_tags
+        from quizapp.store import InterviewConfig
+
+        mix = self.query_one("#setup-mix", Select).value
+        return InterviewConfig(
+            questions=parse_count(
+                self.query_one("#setup-questions", Input).value, "number of questions", 1, MAX_QUESTIONS
+            ),
+            minutes=parse_count(self.query_one("#setup-minutes", Input).value, "minutes", 1, MAX_MINUTES),
+            deck_ids=tuple(self.query_one("#setup-decks", SelectionList).selected),
+            tags=parse_tags(self.query_one("#setup-tags", Input).value),
+            difficulty_mix=DIFFICULTY_MIXES.get(str(mix), ()),
+            update_schedule=self.query_one("#setup-schedule", Checkbox).value,
+        )
+
+    def show_pool(self) -> None:
+        """Says how many questions the current choices allow, or what is wrong with them."""
+        from quizapp.errors import QuizappError
+        from quizapp.interview import candidates
+
+        status = self.query_one("#setup-status", Static)
+        backend = self.quiz_app.backend
+        if backend is None:
+            status.update(Text("Still loading the decks…", style="dim"))
+            return
+        try:
+            config = self.read_config()
+            pool = len(candidates(backend.catalog, backend.questions, config))
+        except QuizappError as exc:
+            status.update(Text(str(exc), style="red"))
+            return
+        asked = min(pool, config.questions)
+        status.update(
+            Text.assemble(
+                (f"{pool} questions match; ", "dim"),
+                (f"{asked} in {config.minutes} min", "bold"),
+                (". No feedback until the end; Ctrl+N skips, Ctrl+F flags.", "dim"),
+            )
+        )
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    @on(SelectionList.SelectedChanged)
+    def _changed(self) -> None:
+        self.show_pool()
+
+    # -- actions -------------------------------------------------------------------------------------------
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#setup-start")
+    def _start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#setup-history")
+    def _history_pressed(self) -> None:
+        self.action_history()
+
+    def action_start(self) -> None:
+        from quizapp.errors import QuizappError
+        from quizapp.interview import InterviewSession
+        from quizapp.tui.screens.interview import InterviewScreen
+
+        backend = self.quiz_app.require_backend()
+        if backend is None:
+            return
+        try:
+            session = InterviewSession.start(
+                backend.catalog,
+                backend.store,
+                backend.questions,
+                self.read_config(),
+                rng=backend.rng,
+                now=backend.now(),
+                fuzzing=backend.config.fuzzing,
+            )
+        except QuizappError as exc:
+            self.query_one("#setup-status", Static).update(Text(str(exc), style="red"))
+            return
+        except Exception as exc:
+            self.quiz_app.report_error(exc)
+            return
+        for problem in session.problems:
+            self.notify(problem, title="Question left out", severity="warning", timeout=8, markup=False)
+        self.app.switch_screen(InterviewScreen(session))
+
+    def action_history(self) -> None:
+        from quizapp.tui.screens.interview_history import InterviewHistoryScreen
+
+        self.app.push_screen(InterviewHistoryScreen())
+
+
+def _defaults(backend: Backend | None) -> InterviewConfig:
+    from quizapp.interview import config_from_settings
+    from quizapp.store import InterviewConfig
+
+    if backend is None:
+        return InterviewConfig()
+    try:
+        return config_from_settings(backend.settings())
+    except Exception:  # unreadable settings: the documented defaults
+        return InterviewConfig()

@@ -1,0 +1,278 @@
+"""The mock interview without a screen: seeded question choice, the countdown on an injected clock, silent
+grading with every answer saved at once, skip and flag, time up, and the report that can be reopened."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import fields
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from quizapp.catalog import Catalog, load_catalog
+from quizapp.errors import QuizappError
+from quizapp.instance import Instance
+from quizapp.interview import (
+    DIFFICULTY_MIXES,
+    TIME_UP,
+    InterviewSession,
+    Saved,
+    Unreadable,
+    candidates,
+    choose,
+    config_from_settings,
+    format_clock,
+    open_report,
+    parse_count,
+    parse_tags,
+)
+from quizapp.interview_report import ReportItem
+from quizapp.store import InterviewConfig, Settings, Store, get_card, load_interview, open_store, reviews_for
+from quizapp.study import QuestionSet
+from quizapp.units import to_display
+
+DECKS = Path(__file__).parent / "tui" / "interview_decks"
+T0 = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    loaded = load_catalog([DECKS], include_default=False, use_cache=False)
+    assert not loaded.skipped, loaded.skipped
+    return loaded
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return open_store(tmp_path / "progress.db", now=T0)
+
+
+def _start(catalog: Catalog, store: Store, seed: int = 1, **config: object) -> InterviewSession:
+    cfg = InterviewConfig(**{"questions": 5, "minutes": 10, **config})  # type: ignore[arg-type]
+    return InterviewSession.start(
+        catalog, store, QuestionSet.from_catalog(catalog), cfg, rng=random.Random(seed), now=T0
+    )
+
+
+def right_answer(inst: Instance) -> str:
+    """The engine's own answer, written as a user would type it."""
+    if inst.kind == "choice":
+        assert isinstance(inst.expected, frozenset)
+        return ", ".join(sorted(inst.expected))
+    if inst.kind == "explain":
+        return "Each head has its own projections and can look somewhere else."
+    return inst.expected_text()
+
+
+def wrong_answer(inst: Instance) -> str:
+    """A misconception's value, in the unit asked: a wrong answer the engine can name."""
+    assert inst.derivation is not None
+    wrong = next(m for m in inst.derivation.misconceptions if m.value != inst.expected)
+    assert isinstance(wrong.value, (int, float))
+    return repr(to_display(wrong.value, inst.unit))
+
+
+def test_the_same_seed_asks_the_same_questions_with_the_same_numbers(catalog: Catalog, store: Store) -> None:
+    a, b = _start(catalog, store, seed=3), _start(catalog, store, seed=3)
+    assert [(inst.question_id, inst.seed) for _, inst in a.plan] == [
+        (inst.question_id, inst.seed) for _, inst in b.plan
+    ]
+    assert a.id != b.id  # two saved interviews
+
+
+def test_interviews_never_ask_flashcards_and_ask_easier_questions_first(
+    catalog: Catalog, store: Store
+) -> None:
+    session = _start(catalog, store, questions=50)
+    kinds = {inst.kind for _, inst in session.plan}
+    assert "flashcard" not in kinds
+    assert len(session.plan) == len(candidates(catalog, QuestionSet.from_catalog(catalog), session.config))
+    difficulties = [inst.difficulty for _, inst in session.plan]
+    assert difficulties == sorted(difficulties)
+    assert session.config.questions == len(session.plan)  # the saved set-up says how many were asked
+
+
+def test_tags_and_decks_narrow_the_questions(catalog: Catalog, store: Store) -> None:
+    session = _start(catalog, store, tags=("kv-cache", "shapes"))
+    assert {inst.question_id for _, inst in session.plan} == {"mock-kv-cache", "mock-scores-shape"}
+    with pytest.raises(QuizappError, match="no-such-tag"):
+        _start(catalog, store, tags=("no-such-tag",))
+    with pytest.raises(QuizappError, match="Unknown deck"):
+        _start(catalog, store, deck_ids=("nope",))
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"questions": 0},
+        {"minutes": 0},
+        {"minutes": 601},
+        {"difficulty_mix": (1, 1)},
+        {"difficulty_mix": (0, 0, 0)},
+    ],
+)
+def test_impossible_set_ups_are_refused_with_a_message(
+    catalog: Catalog, store: Store, config: dict[str, object]
+) -> None:
+    with pytest.raises(QuizappError):
+        _start(catalog, store, **config)
+
+
+def test_the_set_up_starts_from_the_users_interview_settings() -> None:
+    config = config_from_settings(Settings(interview_questions=7, interview_minutes=20))
+    assert (config.questions, config.minutes, config.update_schedule) == (7, 20, False)
+    assert parse_tags("kv-cache, GQA  kv-cache") == ("kv-cache", "gqa")
+    assert parse_count(" 12 ", "minutes", 1, 60) == 12
+    with pytest.raises(QuizappError, match="whole number"):
+        parse_count("ten", "minutes", 1, 60)
+
+
+def test_the_countdown_runs_on_the_injected_clock(catalog: Catalog, store: Store) -> None:
+    session = _start(catalog, store, minutes=2)
+    assert session.countdown(T0) == "2:00"
+    assert session.countdown(T0 + timedelta(seconds=0.5)) == "2:00"  # rounded up: 0:00 only when it is up
+    assert session.countdown(T0 + timedelta(seconds=61)) == "0:59"
+    assert not session.time_up(T0 + timedelta(seconds=119))
+    assert session.time_up(T0 + timedelta(minutes=2))
+    assert format_clock(0) == "0:00"
+
+
+def test_answers_are_saved_silently_as_they_are_given(catalog: Catalog, store: Store) -> None:
+    session = _start(catalog, store, seed=5)
+    first = session.current
+    assert first is not None
+    assert first.instance.kind != "explain"  # easiest first: the explain question is the hardest
+    unread = session.submit("a lot??", now=T0 + timedelta(seconds=5))
+    assert isinstance(unread, Unreadable)
+    assert not load_interview(store, session.id).answers  # nothing saved for unreadable text
+    saved = session.submit(right_answer(first.instance), now=T0 + timedelta(seconds=40))
+    assert isinstance(saved, Saved) and saved.next is not None
+    assert not hasattr(saved, "correct")  # no feedback during the run
+    stored = load_interview(store, session.id).answers
+    assert len(stored) == 1 and stored[0].seconds == 40.0
+    assert stored[0].correct
+    assert saved.next.shown_at == T0 + timedelta(seconds=40)
+
+
+def test_skip_flag_and_time_up_end_up_in_the_report(catalog: Catalog, store: Store) -> None:
+    session = _start(catalog, store, seed=2, minutes=5)
+    t = T0
+    asked = [inst for _, inst in session.plan]
+    numeric = [i for i, inst in enumerate(asked) if inst.kind in ("numeric", "tensor") and inst.derivation]
+    assert numeric, "the frozen deck has numeric questions"
+    # answer everything before the first numeric question right, flag and skip it, then time runs out
+    for inst in asked[: numeric[0]]:
+        t += timedelta(seconds=30)
+        assert isinstance(session.submit(right_answer(inst), now=t), Saved)
+    assert session.toggle_flag() is True
+    t += timedelta(seconds=10)
+    session.skip(now=t)
+    open_question = session.current
+    assert open_question is not None
+    typed = wrong_answer(open_question.instance) if open_question.instance.derivation else "12"
+    session.end(typed, now=T0 + timedelta(minutes=6))
+    report = session.finish(now=T0 + timedelta(minutes=6))
+
+    items = report.items
+    skipped = items[numeric[0]]
+    assert skipped.skipped and skipped.flagged and skipped.outcome == "skipped"
+    last = items[-1]
+    assert last.answer == typed and not last.correct
+    assert last.seconds == pytest.approx((session.deadline - open_question.shown_at).total_seconds())
+    assert report.not_reached == len(asked) - len(items)
+    assert report.finished_at is not None
+    expected_right = sum(1 for inst in asked[: numeric[0]] if inst.kind != "explain")
+    assert report.correct == expected_right
+    # each question carries its expected answer and, for numbers, the engine's derivation
+    for item, inst in zip(items, asked, strict=False):
+        assert item.prompt == inst.prompt
+        if inst.kind in ("numeric", "shape"):
+            assert item.derivation_text == inst.derivation.to_text()  # type: ignore[union-attr]
+            assert item.expected == inst.expected_text()
+
+
+def test_a_wrong_number_is_diagnosed_in_the_report(catalog: Catalog, store: Store) -> None:
+    session = _start(catalog, store, tags=("kv-cache",))
+    asked = session.current
+    assert asked is not None
+    inst = asked.instance
+    wrong = wrong_answer(inst)
+    session.submit(wrong, now=T0 + timedelta(seconds=20))
+    report = session.finish(now=T0 + timedelta(seconds=20))
+    item = report.items[0]
+    from quizapp.grading import grade
+
+    verdict = grade(inst, wrong)
+    assert item.diagnosis == verdict.diagnosis and item.diagnosis
+    assert item.astray_step == verdict.step
+    assert report.headline == "0/1 right (0%)"
+    assert [(t.topic, t.correct, t.scored) for t in report.topics] == [("mock-interview", 0, 1)]
+
+
+def test_time_up_with_nothing_typed_counts_as_not_answered(catalog: Catalog, store: Store) -> None:
+    session = _start(catalog, store, minutes=1)
+    session.end("", now=T0 + timedelta(minutes=1))
+    report = session.finish(now=T0 + timedelta(minutes=1))
+    assert report.items[0].skipped and report.items[0].diagnosis == TIME_UP
+    assert report.items[0].outcome == "no answer"
+    assert report.items[0].seconds == 60.0
+
+
+def test_reviews_are_logged_and_the_schedule_moves_only_when_chosen(catalog: Catalog, store: Store) -> None:
+    for update in (False, True):
+        session = _start(catalog, store, tags=("parameters",), update_schedule=update)
+        asked = session.current
+        assert asked is not None
+        session.submit(right_answer(asked.instance), now=T0 + timedelta(seconds=30))
+        reviews = reviews_for(store, "mock-parameters")
+        assert reviews[-1].mode == "interview" and reviews[-1].correct
+        card = get_card(store, "mock-parameters")
+        assert card is not None
+        assert (card.due is not None) == update
+
+
+def test_a_saved_interview_reopens_with_the_same_report(
+    catalog: Catalog, store: Store, tmp_path: Path
+) -> None:
+    session = _start(catalog, store, seed=9)
+    t = T0
+    for _ in range(3):
+        asked = session.current
+        assert asked is not None
+        t += timedelta(seconds=25)
+        session.submit(right_answer(asked.instance), now=t)
+    report = session.finish(now=t)
+    store.close()
+    again = open_store(tmp_path / "progress.db", now=t)
+    reopened = open_report(again, catalog, session.id)
+    assert [_plain(i) for i in reopened.items] == [_plain(i) for i in report.items]
+    assert (reopened.score_text, reopened.topics, reopened.title) == (
+        report.score_text,
+        report.topics,
+        report.title,
+    )
+
+
+def _plain(item: ReportItem) -> tuple[object, ...]:
+    """A report item without its Derivation object (rebuilt on reopening, so a different object)."""
+    return (*(getattr(item, f.name) for f in fields(item) if f.name != "derivation"), item.derivation_text)
+
+
+@hsettings(max_examples=100)
+@given(
+    count=st.integers(1, 8),
+    mix=st.sampled_from(sorted(DIFFICULTY_MIXES.values())),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_choose_picks_distinct_questions_easiest_first(
+    catalog: Catalog, count: int, mix: tuple[int, ...], seed: int
+) -> None:
+    pool = QuestionSet.from_catalog(catalog)
+    chosen = choose(pool, count, mix, random.Random(seed))
+    assert len(chosen) == min(count, len(pool))
+    assert len({r.question_id for r in chosen}) == len(chosen)
+    assert [r.difficulty for r in chosen] == sorted(r.difficulty for r in chosen)

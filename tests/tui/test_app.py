@@ -1,0 +1,79 @@
+"""App-wide behaviour: errors become notifications (never tracebacks), a bad database path is explained,
+broken decks are reported once, and `quizapp` with no command opens the app."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from quizapp.catalog import Catalog
+from quizapp.tui.app import QuizApp, make_app
+from quizapp.tui.screens.home import HomeScreen
+from quizapp.tui.screens.study import StudyScreen
+from tests.tui.helpers import NOW, SIZE, drill, question_ids, text_of
+
+
+async def test_a_bug_while_answering_becomes_a_notification_and_the_app_keeps_running(
+    new_app: Callable[..., QuizApp], catalog: Catalog, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, question_ids(catalog, "numeric")[0])
+
+        def broken(text: str) -> None:
+            raise RuntimeError("grader exploded")
+
+        monkeypatch.setattr(screen.session, "submit", broken)
+        await pilot.press("1", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, StudyScreen)
+        messages = [n.message for n in app._notifications]
+        assert any("grader exploded" in m and "crash.log" in m for m in messages)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_a_database_path_that_is_a_folder_is_explained_on_the_home_screen(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    app = make_app(db_path=tmp_path, now=NOW, rng_seed=1, catalog=catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.backend is None
+        assert "not a regular file" in text_of(app, "#home-status")
+        await pilot.press("s")  # studying without a backend only says it is not ready
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_broken_decks_are_reported_once_by_name(isolated_home: Path, tmp_path: Path) -> None:
+    decks = isolated_home / "decks"
+    decks.mkdir()
+    (decks / "my-broken-deck.yaml").write_text("id: my-broken-deck\ntitle: [unclosed\n", encoding="utf-8")
+    app = make_app(db_path=tmp_path / "p.db", now=NOW, rng_seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        reports = [n for n in app._notifications if "my-broken-deck" in n.message]
+        assert len(reports) == 1 and "Skipped" in reports[0].title
+        assert app.backend is not None and app.backend.decks  # the good decks still load
+
+
+def test_no_command_opens_the_app_with_the_given_database(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from quizapp import cli
+    from quizapp.tui import app as app_module
+
+    seen: list[Path | None] = []
+
+    def fake_run(self: QuizApp) -> None:
+        seen.append(self.config.db_path)
+
+    monkeypatch.setattr(app_module.QuizApp, "run", fake_run)
+    assert cli.main(["--db", str(tmp_path / "mine.db")]) == 0
+    assert seen == [tmp_path / "mine.db"]

@@ -1,0 +1,176 @@
+"""Mock interview flows a user notices: the countdown runs on the app's clock, answers are saved without
+feedback, time running out submits the open answer and shows the report, and the report reopens later."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+
+from quizapp.catalog import Catalog
+from quizapp.instance import Instance
+from quizapp.store import list_interviews, load_interview, reviews_for
+from quizapp.tui.app import QuizApp
+from quizapp.tui.screens.home import HomeScreen
+from quizapp.tui.screens.interview import EndInterviewScreen, InterviewScreen
+from quizapp.tui.screens.interview_history import InterviewHistoryScreen
+from quizapp.tui.screens.interview_report import InterviewReportScreen
+from quizapp.tui.screens.interview_setup import InterviewSetupScreen
+from quizapp.units import to_display
+from tests.tui.helpers import NOW, loaded
+
+SIZE = (80, 24)
+TYPED_KINDS = ("numeric", "tensor", "shape")
+
+
+class Clock:
+    """The app's injected clock: time moves only when the test says so."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+def typed_tag(catalog: Catalog) -> str:
+    """A tag whose questions all take a typed answer (numbers, tensor entries, shapes), at least three."""
+    kinds: dict[str, list[str]] = {}
+    for question in catalog.questions.values():
+        for tag in question.tags:
+            kinds.setdefault(tag, []).append(question.type)
+    return next(t for t, k in sorted(kinds.items()) if len(k) >= 3 and set(k) <= set(TYPED_KINDS))
+
+
+def wrong_or_partial(inst: Instance) -> str:
+    """Something half-typed when time runs out: a misconception's value if the engine knows one."""
+    if inst.derivation is not None:
+        for m in inst.derivation.misconceptions:
+            if m.value != inst.expected and isinstance(m.value, (int, float)):
+                return repr(to_display(m.value, inst.unit))
+    return "12"
+
+
+async def start_interview(app: QuizApp, pilot: Pilot[None], tag: str, questions: int, minutes: int) -> None:
+    await loaded(app, pilot)
+    await pilot.press("i")
+    setup = app.screen
+    assert isinstance(setup, InterviewSetupScreen)
+    setup.query_one("#setup-questions", Input).value = str(questions)
+    setup.query_one("#setup-minutes", Input).value = str(minutes)
+    setup.query_one("#setup-tags", Input).value = tag
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
+async def wait_for(pilot: Pilot[None], screen_type: type, tries: int = 60) -> None:
+    """Lets the countdown tick (it fires every 0.25 s of real time) until `screen_type` is on top."""
+    for _ in range(tries):
+        if isinstance(pilot.app.screen, screen_type):
+            await pilot.pause()  # let the new screen compose
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"{screen_type.__name__} never appeared; on screen: {pilot.app.screen!r}")
+
+
+async def test_an_interview_that_runs_out_of_time_submits_the_open_answer_and_reopens(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    clock = Clock(NOW)
+    app = new_app(now=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_interview(app, pilot, typed_tag(catalog), questions=3, minutes=2)
+        screen = app.screen
+        assert isinstance(screen, InterviewScreen)
+        assert screen.sub_title.startswith("⏱ 2:00 left")
+        store = app.backend.store  # type: ignore[union-attr]
+        interview_id = screen.session.id
+
+        # question 1, answered right after 30 s: saved at once, and nothing says whether it was right
+        first = screen.session.current
+        assert first is not None
+        clock.advance(seconds=30)
+        screen.query_one("#answer", Input).value = first.instance.expected_text()
+        await pilot.press("enter")
+        await pilot.pause()
+        saved = load_interview(store, interview_id).answers
+        assert [(a.question_id, a.correct, a.seconds) for a in saved] == [
+            (first.instance.question_id, True, 30.0)
+        ]
+        assert reviews_for(store, first.instance.question_id)[-1].mode == "interview"
+        assert not screen.query("#feedback, #verdict, FeedbackPanel")
+        await pilot.pause(0.3)
+        assert "1:30 left" in screen.sub_title and "question 2 of 3" in screen.sub_title
+
+        # question 2: something is typed, then the clock passes the deadline
+        second = screen.session.current
+        assert second is not None
+        typed = wrong_or_partial(second.instance)
+        screen.query_one("#answer", Input).value = typed
+        clock.advance(minutes=2)
+        await wait_for(pilot, InterviewReportScreen)
+
+        answers = load_interview(store, interview_id).answers
+        assert [a.answer for a in answers] == [first.instance.expected_text(), typed]
+        assert answers[1].seconds == 90.0  # counted up to the deadline, not past it
+        report_screen = app.screen
+        assert isinstance(report_screen, InterviewReportScreen)
+        report = report_screen.report
+        assert report.not_reached == 1 and report.correct == 1
+        assert report_screen.query(".report-item").first().query("DerivationView")  # worked derivation shown
+        assert "1/3 right" in str(report_screen.query_one("#report-score").render())
+
+        # the report is saved: home, interview set-up, past interviews, Enter reopens it
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        await pilot.press("i")
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        history = app.screen
+        assert isinstance(history, InterviewHistoryScreen)
+        assert history.query_one(DataTable).row_count == 1
+        await pilot.press("enter")
+        await pilot.pause()
+        reopened = app.screen
+        assert isinstance(reopened, InterviewReportScreen)
+        assert reopened.report.id == interview_id
+        assert reopened.report.score_text == report.score_text
+        assert [i.answer for i in reopened.report.items] == [i.answer for i in report.items]
+
+
+async def test_skip_flag_and_ending_early_are_saved(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    clock = Clock(NOW)
+    app = new_app(now=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_interview(app, pilot, typed_tag(catalog), questions=3, minutes=10)
+        screen = app.screen
+        assert isinstance(screen, InterviewScreen)
+        await pilot.press("ctrl+f")  # flag the first question ...
+        assert "flagged" in str(screen.query_one("#interview-bar").render())
+        clock.advance(seconds=12)
+        await pilot.press("ctrl+n")  # ... and skip it
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, EndInterviewScreen)
+        await pilot.press("n")  # keep going
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("escape", "y")
+        await wait_for(pilot, InterviewReportScreen)
+        store = app.backend.store  # type: ignore[union-attr]
+        (summary,) = list_interviews(store)
+        answers = load_interview(store, summary.id).answers
+        assert [(a.skipped, a.flagged, a.seconds) for a in answers] == [
+            (True, True, 12.0),
+            (True, False, 0.0),
+        ]
+        assert summary.finished_at is not None
