@@ -46,6 +46,9 @@ class Point:
     torch_ms: float
     ratio: float
     """Median over rounds of (engine block time / torch block time): below 1 the engine is faster."""
+    best_ratio: float
+    """Fastest engine block / fastest torch block: other processes only ever add time, so on a busy
+    machine this is the steadier estimate."""
 
 
 def _calls_per_block(fn: Callable[[], object]) -> int:
@@ -67,11 +70,11 @@ def _time_block(fn: Callable[[], object], n: int) -> float:
 
 def _interleaved(
     fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: int
-) -> tuple[float, float, float]:
-    """Median seconds per call of a and of b, and the median of the paired ratios a/b.
+) -> tuple[list[float], list[float]]:
+    """Seconds per call of a and of b in each round.
 
     Each round times one block of a and one block of b back to back (the order alternates between
-    rounds); the ratio of the two blocks of one round is robust to load that drifts between rounds.
+    rounds), so load that drifts between rounds hits both sides of a round alike.
     """
     n_a, n_b = _calls_per_block(fn_a), _calls_per_block(fn_b)
     times_a: list[float] = []
@@ -83,8 +86,7 @@ def _interleaved(
         else:
             times_b.append(_time_block(fn_b, n_b))
             times_a.append(_time_block(fn_a, n_a))
-    ratios = [a / b for a, b in zip(times_a, times_b, strict=True)]
-    return statistics.median(times_a), statistics.median(times_b), statistics.median(ratios)
+    return times_a, times_b
 
 
 def _torch_module(p: engine.AttentionParams) -> Any:
@@ -125,8 +127,10 @@ def bench_point(T: int, d: int, causal: bool, rounds: int) -> Point:
     err = max(float(np.abs(r.output - out_t.numpy()).max()), float(np.abs(r.weights - w_t.numpy()).max()))
     if err > 1e-4:
         raise SystemExit(f"engine and torch disagree at T={T} d={d} causal={causal}: max error {err:.2e}")
-    e_s, t_s, ratio = _interleaved(run_engine, run_torch, rounds)
-    return Point(T, d, causal, e_s * 1e3, t_s * 1e3, ratio)
+    e_s, t_s = _interleaved(run_engine, run_torch, rounds)
+    ratio = statistics.median(e / t for e, t in zip(e_s, t_s, strict=True))
+    median_e, median_t = statistics.median(e_s) * 1e3, statistics.median(t_s) * 1e3
+    return Point(T, d, causal, median_e, median_t, ratio, min(e_s) / min(t_s))
 
 
 def peak_bytes(fn: Callable[[], object]) -> int:
@@ -183,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
         f"batch 1, {N_HEADS} heads, need_weights=True, torch threads={torch.get_num_threads()}, "
         f"median of {args.rounds} interleaved blocks"
     )
-    header = f"{'T':>5} {'d_model':>7} {'mask':>6} {'engine ms':>10} {'torch ms':>10} {'ratio':>6}"
+    header = (
+        f"{'T':>5} {'d_model':>7} {'mask':>6} {'engine ms':>10} {'torch ms':>10} {'ratio':>6} {'best':>6}"
+    )
     print(header)
     print("-" * len(header))
     points: list[Point] = []
@@ -193,17 +199,23 @@ def main(argv: list[str] | None = None) -> int:
                 pt = bench_point(T, d, causal, args.rounds)
                 points.append(pt)
                 mask = "causal" if causal else "none"
-                print(f"{T:>5} {d:>7} {mask:>6} {pt.engine_ms:>10.3f} {pt.torch_ms:>10.3f} {pt.ratio:>6.2f}")
+                print(
+                    f"{T:>5} {d:>7} {mask:>6} {pt.engine_ms:>10.3f} {pt.torch_ms:>10.3f} "
+                    f"{pt.ratio:>6.2f} {pt.best_ratio:>6.2f}"
+                )
                 sys.stdout.flush()
-    ratios = [pt.ratio for pt in points]
-    worst = max(points, key=lambda pt: pt.ratio)
-    median = statistics.median(ratios)
     print("-" * len(header))
-    met = "met" if median <= 1.0 else "NOT met"
-    print(f"overall median ratio engine/torch: {median:.2f} (target <= 1.0: {met})")
-    met = "met" if worst.ratio <= 1.3 else "NOT met"
-    where = f"T={worst.T} d_model={worst.d} {'causal' if worst.causal else 'no mask'}"
-    print(f"max ratio: {worst.ratio:.2f} at {where} (target <= 1.3: {met})")
+    print("ratio: median over rounds of engine/torch block time; best: fastest engine / fastest torch")
+    for label, key in (("ratio", lambda pt: pt.ratio), ("best", lambda pt: pt.best_ratio)):
+        median = statistics.median(key(pt) for pt in points)
+        worst = max(points, key=key)
+        where = f"T={worst.T} d_model={worst.d} {'causal' if worst.causal else 'no mask'}"
+        met_median = "met" if median <= 1.0 else "NOT met"
+        met_max = "met" if key(worst) <= 1.3 else "NOT met"
+        print(
+            f"{label:>5}: overall median {median:.2f} (target <= 1.0: {met_median}); "
+            f"max {key(worst):.2f} at {where} (target <= 1.3: {met_max})"
+        )
     print()
     print("\n".join(memory_report(512, 512)))
     return 0

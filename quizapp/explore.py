@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 import engine
-from engine import MODELS, Derivation, Heatmap, ModelConfig
+from engine import MODELS, Derivation, Heatmap, ModelConfig, format_quantity
 from quizapp.errors import QuizappError
 
 DTYPES: dict[str, int] = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1}
@@ -104,6 +104,12 @@ class CostPanel:
     title: str
     parameters: Derivation
     kv_cache: Derivation
+
+    @property
+    def summary(self) -> str:
+        """Both results on one line, before the derivations that explain them."""
+        params = format_quantity(self.parameters.value, self.parameters.unit)
+        return f"Parameters: {params}   KV cache: {format_quantity(self.kv_cache.value, self.kv_cache.unit)}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -225,6 +225,16 @@ class StudySession:
         return self._hints
 
     @property
+    def done(self) -> int:
+        """Answers saved in this session."""
+        return self._done
+
+    @property
+    def correct(self) -> int:
+        """Of those, how many were right."""
+        return self._correct
+
+    @property
     def empty_message(self) -> str:
         if self.mode == "study":
             return "Nothing is due and today's new cards are done. Drill a deck (d) or cram (c) instead."

@@ -33,7 +33,7 @@ PROBLEM_LINES = 6
 
 
 class QuizApp(App[None]):
-    """The attention interview trainer: home, study, stats, settings and help screens."""
+    """The attention interview trainer: home, study, mock interview, explore, stats, settings and help."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "quizapp"
@@ -48,6 +48,8 @@ class QuizApp(App[None]):
         super().__init__()
         self.config = config or AppConfig()
         self.backend: Backend | None = None
+        self._deferred: Callable[[], None] | None = None
+        """A session or screen asked for while the decks were loading; it opens once they are ready."""
 
     # -- start-up -----------------------------------------------------------------------------------------
 
@@ -90,10 +92,14 @@ class QuizApp(App[None]):
         for screen in self.screen_stack:
             if isinstance(screen, HomeScreen):
                 screen.show_backend(message.backend)
+        deferred, self._deferred = self._deferred, None
+        if deferred is not None:
+            deferred()
 
     def on_backend_failed(self, message: BackendFailed) -> None:
         from quizapp.tui.screens.home import HomeScreen
 
+        self._deferred = None
         self.notify(message.message, title="Cannot start", severity="error", timeout=60)
         for screen in self.screen_stack:
             if isinstance(screen, HomeScreen):
@@ -114,6 +120,14 @@ class QuizApp(App[None]):
 
     # -- routing ----------------------------------------------------------------------------------------
 
+    def defer_until_loaded(self, action: Callable[[], None]) -> bool:
+        """True if the decks are still loading: `action` then runs once they are (the latest request wins)."""
+        if self.backend is not None:
+            return False
+        self._deferred = action
+        self.notify("Loading the decks; this opens as soon as they are ready.", timeout=4)
+        return True
+
     def require_backend(self) -> Backend | None:
         """The backend, or None with a notification if loading has not finished."""
         if self.backend is None:
@@ -129,6 +143,9 @@ class QuizApp(App[None]):
         title: str = "",
     ) -> None:
         """Opens the study screen in study, drill or cram mode (drill: one deck or a set of questions)."""
+        retry = partial(self.start_session, mode, deck_id=deck_id, question_ids=question_ids, title=title)
+        if self.defer_until_loaded(retry):
+            return
         backend = self.require_backend()
         if backend is None:
             return
@@ -161,6 +178,8 @@ class QuizApp(App[None]):
         factory = SCREENS_BY_NAME.get(name)
         if factory is None:
             self.notify(f"The {name} screen is coming soon.", title="Not yet", timeout=4)
+            return
+        if name != "help" and self.defer_until_loaded(partial(self.open_screen, name)):
             return
         try:
             screen = factory()
@@ -244,7 +263,7 @@ def write_crash_log(exc: BaseException | None = None) -> str:
 
 
 def _screen_factories() -> dict[str, Callable[[], Screen[Any]]]:
-    """The screens `open_screen` knows. The interview and explore screens plug in here when they exist."""
+    """The screens `open_screen` knows by name (home's keys and the stats links open them this way)."""
 
     def help_screen() -> Screen[Any]:
         from quizapp.tui.screens.help import HelpScreen
@@ -261,11 +280,27 @@ def _screen_factories() -> dict[str, Callable[[], Screen[Any]]]:
 
         return SettingsScreen()
 
-    return {"help": help_screen, "stats": stats_screen, "settings": settings_screen}
+    def interview_screen() -> Screen[Any]:
+        from quizapp.tui.screens.interview_setup import InterviewSetupScreen
+
+        return InterviewSetupScreen()
+
+    def explore_screen() -> Screen[Any]:
+        from quizapp.tui.screens.explore import ExploreScreen
+
+        return ExploreScreen()
+
+    return {
+        "help": help_screen,
+        "stats": stats_screen,
+        "settings": settings_screen,
+        "interview": interview_screen,
+        "explore": explore_screen,
+    }
 
 
 SCREENS_BY_NAME: dict[str, Callable[[], Screen[Any]]] = _screen_factories()
-"""Name -> screen factory. To add the interview or explore screen, add one entry here."""
+"""Name -> screen factory; a name without an entry shows "coming soon" instead of failing."""
 
 
 def make_app(

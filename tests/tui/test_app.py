@@ -10,6 +10,7 @@ import pytest
 
 from quizapp.catalog import Catalog
 from quizapp.tui.app import QuizApp, make_app
+from quizapp.tui.backend import AppConfig, Backend
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
 from tests.tui.helpers import NOW, SIZE, drill, question_ids, text_of
@@ -77,3 +78,29 @@ def test_no_command_opens_the_app_with_the_given_database(
     monkeypatch.setattr(app_module.QuizApp, "run", fake_run)
     assert cli.main(["--db", str(tmp_path / "mine.db")]) == 0
     assert seen == [tmp_path / "mine.db"]
+
+
+async def test_study_asked_for_while_loading_opens_once_the_decks_are_ready(
+    new_app: Callable[..., QuizApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from quizapp.tui import app as app_module
+
+    release = threading.Event()
+    real_load = app_module.load_backend
+
+    def slow_load(config: AppConfig) -> Backend:
+        assert release.wait(10)
+        return real_load(config)
+
+    monkeypatch.setattr(app_module, "load_backend", slow_load)
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen) and app.backend is None
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, StudyScreen)

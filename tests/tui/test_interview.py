@@ -4,7 +4,6 @@ feedback, time running out submits the open answer and shows the report, and the
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
 
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
@@ -20,22 +19,10 @@ from quizapp.tui.screens.interview_report import InterviewReportScreen
 from quizapp.tui.screens.interview_setup import InterviewSetupScreen
 from quizapp.units import to_display
 from tests.tui.helpers import NOW, loaded
+from tests.tui.interview_helpers import Clock
 
 SIZE = (80, 24)
 TYPED_KINDS = ("numeric", "tensor", "shape")
-
-
-class Clock:
-    """The app's injected clock: time moves only when the test says so."""
-
-    def __init__(self, start: datetime) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 def typed_tag(catalog: Catalog) -> str:

@@ -158,7 +158,9 @@ class ExploreScreen(Screen[None]):
         wo.append("Output projection: ", style="bold")
         wo.append(result.wo.text)
         self.query_one("#ex-wo", Static).update(wo)
-        self.query_one("#ex-cost-title", Static).update(Text(result.cost.title, style="dim"))
+        cost = Text(result.cost.summary, style="bold")
+        cost.append("\n" + result.cost.title, style="dim")
+        self.query_one("#ex-cost-title", Static).update(cost)
         self.query_one("#ex-params", DerivationView).update(derivation_table(result.cost.parameters))
         self.query_one("#ex-kv", DerivationView).update(derivation_table(result.cost.kv_cache))
         self.query_one("#ex-error").display = False

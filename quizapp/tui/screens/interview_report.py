@@ -67,7 +67,7 @@ def questions_table(report: InterviewReport) -> Table:
     table.add_column("#", justify="right")
     table.add_column("Topic", overflow="ellipsis", no_wrap=True, max_width=22)
     table.add_column("Result")
-    table.add_column("Time / target", justify="right")
+    table.add_column("Time / target")
     table.add_column("", no_wrap=True)
     for item in report.items:
         outcome = item.outcome

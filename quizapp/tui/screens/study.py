@@ -49,7 +49,7 @@ class StudyScreen(Screen[None]):
             tooltip="Show the first derivation step (caps at Hard)",
             id="study.hint",
         ),
-        Binding("ctrl+g", "hint", "Hint", show=False, id="study.hint_anywhere"),
+        Binding("ctrl+g", "hint_anywhere", "Hint", show=False, id="study.hint_anywhere"),
         Binding("space", "reveal", "Reveal", tooltip="Show the back of the flashcard", id="study.reveal"),
         Binding("enter", "reveal", "Reveal", show=False, id="study.reveal_enter"),
         Binding("1", "rate(1)", "Again", id="study.rate_again"),
@@ -140,14 +140,14 @@ class StudyScreen(Screen[None]):
     async def show_done(self) -> None:
         body = self.body
         await body.remove_children()
-        p = self.session.progress()
+        done, right = self.session.done, self.session.correct
         text = Text()
         text.append("Session complete. ", style="bold")
-        if p.done:
-            text.append(f"You answered {p.done} question(s), {p.correct} right; every answer is saved.\n")
+        if done:
+            text.append(f"You answered {done} question(s), {right} right; every answer is saved.\n")
         else:
             text.append(self.session.empty_message + "\n")
-        text.append("Press Escape to go home.", style="dim")
+        text.append("Press Enter or Escape to go home.", style="dim")
         await body.mount(Static(text, id="session-done"))
         body.focus()
         self.update_bar()
@@ -230,8 +230,8 @@ class StudyScreen(Screen[None]):
         answered = self.session.answered
         kind = card.instance.kind if card else None
         if action == "next":
-            return answered
-        if action == "hint":
+            return answered or self.session.finished
+        if action in ("hint", "hint_anywhere"):
             if (
                 card is None
                 or answered
@@ -239,6 +239,8 @@ class StudyScreen(Screen[None]):
                 or kind in ("flashcard", "explain")
             ):
                 return False
+            if action == "hint_anywhere":
+                return True
             focused = self.focused
             if isinstance(focused, TextArea):
                 return False
@@ -264,6 +266,9 @@ class StudyScreen(Screen[None]):
         self.app.pop_screen()
 
     async def action_next(self) -> None:
+        if self.session.finished:
+            self.app.pop_screen()  # Enter on "session complete" goes home too
+            return
         if not self.session.answered:
             return
         try:
@@ -275,6 +280,10 @@ class StudyScreen(Screen[None]):
             await self.show_done()
         else:
             await self.show_card(card)
+
+    def action_hint_anywhere(self) -> None:
+        """Ctrl+G: the hint even while the answer box has text in it."""
+        self.action_hint()
 
     def action_hint(self) -> None:
         try:

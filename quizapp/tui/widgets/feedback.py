@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import Group
+from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -94,11 +96,14 @@ class FeedbackPanel(Vertical):
         if inst.heatmap is not None:
             yield HeatmapView(inst.heatmap, id="feedback-heatmap")
         if inst.explanation.strip():
-            yield Static("Why", classes="section-title")
-            yield Markdown(inst.explanation, id="explanation")
+            # One widget (a Rich renderable) rather than Textual's Markdown: feedback must appear at once.
+            title = Text("Why", style="bold")
+            yield Static(Group(title, RichMarkdown(inst.explanation)), id="explanation")
+        closing = Text()
         if inst.source:
-            yield Static(Text(f"Source: {inst.source}", style="dim"), id="source")
-        yield Static(Text("Enter: next question · Escape: home", style="dim"), id="next-hint")
+            closing.append(f"Source: {inst.source}\n", style="dim")
+        closing.append("Enter: next question · Escape: home", style="dim")
+        yield Static(closing, id="next-hint")
 
     def _choice_lines(self) -> ComposeResult:
         """For choice questions: each chosen wrong option with its feedback, the ones missed, the answer."""

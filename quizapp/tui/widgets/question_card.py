@@ -9,9 +9,14 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 
+from quizapp.tui.widgets.heatmap import shorten
+
 if TYPE_CHECKING:
     from quizapp.instance import Instance
     from quizapp.study_session import Progress
+
+TITLE_WIDTH = 32
+"""The session bar shortens long titles ("Drill: <deck>") so done and left always fit 80 columns."""
 
 KIND_WORDS = {
     "numeric": "number",
@@ -59,7 +64,7 @@ class QuestionCard(Vertical):
 
 def progress_text(title: str, progress: Progress, number: int | None) -> Text:
     text = Text()
-    text.append(f" {title} ", style="bold reverse")
+    text.append(f" {shorten(title, TITLE_WIDTH)} ", style="bold reverse")
     if number is not None:
         text.append(f"  card {number}")
     text.append(f"  ·  {progress.done} done")

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from quizapp.catalog import Catalog, load_catalog
 from quizapp.errors import QuizappError
-from quizapp.instance import Instance
 from quizapp.interview import (
     DIFFICULTY_MIXES,
     TIME_UP,
@@ -33,7 +32,7 @@ from quizapp.interview import (
 from quizapp.interview_report import ReportItem
 from quizapp.store import InterviewConfig, Settings, Store, get_card, load_interview, open_store, reviews_for
 from quizapp.study import QuestionSet
-from quizapp.units import to_display
+from tests.tui.interview_helpers import right_answer, wrong_answer
 
 DECKS = Path(__file__).parent / "tui" / "interview_decks"
 T0 = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
@@ -56,24 +55,6 @@ def _start(catalog: Catalog, store: Store, seed: int = 1, **config: object) -> I
     return InterviewSession.start(
         catalog, store, QuestionSet.from_catalog(catalog), cfg, rng=random.Random(seed), now=T0
     )
-
-
-def right_answer(inst: Instance) -> str:
-    """The engine's own answer, written as a user would type it."""
-    if inst.kind == "choice":
-        assert isinstance(inst.expected, frozenset)
-        return ", ".join(sorted(inst.expected))
-    if inst.kind == "explain":
-        return "Each head has its own projections and can look somewhere else."
-    return inst.expected_text()
-
-
-def wrong_answer(inst: Instance) -> str:
-    """A misconception's value, in the unit asked: a wrong answer the engine can name."""
-    assert inst.derivation is not None
-    wrong = next(m for m in inst.derivation.misconceptions if m.value != inst.expected)
-    assert isinstance(wrong.value, (int, float))
-    return repr(to_display(wrong.value, inst.unit))
 
 
 def test_the_same_seed_asks_the_same_questions_with_the_same_numbers(catalog: Catalog, store: Store) -> None:

@@ -1,0 +1,178 @@
+"""Provides the feedback benchmark: from submitting an answer to the feedback panel rendered, with its
+worked derivation and attention heatmap, on the real study screen (target: median <= 50 ms).
+
+Run: python benchmarks/feedback.py [--repeats N]
+
+A headless Pilot drills one tensor question whose feedback draws a heatmap (an attention_entry question
+from the bundled bank). Each round types the engine's answer and presses Enter, then records when the
+heatmap and the derivation were last painted; the time is the later of the two minus the moment Enter was
+pressed, so it covers the key, grading, saving the review (a durable SQLite commit), mounting the panel,
+layout and rendering. Enter again brings a fresh instance. The reference, timed in the same run and the
+same way, is a one-line Static updated and repainted: what any change on screen costs here. The table
+gives medians, the ratio to the 50 ms target and to the reference; also how much of the total was
+grading plus saving (StudySession.submit), and what one more layout-and-paint of the same study screen
+costs (the feedback path needs several: the panel's mount, its scroll to the top, the Markdown blocks).
+The terminal is 100x40 so that the derivation and the heatmap are both on screen once the panel is
+scrolled to the top (at 80x24 the heatmap is below the fold and is only painted when scrolled to).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+TARGET_SECONDS = 0.050
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+SIZE = (100, 40)
+
+
+class Painted:
+    """Last paint time per widget class, recorded by wrapping render() (called when a widget is drawn)."""
+
+    def __init__(self) -> None:
+        self.at: dict[str, float] = {}
+
+    def wrap(self, cls: type, name: str) -> None:
+        original: Callable[..., Any] = cls.render
+
+        def render(widget: Any) -> Any:
+            result = original(widget)
+            self.at[name] = time.perf_counter()
+            return result
+
+        cls.render = render  # type: ignore[attr-defined]
+
+
+def heatmap_question(catalog: Any) -> str:
+    """The first tensor question whose instance draws attention weights."""
+    for qid in sorted(catalog.questions):
+        if catalog.questions[qid].type == "tensor" and catalog.instance(qid, 1).heatmap is not None:
+            return qid
+    raise SystemExit("no tensor question with a heatmap in the bundled bank")
+
+
+async def wait_painted(pilot: Any, painted: Painted, names: tuple[str, ...], since: float) -> float:
+    """Seconds from `since` until every widget in `names` was painted after it."""
+    for _ in range(500):
+        if all(painted.at.get(n, 0.0) > since for n in names):
+            return max(painted.at[n] for n in names) - since
+        await pilot.pause()
+    raise SystemExit(f"{names} were never painted")
+
+
+async def run(repeats: int) -> dict[str, list[float]]:
+    from textual.screen import Screen
+    from textual.widgets import Input, Static
+
+    from quizapp.catalog import load_catalog
+    from quizapp.study_session import StudySession
+    from quizapp.tui.app import make_app
+    from quizapp.tui.screens.study import StudyScreen
+    from quizapp.tui.widgets.derivation import DerivationView
+    from quizapp.tui.widgets.heatmap import HeatmapView
+
+    class Reference(Static):
+        """The reference widget: one line of text."""
+
+    class ReferenceScreen(Screen[None]):
+        def compose(self) -> Any:
+            yield Reference("reference", id="reference")
+
+    painted = Painted()
+    painted.wrap(HeatmapView, "heatmap")
+    painted.wrap(DerivationView, "derivation")
+    painted.wrap(Reference, "reference")
+    submit_times: list[float] = []
+    original_submit = StudySession.submit
+
+    def timed_submit(session: StudySession, text: str) -> Any:
+        start = time.perf_counter()
+        try:
+            return original_submit(session, text)
+        finally:
+            submit_times.append(time.perf_counter() - start)
+
+    StudySession.submit = timed_submit  # type: ignore[method-assign]
+
+    catalog = load_catalog()
+    qid = heatmap_question(catalog)
+    results: dict[str, list[float]] = {"feedback": [], "reference": [], "relayout": []}
+    with tempfile.TemporaryDirectory() as home:
+        app = make_app(Path(home) / "bench.db", now=NOW, rng_seed=7, catalog=catalog, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            app.start_session("drill", question_ids=(qid,))
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, StudyScreen)
+            for _ in range(repeats + 2):  # the first two warm caches and are dropped
+                card = screen.session.current
+                assert card is not None
+                screen.query_one("#answer", Input).value = card.instance.expected_text()
+                await pilot.pause()
+                start = time.perf_counter()
+                await pilot.press("enter")
+                results["feedback"].append(
+                    await wait_painted(pilot, painted, ("heatmap", "derivation"), start)
+                )
+                await pilot.pause()
+                start = time.perf_counter()
+                screen.query_one(HeatmapView).refresh(layout=True)  # one more frame of the same screen
+                results["relayout"].append(await wait_painted(pilot, painted, ("heatmap",), start))
+                await pilot.press("enter")  # next card: the same question with fresh numbers
+                await pilot.pause()
+
+            await app.push_screen(ReferenceScreen())
+            await pilot.pause()
+            reference = app.screen.query_one("#reference", Static)
+            for i in range(repeats + 2):
+                start = time.perf_counter()
+                reference.update(f"reference {i}")
+                results["reference"].append(await wait_painted(pilot, painted, ("reference",), start))
+    results["feedback"] = results["feedback"][2:]
+    results["reference"] = results["reference"][2:]
+    results["relayout"] = results["relayout"][2:]
+    results["submit"] = submit_times[2:]
+    print(f"Question: {qid} (tensor, with heatmap and derivation); terminal {SIZE[0]}x{SIZE[1]}")
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30, help="answers to time (default 30)")
+    args = parser.parse_args()
+    results = asyncio.run(run(args.repeats))
+    feedback = statistics.median(results["feedback"])
+    reference = statistics.median(results["reference"])
+    submit = statistics.median(results["submit"])
+    print(f"Median of {args.repeats} (Python {sys.version.split()[0]})")
+    print(f"{'measure':<34} {'median ms':>10} {'p90 ms':>8} {'/ target':>9} {'/ reference':>12}")
+    relayout = statistics.median(results["relayout"])
+    rows = (
+        ("submit -> feedback painted", results["feedback"], feedback),
+        ("  of which grade + save (submit)", results["submit"], submit),
+        ("study screen: one relayout painted", results["relayout"], relayout),
+        ("reference: Static update painted", results["reference"], reference),
+    )
+    for label, values, median in rows:
+        p90 = sorted(values)[int(0.9 * (len(values) - 1))]
+        print(
+            f"{label:<34} {median * 1000:10.1f} {p90 * 1000:8.1f} {median / TARGET_SECONDS:8.2f}x "
+            f"{median / reference:11.1f}x"
+        )
+    verdict = "ok" if feedback <= TARGET_SECONDS else "OVER"
+    print(f"Target: median <= {TARGET_SECONDS * 1000:.0f} ms: {verdict}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    main()

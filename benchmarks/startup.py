@@ -1,0 +1,160 @@
+"""Provides the startup benchmark: process start to the home screen ready, against a minimal Textual app.
+
+Run: python benchmarks/startup.py [--repeats N] [--imports]
+
+Each measurement is a fresh headless process. The child notes the wall-clock time when the screen is
+ready and the parent subtracts the time it launched the process, so interpreter start-up and every import
+count. Ready means after the first layout (the app's Ready event, sent once the first screen has sizes),
+as PERF-NOTES.md says; exiting from on_mount would be too early. Variants, interleaved round by round:
+
+- minimal:      a bare Textual App with one Static (the reference; 0.21 s on these machines);
+- home:         QuizApp to its home screen's first frame (the decks still loading in their worker);
+- home + decks: QuizApp until the catalog and store are loaded and the deck table is drawn.
+
+The table gives medians and the ratio to the minimal app (target: home <= 1.5x). `--imports` lists the
+modules the home screen imports that the minimal app does not, slowest first (python -X importtime).
+All runs share one fresh QUIZAPP_HOME, warmed once so the catalog cache exists (a first run parses YAML).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGET_RATIO = 1.5
+VARIANTS = ("minimal", "home", "home+decks")
+
+
+# -- the child side -------------------------------------------------------------------------------------
+
+
+def child(variant: str) -> None:
+    """Runs one app headless and writes the wall-clock time it became ready to stderr."""
+    from textual.app import App, ComposeResult
+
+    def done(app: App[None]) -> None:
+        sys.stderr.write(f"READY {time.time():.6f} {type(app.screen).__name__}\n")
+        app.exit()
+
+    if variant == "minimal":
+        from textual.widgets import Static
+
+        class Minimal(App[None]):
+            def compose(self) -> ComposeResult:
+                yield Static("hello")
+
+            def on_ready(self) -> None:
+                self.call_after_refresh(done, self)
+
+        Minimal().run(headless=True)
+        return
+
+    from quizapp.tui.app import QuizApp
+    from quizapp.tui.messages import BackendLoaded
+
+    class BenchQuizApp(QuizApp):
+        """QuizApp that leaves as soon as the measured moment has been painted."""
+
+        def on_ready(self) -> None:
+            if variant == "home":
+                self.call_after_refresh(done, self)
+
+        def on_backend_loaded(self, message: BackendLoaded) -> None:
+            super().on_backend_loaded(message)
+            if variant == "home+decks":
+                self.call_after_refresh(done, self)
+
+    BenchQuizApp().run(headless=True)
+
+
+# -- the parent side ------------------------------------------------------------------------------------
+
+
+def measure(variant: str, env: dict[str, str], extra: tuple[str, ...] = ()) -> tuple[float, str]:
+    """Seconds from launching the child to its ready moment, and the child's stderr."""
+    start = time.time()
+    proc = subprocess.run(
+        [sys.executable, *extra, __file__, "--child", variant],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    ready = [line for line in proc.stderr.splitlines() if line.startswith("READY ")]
+    if proc.returncode != 0 or not ready:
+        raise SystemExit(f"{variant} failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    return float(ready[-1].split()[1]) - start, proc.stderr
+
+
+def imports(stderr: str) -> dict[str, tuple[int, int]]:
+    """module -> (self us, cumulative us) from -X importtime output."""
+    found = {}
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        own, cumulative, name = line.removeprefix("import time:").split("|")
+        found[name.strip()] = (int(own), int(cumulative))
+    return found
+
+
+def import_report(env: dict[str, str], top: int = 25) -> None:
+    _, minimal = measure("minimal", env, ("-X", "importtime"))
+    _, home = measure("home", env, ("-X", "importtime"))
+    base, ours = imports(minimal), imports(home)
+    extra = {name: t for name, t in ours.items() if name not in base}
+    own_total = sum(own for own, _ in extra.values()) / 1000
+    print(
+        f"\nModules imported by the home screen and not by the minimal app: {len(extra)}, {own_total:.0f} ms"
+    )
+    print("(the load worker's imports - catalog, pydantic, store - run in a thread and show at top level)")
+    print(f"{'cumulative ms':>14}  {'self ms':>8}  module")
+    for name, (own, cumulative) in sorted(extra.items(), key=lambda kv: -kv[1][1])[:top]:
+        print(f"{cumulative / 1000:14.1f}  {own / 1000:8.1f}  {name}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=9, help="measurements per variant (default 9)")
+    parser.add_argument("--imports", action="store_true", help="also list what the home screen imports")
+    parser.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child)
+        return
+
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "QUIZAPP_HOME": home, "PYTHONDONTWRITEBYTECODE": "0"}
+        env.pop("NO_COLOR", None)
+        measure("home+decks", env)  # warm-up: builds the catalog cache and the database, not timed
+        times: dict[str, list[float]] = {v: [] for v in VARIANTS}
+        for _ in range(args.repeats):
+            for variant in VARIANTS:
+                times[variant].append(measure(variant, env)[0])
+        base = statistics.median(times["minimal"])
+        python = sys.version.split()[0]
+        print(f"Startup, headless, process start to ready; median of {args.repeats} (Python {python})")
+        print(f"{'variant':<12} {'median ms':>10} {'min ms':>8} {'ratio':>7}  target")
+        for variant in VARIANTS:
+            median = statistics.median(times[variant])
+            target = f"<= {TARGET_RATIO}x" if variant == "home" else ""
+            flag = ""
+            if variant == "home":
+                flag = "  ok" if median / base <= TARGET_RATIO else "  OVER"
+            print(
+                f"{variant:<12} {median * 1000:10.0f} {min(times[variant]) * 1000:8.0f} "
+                f"{median / base:6.2f}x  {target}{flag}"
+            )
+        if args.imports:
+            import_report(env)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    main()
