@@ -107,9 +107,9 @@ class CostPanel:
 
     @property
     def summary(self) -> str:
-        """Both results on one line, before the derivations that explain them."""
+        """Both results, one per line, before the derivations that explain them."""
         params = format_quantity(self.parameters.value, self.parameters.unit)
-        return f"Parameters: {params}   KV cache: {format_quantity(self.kv_cache.value, self.kv_cache.unit)}"
+        return f"Parameters: {params}\nKV cache: {format_quantity(self.kv_cache.value, self.kv_cache.unit)}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -47,7 +47,8 @@ class ReportItem:
     expected: str
     correct: bool
     scored: bool
-    """False for explain answers (compare them with the model answer) and questions no longer known."""
+    """False for explain answers (compare them with the model answer) and questions no longer known;
+    a question left unanswered is always scored, as wrong."""
     skipped: bool
     flagged: bool
     seconds: float
@@ -218,7 +219,7 @@ def _item(number: int, a: InterviewAnswer, catalog: Catalog) -> ReportItem:
         answer=answer,
         expected=a.expected,
         correct=a.correct,
-        scored=kind in SCORED_KINDS,
+        scored=kind in SCORED_KINDS or a.skipped,
         skipped=a.skipped,
         flagged=a.flagged,
         seconds=a.seconds,

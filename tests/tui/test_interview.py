@@ -4,21 +4,22 @@ feedback, time running out submits the open answer and shows the report, and the
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, TextArea
 
-from quizapp.catalog import Catalog
+from quizapp.catalog import Catalog, load_catalog
 from quizapp.instance import Instance
 from quizapp.store import list_interviews, load_interview, reviews_for
-from quizapp.tui.app import QuizApp
+from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.interview import EndInterviewScreen, InterviewScreen
 from quizapp.tui.screens.interview_history import InterviewHistoryScreen
 from quizapp.tui.screens.interview_report import InterviewReportScreen
 from quizapp.tui.screens.interview_setup import InterviewSetupScreen
 from quizapp.units import to_display
-from tests.tui.helpers import NOW, loaded
+from tests.tui.helpers import NOW, SEED, loaded
 from tests.tui.interview_helpers import Clock
 
 SIZE = (80, 24)
@@ -161,3 +162,32 @@ async def test_skip_flag_and_ending_early_are_saved(
             (True, False, 0.0),
         ]
         assert summary.finished_at is not None
+
+
+async def test_an_explain_answer_is_kept_for_the_report_with_the_model_answer(tmp_path: Path) -> None:
+    decks = load_catalog(
+        [Path(__file__).with_name("interview_decks")], include_default=False, use_cache=False
+    )
+    clock = Clock(NOW)
+    app = make_app(tmp_path / "p.db", now=clock, rng_seed=SEED, catalog=decks, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_interview(app, pilot, "heads", questions=1, minutes=5)
+        screen = app.screen
+        assert isinstance(screen, InterviewScreen)
+        inst = screen.session.plan[0][1]
+        assert inst.kind == "explain"
+        screen.query_one("#explain-text", TextArea).text = "Each head has its own projections."
+        clock.advance(seconds=80)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, InterviewReportScreen)
+        report = app.screen
+        assert isinstance(report, InterviewReportScreen)
+        (item,) = report.report.items
+        assert (item.outcome, item.answer, item.seconds) == (
+            "compare",
+            "Each head has its own projections.",
+            80.0,
+        )
+        shown = " ".join(str(w.render()) for w in report.query(".item-points"))
+        assert all(point in shown for point in inst.key_points)
+        assert "to compare" in report.report.score_text

@@ -32,9 +32,19 @@ TOGGLES: dict[str, str] = {
     "drop_output_projection": "ex-drop-wo",
 }
 """ExploreInputs toggle -> the id of its checkbox."""
+TOGGLE_LABELS: dict[str, str] = {
+    "causal": "causal (c)",
+    "tie_heads": "same weights (s)",
+    "drop_output_projection": "no W_O (o)",
+}
+"""Checkbox labels; ": on" / ": off" is added so the state reads without colour (NO_COLOR)."""
 TEXT_FIELDS: tuple[str, ...] = ("sentence", "seed", "d_model", "n_heads", "n_kv_heads")
 COST_FIELDS: tuple[str, ...] = ("context", "batch", "n_layers")
 NO_PRESET = "none"
+
+
+def toggle_label(name: str, value: bool) -> str:
+    return f"{TOGGLE_LABELS[name]}: {'on' if value else 'off'}"
 
 
 class ExploreScreen(Screen[None]):
@@ -61,6 +71,7 @@ class ExploreScreen(Screen[None]):
         Binding("v", "values", "Values", tooltip="Print the weights in the cells", id="explore.values"),
         Binding("p", "presets", "Presets", tooltip="Choose a model preset", id="explore.presets"),
         Binding("r", "reset", "Reset", tooltip="Back to the default sandbox", id="explore.reset"),
+        Binding("tab", "next_field", "Next field", show=False, id="explore.next_field"),
     ]
 
     def __init__(self, inputs: ExploreInputs | None = None) -> None:
@@ -103,9 +114,9 @@ class ExploreScreen(Screen[None]):
                     tooltip="Model presets from engine.MODELS",
                 )
             with Horizontal(classes="ex-row"):
-                yield Checkbox("causal (c)", i.causal, id="ex-causal", compact=True)
-                yield Checkbox("same weights, all heads (s)", i.tie_heads, id="ex-tie", compact=True)
-                yield Checkbox("remove W_O (o)", i.drop_output_projection, id="ex-drop-wo", compact=True)
+                for name, box_id in TOGGLES.items():
+                    value = bool(getattr(i, name))
+                    yield Checkbox(toggle_label(name, value), value, id=box_id, compact=True)
             yield Static("", id="ex-error")
         with VerticalScroll(id="explore-body"):
             yield Static("", id="ex-note")
@@ -176,8 +187,10 @@ class ExploreScreen(Screen[None]):
                 field.value = value
         for name, box_id in TOGGLES.items():
             box = self.query_one(f"#{box_id}", Checkbox)
-            if box.value != getattr(inputs, name):
-                box.value = getattr(inputs, name)
+            on = bool(getattr(inputs, name))
+            if box.value != on:
+                box.value = on
+            box.label = toggle_label(name, on)
         preset = self.query_one("#ex-preset", Select)
         if preset.value != (inputs.preset or NO_PRESET):
             preset.value = inputs.preset or NO_PRESET
@@ -269,6 +282,13 @@ class ExploreScreen(Screen[None]):
         preset = self.query_one("#ex-preset", Select)
         preset.focus()
         preset.action_show_overlay()
+
+    def action_next_field(self) -> None:
+        """Tab from the picture goes to the sentence (the top of the form), not into the cost panel."""
+        if self.focused is self.query_one("#explore-body"):
+            self.query_one("#ex-sentence", Input).focus()
+        else:
+            self.focus_next()
 
     def action_reset(self) -> None:
         from quizapp.explore import ExploreInputs

@@ -118,6 +118,8 @@ class HeatmapView(Widget):
         self.heatmap = heatmap
         self.title = title
         self._monochrome = monochrome
+        self._cache: dict[tuple[int, bool, bool], list[Text]] = {}
+        """Laid-out lines per (width, values shown, monochrome): sizing and painting share one layout."""
 
     @property
     def monochrome(self) -> bool:
@@ -129,6 +131,7 @@ class HeatmapView(Widget):
     def set_heatmap(self, heatmap: Heatmap) -> None:
         """Shows other weights (the explore screen's toggles)."""
         self.heatmap = heatmap
+        self._cache.clear()
         self.refresh(layout=True)
 
     def toggle_values(self) -> None:
@@ -163,6 +166,12 @@ class HeatmapView(Widget):
         return attempts[-1]
 
     def _lines(self, width: int) -> list[Text]:
+        key = (width, self.show_values, self.monochrome)
+        if key not in self._cache:
+            self._cache[key] = self._layout(width)
+        return self._cache[key]
+
+    def _layout(self, width: int) -> list[Text]:
         heatmap = self.heatmap
         weights = heatmap.weights
         if weights.ndim == 2:  # one head given as (T, S)
