@@ -56,7 +56,7 @@ async def start_interview(app: QuizApp, pilot: Pilot[None], tag: str, questions:
     await pilot.pause()
 
 
-async def wait_for(pilot: Pilot[None], screen_type: type, tries: int = 60) -> None:
+async def wait_for(pilot: Pilot[None], screen_type: type, tries: int = 200) -> None:
     """Lets the countdown tick (it fires every 0.25 s of real time) until `screen_type` is on top."""
     for _ in range(tries):
         if isinstance(pilot.app.screen, screen_type):

@@ -119,7 +119,7 @@ class TestInterview:
             await pilot.press("ctrl+f", "ctrl+n")
             await pilot.pause()
             clock.advance(minutes=10)
-            for _ in range(60):
+            for _ in range(200):
                 if isinstance(pilot.app.screen, InterviewReportScreen):
                     break
                 await pilot.pause(0.05)
