@@ -109,7 +109,7 @@ def _read_number(text: str, display: str) -> ParsedNumber:
         value = _plain(q.value * asked.factor)
     shown = _fmt(value, dimension)
     if bare and display not in ("", "x", BASE_OF_DIMENSION.get(asked.dimension)):
-        reading = f"{text} read as {text} {display} (the unit asked for) = {shown}"
+        reading = f"read as {text} {display} (the unit asked for) = {shown}"
     elif _LITERAL.fullmatch(text) or _squash(text) == _squash(shown):
         reading = shown
     else:

@@ -54,7 +54,8 @@ def answer_lines(feedback: Feedback) -> Text:
         text.append("You answered: ", style="dim")
         text.append(feedback.answer.strip() or "(nothing)")
         if v.parsed and v.parsed != feedback.answer.strip():
-            text.append("  → read as ", style="dim")
+            prefix = "  → " if v.parsed.startswith("read as") else "  → read as "
+            text.append(prefix, style="dim")
             text.append(v.parsed)
         text.append("\n")
     text.append(v.message)
