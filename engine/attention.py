@@ -302,11 +302,12 @@ def multi_head_attention(
 
     # Steps 3 and 4. Scores, mask, softmax, weighted sum of the values (see _attend).
     scores = np.empty((B, n_kv, g, T, S), dtype=dtype)  # (B, n_kv, g, T, S) is (B, h, T, S) in memory
-    new_array = np.zeros if prepared.causal else np.empty  # causal: skipped future keys keep weight 0
-    weights = new_array((B, n_kv, g, T, S), dtype=dtype)  # (B, n_kv, g, T, S)
+    rows = _band_rows(B * h, T, S, prepared.causal)
+    skips = prepared.causal and rows < S  # keys after a causal band's last row are skipped: weight 0
+    weights = (np.zeros if skips else np.empty)((B, n_kv, g, T, S), dtype=dtype)  # (B, n_kv, g, T, S)
     merged = np.empty((B, T, n_kv, g, d_head), dtype=dtype)  # (B, T, n_kv, g, d_head) is (B, T, h*d_head)
     heads5 = merged.transpose(0, 2, 3, 1, 4)  # (B, n_kv, g, T, d_head) view: heads land already merged
-    _attend(q5, k5, v5, prepared, scores, weights, heads5)
+    _attend(q5, k5, v5, prepared, rows, scores, weights, heads5)
 
     # Step 5. Concatenate the heads (already done by the layout of `merged`) and let W_O mix them.
     output = merged.reshape(B, T, h * d_head)  # (B, T, h*d_head): a view, nothing copied
@@ -363,25 +364,31 @@ def _project(
     return y
 
 
+def _band_rows(heads_total: int, T: int, S: int, causal: bool) -> int:
+    """Query rows per band: big matmuls, a bounded working set, and (causal) keys to skip."""
+    rows = max(_MIN_BAND_ROWS, _BAND_ELEMENTS // (heads_total * S))
+    if causal:
+        rows = min(rows, max(_MIN_BAND_ROWS, -(-T // _CAUSAL_BANDS)))
+    return min(rows, T)
+
+
 def _attend(
     q5: FloatArray,
     k5: FloatArray,
     v5: FloatArray,
     mask: _Mask,
+    rows: int,
     scores: FloatArray,
     weights: FloatArray,
     heads5: FloatArray,
 ) -> None:
-    """Steps 3 and 4 for every head at once, one band of query rows at a time, written in place.
+    """Steps 3 and 4 for every head at once, `rows` query rows (one band) at a time, written in place.
 
     q5 (B, n_kv, g, T, d_head), k5 and v5 (B, n_kv, 1, S, d_head); scores and weights
     (B, n_kv, g, T, S); heads5 (B, n_kv, g, T, d_head). Bands keep each step's data in the CPU
     cache, and with a causal mask they let the engine skip keys that every row of the band ignores.
     """
-    B, n_kv, g, T, S = scores.shape
-    rows = max(_MIN_BAND_ROWS, _BAND_ELEMENTS // (B * n_kv * g * S))
-    if mask.causal:
-        rows = min(rows, max(_MIN_BAND_ROWS, -(-T // _CAUSAL_BANDS)))
+    T, S = scores.shape[-2:]
     k5_t = k5.swapaxes(-1, -2)  # (B, n_kv, 1, d_head, S) view: K^T, nothing copied
     for r0 in range(0, T, rows):
         r1 = min(T, r0 + rows)
@@ -415,7 +422,7 @@ def _masked_softmax(
         if mask.causal:
             scores[..., a:b, n_keys:] = -np.inf  # (B, n_kv, g, rows, S - n_keys): keys skipped by the band
             future = np.arange(a, n_keys) > np.arange(a, b)[:, None]  # (rows, n_keys - a): key after query
-            s[..., a:] += np.where(future, -np.inf, 0.0).astype(s.dtype)  # only keys a.. can be in the future
+            s[..., a:] += np.where(future, s.dtype.type(-np.inf), s.dtype.type(0))  # keys a.. may be future
         if mask.blocked is not None:
             np.copyto(s, -np.inf, where=mask.blocked[..., a:b, :])  # (B, n_kv, g, rows, S)
         if mask.additive is not None:

@@ -99,6 +99,24 @@ def test_causal_weights_are_zero_above_the_diagonal(case: Case, blocked_path: bo
 
 
 @EXAMPLES
+@given(cases(), st.integers(1, 9), st.booleans())
+def test_causal_cross_attention_is_top_left_aligned(case: Case, s: int, blocked_path: bool) -> None:
+    b, t, d = case.shape
+    kv = np.random.default_rng(case.seed).normal(size=(b, s, d))
+    if blocked_path:
+        with tiny_blocks():
+            r = engine.multi_head_attention(case.x, case.p, kv=kv, mask="causal")
+    else:
+        r = engine.multi_head_attention(case.x, case.p, kv=kv, mask="causal")
+    allowed = engine.causal_mask(t, s)  # (T, S)
+    assert np.all(r.weights[..., ~allowed] == 0.0)
+    np.testing.assert_allclose(r.weights.sum(axis=-1), 1.0, atol=1e-5)
+    explicit = engine.multi_head_attention(case.x, case.p, kv=kv, mask=allowed)
+    np.testing.assert_allclose(r.weights, explicit.weights, atol=1e-6)
+    np.testing.assert_allclose(r.output, explicit.output, atol=1e-5)
+
+
+@EXAMPLES
 @given(cases())
 def test_causal_string_bool_mask_and_additive_mask_agree(case: Case) -> None:
     t = case.shape[1]

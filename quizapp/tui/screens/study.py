@@ -13,6 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, SelectionList, Static, TextArea
@@ -164,12 +165,15 @@ class StudyScreen(Screen[None]):
 
     async def show_feedback(self, feedback: Feedback) -> None:
         panel = FeedbackPanel(feedback, id="feedback")
+        error = self.query_one("#answer-error")
+        settled = not error.display  # hiding a shown error would move the panel's predicted top
         with self.app.batch_update():  # one repaint for the lock, the panel and the bar
             self._lock_answer()
-            self.query_one("#answer-error").display = False
+            error.display = False
             await self.body.mount(panel)
             self.update_bar()
-        self.call_after_refresh(self._bring_to_top, panel)  # (the focus change refreshes the footer)
+            if not (settled and self._scroll_to_new(panel)):
+                self.call_after_refresh(self._bring_to_top, panel)  # (the focus change refreshes the footer)
         if feedback.became_leech:
             self.notify(
                 "You have forgotten this card 8 times: it is now flagged as a leech. "
@@ -177,6 +181,30 @@ class StudyScreen(Screen[None]):
                 title="Leech",
                 severity="warning",
             )
+
+    def _scroll_to_new(self, widget: Widget) -> bool:
+        """Scrolls the body so that `widget`, just mounted last and not yet laid out, will be at the top.
+
+        Its top is predicted from the sibling above it (already laid out), so the first layout both
+        places and shows the panel instead of waiting a frame for `_bring_to_top` and laying out again.
+        False when there is no sibling to predict from; the layout clamps the scroll as usual.
+        """
+        body = self.body
+        above = [w for w in body.children if w is not widget and w.display]
+        if not above or body.children[-1] is not widget:
+            return False
+        last = above[-1]
+        region = last.virtual_region
+        if not region:
+            return False
+        gap = max(last.styles.margin.bottom, widget.styles.margin.top)
+        top = region.bottom + gap - widget.styles.margin.top
+        height = body.scrollable_content_region.height
+        if body.virtual_size.height < top + height:  # room to scroll there before the layout grows it
+            body.set_reactive(Widget.virtual_size, Size(body.virtual_size.width, top + height))
+            body._refresh_scrollbars()  # lay out with the scrollbar it will have, not a frame later
+        body.scroll_to(y=top, animate=False, immediate=True, force=True)  # bar may not show yet
+        return True
 
     def _bring_to_top(self, widget: Widget) -> None:
         """Brings `widget` to the top of the body once its height is known (the verdict goes first)."""
