@@ -22,6 +22,7 @@ repeated keys and values are never built.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -33,16 +34,15 @@ FloatArray = npt.NDArray[np.floating[Any]]
 BoolArray = npt.NDArray[np.bool_]
 FloatType = type[np.floating[Any]]
 
-_BAND_ELEMENTS = 1 << 24
-"""Score entries per band of query rows (64 MiB in float32); each band is one batched matmul."""
-_MIN_BAND_ROWS = 64
-"""Below this many query rows per matmul, BLAS spends more time packing than multiplying."""
-_CAUSAL_BANDS = 8
-"""A causal pass uses at least this many bands: keys after a band's last row are never scored, which
-skips (1 - 9/16) = 44% of the scores."""
-_BLOCK_ELEMENTS = 1 << 17
-"""Score entries per softmax block (512 KiB in float32): a block stays in the CPU cache while it is
-masked, maxed, exponentiated, summed and normalised, instead of five trips through main memory."""
+_CAUSAL_BLOCKS = 8
+"""With a causal mask, keys (for the scores) and queries (for the weighted values) go in up to this many
+blocks, and a block skips the pairs that no query of it can see: (1 - 9/16) = 44% of the work."""
+_MIN_CAUSAL_KEYS = 32
+_MIN_CAUSAL_QUERIES = 64
+"""Smaller causal blocks would cost more in NumPy and BLAS calls than they skip."""
+_EXP_SAFE = 64.0
+"""exp(+-64) is 6e27 and 1.6e-28: inside float32's normal range with room for 10^10 keys in a sum, so
+scores this small need no max subtracted before exp."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -300,14 +300,16 @@ def multi_head_attention(
     k5 = k.reshape(B, S, n_kv, 1, d_head).transpose(0, 2, 3, 1, 4)  # (B, n_kv, 1, S, d_head) view
     v5 = v.reshape(B, S, n_kv, 1, d_head).transpose(0, 2, 3, 1, 4)  # (B, n_kv, 1, S, d_head) view
 
-    # Steps 3 and 4. Scores, mask, softmax, weighted sum of the values (see _attend).
-    scores = np.empty((B, n_kv, g, T, S), dtype=dtype)  # (B, n_kv, g, T, S) is (B, h, T, S) in memory
-    rows = _band_rows(B * h, T, S, prepared.causal)
-    skips = prepared.causal and rows < S  # keys after a causal band's last row are skipped: weight 0
-    weights = (np.zeros if skips else np.empty)((B, n_kv, g, T, S), dtype=dtype)  # (B, n_kv, g, T, S)
+    # Steps 3 and 4. Scores, mask, softmax (see _scores_and_weights), then the weighted sum of the values.
+    # Scores and weights are stored key-major, (.., S, T): the softmax then runs along a slow axis, which
+    # NumPy vectorises across all queries at once, instead of one short row per call. Callers get
+    # (.., T, S) views. One allocation holds both: two fresh blocks this size page-fault on every call.
+    buf = np.empty((2, B, n_kv, g, S, T), dtype=dtype)  # (2, B, n_kv, g, S, T)
+    scores_t, weights_t = buf[0], buf[1]  # (B, n_kv, g, S, T) each; (B, h, S, T) in memory
+    _scores_and_weights(q5, k5, prepared, scores_t, weights_t)
     merged = np.empty((B, T, n_kv, g, d_head), dtype=dtype)  # (B, T, n_kv, g, d_head) is (B, T, h*d_head)
     heads5 = merged.transpose(0, 2, 3, 1, 4)  # (B, n_kv, g, T, d_head) view: heads land already merged
-    _attend(q5, k5, v5, prepared, rows, scores, weights, heads5)
+    _weighted_values(weights_t, v5, prepared.causal, heads5)
 
     # Step 5. Concatenate the heads (already done by the layout of `merged`) and let W_O mix them.
     output = merged.reshape(B, T, h * d_head)  # (B, T, h*d_head): a view, nothing copied
@@ -316,8 +318,8 @@ def multi_head_attention(
         if p.b_o is not None:
             output += p.b_o.astype(dtype, copy=False)  # (B, T, d)
 
-    weights4 = weights.reshape(B, h, T, S)  # (B, h, T, S)
-    scores4 = scores.reshape(B, h, T, S)  # (B, h, T, S)
+    weights4 = weights_t.swapaxes(-1, -2).reshape(B, h, T, S)  # (B, h, T, S) view
+    scores4 = scores_t.swapaxes(-1, -2).reshape(B, h, T, S)  # (B, h, T, S) view
     heads4 = heads5.reshape(B, h, T, d_head)  # (B, h, T, d_head) view of merged
     if unbatched:
         return AttentionResult(output=output[0], weights=weights4[0], heads=heads4[0], scores=scores4[0])
@@ -364,67 +366,90 @@ def _project(
     return y
 
 
-def _band_rows(heads_total: int, T: int, S: int, causal: bool) -> int:
-    """Query rows per band: big matmuls, a bounded working set, and (causal) keys to skip."""
-    rows = max(_MIN_BAND_ROWS, _BAND_ELEMENTS // (heads_total * S))
-    if causal:
-        rows = min(rows, max(_MIN_BAND_ROWS, -(-T // _CAUSAL_BANDS)))
-    return min(rows, T)
-
-
-def _attend(
-    q5: FloatArray,
-    k5: FloatArray,
-    v5: FloatArray,
-    mask: _Mask,
-    rows: int,
-    scores: FloatArray,
-    weights: FloatArray,
-    heads5: FloatArray,
+def _scores_and_weights(
+    q5: FloatArray, k5: FloatArray, mask: _Mask, scores_t: FloatArray, weights_t: FloatArray
 ) -> None:
-    """Steps 3 and 4 for every head at once, `rows` query rows (one band) at a time, written in place.
+    """Steps 3 and 4a for every head at once: scaled scores, the mask, and the softmax over the keys.
 
-    q5 (B, n_kv, g, T, d_head), k5 and v5 (B, n_kv, 1, S, d_head); scores and weights
-    (B, n_kv, g, T, S); heads5 (B, n_kv, g, T, d_head). Bands keep each step's data in the CPU
-    cache, and with a causal mask they let the engine skip keys that every row of the band ignores.
+    q5 (B, n_kv, g, T, d_head) and k5 (B, n_kv, 1, S, d_head) in; scores_t and weights_t
+    (B, n_kv, g, S, T) written in place. Each step is one NumPy call over every head (measured: splitting
+    the work into cache-sized blocks gained nothing here, and each extra BLAS call costs a thread
+    hand-off). With a causal mask the keys go in blocks, and block s0.. is never scored against the
+    queries before s0, which cannot see it.
     """
-    T, S = scores.shape[-2:]
-    k5_t = k5.swapaxes(-1, -2)  # (B, n_kv, 1, d_head, S) view: K^T, nothing copied
-    for r0 in range(0, T, rows):
-        r1 = min(T, r0 + rows)
-        # A causal query t never looks past key t, so keys r1.. are never scored for rows r0..r1-1:
-        # their scores stay -inf and their weights 0.
-        n_keys = min(S, r1) if mask.causal else S
-        # Step 3. Scaled scores: every query of the band against every key, all heads at once.
-        s = scores[..., r0:r1, :n_keys]  # (B, n_kv, g, r, n_keys) view
-        q_band = q5[..., r0:r1, :]  # (B, n_kv, g, r, d_head) view
-        np.matmul(q_band, k5_t[..., :n_keys], out=s)  # (.., g, r, d_head) @ (.., 1, d_head, n_keys)
-        _masked_softmax(scores, weights, mask, r0, r1, n_keys)  # (B, n_kv, g, r, S)
-        # Step 4. Each head's output: the weighted average of the values.
-        w = weights[..., r0:r1, :n_keys]  # (B, n_kv, g, r, n_keys) view
-        out = heads5[..., r0:r1, :]  # (B, n_kv, g, r, d_head) view
-        np.matmul(w, v5[..., :n_keys, :], out=out)  # (.., g, r, n_keys) @ (.., 1, n_keys, d_head)
-
-
-def _masked_softmax(
-    scores: FloatArray, weights: FloatArray, mask: _Mask, r0: int, r1: int, n_keys: int
-) -> None:
-    """Masks query rows r0:r1 of the (B, n_kv, g, T, S) scores and softmaxes them into `weights`.
-
-    The rows go in blocks of about _BLOCK_ELEMENTS entries that stay in the CPU cache from the mask to
-    the last multiply. (Threads would not help: BLAS's own threads spin for a while after each matmul.)
-    """
-    heads_total = math.prod(scores.shape[:3])  # B * n_kv * g
-    step = max(1, _BLOCK_ELEMENTS // (heads_total * n_keys))
-    for a in range(r0, r1, step):
-        b = min(r1, a + step)
-        s = scores[..., a:b, :n_keys]  # (B, n_kv, g, rows, n_keys) view
-        if mask.causal:
-            scores[..., a:b, n_keys:] = -np.inf  # (B, n_kv, g, rows, S - n_keys): keys skipped by the band
-            future = np.arange(a, n_keys) > np.arange(a, b)[:, None]  # (rows, n_keys - a): key after query
-            s[..., a:] += np.where(future, s.dtype.type(-np.inf), s.dtype.type(0))  # keys a.. may be future
+    S, T = scores_t.shape[-2:]
+    lead = scores_t.shape[:3]  # (B, n_kv, g)
+    step, future = S, None  # keys per block: all of them, unless a causal mask lets blocks skip work
+    if mask.causal:
+        step = min(S, max(_MIN_CAUSAL_KEYS, -(-S // _CAUSAL_BLOCKS)))
+        future = _future_of_queries(step, scores_t.dtype.str)  # (keys, queries)
+    blocks = [(s0, min(S, s0 + step), min(s0, T) if mask.causal else 0) for s0 in range(0, S, step)]
+    q5_t = q5.swapaxes(-1, -2)  # (B, n_kv, g, d_head, T) view: Q^T, nothing copied
+    for s0, s1, t0 in blocks:  # Step 3. Scores, key-major: keys s0:s1 against queries t0.. (all heads)
+        scores_t[..., s0:s1, :t0] = -np.inf  # (B, n_kv, g, keys, t0): queries before key s0 (causal)
+        weights_t[..., s0:s1, :t0] = 0.0  # (B, n_kv, g, keys, t0): ... give these keys no weight
+        s = scores_t[..., s0:s1, t0:]  # (B, n_kv, g, keys, T - t0) view
+        np.matmul(k5[..., s0:s1, :], q5_t[..., t0:], out=s)  # (.., 1, keys, d_head) @ (.., g, d_head, T-t0)
+        if future is not None:
+            n = min(s1 - s0, T - t0)  # the queries that some key of this block is in the future of
+            s[..., :n] += future[: s1 - s0, :n]  # (B, n_kv, g, keys, n)
         if mask.blocked is not None:
-            np.copyto(s, -np.inf, where=mask.blocked[..., a:b, :])  # (B, n_kv, g, rows, S)
+            np.copyto(s, -np.inf, where=mask.blocked[..., t0:, s0:s1].swapaxes(-1, -2))  # (.., keys, T)
         if mask.additive is not None:
-            s += mask.additive[..., a:b, :]  # (B, n_kv, g, rows, S)
-        _softmax_into(s, weights[..., a:b, :n_keys])  # (B, n_kv, g, rows, n_keys)
+            s += mask.additive[..., t0:, s0:s1].swapaxes(-1, -2)  # (B, n_kv, g, keys, T)
+
+    # Step 4a. Softmax over the keys. softmax(s) == softmax(s - c) for any c; c = the column max only
+    # keeps exp from overflowing. When |q.k| <= |q||k| bounds every score within +-_EXP_SAFE, exp can
+    # neither overflow nor underflow, so c = 0 and that pass is skipped.
+    shift = None
+    if mask.additive is not None or not _scores_are_bounded(q5, k5):
+        shift = np.full((*lead, 1, T), -np.inf, dtype=scores_t.dtype)  # (B, n_kv, g, 1, T)
+        for s0, s1, t0 in blocks:
+            block_max = scores_t[..., s0:s1, t0:].max(axis=-2, keepdims=True)  # (B, n_kv, g, 1, T - t0)
+            np.maximum(shift[..., t0:], block_max, out=shift[..., t0:])  # (B, n_kv, g, 1, T - t0)
+        np.putmask(shift, shift == -np.inf, 0.0)  # (B, n_kv, g, 1, T): a fully masked query subtracts 0
+    total = np.zeros((*lead, 1, T), dtype=scores_t.dtype)  # (B, n_kv, g, 1, T): each query's sum
+    ones = np.ones((1, step), dtype=scores_t.dtype)  # (1, keys): ones @ w sums w over the keys, in BLAS
+    for s0, s1, t0 in blocks:
+        s, w = scores_t[..., s0:s1, t0:], weights_t[..., s0:s1, t0:]  # (B, n_kv, g, keys, T - t0) views
+        if shift is None:
+            np.exp(s, out=w)  # (B, n_kv, g, keys, T - t0): exp(-inf) = 0 for masked entries
+        else:
+            np.subtract(s, shift[..., t0:], out=w)  # (B, n_kv, g, keys, T - t0): every entry <= 0 ...
+            np.exp(w, out=w)  # (B, n_kv, g, keys, T - t0): ... so exp cannot overflow
+        total[..., t0:] += ones[:, : s1 - s0] @ w  # (1, keys) @ (.., keys, T - t0) -> (.., 1, T - t0)
+    np.putmask(total, total == 0.0, 1.0)  # (B, n_kv, g, 1, T): a fully masked query keeps zeros, never NaN
+    np.reciprocal(total, out=total)  # (B, n_kv, g, 1, T): one division per query ...
+    np.multiply(weights_t, total, out=weights_t)  # (B, n_kv, g, S, T): ... then a multiply per weight
+
+
+@functools.lru_cache(maxsize=16)
+def _future_of_queries(n: int, dtype: str) -> FloatArray:
+    """-inf where key s0+i is in the future of query s0+j (i > j), else 0; read-only, made once per size."""
+    future = np.zeros((n, n), dtype=dtype)  # (keys, queries)
+    future[np.tri(n, n, -1, dtype=bool)] = -np.inf  # (keys, queries): -inf below the diagonal
+    future.flags.writeable = False
+    return future
+
+
+def _scores_are_bounded(q5: FloatArray, k5: FloatArray) -> bool:
+    """True when Cauchy-Schwarz, |q.k| <= |q||k|, keeps every score of every head within +-_EXP_SAFE."""
+    q_sq = np.vecdot(q5, q5).max(axis=-1)  # (B, n_kv, g, T) -> (B, n_kv, g): largest |q|^2 per head
+    k_sq = np.vecdot(k5, k5).max(axis=-1)  # (B, n_kv, 1, S) -> (B, n_kv, 1): largest |k|^2 per head
+    return bool((q_sq * k_sq).max() <= _EXP_SAFE**2)  # scalar
+
+
+def _weighted_values(weights_t: FloatArray, v5: FloatArray, causal: bool, heads5: FloatArray) -> None:
+    """Step 4b: each head's output, the weighted average of the values, written into heads5.
+
+    weights_t (B, n_kv, g, S, T), v5 (B, n_kv, 1, S, d_head), heads5 (B, n_kv, g, T, d_head). With a
+    causal mask, queries go in _CAUSAL_BLOCKS blocks, each reading only the keys it can see.
+    """
+    S, T = weights_t.shape[-2:]
+    size = max(_MIN_CAUSAL_QUERIES, -(-T // _CAUSAL_BLOCKS)) if causal else T
+    for t0 in range(0, T, size):
+        t1 = min(T, t0 + size)
+        n_keys = min(S, t1) if causal else S
+        w = weights_t[..., :n_keys, t0:t1].swapaxes(-1, -2)  # (B, n_kv, g, queries, n_keys) view
+        out = heads5[..., t0:t1, :]  # (B, n_kv, g, queries, d_head) view
+        np.matmul(w, v5[..., :n_keys, :], out=out)  # (.., g, queries, n_keys) @ (.., 1, n_keys, d_head)

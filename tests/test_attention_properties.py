@@ -56,11 +56,11 @@ def random_bool_mask(case: Case, p_allowed: float = 0.6) -> np.ndarray:
 
 @contextmanager
 def tiny_blocks() -> Iterator[None]:
-    """Forces the banded, blocked code path (used for long sequences) on tiny inputs."""
+    """Forces causal attention into blocks of one key (scores) and one query (values) on tiny inputs."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(attention, "_MIN_BAND_ROWS", 1)
-        mp.setattr(attention, "_BAND_ELEMENTS", 1)
-        mp.setattr(attention, "_BLOCK_ELEMENTS", 1)
+        mp.setattr(attention, "_CAUSAL_BLOCKS", 10**6)
+        mp.setattr(attention, "_MIN_CAUSAL_KEYS", 1)
+        mp.setattr(attention, "_MIN_CAUSAL_QUERIES", 1)
         yield
 
 
@@ -131,19 +131,45 @@ def test_causal_string_bool_mask_and_additive_mask_agree(case: Case) -> None:
 
 
 @EXAMPLES
-@given(cases(max_t=9), st.sampled_from([None, "causal", "bool", "additive"]))
-def test_long_sequence_blocking_gives_the_same_answer(case: Case, mask_kind: str | None) -> None:
-    mask: object = mask_kind
-    if mask_kind == "bool":
-        mask = random_bool_mask(case)
-    elif mask_kind == "additive":
-        mask = np.random.default_rng(case.seed).normal(size=case.shape[1:2] * 2)  # (T, S)
-    plain = engine.multi_head_attention(case.x, case.p, mask=mask)
+@given(cases(max_t=9), st.integers(1, 9))
+def test_causal_blocks_that_skip_work_give_the_answer_of_the_unblocked_bool_mask(case: Case, s: int) -> None:
+    b, t, d = case.shape
+    kv = np.random.default_rng(case.seed).normal(size=(b, s, d)).astype(np.float32)  # (B, S, d)
+    unblocked = engine.multi_head_attention(case.x, case.p, kv=kv, mask=engine.causal_mask(t, s))
     with tiny_blocks():
-        blocked = engine.multi_head_attention(case.x, case.p, mask=mask)
-    np.testing.assert_allclose(blocked.weights, plain.weights, atol=1e-6)
-    np.testing.assert_allclose(blocked.output, plain.output, atol=1e-5)
-    np.testing.assert_array_equal(np.isneginf(blocked.scores), np.isneginf(plain.scores))
+        blocked = engine.multi_head_attention(case.x, case.p, kv=kv, mask="causal")
+    np.testing.assert_allclose(blocked.weights, unblocked.weights, atol=1e-6)
+    np.testing.assert_allclose(blocked.output, unblocked.output, atol=1e-5)
+    np.testing.assert_array_equal(np.isneginf(blocked.scores), np.isneginf(unblocked.scores))
+
+
+@EXAMPLES
+@given(cases(max_t=9), st.sampled_from([None, "causal", "bool"]), st.floats(1.0, 400.0))
+def test_large_scores_take_the_max_subtracting_path_and_stay_exact(
+    case: Case, mask_kind: str | None, scale: float
+) -> None:
+    """Scaled-up tokens push |q.k| past the bound where exp(score) is safe without the row max."""
+    mask = random_bool_mask(case) if mask_kind == "bool" else mask_kind
+    x = case.x * np.float32(scale)  # (B, T, d)
+    r = engine.multi_head_attention(x.astype(np.float64), case.p, mask=mask)
+    reference = engine.softmax(r.scores, axis=-1)  # (B, H, T, S): subtracts each row's max
+    np.testing.assert_allclose(r.weights, reference, rtol=1e-9, atol=1e-12)
+    assert np.all(np.isfinite(r.weights)) and np.all(np.isfinite(r.output))
+    with tiny_blocks():
+        blocked = engine.multi_head_attention(x.astype(np.float64), case.p, mask=mask)
+    np.testing.assert_allclose(blocked.weights, r.weights, rtol=1e-9, atol=1e-12)
+
+
+def test_the_shortcut_without_the_row_max_is_taken_only_when_scores_are_bounded() -> None:
+    p = engine.init_attention(16, 2, seed=3)
+    x = np.random.default_rng(4).normal(size=(5, 16))  # (T, d)
+    q5 = (x @ p.w_q / np.sqrt(8)).reshape(1, 5, 2, 1, 8).transpose(0, 2, 3, 1, 4)  # (B, n_kv, g, T, d_head)
+    k5 = (x @ p.w_k).reshape(1, 5, 2, 1, 8).transpose(0, 2, 3, 1, 4)  # (B, n_kv, 1, S, d_head)
+    assert attention._scores_are_bounded(q5, k5)
+    assert not attention._scores_are_bounded(1e3 * q5, k5)
+    big = engine.multi_head_attention(x * 1e3, p)  # scores of order 1e5: exp would overflow unshifted
+    np.testing.assert_allclose(big.weights, engine.softmax(big.scores.astype(np.float64)), atol=1e-6)
+    assert np.all(np.isfinite(big.weights))
 
 
 # ---- the head experiments ------------------------------------------------------------------------
