@@ -5,6 +5,9 @@ both return the per-head attention weights (torch: need_weights=True, average_at
 
 Each library is timed in its own block of calls, never alternating single calls: a library's thread
 pool keeps spinning for a while after a call and would slow the other one down (shared/PERF-NOTES.md).
+For the same reason the benchmark pauses (--settle, 0.3 s) before each block, so that the other
+library's idle threads have parked: without the pause, torch measured up to 2x slower right after a
+NumPy block (and NumPy slower after torch), which flattered whichever side was disturbed more.
 The blocks are interleaved (numpy block, torch block, torch block, numpy block, ...) and repeated, and
 the median per-call time is reported, so drift on a noisy machine hits both sides alike.
 
@@ -60,8 +63,13 @@ def _calls_per_block(fn: Callable[[], object]) -> int:
     return max(1, round(MIN_BLOCK_SECONDS / once))
 
 
-def _time_block(fn: Callable[[], object], n: int) -> float:
-    """Seconds per call over one block of n back-to-back calls."""
+SETTLE_SECONDS = 0.3
+"""Pause before each timed block, long enough for the other library's spinning threads to park."""
+
+
+def _time_block(fn: Callable[[], object], n: int, settle: float) -> float:
+    """Seconds per call over one block of n back-to-back calls, after the settle pause."""
+    time.sleep(settle)
     start = time.perf_counter()
     for _ in range(n):
         fn()
@@ -69,7 +77,7 @@ def _time_block(fn: Callable[[], object], n: int) -> float:
 
 
 def _interleaved(
-    fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: int
+    fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: int, settle: float
 ) -> tuple[list[float], list[float]]:
     """Seconds per call of a and of b in each round.
 
@@ -81,11 +89,11 @@ def _interleaved(
     times_b: list[float] = []
     for i in range(rounds):
         if i % 2 == 0:
-            times_a.append(_time_block(fn_a, n_a))
-            times_b.append(_time_block(fn_b, n_b))
+            times_a.append(_time_block(fn_a, n_a, settle))
+            times_b.append(_time_block(fn_b, n_b, settle))
         else:
-            times_b.append(_time_block(fn_b, n_b))
-            times_a.append(_time_block(fn_a, n_a))
+            times_b.append(_time_block(fn_b, n_b, settle))
+            times_a.append(_time_block(fn_a, n_a, settle))
     return times_a, times_b
 
 
@@ -101,7 +109,7 @@ def _torch_module(p: engine.AttentionParams) -> Any:
     return mha.eval()
 
 
-def bench_point(T: int, d: int, causal: bool, rounds: int) -> Point:
+def bench_point(T: int, d: int, causal: bool, rounds: int, settle: float) -> Point:
     """Times one (T, d_model, mask) point and checks that both sides agree first."""
     import torch
 
@@ -127,7 +135,7 @@ def bench_point(T: int, d: int, causal: bool, rounds: int) -> Point:
     err = max(float(np.abs(r.output - out_t.numpy()).max()), float(np.abs(r.weights - w_t.numpy()).max()))
     if err > 1e-4:
         raise SystemExit(f"engine and torch disagree at T={T} d={d} causal={causal}: max error {err:.2e}")
-    e_s, t_s = _interleaved(run_engine, run_torch, rounds)
+    e_s, t_s = _interleaved(run_engine, run_torch, rounds, settle)
     ratio = statistics.median(e / t for e, t in zip(e_s, t_s, strict=True))
     median_e, median_t = statistics.median(e_s) * 1e3, statistics.median(t_s) * 1e3
     return Point(T, d, causal, median_e, median_t, ratio, min(e_s) / min(t_s))
@@ -173,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7, help="interleaved blocks per library per point")
     parser.add_argument("--T", type=int, nargs="+", help="sequence lengths to run instead of the grid's")
     parser.add_argument("--d", type=int, nargs="+", help="d_model values to run instead of the grid's")
+    parser.add_argument(
+        "--settle", type=float, default=SETTLE_SECONDS, help="seconds to pause before each block (0 for none)"
+    )
     args = parser.parse_args(argv)
     try:
         import torch
@@ -185,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"engine (NumPy {np.__version__}) vs torch {torch.__version__} nn.MultiheadAttention, CPU float32, "
         f"batch 1, {N_HEADS} heads, need_weights=True, torch threads={torch.get_num_threads()}, "
-        f"median of {args.rounds} interleaved blocks"
+        f"median of {args.rounds} interleaved blocks, {args.settle:g} s pause before each"
     )
     header = (
         f"{'T':>5} {'d_model':>7} {'mask':>6} {'engine ms':>10} {'torch ms':>10} {'ratio':>6} {'best':>6}"
@@ -196,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     for T in ts:
         for d in ds:
             for causal in (False, True):
-                pt = bench_point(T, d, causal, args.rounds)
+                pt = bench_point(T, d, causal, args.rounds, args.settle)
                 points.append(pt)
                 mask = "causal" if causal else "none"
                 print(

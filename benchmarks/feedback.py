@@ -5,15 +5,19 @@ Run: python benchmarks/feedback.py [--repeats N]
 
 A headless Pilot drills one tensor question whose feedback draws a heatmap (an attention_entry question
 from the bundled bank). Each round types the engine's answer and presses Enter, then records when the
-heatmap and the derivation were last painted; the time is the later of the two minus the moment Enter was
-pressed, so it covers the key, grading, saving the review (a durable SQLite commit), mounting the panel,
-layout and rendering. Enter again brings a fresh instance. The reference, timed in the same run and the
-same way, is a one-line Static updated and repainted: what any change on screen costs here. The table
-gives medians, the ratio to the 50 ms target and to the reference; also how much of the total was
-grading plus saving (StudySession.submit), and what one more layout-and-paint of the same study screen
-costs (the feedback path needs several: the panel's mount, its scroll to the top, the Markdown blocks).
-The terminal is 100x40 so that the derivation and the heatmap are both on screen once the panel is
-scrolled to the top (at 80x24 the heatmap is below the fold and is only painted when scrolled to).
+heatmap and the derivation were first drawn into a frame (render_lines, called by the compositor for
+what is on screen) in the place where they stay, the panel scrolled to the top; the time is the later of
+the two minus the moment Enter was pressed, so it covers the key, grading, saving the review (a durable
+SQLite commit), revealing the panel, layout and painting. (A paint before a later scroll moves the
+widgets does not count.) The study screen builds the panel hidden with each question and renders its
+derivation, heatmap and explanation right after the question is first drawn; the pauses before Enter,
+far shorter than anyone's thinking time, let that happen, and its cost shows in the "next card" row:
+Enter again, to the new question card drawn. The reference, timed in the same run and the same way, is
+a one-line Static updated and repainted: what any change on screen costs here. The table gives medians,
+the ratio to the 50 ms target and to the reference; also how much of the total was grading plus saving
+(StudySession.submit), and what one more layout-and-paint of the same study screen costs. The terminal
+is 100x40 so that the derivation and the heatmap are both on screen once the panel is scrolled to the
+top (at 80x24 the heatmap is below the fold and is only painted when scrolled to).
 """
 
 from __future__ import annotations
@@ -35,20 +39,30 @@ SIZE = (100, 40)
 
 
 class Painted:
-    """Last paint time per widget class, recorded by wrapping render() (called when a widget is drawn)."""
+    """Every paint per widget class, with where on screen it was drawn, recorded by wrapping render_lines():
+    the compositor calls it for each widget it draws into a frame, and only for widgets on screen. (Not
+    render(): Textual also calls it to measure a widget during layout, and a widget may keep its render.)"""
 
     def __init__(self) -> None:
-        self.at: dict[str, float] = {}
+        self.paints: dict[str, list[tuple[float, Any]]] = {}
+        self.region: dict[str, Any] = {}
 
     def wrap(self, cls: type, name: str) -> None:
-        original: Callable[..., Any] = cls.render
+        original: Callable[..., Any] = cls.render_lines  # type: ignore[attr-defined]
 
-        def render(widget: Any) -> Any:
-            result = original(widget)
-            self.at[name] = time.perf_counter()
+        def render_lines(widget: Any, crop: Any) -> Any:
+            result = original(widget, crop)
+            self.paints.setdefault(name, []).append((time.perf_counter(), widget.region))
+            self.region[name] = widget.region
             return result
 
-        cls.render = render  # type: ignore[attr-defined]
+        cls.render_lines = render_lines  # type: ignore[attr-defined]
+
+    def first_in_place(self, name: str, since: float) -> float | None:
+        """When `name` was first painted after `since` where it now is (a paint elsewhere, before a
+        scroll moved it, does not count as the feedback being shown)."""
+        final = self.region.get(name)
+        return next((t for t, r in self.paints.get(name, []) if t > since and r == final), None)
 
 
 def heatmap_question(catalog: Any) -> str:
@@ -60,11 +74,17 @@ def heatmap_question(catalog: Any) -> str:
 
 
 async def wait_painted(pilot: Any, painted: Painted, names: tuple[str, ...], since: float) -> float:
-    """Seconds from `since` until every widget in `names` was painted after it."""
+    """Seconds from `since` until every widget in `names` was painted, in its final place, after it.
+
+    Waits until the app is idle (every frame the change causes drawn), then takes the first paint of
+    each widget where it finally is, and the latest of those."""
     for _ in range(500):
-        if all(painted.at.get(n, 0.0) > since for n in names):
-            return max(painted.at[n] for n in names) - since
         await pilot.pause()
+        if all(any(t > since for t, _ in painted.paints.get(n, [])) for n in names):
+            await pilot.pause()  # let any follow-up frame (a scroll, a re-layout) happen
+            firsts = [painted.first_in_place(n, since) for n in names]
+            if all(t is not None for t in firsts):
+                return max(t for t in firsts if t is not None) - since
     raise SystemExit(f"{names} were never painted")
 
 
@@ -78,6 +98,7 @@ async def run(repeats: int) -> dict[str, list[float]]:
     from quizapp.tui.screens.study import StudyScreen
     from quizapp.tui.widgets.derivation import DerivationView
     from quizapp.tui.widgets.heatmap import HeatmapView
+    from quizapp.tui.widgets.question_card import QuestionCard
 
     class Reference(Static):
         """The reference widget: one line of text."""
@@ -90,6 +111,7 @@ async def run(repeats: int) -> dict[str, list[float]]:
     painted.wrap(HeatmapView, "heatmap")
     painted.wrap(DerivationView, "derivation")
     painted.wrap(Reference, "reference")
+    painted.wrap(QuestionCard, "card")
     submit_times: list[float] = []
     original_submit = StudySession.submit
 
@@ -104,7 +126,7 @@ async def run(repeats: int) -> dict[str, list[float]]:
 
     catalog = load_catalog()
     qid = heatmap_question(catalog)
-    results: dict[str, list[float]] = {"feedback": [], "reference": [], "relayout": []}
+    results: dict[str, list[float]] = {"feedback": [], "reference": [], "relayout": [], "next": []}
     with tempfile.TemporaryDirectory() as home:
         app = make_app(Path(home) / "bench.db", now=NOW, rng_seed=7, catalog=catalog, cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
@@ -128,7 +150,9 @@ async def run(repeats: int) -> dict[str, list[float]]:
                 start = time.perf_counter()
                 screen.query_one(HeatmapView).refresh(layout=True)  # one more frame of the same screen
                 results["relayout"].append(await wait_painted(pilot, painted, ("heatmap",), start))
+                start = time.perf_counter()
                 await pilot.press("enter")  # next card: the same question with fresh numbers
+                results["next"].append(await wait_painted(pilot, painted, ("card",), start))
                 await pilot.pause()
 
             await app.push_screen(ReferenceScreen())
@@ -141,6 +165,7 @@ async def run(repeats: int) -> dict[str, list[float]]:
     results["feedback"] = results["feedback"][2:]
     results["reference"] = results["reference"][2:]
     results["relayout"] = results["relayout"][2:]
+    results["next"] = results["next"][2:]
     results["submit"] = submit_times[2:]
     print(f"Question: {qid} (tensor, with heatmap and derivation); terminal {SIZE[0]}x{SIZE[1]}")
     return results
@@ -161,6 +186,7 @@ def main() -> None:
         ("submit -> feedback painted", results["feedback"], feedback),
         ("  of which grade + save (submit)", results["submit"], submit),
         ("study screen: one relayout painted", results["relayout"], relayout),
+        ("next card: Enter -> question drawn", results["next"], statistics.median(results["next"])),
         ("reference: Static update painted", results["reference"], reference),
     )
     for label, values, median in rows:

@@ -68,7 +68,17 @@ def child(variant: str) -> None:
         def on_backend_loaded(self, message: BackendLoaded) -> None:
             super().on_backend_loaded(message)
             if variant == "home+decks":
+                self.call_after_refresh(self.when_drawn)
+
+        def when_drawn(self) -> None:
+            """Done once the deck table has its rows and a frame has drawn them."""
+            from textual.widgets import DataTable  # loaded with the decks by now
+
+            tables = self.screen.query("DeckTable")
+            if tables and tables.first(DataTable).row_count:
                 self.call_after_refresh(done, self)
+            else:
+                self.call_after_refresh(self.when_drawn)
 
     BenchQuizApp().run(headless=True)
 

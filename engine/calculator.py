@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -62,7 +63,18 @@ class Calculator:
         return out
 
 
+_EXACT = 2**53
+"""Integers up to this size survive the float round trip the int check makes; larger ones are refused."""
+
+
 def _coerce(calc: str, arg: Arg, value: Any) -> Any:
+    kind, cls = arg.kind, type(value)
+    # The common cases first, with the outcome the checks below would give, since every drawn seed of a
+    # template comes through here.
+    if (cls is int and kind == "int" and -_EXACT <= value <= _EXACT) or (cls is bool and kind == "bool"):
+        return value
+    if cls is float and kind == "float" and math.isfinite(value):
+        return value
     where = f"calculator {calc!r} argument {arg.name!r}"
     if arg.kind == "int":
         if isinstance(value, bool) or not isinstance(value, (int, np.integer, float, np.floating)):
@@ -91,7 +103,7 @@ def _coerce(calc: str, arg: Arg, value: Any) -> Any:
             m = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{where} must be a matrix of numbers, got {value!r}") from exc
-        if m.ndim != 2 or not np.all(np.isfinite(m)):
+        if m.ndim != 2 or not np.isfinite(m).all():  # scalar
             raise ValueError(f"{where} must be a finite 2-D matrix, got shape {m.shape}")
         return m
     # tokens
@@ -126,8 +138,21 @@ def register(
 
 def calculate(name: str, /, **args: Any) -> Derivation:
     """Runs a calculator by name after checking its arguments; the single entry point for numbers."""
+    calc = _find(name)
+    return calc.fn(**calc.check_args(args))
+
+
+def calculate_value(name: str, /, **args: Any) -> Derivation:
+    """`calculate` without the worked steps, misconceptions and heatmap (`steps` is empty): the same
+    checks and the same value, several times faster, for code that only needs to know the calculation
+    works and what it gives (the deck validator trying a template at many seeds). Every calculator takes
+    the keyword `worked=False` for this and returns as soon as its value is known."""
+    calc = _find(name)
+    return calc.fn(**calc.check_args(args), worked=False)
+
+
+def _find(name: str) -> Calculator:
     try:
-        calc = CALCULATORS[name]
+        return CALCULATORS[name]
     except KeyError:
         raise ValueError(f"unknown calculator {name!r}; known: {', '.join(sorted(CALCULATORS))}") from None
-    return calc.fn(**calc.check_args(args))

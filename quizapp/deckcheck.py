@@ -2,8 +2,8 @@
 
 Static checks look at every value a param can take (each choice, each preset, the range's ends), so most
 mistakes are found without running a calculator. Then every template is instantiated at 50 seeds, the
-way a learner would meet it, to catch what only some draws break. Calculator results are memoised by
-their arguments, and a template whose parametrisation already passed is not run again in this process.
+way a learner would meet it, to catch what only some draws break (quizapp.seedcheck). A template whose
+parametrisation already passed is not run again in this process, or in a later one that remembers it.
 """
 
 from __future__ import annotations
@@ -12,17 +12,15 @@ import difflib
 import hashlib
 import json
 import math
+import pickle
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import engine
-from engine import Arg, Calculator, Derivation
-from quizapp import units
-from quizapp.instantiate import InstanceError, build_instance, sample_params
+from engine import Arg, Calculator
+from quizapp import seedcheck, units
 from quizapp.problems import Issue, Loc
 from quizapp.schema import (
     ANSWER_TYPES,
@@ -37,16 +35,17 @@ from quizapp.schema import (
     RangeParam,
     ValueParam,
 )
+from quizapp.seedcheck import SEEDS, seed_issues
 from quizapp.template import TemplateError, lookup, placeholders, render_value
 from quizapp.units import BASE_DIMENSION
 
-SEEDS: tuple[int, ...] = tuple(range(50))
+__all__ = ["SEEDS", "check_question", "check_questions", "seed_issues", "signature", "static_issues"]
+
 _UNKNOWN = object()
 _PASSED: set[str] = set()
 """Hashes of template signatures that passed every check (in this process, or remembered on disk)."""
 _NEW: list[str] = []
 _PROVEN_FILES: set[Path] = set()
-_CALC_MEMO: dict[tuple[str, str], Derivation | ValueError] = {}
 
 
 def check_question(
@@ -61,14 +60,74 @@ def check_question(
     if not question.params and question.type not in ANSWER_TYPES:
         return _template_issues(question.prompt, _prompt_field(question), {})
     cited = _source_issues(question)
-    signature = hashlib.sha256(_signature(question, raw).encode()).hexdigest()[:32]
-    if signature in _PASSED:
+    key = signature(question, raw) or ""
+    if key in _PASSED:
         return cited
     issues = static_issues(question) or seed_issues(question, seeds=seeds)
     if not issues:
-        _PASSED.add(signature)
-        _NEW.append(signature)
+        _PASSED.add(key)
+        _NEW.append(key)
     return cited + issues
+
+
+def check_questions(
+    questions: Sequence[Question], raws: Sequence[Mapping[str, Any] | None], signatures: Sequence[str | None]
+) -> list[list[Issue]]:
+    """`check_question` of each question, given each one's `signature` (None for a plain card).
+
+    The first question of each parametrisation not proven yet is seed-checked; the others with that
+    parametrisation pass with it, or are checked one by one when it failed, since their messages point
+    into their own text.
+    """
+    out: list[list[Issue] | None] = [None] * len(questions)
+    first: dict[str, int] = {}  # signature -> the question that runs the seed checks for it
+    for i, (question, key) in enumerate(zip(questions, signatures, strict=True)):
+        if key is None:
+            out[i] = _template_issues(question.prompt, _prompt_field(question), {})
+        elif key in _PASSED:
+            out[i] = _source_issues(question)
+        elif key not in first:
+            found = static_issues(question)
+            if found:
+                out[i] = _source_issues(question) + found
+            else:
+                first[key] = i
+    for key, i in first.items():
+        found = seed_issues(questions[i])
+        out[i] = _source_issues(questions[i]) + found
+        if not found:
+            _PASSED.add(key)
+            _NEW.append(key)
+    for i, issues in enumerate(out):
+        if issues is None:
+            passed = signatures[i] in _PASSED
+            out[i] = _source_issues(questions[i]) if passed else check_question(questions[i], raw=raws[i])
+    return [issues or [] for issues in out]
+
+
+_SIGNATURE_KEYS = ("type", "params", "calculator", "args", "unit", "tolerance")
+_BRACE_RUNS = re.compile(r"\{[^{}]*|\}")
+
+
+def signature(question: Question, raw: Mapping[str, Any] | None = None) -> str | None:
+    """The hash of what a question's checks depend on: its params, answer spec and placeholders, not its
+    words; None for a card with no params and no answer to compute. `raw` is the question as parsed
+    from YAML (the same YAML always validates to the same question), which is faster to record."""
+    if not question.params and question.type not in ANSWER_TYPES:
+        return None
+    if raw is not None:
+        # A pickle is a faithful, self-delimiting record of the parsed values (1, 1.0 and True differ,
+        # a set is no list) and several times faster to make than their repr. Equal values may pickle
+        # differently (shared objects); that only costs a second check, never a skipped one.
+        spec = pickle.dumps([raw.get(k) for k in _SIGNATURE_KEYS], protocol=5)
+    else:
+        spec = question.model_dump_json(include=set(_SIGNATURE_KEYS)).encode()
+    # Every brace with the text up to the next brace: all that parsing the template depends on (the
+    # words between a closing and an opening brace never matter). Each mark starts with a brace and
+    # holds no other, so joining them loses nothing.
+    marks = "".join(_BRACE_RUNS.findall(question.prompt)).encode()
+    options = len(question.options) if isinstance(question, ChoiceQuestion) else 0
+    return hashlib.sha256(b"%b|%b|%d" % (spec, marks, options)).hexdigest()[:32]
 
 
 def remember_proven(path: Path) -> None:
@@ -101,7 +160,7 @@ def forget_proven() -> None:
     _PASSED.clear()
     _NEW.clear()
     _PROVEN_FILES.clear()
-    _CALC_MEMO.clear()
+    seedcheck.forget()
 
 
 def _prompt_field(question: Question) -> str:
@@ -152,6 +211,8 @@ def _param_issues(name: str, spec: ParamSpec, params: Mapping[str, ParamSpec]) -
 
 
 def _template_issues(text: str, field: str, params: Mapping[str, ParamSpec]) -> list[Issue]:
+    if "{" not in text and "}" not in text:  # no placeholder and no brace to complain about
+        return []
     try:
         found = placeholders(text)
     except TemplateError as exc:
@@ -300,70 +361,6 @@ def _kind_problem(arg: Arg, value: Any) -> str:
     ):
         return f"{need} a list of tokens"
     return ""
-
-
-# --------------------------------------------------------------------------- seed checks
-
-
-def seed_issues(question: Question, *, seeds: Iterable[int] = SEEDS) -> list[Issue]:
-    """Instantiates the question at every seed; the first failure is the issue.
-
-    An instance depends only on the drawn param values (and a choice question's shuffle, which cannot
-    fail), so a seed that draws values an earlier seed drew is already covered and is skipped.
-    """
-    seed_list = list(seeds) if question.params or question.type == "choice" else [0]
-    seen: set[str] = set()
-    for seed in seed_list:
-        try:
-            rng = np.random.default_rng(seed)  # exactly as instantiate() draws them
-            values = sample_params(question.params, rng, _memo_calculate)
-            drawn = repr(values)
-            if drawn in seen:
-                continue
-            seen.add(drawn)
-            inst = build_instance(
-                question, values, rng, deck_id="-", deck_title="-", seed=seed, calculate=_memo_calculate
-            )
-        except InstanceError as exc:
-            return [Issue(exc.loc, f"with seed {seed}: {exc.message}", exc.offset)]
-        if question.type in ANSWER_TYPES and inst.derivation is None:  # pragma: no cover (engine bug)
-            return [Issue(("calculator",), f"with seed {seed}: the calculator gave no derivation")]
-    return []
-
-
-_SIGNATURE_KEYS = ("type", "params", "calculator", "args", "unit", "tolerance")
-_BRACE_RUNS = re.compile(r"\{[^{}]*|\}")
-
-
-def _signature(question: Question, raw: Mapping[str, Any] | None = None) -> str:
-    """What a question's checks depend on: its params, answer spec and placeholders, not its words."""
-    if raw is not None:  # the same YAML always validates to the same question
-        spec = repr([raw.get(k) for k in _SIGNATURE_KEYS])
-    else:
-        spec = question.model_dump_json(include=set(_SIGNATURE_KEYS))
-    # Every brace with the text up to the next brace: all that parsing the template depends on (the
-    # words between a closing and an opening brace never matter).
-    marks = _BRACE_RUNS.findall(question.prompt)
-    options = len(question.options) if isinstance(question, ChoiceQuestion) else 0
-    return f"{spec}|{marks!r}|{options}"
-
-
-def _memo_calculate(name: str, args: Mapping[str, Any]) -> Derivation:
-    key = (name, repr(sorted(args.items())))
-    hit = _CALC_MEMO.get(key)
-    if hit is None:
-        if len(_CALC_MEMO) > 5_000:
-            _CALC_MEMO.clear()
-        try:
-            hit = engine.calculate(name, **args)
-        except ValueError as exc:
-            hit = exc
-        except Exception as exc:  # a calculator bug must not crash the validator
-            hit = ValueError(f"failed with {type(exc).__name__}: {exc}")
-        _CALC_MEMO[key] = hit
-    if isinstance(hit, ValueError):
-        raise hit
-    return hit
 
 
 # --------------------------------------------------------------------------- wording

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 import engine
 from quizapp.errors import QuizappError
@@ -36,6 +37,9 @@ from quizapp.units import to_display
 
 Calculate = Callable[[str, Mapping[str, Any]], engine.Derivation]
 Loc = tuple[str | int, ...]
+Pick = int | npt.NDArray[np.int64] | None
+"""What the generator gave one param: an index or a step count, a matrix, or nothing (a fixed value)."""
+Draws = tuple[int | bytes | None, ...]
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -171,13 +175,61 @@ def sample_params(
     params: Mapping[str, ParamSpec], rng: np.random.Generator, calculate: Calculate = engine_calculate
 ) -> dict[str, Any]:
     """Draws every param in declaration order, then derives `calc` params once their inputs exist."""
-    values: dict[str, Any] = {}
-    pending: list[str] = []
-    for name, spec in params.items():
-        if isinstance(spec, CalcParam):
-            pending.append(name)
-        else:
-            values[name] = _draw(name, spec, rng)
+    return derive_params(params, place_params(params, pick_params(params, rng)), calculate)
+
+
+def pick_params(params: Mapping[str, ParamSpec], rng: np.random.Generator) -> tuple[Pick, ...]:
+    """What the generator gives each param that is not derived, in declaration order: an index or a
+    step count, a matrix, or None for a fixed value. It depends only on the generator's state and on
+    `draw_plan(params)`."""
+    return tuple(_pick(spec, rng) for spec in params.values() if not isinstance(spec, CalcParam))
+
+
+def draw_plan(params: Mapping[str, ParamSpec]) -> tuple[Any, ...]:
+    """The generator calls `pick_params` makes, in order: the bound of each `integers(n)`, a matrix's
+    bounds and shape, None for a fixed value. The same plan from the same state gives the same picks."""
+    plan: list[Any] = []
+    for spec in params.values():
+        if isinstance(spec, MatrixParam):
+            m = spec.matrix
+            plan.append((m.low, m.high, m.rows, m.cols))
+        elif not isinstance(spec, CalcParam):
+            plan.append(_choices(spec))
+    return tuple(plan)
+
+
+def draw_key(picks: tuple[Pick, ...]) -> Draws:
+    """The picks as a key (a matrix by its bytes): equal keys give equal params, so a checker can skip
+    a seed whose picks an earlier seed made."""
+    return tuple(p.tobytes() if isinstance(p, np.ndarray) else p for p in picks)
+
+
+def draw_count(params: Mapping[str, ParamSpec]) -> int | None:
+    """How many different picks `pick_params` can make (None when too many to matter: a matrix)."""
+    count = 1
+    for n in draw_plan(params):
+        if isinstance(n, tuple):
+            return None
+        count *= n or 1
+    return count
+
+
+def place_params(params: Mapping[str, ParamSpec], picks: tuple[Pick, ...]) -> dict[str, Any]:
+    """The value of each param that is not derived, from its pick."""
+    drawn = iter(picks)
+    return {
+        name: _value(name, spec, next(drawn))
+        for name, spec in params.items()
+        if not isinstance(spec, CalcParam)
+    }
+
+
+def derive_params(
+    params: Mapping[str, ParamSpec], drawn: Mapping[str, Any], calculate: Calculate = engine_calculate
+) -> dict[str, Any]:
+    """`drawn` plus the `calc` params, each derived once the params its args refer to exist."""
+    values = dict(drawn)
+    pending = [name for name, spec in params.items() if isinstance(spec, CalcParam)]
     while pending:
         ready = [n for n in pending if _inputs_ready(params[n], values, params)]
         if not ready:
@@ -206,27 +258,44 @@ def _inputs_ready(spec: ParamSpec, values: Mapping[str, Any], params: Mapping[st
     return True
 
 
-def _draw(name: str, spec: ParamSpec, rng: np.random.Generator) -> Any:
-    if isinstance(spec, ValueParam):
-        return spec.value
+def _pick(spec: ParamSpec, rng: np.random.Generator) -> Pick:
+    if isinstance(spec, MatrixParam):
+        m = spec.matrix
+        return rng.integers(m.low, m.high + 1, size=(m.rows, m.cols))  # (rows, cols)
+    n = _choices(spec)
+    return None if n is None else int(rng.integers(n))
+
+
+def _choices(spec: ParamSpec) -> int | None:
+    """How many values a choices, preset or range param picks from (None when it draws nothing)."""
     if isinstance(spec, ChoicesParam):
-        return spec.choices[int(rng.integers(len(spec.choices)))]
+        return len(spec.choices)
+    if isinstance(spec, PresetParam):
+        return len(spec.preset)
     if isinstance(spec, RangeParam):
         low, high = spec.range
-        count = math.floor((high - low) / spec.step + 1e-9) + 1
-        k = int(rng.integers(count))
+        return math.floor((high - low) / spec.step + 1e-9) + 1
+    return None
+
+
+def _value(name: str, spec: ParamSpec, pick: Pick) -> Any:
+    """One param's value from what the generator gave it."""
+    if isinstance(spec, ValueParam):
+        return spec.value
+    if isinstance(spec, ChoicesParam) and isinstance(pick, int):
+        return spec.choices[pick]
+    if isinstance(spec, RangeParam) and isinstance(pick, int):
+        low, high = spec.range
         if all(isinstance(x, int) for x in (low, high, spec.step)):
-            return int(low) + k * int(spec.step)
-        return round(float(low) + k * float(spec.step), 10)
-    if isinstance(spec, PresetParam):
-        key = spec.preset[int(rng.integers(len(spec.preset)))]
+            return int(low) + pick * int(spec.step)
+        return round(float(low) + pick * float(spec.step), 10)
+    if isinstance(spec, PresetParam) and isinstance(pick, int):
+        key = spec.preset[pick]
         if key not in engine.MODELS:
             raise InstanceError(f"unknown model preset {key!r}", loc=("params", name, "preset"))
         return engine.MODELS[key]
-    if isinstance(spec, MatrixParam):
-        m = spec.matrix
-        drawn = rng.integers(m.low, m.high + 1, size=(m.rows, m.cols))  # (rows, cols)
-        return drawn.tolist()
+    if isinstance(spec, MatrixParam) and isinstance(pick, np.ndarray):
+        return pick.tolist()
     raise InstanceError(f"param {name!r} cannot be drawn", loc=("params", name))  # pragma: no cover
 
 
@@ -236,7 +305,7 @@ def resolve_ref(ref: str, values: Mapping[str, Any]) -> Any:
     if name not in values:
         known = ", ".join(sorted(values)) or "none"
         raise TemplateError(f"{ref!r} refers to no param (params: {known})", name=name)
-    return lookup(values[name], tuple(fields), name=name)
+    return lookup(values[name], tuple(fields), name=name) if fields else values[name]
 
 
 def resolve_args(args: Mapping[str, Any], values: Mapping[str, Any], *, loc: Loc) -> dict[str, Any]:

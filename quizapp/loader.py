@@ -2,7 +2,7 @@
 
 A file is read once and hashed (sha256). If the cache holds a result for that hash, this app version and
 this engine code, the deck comes back from JSON without parsing YAML, importing the engine or running the
-seed checks; its questions are turned into models only when first used (see DeckData). Otherwise the YAML
+seed checks; its questions are turned into models only when first used (quizapp.deckdata). Otherwise the YAML
 is parsed with yaml_rs (PyYAML's C loader as a fallback), validated against the schema and checked by
 quizapp.deckcheck, and the result (a deck or its problems) is cached. A cache file carries the sha256 of
 its own payload, so a damaged one is noticed and rebuilt, never trusted and never a crash.
@@ -20,87 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from quizapp import __version__, paths
-from quizapp.errors import QuizappError
+from quizapp.deckdata import QUESTION, DeckData, Parsed
 from quizapp.problems import Issue, Problem, compose, issue_from_error, locate, split_question, syntax_problem
-from quizapp.schema import Deck, Question
+from quizapp.schema import Deck
 
 CACHE_FORMAT = 1
 DECK_SUFFIXES = (".yaml", ".yml")
-
-
-@dataclass(frozen=True, eq=False)
-class DeckData:
-    """A valid deck's header and questions. A question read from the cache stays a slice of JSON (it was
-    validated before the cache was written) until `question(i)` first builds its model."""
-
-    id: str
-    title: str
-    topic: str
-    description: str
-    ids: tuple[str, ...]
-    _built: list[Question | None]
-    _blob: bytes = b""
-    _ends: tuple[int, ...] = ()
-
-    def question(self, index: int) -> Question:
-        """The model of question `index`, built once from the cached JSON if need be."""
-        built = self._built[index]
-        if built is None:
-            start = self._ends[index - 1] if index else 0
-            try:
-                built = _QUESTION.validate_json(self._blob[start : self._ends[index]])
-            except ValidationError as exc:  # only a cache written by other code could get here
-                raise QuizappError(
-                    f"the deck cache in {paths.cache_dir()} does not match this version; delete it "
-                    f"({exc.error_count()} errors in question {self.ids[index]!r})"
-                ) from None
-            self._built[index] = built
-        return built
-
-    def to_deck(self) -> Deck:
-        """The pydantic Deck, from questions that are already valid (no second validation)."""
-        questions = tuple(self.question(i) for i in range(len(self.ids)))
-        return Deck.model_construct(
-            id=self.id, title=self.title, topic=self.topic, description=self.description, questions=questions
-        )
-
-    @classmethod
-    def from_deck(cls, deck: Deck) -> DeckData:
-        """Wraps a freshly validated Deck."""
-        ids = tuple(q.id for q in deck.questions)
-        return cls(deck.id, deck.title, deck.topic, deck.description, ids, list(deck.questions))
-
-    def to_cache(self, parsed: list[Any] | None = None) -> bytes:
-        """A header line (deck fields, ids, where each question's JSON ends) then the questions' JSON.
-
-        `parsed` is the questions as parsed from the YAML, which serialise faster than the models and
-        validate to the same questions.
-        """
-        if parsed is not None:
-            blobs = [_JSON.encode(q).encode() for q in parsed]
-        else:
-            blobs = [_QUESTION.dump_json(self.question(i), exclude_unset=True) for i in range(len(self.ids))]
-        ends, total = [], 0
-        for blob in blobs:
-            total += len(blob)
-            ends.append(total)
-        head: dict[str, Any] = {"id": self.id, "title": self.title, "topic": self.topic}
-        head.update(description=self.description, ids=list(self.ids), ends=ends)
-        return json.dumps(head, separators=(",", ":")).encode() + b"\n" + b"".join(blobs)
-
-    @classmethod
-    def from_cache(cls, payload: bytes) -> DeckData:
-        """Reads what to_cache wrote: only the header is parsed now."""
-        line, _, blob = payload.partition(b"\n")
-        head = json.loads(line)
-        ids, ends = tuple(head["ids"]), tuple(head["ends"])
-        if len(ids) != len(ends) or (ends and ends[-1] != len(blob)):
-            raise ValueError("cache index does not match its payload")
-        built: list[Question | None] = [None] * len(ids)
-        return cls(head["id"], head["title"], head["topic"], head["description"], ids, built, blob, ends)
 
 
 @dataclass(frozen=True)
@@ -215,21 +143,23 @@ def parse_yaml(text: str) -> Any:
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Parsing builds many small containers; pausing the cyclic GC meanwhile is several times faster."""
+    """Parsing builds many small containers; pausing the cyclic GC meanwhile is several times faster.
+
+    On the way out, what was built moves straight to the oldest generation (freeze + unfreeze is a list
+    splice): it is long-lived, and a young-generation pass over it would cost tens of ms for nothing.
+    Garbage among it is still collected by the next full collection."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
-_QUESTION = TypeAdapter(Question)
-_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
-def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, list[Any] | None]:
+def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed | None]:
     """Parses and checks a file's bytes; every problem in the file is reported, not just the first."""
     try:
         text = raw.decode("utf-8")
@@ -251,20 +181,23 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, list[An
         except ValidationError as exc:
             issues.extend(issue_from_error(e, data) for e in exc.errors())
     questions = _valid_questions(deck, data, issues)
+    keys: list[str | None] = []
     if questions:
         from quizapp import deckcheck
 
         if proven is not None:
             deckcheck.remember_proven(proven)
-        items = data["questions"]
-        for index, question in questions:
-            found = deckcheck.check_question(question, raw=items[index])
-            issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in found)
+        models = [question for _, question in questions]
+        raws = [data["questions"][index] for index, _ in questions]
+        keys = [deckcheck.signature(question, item) for question, item in zip(models, raws, strict=True)]
+        found = deckcheck.check_questions(models, raws, keys)
+        for (index, _), problems in zip(questions, found, strict=True):
+            issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in problems)
         if proven is not None:
             deckcheck.save_proven(proven)
     issues.extend(_duplicate_ids(questions))
-    if deck is not None and not issues:
-        return _Outcome(DeckData.from_deck(deck), (), deck.id), data["questions"]
+    if deck is not None and not issues:  # then `questions` holds every question, in order
+        return _Outcome(DeckData.from_deck(deck), (), deck.id), (data["questions"], keys)
     deck_id = data.get("id") if isinstance(data.get("id"), str) else ""
     return _Outcome(None, _place(issues, text, data), str(deck_id)), None
 
@@ -281,7 +214,7 @@ def _valid_questions(deck: Deck | None, data: dict[str, Any], issues: list[Issue
     for index, item in enumerate(items):
         if index not in bad:
             try:
-                out.append((index, _QUESTION.validate_python(item)))
+                out.append((index, QUESTION.validate_python(item)))
             except ValidationError:  # pragma: no cover (already reported by the deck validation)
                 continue
     return out
@@ -333,9 +266,8 @@ def _code_stamp() -> str:
     if not _CODE_STAMP:
         root = Path(__file__).resolve().parent
         files = sorted((root.parent / "engine").rglob("*.py"))
-        files += [
-            root / f"{m}.py" for m in ("schema", "deckcheck", "instantiate", "template", "units", "problems")
-        ]
+        checks = ("deckcheck", "seedcheck", "instantiate", "template", "units", "problems")
+        files += [root / f"{m}.py" for m in ("schema", "deckdata", *checks)]
         parts = []
         for file in files:
             try:
@@ -381,21 +313,22 @@ def _read_cache(key: str) -> _Outcome | None:
         return None
 
 
-def _write_cache(key: str, outcome: _Outcome, parsed: list[Any] | None = None) -> None:
+def _write_cache(key: str, outcome: _Outcome, parsed: Parsed | None = None) -> None:
     """Writes atomically (temp file + rename); an unwritable cache folder only costs speed."""
     try:
         if outcome.deck is not None:
-            payload = outcome.deck.to_cache(parsed)
+            parts = outcome.deck.to_cache(parsed)
         else:
-            payload = json.dumps({"problems": outcome.problems, "id": outcome.deck_id}).encode()
+            parts = [json.dumps({"problems": outcome.problems, "id": outcome.deck_id}).encode()]
     except (TypeError, ValueError):  # a value JSON cannot hold (PyYAML's dates): just do not cache
         return
-    data = hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    payload = b"".join(parts)
     target = _cache_file(key)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
+        with tmp.open("wb") as out:  # the checksum line, then the payload, without joining the two
+            out.writelines([hashlib.sha256(payload).hexdigest().encode(), b"\n", payload])
         os.replace(tmp, target)
     except OSError:
         return

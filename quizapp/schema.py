@@ -116,9 +116,17 @@ class MatrixParam(_Strict):
 def _param_kind(value: Any) -> str | None:
     """Tells which spec a param is from the one kind key it has (None when zero or several)."""
     if isinstance(value, dict):
-        kinds = [k for k in PARAM_KINDS if k in value]
-        return kinds[0] if len(kinds) == 1 else None
+        found = None
+        for key in value:  # a spec has one or two keys; PARAM_KINDS has six
+            if key in _KINDS:
+                if found is not None:
+                    return None
+                found = key
+        return found
     return getattr(value, "KIND", None)
+
+
+_KINDS = frozenset(PARAM_KINDS)
 
 
 ParamSpec = Annotated[

@@ -118,7 +118,7 @@ def lookup(value: Any, fields: tuple[str, ...], *, name: str) -> Any:
     """Follows `.field` steps through mappings, sequences and dataclass fields only."""
     path = name
     for field in fields:
-        if isinstance(value, Mapping):
+        if type(value) is dict or isinstance(value, Mapping):
             if field not in value:
                 keys = ", ".join(str(k) for k in value) or "none"
                 raise TemplateError(f"{path!r} has no field {field!r} (it has {keys})", name=name)
@@ -153,8 +153,16 @@ def render(text: str, values: Mapping[str, Any]) -> str:
                 f"placeholder {seg.text} has no parameter (params: {known})", offset=seg.offset, name=seg.name
             )
         try:
-            value = lookup(values[seg.name], seg.fields, name=seg.name)
-            parts.append(render_value(value, seg.spec, what=seg.text))
+            value = values[seg.name]
+            if seg.fields:
+                value = lookup(value, seg.fields, name=seg.name)
+            kind = type(value)
+            if kind is str and not seg.spec:  # the common cases, as render_value writes them
+                parts.append(value)
+            elif kind is int and not seg.spec:
+                parts.append(str(value))
+            else:
+                parts.append(render_value(value, seg.spec, what=seg.text))
         except TemplateError as exc:
             raise TemplateError(exc.message, offset=seg.offset, name=seg.name) from None
     return "".join(parts)
@@ -193,15 +201,18 @@ def is_matrix(value: Any) -> bool:
     if not all(isinstance(row, (list, tuple)) and row for row in value):
         return False
     width = len(value[0])
-    return all(
-        len(row) == width and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in row)
-        for row in value
-    )
+    for row in value:
+        if len(row) != width:
+            return False
+        for x in row:  # exact ints and floats first: the cells of every drawn matrix
+            if type(x) not in (int, float) and (isinstance(x, bool) or not isinstance(x, (int, float))):
+                return False
+    return True
 
 
 def render_matrix(rows: Any) -> str:
     """A matrix as a fenced block in NumPy's bracket style, columns right-aligned."""
-    cells = [[render_value(x) for x in row] for row in rows]
+    cells = [[str(x) if type(x) is int else render_value(x) for x in row] for row in rows]
     width = max(len(c) for row in cells for c in row)
     lines = []
     for i, row in enumerate(cells):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import engine
 import engine.models
 from engine import MODELS, ModelConfig, calculate
+from engine.calculator import calculate_value
 from engine.calculators import entry
 
 GiB = 2**30
@@ -318,3 +319,49 @@ def test_every_kv_misconception_differs_from_the_answer_and_points_at_a_step(
     for m in d.misconceptions:
         assert m.step in labels and all(m.value != v for v in seen)
         seen.append(m.value)
+
+
+# ---------------------------------------------------------------------------- the value-only run
+
+_SIZES = st.sampled_from([1, 2, 3, 4, 8, 12, 32, 64, 96, 100, 512, 768, 4096]) | st.integers(-1, 5)
+_MATRICES = st.lists(st.lists(st.integers(-3, 3), min_size=2, max_size=2), min_size=2, max_size=3)
+
+
+def _some_args(calc: engine.Calculator, data: st.DataObject) -> dict[str, Any]:
+    """Arguments of the right kinds, often valid and sometimes not (a bad size, an unknown choice, q, k
+    and v of lengths that do not fit)."""
+    args: dict[str, Any] = {}
+    for arg in calc.args:
+        if not arg.required and data.draw(st.booleans()):
+            continue
+        if arg.kind == "int":
+            args[arg.name] = data.draw(st.integers(0, 2) if calc.name == "attention_entry" else _SIZES)
+        elif arg.kind == "bool":
+            args[arg.name] = data.draw(st.booleans())
+        elif arg.kind == "str":
+            args[arg.name] = data.draw(st.sampled_from([*arg.choices, "nope"]))
+        elif arg.kind == "matrix":
+            args[arg.name] = data.draw(_MATRICES)
+    return args
+
+
+@pytest.mark.parametrize("name", sorted(engine.CALCULATORS))
+@settings(max_examples=40)
+@given(data=st.data())
+def test_the_value_only_run_checks_and_computes_what_the_full_run_does(
+    name: str, data: st.DataObject
+) -> None:
+    """The deck validator runs most seeds with worked=False; it must accept and refuse exactly what the
+    full calculation accepts and refuses, with the same value and the same message."""
+    args = _some_args(engine.CALCULATORS[name], data)
+    try:
+        full = calculate(name, **args)
+    except ValueError as exc:
+        with pytest.raises(ValueError) as quick_error:
+            calculate_value(name, **args)
+        assert str(quick_error.value) == str(exc)
+        return
+    quick = calculate_value(name, **args)
+    assert (quick.calculator, quick.value, quick.unit) == (full.calculator, full.value, full.unit)
+    assert quick.steps == () and quick.misconceptions == () and quick.heatmap is None
+    assert full.steps  # the full run still shows its work

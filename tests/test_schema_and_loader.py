@@ -170,6 +170,26 @@ def test_broken_deck_gives_exact_located_messages(name: str) -> None:
     assert _problems(BROKEN / name) == expected
 
 
+def test_a_template_that_breaks_only_at_a_later_seed_names_that_seed(tmp_path: Path) -> None:
+    """A template's first draw is checked with the full derivation and later draws with the value-only
+    run; a failure at a later draw is still found, at the first seed that breaks, in the engine's words."""
+    drawn = [1 + int(np.random.default_rng(s).integers(9)) for s in range(50)]  # h: {range: [1, 9]}
+    seed, heads = next((s, h) for s, h in enumerate(drawn) if 512 % h)
+    assert seed > 0
+    with pytest.raises(ValueError) as info:
+        engine.calculate("head_dim", d_model=512, n_heads=heads)
+    deck = tmp_path / "later.yaml"
+    deck.write_text(
+        "id: later\ntitle: t\ntopic: t\nquestions:\n"
+        "  - id: later-heads\n    type: numeric\n    params:\n      h: {range: [1, 9]}\n"
+        "    prompt: 512 wide, {h} heads; how wide is a head?\n    calculator: head_dim\n"
+        "    args: {d_model: 512, n_heads: h}\n    explanation: e\n"
+    )
+    assert _problems(deck) == [
+        f"{deck}:11:5: question 'later-heads', field 'args': with seed {seed}: head_dim: {info.value}"
+    ]
+
+
 def test_a_duplicate_id_across_files_names_both_places() -> None:
     problems = _problems(FIXTURES, BROKEN / "duplicate_across.yaml")
     assert problems == [
@@ -362,3 +382,26 @@ def test_an_unwritable_cache_folder_only_costs_speed(tmp_path: Path, monkeypatch
     catalog = load_catalog([FIXTURES], include_default=False)
     assert "sample-card" in catalog.questions and not catalog.problems
     assert not os.path.exists(blocker / "cache")
+
+
+def test_every_bundled_question_comes_back_from_the_cache_as_validated() -> None:
+    from quizapp.catalog import load_catalog
+
+    cold = load_catalog([paths.bundled_content_dir()], include_default=False)
+    loader.clear_memory_cache()
+    warm = load_catalog([paths.bundled_content_dir()], include_default=False)
+    assert list(warm.questions) == list(cold.questions)
+    assert all(warm.questions[qid] == cold.questions[qid] for qid in cold.questions)
+
+
+def test_a_value_json_cannot_hold_keeps_the_deck_out_of_the_cache(tmp_path: Path) -> None:
+    from quizapp.catalog import load_catalog
+
+    deck = tmp_path / "sets.yaml"
+    text = (FIXTURES / "sample.yaml").read_text()
+    card = "    type: flashcard\n"
+    assert card in text
+    deck.write_text(text.replace(card, card + "    params:\n      kinds: {value: !!set {a, b}}\n", 1))
+    catalog = load_catalog([deck], include_default=False)
+    assert not catalog.problems and "sample-card" in catalog.questions
+    assert _cache_files() == []  # JSON would turn the set into a list: the deck is checked again each time

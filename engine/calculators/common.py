@@ -31,16 +31,24 @@ def distinct(answer: Value, candidates: list[Misconception]) -> tuple[Misconcept
     dropped: the order of `candidates` is the order of preference.
     """
     kept: list[Misconception] = []
-    seen: list[Value] = [answer]
+    seen: list[tuple[Value, float | None]] = []
     for m in candidates:
-        if any(_same(m.value, s) for s in seen):
+        if not seen:
+            seen.append(_keyed(answer))
+        value, number = _keyed(m.value)
+        if any(_same(value, number, s, s_number) for s, s_number in seen):
             continue
         kept.append(m)
-        seen.append(m.value)
+        seen.append((value, number))
     return tuple(kept)
 
 
-def _same(a: Value, b: Value) -> bool:
-    if isinstance(a, tuple) or isinstance(b, tuple):
+def _keyed(value: Value) -> tuple[Value, float | None]:
+    """A value with its float (None for a shape), converted once instead of at every comparison."""
+    return value, None if isinstance(value, tuple) else float(value)
+
+
+def _same(a: Value, fa: float | None, b: Value, fb: float | None) -> bool:
+    if fa is None or fb is None:
         return a == b
-    return abs(float(a) - float(b)) <= 1e-9 * max(abs(float(a)), abs(float(b)), 1e-300)
+    return abs(fa - fb) <= 1e-9 * max(abs(fa), abs(fb), 1e-300)

@@ -43,7 +43,14 @@ _LABELS = {
     misconceptions=("mac-as-one", "forgot-batch", "d-model-per-head", "forgot-av", "q-only-projection"),
 )
 def attention_flops(
-    seq_len: int, d_model: int, n_heads: int, batch: int = 1, kv_len: int | None = None, part: str = "total"
+    seq_len: int,
+    d_model: int,
+    n_heads: int,
+    batch: int = 1,
+    kv_len: int | None = None,
+    part: str = "total",
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Projections grow with T d^2, scores and the weighted sum with T S d: the T^2 term at long context."""
     calc = "attention_flops"
@@ -59,6 +66,9 @@ def attention_flops(
     av = 2 * b * h * t * s * d_k
     out = 2 * b * t * d * d
     parts = {"projections": proj_q + proj_kv, "scores": scores, "weighted_sum": av, "output": out}
+    value = sum(parts.values()) if part == "total" else parts[part]
+    if not worked:
+        return Derivation(calc, value, "FLOPs", ())
     steps = [
         Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k),
         Step(
@@ -72,7 +82,6 @@ def attention_flops(
         Step(_LABELS["weighted_sum"], "2 B h T S d_k", f"2 x {b} x {h} x {t:,} x {s:,} x {d_k}", av, "FLOPs"),
         Step(_LABELS["output"], "2 B T d^2", f"2 x {b} x {t:,} x {d}^2", out, "FLOPs"),
     ]
-    value = sum(parts.values()) if part == "total" else parts[part]
     label = _LABELS[part]
     if part == "total":
         steps.append(
@@ -153,7 +162,13 @@ def attention_flops(
     misconceptions=("forgot-heads", "forgot-batch", "linear-in-t", "forgot-bytes"),
 )
 def score_matrix_bytes(
-    batch: int, n_heads: int, seq_len: int, bytes_per_element: int, kv_len: int | None = None
+    batch: int,
+    n_heads: int,
+    seq_len: int,
+    bytes_per_element: int,
+    kv_len: int | None = None,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Every head of every sequence scores every query against every key: quadratic in length."""
     calc = "score_matrix_bytes"
@@ -164,6 +179,8 @@ def score_matrix_bytes(
     one = seq_len * s
     entries = batch * n_heads * one
     value = entries * bytes_per_element
+    if not worked:
+        return Derivation(calc, value, "B", ())
     one_label, all_label, bytes_label = "One head's matrix", "All heads, all sequences", "Bytes"
     steps = (
         Step(one_label, "T x S", f"{seq_len:,} x {s:,}", one),

@@ -24,9 +24,11 @@ def split(calculator: str, d_model: int, n_heads: int) -> int:
     args=(D_MODEL, N_HEADS),
     misconceptions=("multiplied", "no-split"),
 )
-def head_dim(d_model: int, n_heads: int) -> Derivation:
+def head_dim(d_model: int, n_heads: int, *, worked: bool = True) -> Derivation:
     """Each head works in its own d_model / h slice, so h heads together are as wide as the model."""
     d_k = split("head_dim", d_model, n_heads)
+    if not worked:
+        return Derivation("head_dim", d_k, "", ())
     label = "Split d_model across the heads"
     steps = (
         Step(label, "d_k = d_v = d_model / h", f"{d_model} / {n_heads}", d_k),

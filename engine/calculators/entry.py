@@ -23,14 +23,8 @@ _MASK = "Causal mask"
 _SOFTMAX = "Softmax over the row"
 
 
-def _num(x: float) -> str:
-    if np.isneginf(x):
-        return "-inf"
-    return f"{x:.4g}"
-
-
 def _vec(v: Matrix) -> str:
-    return "[" + ", ".join(_num(float(x)) for x in v) + "]"
+    return "[" + ", ".join([f"{x:.4g}" for x in v.tolist()]) + "]"  # (n,) as plain floats
 
 
 def _weights(scores: Matrix, allowed: Mask, axis: int) -> Matrix:
@@ -101,6 +95,8 @@ def attention_entry(
     which: str = "weight",
     causal: bool = False,
     tokens: tuple[str, ...] | None = None,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Scores, scaling, mask, softmax and weighted sum for one query row, as a learner would do them."""
     calc = "attention_entry"
@@ -130,17 +126,22 @@ def attention_entry(
     weights = _weights(scaled, allowed, axis=-1)  # (T, S): each row sums to 1
     out = weights @ v  # (T, S) @ (S, d_v) -> (T, d_v)
     value = float({"score": scaled, "weight": weights, "output": out}[which][row, col])  # scalar
+    if not worked:
+        return Derivation(calc, value, "", ())
 
     r = row
     # The key whose numbers the vector steps report: the one asked about, or for an output entry the
     # key with the largest weight (the one that contributes most).
     j = col if which != "output" else int(np.argmax(weights[r]))  # scalar: a key index
     at = "" if which != "output" else f" (key {j}, the largest weight)"
+    q_row, k_rows, raw_row = q[r].tolist(), k.tolist(), raw[r].tolist()  # (d_k,), (S, d_k), (S,) floats
     dots = "; ".join(
-        f"q{r}.k{i} = "
-        + " + ".join(f"({_num(a)})({_num(b)})" for a, b in zip(q[r], k[i], strict=True))
-        + f" = {_num(float(raw[r, i]))}"
-        for i in range(S)
+        [
+            f"q{r}.k{i} = "
+            + " + ".join([f"({a:.4g})({b:.4g})" for a, b in zip(q_row, k_rows[i], strict=True)])
+            + f" = {raw_row[i]:.4g}"
+            for i in range(S)
+        ]
     )
     steps = [
         Step(f"Dot products of query {r} with every key", f"q{r} . k_j{at}", dots, float(raw[r, j])),
@@ -168,7 +169,8 @@ def attention_entry(
             )
         )
     if which == "output":
-        terms = " + ".join(f"({weights[r, i]:.4g})({_num(float(v[i, col]))})" for i in range(S))
+        w_row, v_col = weights[r].tolist(), v[:, col].tolist()  # (S,), (S,) as plain floats
+        terms = " + ".join([f"({w:.4g})({x:.4g})" for w, x in zip(w_row, v_col, strict=True)])
         steps.append(
             Step(
                 f"Weighted sum of value column {col}",
@@ -184,12 +186,16 @@ def attention_entry(
     def alt(mid: str, text: str, why: str, matrix: Matrix, step: str) -> None:
         wrong.append(Misconception(mid, text, why, float(matrix[row, col]), step))
 
-    unscaled = _weights(raw, allowed, axis=-1)  # (T, S)
+    if which == "score":
+        no_scaling = raw  # (T, S)
+    else:
+        unscaled = _weights(raw, allowed, axis=-1)  # (T, S)
+        no_scaling = unscaled if which == "weight" else unscaled @ v  # (T, S) or (T, d_v)
     alt(
         "no-scaling",
         "You skipped the 1/sqrt(d_k) scaling",
         "Scores are divided by sqrt(d_k) before the softmax, so their spread does not grow with d_k.",
-        {"score": raw, "weight": unscaled, "output": unscaled @ v}[which],
+        no_scaling,
         _SCALE,
     )
     if which == "weight":

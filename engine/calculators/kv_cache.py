@@ -162,6 +162,8 @@ def kv_cache_bytes(
     batch: int,
     bytes_per_element: int,
     n_heads: int | None = None,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Per token per layer, then all layers, then every cached token, then every sequence."""
     calc = "kv_cache_bytes"
@@ -178,6 +180,8 @@ def kv_cache_bytes(
     per_token, steps = _per_token_steps(n_layers, n_kv_heads, d_head, bytes_per_element)
     per_seq = per_token * seq_len
     value = per_seq * batch
+    if not worked:
+        return Derivation(calc, value, "B", ())
     seq_label, total_label = "One sequence", "Whole batch"
     steps += [
         Step(seq_label, "x seq_len", f"{per_token:,} x {seq_len:,}", per_seq, "B"),
@@ -222,12 +226,20 @@ def kv_cache_bytes(
     misconceptions=_COMMON_WRONG,
 )
 def kv_cache_bytes_per_token(
-    n_layers: int, n_kv_heads: int, d_head: int, bytes_per_element: int, n_heads: int | None = None
+    n_layers: int,
+    n_kv_heads: int,
+    d_head: int,
+    bytes_per_element: int,
+    n_heads: int | None = None,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """What one more token of context costs in memory, whatever the batch."""
     calc = "kv_cache_bytes_per_token"
     _check(calc, n_heads, n_kv_heads, n_layers=n_layers, d_head=d_head, bytes_per_element=bytes_per_element)
     value, steps = _per_token_steps(n_layers, n_kv_heads, d_head, bytes_per_element)
+    if not worked:
+        return Derivation(calc, value, "B", ())
     wrong = _wrong(
         value,
         _PER_TOKEN,
@@ -247,11 +259,13 @@ def kv_cache_bytes_per_token(
     args=(Arg("n_heads", "int", "number of query heads h"), _G),
     misconceptions=("inverted", "difference"),
 )
-def kv_cache_savings(n_heads: int, n_kv_heads: int) -> Derivation:
+def kv_cache_savings(n_heads: int, n_kv_heads: int, *, worked: bool = True) -> Derivation:
     """Everything in the cache formula but the KV-head count cancels, leaving h / n_kv."""
     calc = "kv_cache_savings"
     _check(calc, n_heads, n_kv_heads)
     value = n_heads // n_kv_heads
+    if not worked:
+        return Derivation(calc, value, "x", ())
     label = "Savings ratio"
     steps = (
         Step(

@@ -55,6 +55,8 @@ def attention_parameters(
     bias: bool = False,
     output_projection: bool = True,
     n_layers: int = 1,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """W_Q + W_K + W_V (+ W_O) (+ biases), per layer, times the layers."""
     calc = "attention_parameters"
@@ -66,6 +68,8 @@ def attention_parameters(
     kv_dim, out = g * d_k, output_projection
     per_layer = count(d, kv_dim, bias=bias, output=out)
     total = per_layer * n_layers
+    if not worked:
+        return Derivation(calc, total, "params", ())
 
     q_label, kv_label, o_label = "Query weights W_Q", "Key and value weights W_K, W_V", "Output weights W_O"
     b_label, per_label, all_label = "Bias vectors", "Per layer", "All layers"
@@ -205,7 +209,7 @@ def attention_parameters(
     misconceptions=("h-times", "forgot-wo", "full-width-head", "divided-by-h"),
 )
 def single_vs_multi_head_parameters(
-    d_model: int, n_heads: int, bias: bool = False, which: str = "multi"
+    d_model: int, n_heads: int, bias: bool = False, which: str = "multi", *, worked: bool = True
 ) -> Derivation:
     """Shows that h heads of width d/h cost exactly what one d-wide head costs: 4 d^2 (+ 4 d)."""
     calc = "single_vs_multi_head_parameters"
@@ -217,6 +221,9 @@ def single_vs_multi_head_parameters(
     w_o = d * d + (d if bias else 0)
     layer = h * per_head + w_o
     wide = 3 * d * d + (3 * d if bias else 0) + w_o
+    value = {"multi": layer, "single": wide, "per_head": per_head}[which]
+    if not worked:
+        return Derivation(calc, value, "params", ())
     b3, b1 = (" + 3 d_k", " + d_model") if bias else ("", "")
     per_label, o_label = "One head's Q, K, V", "Output projection W_O"
     multi_label, single_label = "h heads plus W_O", "One head of width d_model plus W_O"
@@ -239,7 +246,6 @@ def single_vs_multi_head_parameters(
             "params",
         ),
     )
-    value = {"multi": layer, "single": wide, "per_head": per_head}[which]
     label = {"multi": multi_label, "single": single_label, "per_head": per_label}[which]
     wrong: list[Misconception] = []
     if which == "multi":

@@ -6,6 +6,8 @@ d_k = d / h. Weights act as x @ W, so W_Q is (d, h d_k); torch stores the transp
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.calculator import Arg, register
 from engine.calculators.common import distinct, require_divisible, require_positive
 from engine.calculators.dimensions import D_MODEL, N_HEADS, split
@@ -19,7 +21,7 @@ STAGES = ACTIVATIONS + WEIGHTS
 
 
 def _s(shape: Shape) -> str:
-    return "(" + ", ".join(str(n) for n in shape) + ")"
+    return "(" + ", ".join(map(str, shape)) + ")"
 
 
 def _chain(stage: str) -> tuple[str, ...]:
@@ -66,6 +68,8 @@ def attention_shape(
     stage: str,
     n_kv_heads: int | None = None,
     kv_len: int | None = None,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Follows x through the projections, the head split, the scores and the merge up to `stage`."""
     calc = "attention_shape"
@@ -78,67 +82,75 @@ def attention_shape(
     require_divisible(calc, "n_heads", n_heads, "n_kv_heads", g)
     b, t, d, h = batch, seq_len, d_model, n_heads
     qkv = h * d_k + 2 * g * d_k
-    # stage -> (label, formula in symbols, substituted with the numbers, shape)
-    table: dict[str, tuple[str, str, str, Shape]] = {
-        "input": ("Input x", "(B, T, d_model)", _s((b, t, d)), (b, t, d)),
-        "q": (
+    # stage -> (label, formula in symbols, substituted with the numbers, shape), written only for the
+    # stages the steps show
+    table: dict[str, Callable[[], tuple[str, str, str, Shape]]] = {
+        "input": lambda: ("Input x", "(B, T, d_model)", _s((b, t, d)), (b, t, d)),
+        "q": lambda: (
             "Project: Q = x W_Q",
             "(B, T, d_model) @ (d_model, h d_k) -> (B, T, h d_k)",
             f"{_s((b, t, d))} @ {_s((d, h * d_k))} -> {_s((b, t, h * d_k))}",
             (b, t, h * d_k),
         ),
-        "q_heads": (
+        "q_heads": lambda: (
             "Split Q into heads: reshape, then transpose T and h",
             "(B, T, h d_k) -> (B, T, h, d_k) -> (B, h, T, d_k)",
             f"{_s((b, t, d))} -> {_s((b, t, h, d_k))} -> {_s((b, h, t, d_k))}",
             (b, h, t, d_k),
         ),
-        "k_heads": (
+        "k_heads": lambda: (
             "Split K (and V) into KV heads",
             "kv W_K: (B, S, n_kv d_k) -> (B, S, n_kv, d_k) -> (B, n_kv, S, d_k)",
             f"{_s((b, s, g * d_k))} -> {_s((b, s, g, d_k))} -> {_s((b, g, s, d_k))}",
             (b, g, s, d_k),
         ),
-        "scores": (
+        "scores": lambda: (
             "Scores: Q K^T / sqrt(d_k), one T x S matrix per query head",
             "(B, h, T, d_k) @ (B, h, d_k, S) -> (B, h, T, S)"
             + ("" if g == h else "; each KV head serves h / n_kv query heads"),
             f"{_s((b, h, t, d_k))} @ {_s((b, h, d_k, s))} -> {_s((b, h, t, s))}",
             (b, h, t, s),
         ),
-        "context": (
+        "context": lambda: (
             "Weighted sum: A V",
             "(B, h, T, S) @ (B, h, S, d_k) -> (B, h, T, d_k)",
             f"{_s((b, h, t, s))} @ {_s((b, h, s, d_k))} -> {_s((b, h, t, d_k))}",
             (b, h, t, d_k),
         ),
-        "merged": (
+        "merged": lambda: (
             "Merge heads: transpose back, then reshape",
             "(B, h, T, d_k) -> (B, T, h, d_k) -> (B, T, h d_k)",
             f"{_s((b, h, t, d_k))} -> {_s((b, t, h, d_k))} -> {_s((b, t, h * d_k))}",
             (b, t, h * d_k),
         ),
-        "output": (
+        "output": lambda: (
             "Output projection: merged W_O",
             "(B, T, h d_k) @ (h d_k, d_model) -> (B, T, d_model)",
             f"{_s((b, t, h * d_k))} @ {_s((h * d_k, d))} -> {_s((b, t, d))}",
             (b, t, d),
         ),
-        "w_q": ("Weight W_Q", "(d_model, h d_k)", f"({d}, {h} x {d_k})", (d, h * d_k)),
-        "w_k": ("Weight W_K (W_V is the same)", "(d_model, n_kv d_k)", f"({d}, {g} x {d_k})", (d, g * d_k)),
-        "w_qkv": (
+        "w_q": lambda: ("Weight W_Q", "(d_model, h d_k)", f"({d}, {h} x {d_k})", (d, h * d_k)),
+        "w_k": lambda: (
+            "Weight W_K (W_V is the same)",
+            "(d_model, n_kv d_k)",
+            f"({d}, {g} x {d_k})",
+            (d, g * d_k),
+        ),
+        "w_qkv": lambda: (
             "Fused weight [W_Q | W_K | W_V]",
             "(d_model, h d_k + 2 n_kv d_k); (d_model, 3 d_model) for MHA",
             f"({d}, {h} x {d_k} + 2 x {g} x {d_k})",
             (d, qkv),
         ),
-        "w_o": ("Weight W_O", "(h d_v, d_model)", f"({h} x {d_k}, {d})", (h * d_k, d)),
+        "w_o": lambda: ("Weight W_O", "(h d_v, d_model)", f"({h} x {d_k}, {d})", (h * d_k, d)),
     }
+    if not worked:
+        return Derivation(calc, table[stage]()[3], "shape", ())
     steps = [Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k)]
     for name in _chain(stage):
-        label, formula, substituted, shape = table[name]
+        label, formula, substituted, shape = table[name]()
         steps.append(Step(label, formula, substituted, shape, "shape"))
-    label, _, _, answer = table[stage]
+    answer = shape  # the chain ends at `stage`, so `label` and `shape` are the stage's
     wrong: list[Misconception] = []
 
     def add(mid: str, text: str, why: str, value: Shape) -> None:

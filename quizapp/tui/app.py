@@ -18,7 +18,6 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from quizapp.tui.backend import AppConfig, Backend, Clock, load_backend
@@ -193,6 +192,8 @@ class QuizApp(App[None]):
 
     def set_blink(self, root: Widget) -> None:
         """Applies the configured cursor blink to every text field under `root` (off in snapshot tests)."""
+        from textual.widgets import Input, TextArea  # not at start-up: TextArea is slow to import
+
         for field in root.query("Input, TextArea"):
             if isinstance(field, (Input, TextArea)):
                 field.cursor_blink = self.config.cursor_blink

@@ -113,7 +113,7 @@ async def test_an_unreadable_answer_says_what_to_type_and_keeps_the_input(
         screen = await drill(app, pilot, qid)
         await _answer(screen, pilot, "a lot of bytes??")
         assert app.screen.query_one("#answer-error").display
-        assert not app.screen.query("#feedback")
+        assert not app.screen.query_one("#feedback").display  # built with the question, still hidden
         assert review_count(app.backend.store) == 0  # type: ignore[union-attr]
 
 

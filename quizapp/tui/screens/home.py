@@ -8,14 +8,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, LoadingIndicator, Static
-
-from quizapp.tui.widgets.deck_table import DeckTable
+from textual.widgets import Footer, Header, LoadingIndicator, Static
 
 if TYPE_CHECKING:
+    from textual.widgets import DataTable
+
     from quizapp.overview import Overview
     from quizapp.tui.app import QuizApp
     from quizapp.tui.backend import Backend
+    from quizapp.tui.widgets.deck_table import DeckTable
 
 
 class HomeScreen(Screen[None]):
@@ -62,13 +63,11 @@ class HomeScreen(Screen[None]):
         with Vertical(id="home-body"):
             yield Static("Loading the decks…", id="home-status")
             yield LoadingIndicator(id="home-loading")
-            yield DeckTable(id="decks")
             yield Static("", id="home-totals")
             yield Static("", id="home-hint")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.query_one(DeckTable).display = False
         backend = self.quiz_app.backend
         if backend is not None:
             self.show_backend(backend)
@@ -78,6 +77,14 @@ class HomeScreen(Screen[None]):
         if backend is not None:
             self.show_backend(backend)
 
+    @property
+    def deck_table(self) -> DeckTable | None:
+        """The decks, once loaded (the table comes with them, so the first frame does without DataTable)."""
+        from quizapp.tui.widgets.deck_table import DeckTable
+
+        found = self.query(DeckTable)
+        return found.first() if found else None
+
     def show_backend(self, backend: Backend) -> None:
         """Fills the table and totals from the store (after loading, and whenever the screen returns)."""
         try:
@@ -85,10 +92,24 @@ class HomeScreen(Screen[None]):
         except Exception as exc:
             self.quiz_app.report_error(exc)
             return
+        if self.deck_table is None:
+            self.call_next(self._add_table, overview)
+        else:
+            self._show_overview(overview)
+
+    async def _add_table(self, overview: Overview) -> None:
+        from quizapp.tui.widgets.deck_table import DeckTable
+
+        if self.deck_table is None:
+            await self.query_one("#home-body").mount(DeckTable(id="decks"), before="#home-totals")
+        self._show_overview(overview)
+
+    def _show_overview(self, overview: Overview) -> None:
+        table = self.deck_table
+        if table is None:
+            return
         self.query_one("#home-loading").display = False
         self.query_one("#home-status").display = False
-        table = self.query_one(DeckTable)
-        table.display = True
         table.show_rows(overview.decks)
         self.query_one("#home-totals", Static).update(_totals(overview))
         self.query_one("#home-hint", Static).update(_hint(overview))
@@ -110,7 +131,8 @@ class HomeScreen(Screen[None]):
         self.quiz_app.start_session("study")
 
     def action_drill(self) -> None:
-        deck_id = self.query_one(DeckTable).highlighted_deck_id
+        table = self.deck_table
+        deck_id = table.highlighted_deck_id if table is not None else None
         if deck_id is None:
             self.notify("No deck highlighted yet.", severity="warning")
             return

@@ -12,8 +12,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, SelectionList, Static, TextArea
@@ -23,6 +21,7 @@ from quizapp.tui.widgets.answer import ExplainArea, FlashcardBack, answer_widget
 from quizapp.tui.widgets.feedback import FeedbackPanel, KeyPointList, KeyPointsPanel
 from quizapp.tui.widgets.heatmap import HeatmapView
 from quizapp.tui.widgets.question_card import QuestionCard, SessionBar
+from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
     from quizapp.study_session import Card, Feedback, StudySession
@@ -65,6 +64,13 @@ class StudyScreen(Screen[None]):
             id="study.submit",
         ),
         Binding("v", "values", "Values", tooltip="Print the values in the heatmap cells", id="study.values"),
+        # After an answer nothing has focus (focusing the body would restyle all of it): these scroll it.
+        Binding("up", "scroll_body('up')", "Scroll up", show=False, id="study.scroll_up"),
+        Binding("down", "scroll_body('down')", "Scroll down", show=False, id="study.scroll_down"),
+        Binding("pageup", "scroll_body('page_up')", "Page up", show=False, id="study.page_up"),
+        Binding("pagedown", "scroll_body('page_down')", "Page down", show=False, id="study.page_down"),
+        Binding("home", "scroll_body('home')", "Scroll to the top", show=False, id="study.scroll_home"),
+        Binding("end", "scroll_body('end')", "Scroll to the end", show=False, id="study.scroll_end"),
     ]
 
     def __init__(self, session: StudySession) -> None:
@@ -80,7 +86,7 @@ class StudyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield SessionBar(id="session-bar")
-        yield VerticalScroll(id="study-body")
+        yield StudyBody(id="study-body")
         yield Footer(compact=True)
 
     async def on_mount(self) -> None:
@@ -94,8 +100,8 @@ class StudyScreen(Screen[None]):
     # -- showing ----------------------------------------------------------------------------------------
 
     @property
-    def body(self) -> VerticalScroll:
-        return self.query_one("#study-body", VerticalScroll)
+    def body(self) -> StudyBody:
+        return self.query_one("#study-body", StudyBody)
 
     def update_bar(self) -> None:
         try:
@@ -115,10 +121,14 @@ class StudyScreen(Screen[None]):
         widgets: list[Widget] = [QuestionCard(card.instance, id="card")]
         widgets += answer_widgets(card.instance)
         widgets += [Static("", id="answer-error"), Static("", id="hint-box")]
+        if card.instance.kind != "flashcard":
+            widgets.append(FeedbackPanel(card.instance, id="feedback"))  # hidden until the answer
         await body.mount_all(widgets)
         self.query_one("#answer-error").display = False
         self.query_one("#hint-box").display = False
         body.scroll_home(animate=False)
+        for panel in self.query(FeedbackPanel).results(FeedbackPanel):
+            self.call_after_refresh(self._prepare_feedback, panel)
         self.quiz_app.set_blink(body)
         self._focus_answer()
         self.update_bar()
@@ -154,26 +164,39 @@ class StudyScreen(Screen[None]):
         self.update_bar()
         self.refresh_bindings()
 
+    def on_resize(self) -> None:
+        for panel in self.query(FeedbackPanel).results(FeedbackPanel):
+            self.call_after_refresh(self._prepare_feedback, panel)  # for the new width
+
+    def _prepare_feedback(self, panel: FeedbackPanel) -> None:
+        """Renders the hidden feedback's derivation, heatmap and explanation while the user thinks."""
+        if panel.is_attached and not panel.display:
+            region = self.body.scrollable_content_region
+            panel.prepare(region.width - panel.styles.margin.width - panel.styles.gutter.width)
+
     def _lock_answer(self) -> None:
         """After saving: the answer stays visible but can no longer take focus, and Enter means "next".
 
-        (Taking focus away is much cheaper than `disabled`, which restyles every widget below the input.)
+        Nothing keeps focus: the screen's keys then go on, and scroll the body. (Taking focus away is much
+        cheaper than `disabled`, which restyles every widget below the input, and than focusing the body,
+        which restyles all of it.)
         """
         for widget in self.query("#answer, #answer *, KeyPointList").results(Widget):
             widget.can_focus = False
-        self.body.focus()
+        self.set_focus(None)
 
     async def show_feedback(self, feedback: Feedback) -> None:
-        panel = FeedbackPanel(feedback, id="feedback")
-        error = self.query_one("#answer-error")
-        settled = not error.display  # hiding a shown error would move the panel's predicted top
-        with self.app.batch_update():  # one repaint for the lock, the panel and the bar
+        panel = self.query_one(FeedbackPanel)
+        with self.app.batch_update():  # one frame for the lock, the panel, its scroll and the bar
             self._lock_answer()
-            error.display = False
-            await self.body.mount(panel)
+            self.query_one("#answer-error").display = False
+            mounting = panel.show(feedback)
+            if mounting is not None:
+                await mounting
             self.update_bar()
-            if not (settled and self._scroll_to_new(panel)):
-                self.call_after_refresh(self._bring_to_top, panel)  # (the focus change refreshes the footer)
+            if not self.body.scroll_to_top_now(panel):
+                self.call_after_refresh(self.body.bring_to_top, panel)
+            self.refresh(layout=True, repaint=False)  # in the next frame, not after the queued messages
         if feedback.became_leech:
             self.notify(
                 "You have forgotten this card 8 times: it is now flagged as a leech. "
@@ -181,34 +204,6 @@ class StudyScreen(Screen[None]):
                 title="Leech",
                 severity="warning",
             )
-
-    def _scroll_to_new(self, widget: Widget) -> bool:
-        """Scrolls the body so that `widget`, just mounted last and not yet laid out, will be at the top.
-
-        Its top is predicted from the sibling above it (already laid out), so the first layout both
-        places and shows the panel instead of waiting a frame for `_bring_to_top` and laying out again.
-        False when there is no sibling to predict from; the layout clamps the scroll as usual.
-        """
-        body = self.body
-        above = [w for w in body.children if w is not widget and w.display]
-        if not above or body.children[-1] is not widget:
-            return False
-        last = above[-1]
-        region = last.virtual_region
-        if not region:
-            return False
-        gap = max(last.styles.margin.bottom, widget.styles.margin.top)
-        top = region.bottom + gap - widget.styles.margin.top
-        height = body.scrollable_content_region.height
-        if body.virtual_size.height < top + height:  # room to scroll there before the layout grows it
-            body.set_reactive(Widget.virtual_size, Size(body.virtual_size.width, top + height))
-            body._refresh_scrollbars()  # lay out with the scrollbar it will have, not a frame later
-        body.scroll_to(y=top, animate=False, immediate=True, force=True)  # bar may not show yet
-        return True
-
-    def _bring_to_top(self, widget: Widget) -> None:
-        """Brings `widget` to the top of the body once its height is known (the verdict goes first)."""
-        self.body.scroll_to_widget(widget, animate=False, top=True, immediate=True)
 
     def show_error(self, message: str) -> None:
         box = self.query_one("#answer-error", Static)
@@ -236,9 +231,9 @@ class StudyScreen(Screen[None]):
             for widget in self.query("#answer, #answer *").results(Widget):
                 widget.disabled = True
             panel = KeyPointsPanel(result, id="key-points-panel")
-            await self.body.mount(panel)
+            await self.body.mount(panel, before=self.query_one(FeedbackPanel))
             self.query_one(KeyPointList).focus(scroll_visible=False)
-            self.call_after_refresh(self._bring_to_top, panel)
+            self.call_after_refresh(self.body.bring_to_top, panel)
             self.refresh_bindings()
         else:
             await self.show_feedback(result)
@@ -346,7 +341,7 @@ class StudyScreen(Screen[None]):
         back = FlashcardBack(card.instance, choices, id="flashcard")
         await self.body.mount(back)
         self.body.focus(scroll_visible=False)
-        self.call_after_refresh(self._bring_to_top, back)
+        self.call_after_refresh(self.body.bring_to_top, back)
         self.refresh_bindings()
 
     async def action_rate(self, rating: int) -> None:
@@ -380,6 +375,10 @@ class StudyScreen(Screen[None]):
             return
         self.pending_explain = False
         await self.show_feedback(feedback)
+
+    def action_scroll_body(self, how: str) -> None:
+        """Arrows, page keys, home and end scroll the body when nothing else takes them."""
+        self.body.scroll(how)
 
     def action_values(self) -> None:
         for view in self.query(HeatmapView):

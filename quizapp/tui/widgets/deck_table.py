@@ -38,10 +38,12 @@ class DeckTable(DataTable[str | Text]):
         self._title_width = 0
 
     def on_mount(self) -> None:
-        self.add_column("Deck", key="deck")
+        # Text labels and cells, not strings: a string is parsed as markup (a "[" in a title would be
+        # taken for a tag), and the first markup parse imports Rich's emoji table at start-up.
+        self.add_column(Text("Deck"), key="deck")
         self.add_column(Text("New", justify="right"), key="new")
         self.add_column(Text("Due", justify="right"), key="due")
-        self.add_column("Mastery", key="mastery")
+        self.add_column(Text("Mastery"), key="mastery")
 
     def show_rows(self, rows: tuple[DeckRow, ...]) -> None:
         """Replaces the rows, keeping the cursor on the same deck."""
@@ -52,7 +54,7 @@ class DeckTable(DataTable[str | Text]):
         self._title_width = self._fit_width()
         for row in rows:
             self.add_row(
-                shorten(row.title, self._title_width),
+                Text(shorten(row.title, self._title_width)),
                 Text(str(row.new), justify="right"),
                 Text(str(row.due), justify="right", style="bold" if row.due else "dim"),
                 mastery_bar(row.mastery),

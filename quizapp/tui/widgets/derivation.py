@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
+
+from quizapp.tui.widgets.rendered import RenderedBlock
 
 if TYPE_CHECKING:
     from engine import Derivation, Step
@@ -47,8 +48,9 @@ def derivation_table(derivation: Derivation, *, astray_step: str | None = None) 
     return table
 
 
-class DerivationView(Static):
-    """The worked derivation of an instance, step by step with its own numbers."""
+class DerivationView(RenderedBlock):
+    """The worked derivation of an instance, step by step with its own numbers (one Rich table, rendered
+    once per width: the study screen renders it while the question is still being answered)."""
 
     DEFAULT_CSS = """
     DerivationView {
@@ -61,4 +63,12 @@ class DerivationView(Static):
         self, derivation: Derivation, *, astray_step: str | None = None, id: str | None = None
     ) -> None:
         super().__init__(derivation_table(derivation, astray_step=astray_step), id=id)
+        self.derivation = derivation
+        self.astray_step = astray_step
         self.border_title = "Worked derivation"
+
+    def mark_astray(self, step: str | None) -> None:
+        """Marks the step where an answer went astray (None: no mark)."""
+        if step != self.astray_step:
+            self.astray_step = step
+            self.update(derivation_table(self.derivation, astray_step=step))

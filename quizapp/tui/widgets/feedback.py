@@ -1,5 +1,6 @@
 """Provides the panels shown after an answer: the verdict with its diagnosis, derivation, explanation and
-heatmap (FeedbackPanel), and the explain questions' model answer with key points to tick (KeyPointsPanel).
+heatmap (FeedbackPanel, built hidden with the question and revealed by the answer), and the explain
+questions' model answer with key points to tick (KeyPointsPanel).
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown, SelectionList, Static
 
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.heatmap import HeatmapView
+from quizapp.tui.widgets.rendered import RenderedBlock
 
 if TYPE_CHECKING:
+    from quizapp.instance import Instance
     from quizapp.study_session import ExplainPending, Feedback
 
 RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
@@ -63,75 +67,125 @@ def answer_lines(feedback: Feedback) -> Text:
 
 
 class FeedbackPanel(Vertical):
-    """Everything learned from one answer, top to bottom: verdict, diagnosis, derivation, why, heatmap."""
+    """Everything learned from one answer, top to bottom: verdict, diagnosis, derivation, why, heatmap.
+
+    It is mounted hidden with the question: the derivation, heatmap and explanation depend only on the
+    instance, so they are built (and rendered, by `prepare`) while the question is being answered, and
+    `show` only fills in the verdict and what it says about the answer, then reveals the panel.
+    """
 
     DEFAULT_CSS = """
     FeedbackPanel { height: auto; }
     """
 
-    def __init__(self, feedback: Feedback, *, id: str | None = None) -> None:
+    def __init__(self, instance: Instance, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.feedback = feedback
+        self.instance = instance
+        self.display = False
 
     def compose(self) -> ComposeResult:
-        fb = self.feedback
-        v = fb.verdict
-        inst = fb.instance
-        yield Static(verdict_line(fb), id="verdict", classes="correct" if v.correct else "wrong")
-        if inst.kind == "choice":
-            yield from self._choice_lines()
-        else:
-            yield Static(answer_lines(fb), id="verdict-message")
-        if v.diagnosis and inst.kind != "choice":
-            diag = Text()
-            diag.append("Diagnosis: ", style="bold")
-            diag.append(v.diagnosis)
-            if v.step:
-                diag.append(f"  (at the step “{v.step}”)", style="dim")
-            if v.explanation:
-                diag.append("\n")
-                diag.append(v.explanation, style="italic")
-            yield Static(diag, id="diagnosis")
+        inst = self.instance
+        yield Static(id="verdict")
+        yield Static(id="verdict-message")
+        diagnosis = Static(id="diagnosis")
+        diagnosis.display = False
+        yield diagnosis
         if inst.derivation is not None and inst.kind in ("numeric", "tensor", "shape"):
-            yield DerivationView(inst.derivation, astray_step=v.step, id="derivation")
+            yield DerivationView(inst.derivation, id="derivation")
         if inst.heatmap is not None:
             yield HeatmapView(inst.heatmap, id="feedback-heatmap")
         if inst.explanation.strip():
-            # One widget (a Rich renderable) rather than Textual's Markdown: feedback must appear at once.
+            # A Rich renderable rather than Textual's Markdown: one widget, rendered ahead of time.
             title = Text("Why", style="bold")
-            yield Static(Group(title, RichMarkdown(inst.explanation)), id="explanation")
+            yield RenderedBlock(Group(title, RichMarkdown(inst.explanation)), id="explanation")
         closing = Text()
         if inst.source:
             closing.append(f"Source: {inst.source}\n", style="dim")
         closing.append("Enter: next question · Escape: home", style="dim")
         yield Static(closing, id="next-hint")
 
-    def _choice_lines(self) -> ComposeResult:
-        """For choice questions: each chosen wrong option with its feedback, the ones missed, the answer."""
-        v = self.feedback.verdict
-        inst = self.feedback.instance
-        by_key = {o.key: o for o in inst.options}
-        chosen = sorted(v.value) if isinstance(v.value, frozenset) else []
-        text = Text()
-        text.append("You chose: ", style="dim")
-        text.append(", ".join(f"{k}) {by_key[k].text}" for k in chosen if k in by_key) or "nothing")
-        yield Static(text, id="verdict-message")
-        for opt in v.option_feedback:
+    def prepare(self, width: int) -> None:
+        """Renders the derivation, heatmap and explanation for a panel `width` wide (its content box)."""
+        for block in self.children:
+            if isinstance(block, (RenderedBlock, HeatmapView)):
+                block.prepare(width - block.styles.gutter.width - block.styles.margin.width)
+
+    def show(self, feedback: Feedback) -> AwaitMount | None:
+        """Fills in the verdict, what the answer was read as and the diagnosis, and reveals the panel.
+
+        Returns the mount of a choice question's per-option lines (None for the other kinds)."""
+        v = feedback.verdict
+        verdict = self.query_one("#verdict", Static)
+        verdict.update(verdict_line(feedback))
+        verdict.add_class("correct" if v.correct else "wrong")
+        message = self.query_one("#verdict-message", Static)
+        mounting = None
+        if feedback.instance.kind == "choice":
+            message.update(chosen_line(feedback))
+            mounting = self.mount_all(choice_lines(feedback), after=message)
+        else:
+            message.update(answer_lines(feedback))
+            diagnosis = diagnosis_text(feedback)
+            if diagnosis is not None:
+                box = self.query_one("#diagnosis", Static)
+                box.update(diagnosis)
+                box.display = True
+        for view in self.query(DerivationView).results(DerivationView):
+            view.mark_astray(v.step)
+        self.display = True
+        return mounting
+
+
+def diagnosis_text(feedback: Feedback) -> Text | None:
+    """The misconception the answer matches, the step where it goes astray and why (None: no diagnosis)."""
+    v = feedback.verdict
+    if not v.diagnosis:
+        return None
+    diag = Text()
+    diag.append("Diagnosis: ", style="bold")
+    diag.append(v.diagnosis)
+    if v.step:
+        diag.append(f"  (at the step “{v.step}”)", style="dim")
+    if v.explanation:
+        diag.append("\n")
+        diag.append(v.explanation, style="italic")
+    return diag
+
+
+def chosen_line(feedback: Feedback) -> Text:
+    """For choice questions: the options the user chose."""
+    v = feedback.verdict
+    by_key = {o.key: o for o in feedback.instance.options}
+    chosen = sorted(v.value) if isinstance(v.value, frozenset) else []
+    text = Text()
+    text.append("You chose: ", style="dim")
+    text.append(", ".join(f"{k}) {by_key[k].text}" for k in chosen if k in by_key) or "nothing")
+    return text
+
+
+def choice_lines(feedback: Feedback) -> list[Widget]:
+    """For choice questions: each chosen wrong option with its feedback, the ones missed, the answer."""
+    v = feedback.verdict
+    inst = feedback.instance
+    by_key = {o.key: o for o in inst.options}
+    lines: list[Widget] = []
+    for opt in v.option_feedback:
+        line = Text()
+        line.append(f"✗ {opt.key}) {opt.text}", style="bold red")
+        line.append(f"\n  {opt.feedback}")
+        lines.append(Static(line, classes="option-feedback"))
+    for key in v.missed_options:
+        if key in by_key:
             line = Text()
-            line.append(f"✗ {opt.key}) {opt.text}", style="bold red")
-            line.append(f"\n  {opt.feedback}")
-            yield Static(line, classes="option-feedback")
-        for key in v.missed_options:
-            if key in by_key:
-                line = Text()
-                line.append(f"✓ {key}) {by_key[key].text}", style="bold green")
-                line.append("  (also correct: you left it out)", style="dim")
-                yield Static(line, classes="option-feedback")
-        if not v.correct:
-            answer = Text()
-            answer.append("Correct answer: ", style="bold")
-            answer.append(", ".join(f"{o.key}) {o.text}" for o in inst.options if o.correct))
-            yield Static(answer, id="choice-answer")
+            line.append(f"✓ {key}) {by_key[key].text}", style="bold green")
+            line.append("  (also correct: you left it out)", style="dim")
+            lines.append(Static(line, classes="option-feedback"))
+    if not v.correct:
+        answer = Text()
+        answer.append("Correct answer: ", style="bold")
+        answer.append(", ".join(f"{o.key}) {o.text}" for o in inst.options if o.correct))
+        lines.append(Static(answer, id="choice-answer"))
+    return lines
 
 
 class KeyPointList(SelectionList[int]):

@@ -137,6 +137,11 @@ class HeatmapView(Widget):
     def toggle_values(self) -> None:
         self.show_values = not self.show_values
 
+    def prepare(self, width: int) -> None:
+        """Lays the grid out for a content width of `width` now, so its first paint only draws it."""
+        if width > 0:
+            self._lines(width)
+
     # -- sizing -------------------------------------------------------------------------------------------
 
     def get_content_width(self, container: Size, viewport: Size) -> int:

@@ -1,0 +1,53 @@
+"""Provides StudyBody: the study screen's scrolling column, which can put a widget being shown at its top
+in the very frame that first draws it.
+
+After an answer the feedback panel is revealed and scrolled to the top of the body. Waiting for a layout
+to learn where the panel landed, then scrolling, costs a second layout and paint; instead the body works
+out its next arrangement at once (the same one the layout then uses) and scrolls before the frame.
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.widget import Widget
+
+
+class StudyBody(VerticalScroll):
+    """The study screen's body: question card, answer, and the feedback panel below them."""
+
+    def scroll_to_top_now(self, widget: Widget) -> bool:
+        """Scrolls so that `widget`, just shown and not yet laid out, is at the top (or as near as the
+        content allows) in the frame that first draws it. False if `widget` is not one of the children.
+
+        (The body's scrollbar gutter is always reserved, so the scrollbar appearing changes no width.)
+        """
+        viewport = self.scrollable_content_region.size
+        arrangement = self.arrange(viewport)  # cached: the coming layout reuses it
+        placed = next((p for p in arrangement.placements if p.widget is widget), None)
+        if placed is None:
+            return False
+        height = max(viewport.height, arrangement.total_region.bottom)
+        self.set_reactive(Widget.virtual_size, Size(self.virtual_size.width, height))  # or it clamps
+        if height > viewport.height:
+            self.show_vertical_scrollbar = True  # the content overflows: no frame without the bar
+        top = min(placed.region.y - placed.margin.top, self.max_scroll_y)
+        self.scroll_to(y=top, animate=False, immediate=True, force=True)
+        return True
+
+    def bring_to_top(self, widget: Widget) -> None:
+        """Brings `widget` to the top once it has been laid out (the verdict goes first)."""
+        self.scroll_to_widget(widget, animate=False, top=True, immediate=True)
+
+    def scroll(self, how: str) -> None:
+        """Up, down, page_up, page_down, home or end, as the body's own keys do when it has focus."""
+        actions = {
+            "up": self.action_scroll_up,
+            "down": self.action_scroll_down,
+            "page_up": self.action_page_up,
+            "page_down": self.action_page_down,
+            "home": self.action_scroll_home,
+            "end": self.action_scroll_end,
+        }
+        if how in actions:
+            actions[how]()
