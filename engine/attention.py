@@ -37,8 +37,8 @@ FloatType = type[np.floating[Any]]
 _CAUSAL_BLOCKS = 8
 """With a causal mask, keys (for the scores) and queries (for the weighted values) go in up to this many
 blocks, and a block skips the pairs that no query of it can see: (1 - 9/16) = 44% of the work."""
-_MIN_CAUSAL_KEYS = 32
-_MIN_CAUSAL_QUERIES = 64
+_MIN_CAUSAL_KEYS = 128
+_MIN_CAUSAL_QUERIES = 128
 """Smaller causal blocks would cost more in NumPy and BLAS calls than they skip."""
 _EXP_SAFE = 64.0
 """exp(+-64) is 6e27 and 1.6e-28: inside float32's normal range with room for 10^10 keys in a sum, so
