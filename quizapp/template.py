@@ -156,13 +156,7 @@ def render(text: str, values: Mapping[str, Any]) -> str:
             value = values[seg.name]
             if seg.fields:
                 value = lookup(value, seg.fields, name=seg.name)
-            kind = type(value)
-            if kind is str and not seg.spec:  # the common cases, as render_value writes them
-                parts.append(value)
-            elif kind is int and not seg.spec:
-                parts.append(str(value))
-            else:
-                parts.append(render_value(value, seg.spec, what=seg.text))
+            parts.append(render_value(value, seg.spec, what=seg.text))
         except TemplateError as exc:
             raise TemplateError(exc.message, offset=seg.offset, name=seg.name) from None
     return "".join(parts)
@@ -170,6 +164,9 @@ def render(text: str, values: Mapping[str, Any]) -> str:
 
 def render_value(value: Any, spec: str = "", *, what: str = "value") -> str:
     """Writes one value for a prompt: numbers plainly (or by `spec`), lists joined, matrices as a block."""
+    kind = type(value)
+    if not spec and (kind is str or kind is int):  # the common cases first: every prompt of every seed
+        return value if kind is str else str(value)
     if spec:
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise TemplateError(f"{what}: a format spec needs a number or text, got {_describe(value)}")
@@ -212,7 +209,7 @@ def is_matrix(value: Any) -> bool:
 
 def render_matrix(rows: Any) -> str:
     """A matrix as a fenced block in NumPy's bracket style, columns right-aligned."""
-    cells = [[str(x) if type(x) is int else render_value(x) for x in row] for row in rows]
+    cells = [[render_value(x) for x in row] for row in rows]
     width = max(len(c) for row in cells for c in row)
     lines = []
     for i, row in enumerate(cells):

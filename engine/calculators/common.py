@@ -31,10 +31,8 @@ def distinct(answer: Value, candidates: list[Misconception]) -> tuple[Misconcept
     dropped: the order of `candidates` is the order of preference.
     """
     kept: list[Misconception] = []
-    seen: list[tuple[Value, float | None]] = []
+    seen = [_keyed(answer)]
     for m in candidates:
-        if not seen:
-            seen.append(_keyed(answer))
         value, number = _keyed(m.value)
         if any(_same(value, number, s, s_number) for s, s_number in seen):
             continue
