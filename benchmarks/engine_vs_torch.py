@@ -67,9 +67,18 @@ SETTLE_SECONDS = 0.3
 """Pause before each timed block, long enough for the other library's spinning threads to park."""
 
 
+WARMUP_SECONDS = 0.05
+"""Untimed calls after the pause, before the block: after an idle pause the kernel takes tens of
+milliseconds to spread a library's threads over both cores again (measured: the engine's first five
+calls at T=512, d_model=64 took 8 ms, the rest 4.8 ms), and the block should time the steady state."""
+
+
 def _time_block(fn: Callable[[], object], n: int, settle: float) -> float:
-    """Seconds per call over one block of n back-to-back calls, after the settle pause."""
+    """Seconds per call over one block of n back-to-back calls, after the settle pause and a warm-up."""
     time.sleep(settle)
+    warm_until = time.perf_counter() + (WARMUP_SECONDS if settle else 0.0)
+    while time.perf_counter() < warm_until:
+        fn()
     start = time.perf_counter()
     for _ in range(n):
         fn()
@@ -157,10 +166,14 @@ def memory_report(T: int, d: int) -> list[str]:
     """Compares the peak extra memory of GQA and MQA calls with the same call as MHA."""
     x = np.random.default_rng(1).standard_normal((1, T, d)).astype(np.float32)  # (B, T, d)
     d_head = d // N_HEADS
-    lines = [f"Peak extra memory of one call, T={T}, d_model={d}, {N_HEADS} heads, float32 (tracemalloc):"]
+    lines = [
+        f"Peak extra memory of one call after the first, T={T}, d_model={d}, {N_HEADS} heads, float32 "
+        "(tracemalloc):"
+    ]
     mha_peak = 0
     for n_kv in (N_HEADS, 2, 1):
         p = engine.init_attention(d, N_HEADS, n_kv_heads=n_kv, seed=0)
+        engine.multi_head_attention(x, p, mask="causal")  # the first call stacks the weights, once per params
         peak = peak_bytes(lambda p=p: engine.multi_head_attention(x, p, mask="causal"))
         if n_kv == N_HEADS:
             mha_peak = peak

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-import engine.attention as attention
+import engine.head_kernels as head_kernels
 
 EXAMPLES = settings(max_examples=60)
 
@@ -58,9 +58,9 @@ def random_bool_mask(case: Case, p_allowed: float = 0.6) -> np.ndarray:
 def tiny_blocks() -> Iterator[None]:
     """Forces causal attention into blocks of one key (scores) and one query (values) on tiny inputs."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(attention, "_CAUSAL_BLOCKS", 10**6)
-        mp.setattr(attention, "_MIN_CAUSAL_KEYS", 1)
-        mp.setattr(attention, "_MIN_CAUSAL_QUERIES", 1)
+        mp.setattr(head_kernels, "CAUSAL_BLOCKS", 10**6)
+        mp.setattr(head_kernels, "MIN_CAUSAL_KEYS", 1)
+        mp.setattr(head_kernels, "MIN_CAUSAL_QUERIES", 1)
         yield
 
 
@@ -163,10 +163,10 @@ def test_large_scores_take_the_max_subtracting_path_and_stay_exact(
 def test_the_shortcut_without_the_row_max_is_taken_only_when_scores_are_bounded() -> None:
     p = engine.init_attention(16, 2, seed=3)
     x = np.random.default_rng(4).normal(size=(5, 16))  # (T, d)
-    q5 = (x @ p.w_q / np.sqrt(8)).reshape(1, 5, 2, 1, 8).transpose(0, 2, 3, 1, 4)  # (B, n_kv, g, T, d_head)
-    k5 = (x @ p.w_k).reshape(1, 5, 2, 1, 8).transpose(0, 2, 3, 1, 4)  # (B, n_kv, 1, S, d_head)
-    assert attention._scores_are_bounded(q5, k5)
-    assert not attention._scores_are_bounded(1e3 * q5, k5)
+    q5 = (x @ p.w_q / np.sqrt(8)).reshape(1, 5, 2, 1, 8).transpose(0, 2, 3, 4, 1)  # (B, n_kv, g, d_head, T)
+    k5 = (x @ p.w_k).reshape(1, 5, 2, 1, 8).transpose(0, 2, 3, 4, 1)  # (B, n_kv, 1, d_head, S)
+    assert head_kernels._scores_are_bounded(q5, k5)
+    assert not head_kernels._scores_are_bounded(1e3 * q5, k5)
     big = engine.multi_head_attention(x * 1e3, p)  # scores of order 1e5: exp would overflow unshifted
     np.testing.assert_allclose(big.weights, engine.softmax(big.scores.astype(np.float64)), atol=1e-6)
     assert np.all(np.isfinite(big.weights))

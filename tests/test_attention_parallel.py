@@ -1,0 +1,109 @@
+"""Provides tests of the engine's head-parallel path: any split of the heads gives the serial answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+import engine.attention as attention
+import engine.threads as threads
+from engine.head_groups import head_groups
+
+EXAMPLES = settings(max_examples=60, deadline=None)
+
+
+@contextmanager
+def split_into(parts: int) -> Iterator[None]:
+    """Makes every call, however small, cut its work into `parts` groups (1: the serial path)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(attention, "_PARALLEL_MIN_WORK", 0)
+        mp.setattr(attention, "parallel_parts", lambda: parts)
+        yield
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> dict[str, object]:
+    """A random attention call: batch, GQA shape, bias, mask kind, cross-attention, the two experiments."""
+    n_kv, g, d_head = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    b, t, s = draw(st.integers(1, 3)), draw(st.integers(1, 7)), draw(st.integers(1, 7))
+    h, seed = n_kv * g, draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    p = engine.init_attention(h * d_head, h, n_kv_heads=n_kv, seed=seed, bias=draw(st.booleans()))
+    cross = draw(st.booleans())
+    kv = rng.normal(size=(b, s, h * d_head)) if cross else None
+    s = s if cross else t
+    mask_kind = draw(st.sampled_from([None, "causal", "bool", "additive"]))
+    allowed = rng.random((b, h, t, s)) < 0.7
+    mask: object = {
+        None: None,
+        "causal": "causal",
+        "bool": allowed,
+        "additive": np.where(allowed, 0.0, -np.inf) + rng.normal(size=(b, h, t, s)),
+    }[mask_kind]
+    return {
+        "x": rng.normal(size=(b, t, h * d_head)).astype(np.float32),
+        "p": p,
+        "kv": kv,
+        "mask": mask,
+        "tie_heads": draw(st.booleans()),
+        "drop_output_projection": draw(st.booleans()),
+    }
+
+
+@EXAMPLES
+@given(problems(), st.integers(2, 4))
+def test_heads_split_over_threads_give_the_serial_answer(problem: dict[str, object], parts: int) -> None:
+    with split_into(1):
+        serial = engine.multi_head_attention(**problem)  # type: ignore[arg-type]
+    with split_into(parts):
+        split = engine.multi_head_attention(**problem)  # type: ignore[arg-type]
+    for name in ("weights", "scores", "heads", "output"):
+        np.testing.assert_allclose(getattr(split, name), getattr(serial, name), rtol=1e-5, atol=1e-6)
+
+
+@given(st.integers(1, 4), st.integers(1, 5), st.integers(1, 6), st.integers(1, 4))
+def test_head_groups_cover_every_head_once_with_adjacent_query_heads(
+    B: int, n_kv: int, g: int, parts: int
+) -> None:
+    seen = np.zeros((B, n_kv, g), dtype=int)
+    for group in head_groups(B, n_kv, g, parts):
+        seen[group.index] += 1
+        heads = np.arange(n_kv * g).reshape(n_kv, g)[group.kv_heads, group.members].ravel()
+        assert np.array_equal(heads, np.arange(heads[0], heads[0] + heads.size))  # adjacent query heads
+    assert np.all(seen == 1)
+
+
+def test_parallel_parts_fall_back_to_one_when_blas_threads_cannot_be_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(threads, "_openblas_set_local", lambda: None)
+    assert threads.parallel_parts() == 1
+
+
+def test_an_error_in_a_worker_reaches_the_caller_after_every_task_finished() -> None:
+    finished: list[str] = []
+
+    def fail() -> None:
+        raise ValueError("worker failed")
+
+    with pytest.raises(ValueError, match="worker failed"):
+        threads.run_in_parallel([lambda: finished.append("main"), fail, lambda: finished.append("other")])
+    assert sorted(finished) == ["main", "other"]
+
+
+def test_params_keep_their_own_read_only_copy_of_the_weights() -> None:
+    p = engine.init_attention(8, 2, seed=1)
+    w_q = np.array(p.w_q)
+    q = engine.AttentionParams(w_q, p.w_k, p.w_v, p.w_o, 2, 2)
+    x = np.random.default_rng(2).normal(size=(3, 8)).astype(np.float32)
+    before = engine.multi_head_attention(x, q).output
+    w_q *= 10  # the caller changes its array: the params, and what the engine derived from them, do not
+    np.testing.assert_array_equal(engine.multi_head_attention(x, q).output, before)
+    with pytest.raises(ValueError, match="read-only"):
+        q.w_q[0, 0] = 1.0
