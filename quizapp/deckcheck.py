@@ -9,23 +9,19 @@ parametrisation already passed is not run again in this process, or in a later o
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import math
-import pickle
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import engine
 from engine import Arg, Calculator
-from quizapp import seedcheck, units
+from quizapp import proven, seedcheck, units
 from quizapp.problems import Issue, Loc
+from quizapp.proven import remember_proven, save_proven, signature
 from quizapp.schema import (
     ANSWER_TYPES,
     CalcParam,
-    ChoiceQuestion,
     ChoicesParam,
     FlashcardQuestion,
     MatrixParam,
@@ -35,17 +31,24 @@ from quizapp.schema import (
     RangeParam,
     ValueParam,
 )
-from quizapp.seedcheck import SEEDS, seed_issues
+from quizapp.seedcheck import SEEDS, seed_issues, unproven
 from quizapp.template import TemplateError, lookup, placeholders, render_value
 from quizapp.units import BASE_DIMENSION
 
-__all__ = ["SEEDS", "check_question", "check_questions", "seed_issues", "signature", "static_issues"]
+__all__ = [
+    "SEEDS",
+    "check_question",
+    "check_questions",
+    "forget_proven",
+    "prove",
+    "remember_proven",
+    "save_proven",
+    "seed_issues",
+    "signature",
+    "static_issues",
+]
 
 _UNKNOWN = object()
-_PASSED: set[str] = set()
-"""Hashes of template signatures that passed every check (in this process, or remembered on disk)."""
-_NEW: list[str] = []
-_PROVEN_FILES: set[Path] = set()
 
 
 def check_question(
@@ -61,12 +64,11 @@ def check_question(
         return _template_issues(question.prompt, _prompt_field(question), {})
     cited = _source_issues(question)
     key = signature(question, raw) or ""
-    if key in _PASSED:
+    if proven.passed(key):
         return cited
-    issues = static_issues(question) or seed_issues(question, seeds=seeds)
+    issues = _template_checks(question, seeds)
     if not issues:
-        _PASSED.add(key)
-        _NEW.append(key)
+        proven.record(key)
     return cited + issues
 
 
@@ -81,85 +83,49 @@ def check_questions(
     """
     out: list[list[Issue] | None] = [None] * len(questions)
     first: dict[str, int] = {}  # signature -> the question that runs the seed checks for it
-    for i, (question, key) in enumerate(zip(questions, signatures, strict=True)):
+    for i, key in enumerate(signatures):
+        question = questions[i]
         if key is None:
-            out[i] = _template_issues(question.prompt, _prompt_field(question), {})
-        elif key in _PASSED:
-            out[i] = _source_issues(question)
-        elif key not in first:
+            text = question.prompt
+            out[i] = _template_issues(text, _prompt_field(question), {}) if "{" in text or "}" in text else []
+        elif key not in first and not proven.passed(key):
             found = static_issues(question)
             if found:
                 out[i] = _source_issues(question) + found
             else:
                 first[key] = i
     for key, i in first.items():
-        found = seed_issues(questions[i])
+        found = seed_issues(questions[i], to_fill=unproven(questions[i]))
         out[i] = _source_issues(questions[i]) + found
         if not found:
-            _PASSED.add(key)
-            _NEW.append(key)
+            proven.record(key)
+    cites: dict[str | None, bool] = {}  # whether questions with a signature use real models' numbers
     for i, issues in enumerate(out):
         if issues is None:
-            passed = signatures[i] in _PASSED
-            out[i] = _source_issues(questions[i]) if passed else check_question(questions[i], raw=raws[i])
+            key = signatures[i]
+            if not proven.passed(key):
+                out[i] = check_question(questions[i], raw=raws[i])
+                continue
+            if key not in cites:
+                cites[key] = any(isinstance(spec, PresetParam) for spec in questions[i].params.values())
+            out[i] = _source_issues(questions[i]) if cites[key] else []
     return [issues or [] for issues in out]
 
 
-_SIGNATURE_KEYS = ("type", "params", "calculator", "args", "unit", "tolerance")
-_BRACE_RUNS = re.compile(r"\{[^{}]*|\}")
+def prove(key: str, question: Question) -> None:
+    """Runs the checks of a question's parametrisation (signature `key`), remembered if it passes."""
+    if not proven.passed(key) and not _template_checks(question):
+        proven.record(key)
 
 
-def signature(question: Question, raw: Mapping[str, Any] | None = None) -> str | None:
-    """The hash of what a question's checks depend on: its params, answer spec and placeholders, not its
-    words; None for a card with no params and no answer to compute. `raw` is the question as parsed
-    from YAML (the same YAML always validates to the same question), which is faster to record."""
-    if not question.params and question.type not in ANSWER_TYPES:
-        return None
-    if raw is not None:
-        # A pickle is a faithful, self-delimiting record of the parsed values (1, 1.0 and True differ,
-        # a set is no list) and several times faster to make than their repr. Equal values may pickle
-        # differently (shared objects); that only costs a second check, never a skipped one.
-        spec = pickle.dumps([raw.get(k) for k in _SIGNATURE_KEYS], protocol=5)
-    else:
-        spec = question.model_dump_json(include=set(_SIGNATURE_KEYS)).encode()
-    # Every brace with the text up to the next brace: all that parsing the template depends on (the
-    # words between a closing and an opening brace never matter). Each mark starts with a brace and
-    # holds no other, so joining them loses nothing.
-    marks = "".join(_BRACE_RUNS.findall(question.prompt)).encode()
-    options = len(question.options) if isinstance(question, ChoiceQuestion) else 0
-    return hashlib.sha256(b"%b|%b|%d" % (spec, marks, options)).hexdigest()[:32]
-
-
-def remember_proven(path: Path) -> None:
-    """Also trusts the template signatures listed in `path` (one hash a line), from earlier runs, so an
-    edited deck re-checks only the templates that changed. The file name must carry the code version."""
-    if path in _PROVEN_FILES:
-        return
-    _PROVEN_FILES.add(path)
-    try:
-        _PASSED.update(line for line in path.read_text(encoding="ascii").split() if len(line) == 32)
-    except (OSError, UnicodeDecodeError):
-        return
-
-
-def save_proven(path: Path) -> None:
-    """Appends the signatures proven since the last save; a failure only costs time next run."""
-    if not _NEW:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="ascii") as fh:
-            fh.write("".join(f"{h}\n" for h in _NEW))
-        _NEW.clear()
-    except OSError:
-        return
+def _template_checks(question: Question, seeds: Iterable[int] = SEEDS) -> list[Issue]:
+    """The static checks, then the seed checks, which fill only what the static ones could not prove."""
+    return static_issues(question) or seed_issues(question, seeds=seeds, to_fill=unproven(question))
 
 
 def forget_proven() -> None:
-    """Forgets every proven signature in this process (for benchmarks and tests)."""
-    _PASSED.clear()
-    _NEW.clear()
-    _PROVEN_FILES.clear()
+    """Forgets every proven signature and every seed-check memo in this process (benchmarks, tests)."""
+    proven.forget()
     seedcheck.forget()
 
 

@@ -9,27 +9,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 
 import engine
-from quizapp.errors import QuizappError
+from quizapp.draws import pick_params, place_params
+from quizapp.errors import InstanceError, QuizappError
 from quizapp.instance import ChoiceOption, Instance
 from quizapp.schema import (
     CalcParam,
     ChoiceQuestion,
-    ChoicesParam,
+    ComputedQuestion,
     ExplainQuestion,
     FlashcardQuestion,
-    MatrixParam,
     ParamSpec,
-    PresetParam,
     Question,
-    RangeParam,
     ShapeQuestion,
-    ValueParam,
 )
 from quizapp.template import TemplateError, lookup, render
 from quizapp.tolerance import Tolerance, default_tolerance
@@ -37,20 +33,8 @@ from quizapp.units import to_display
 
 Calculate = Callable[[str, Mapping[str, Any]], engine.Derivation]
 Loc = tuple[str | int, ...]
-Pick = int | npt.NDArray[np.int64] | None
-"""What the generator gave one param: an index or a step count, a matrix, or nothing (a fixed value)."""
-Draws = tuple[int | bytes | None, ...]
+Resolver = Callable[[Mapping[str, Any]], dict[str, Any]]
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-class InstanceError(QuizappError):
-    """A question that cannot be made concrete for some seed; `loc` names the field inside the question."""
-
-    def __init__(self, message: str, *, loc: Loc = (), offset: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.loc = loc
-        self.offset = offset
 
 
 def engine_calculate(name: str, args: Mapping[str, Any]) -> engine.Derivation:
@@ -86,11 +70,10 @@ def build_instance(
     calculate: Calculate = engine_calculate,
 ) -> Instance:
     """The rest of `instantiate` once the params are drawn from `rng` (which goes on to shuffle options)."""
-    field = "front" if isinstance(question, FlashcardQuestion) else "prompt"
     try:
         prompt = render(question.prompt, values)
     except TemplateError as exc:
-        raise InstanceError(exc.message, loc=(field,), offset=exc.offset) from None
+        raise prompt_error(question, exc) from None
     common: dict[str, Any] = {
         "question_id": question.id,
         "deck_id": deck_id,
@@ -124,7 +107,39 @@ def build_instance(
         return Instance(
             kind="explain", expected=question.model_answer, key_points=tuple(question.key_points), **common
         )
-    args = resolve_args(question.args, values, loc=("args",))
+    answer = compute_answer(question, resolve_args(question.args, values, loc=("args",)), calculate)
+    derivation = answer.derivation
+    return Instance(
+        kind=question.type,
+        expected=answer.expected,
+        unit=answer.unit,
+        base_unit=derivation.unit,
+        tolerance=answer.tolerance,
+        derivation=derivation,
+        heatmap=derivation.heatmap,
+        **common,
+    )
+
+
+def prompt_error(question: Question, exc: TemplateError) -> InstanceError:
+    """A prompt that cannot be filled, as the InstanceError naming the prompt's field."""
+    field = "front" if isinstance(question, FlashcardQuestion) else "prompt"
+    return InstanceError(exc.message, loc=(field,), offset=exc.offset)
+
+
+class Answer(NamedTuple):
+    """What a computed question expects, in the unit it asks for, and how it was worked out."""
+
+    expected: int | float | tuple[int, ...]
+    unit: str
+    tolerance: Tolerance | None
+    derivation: engine.Derivation
+
+
+def compute_answer(question: ComputedQuestion, args: Mapping[str, Any], calculate: Calculate) -> Answer:
+    """Runs a numeric, tensor or shape question's calculator on its resolved args; raises InstanceError
+    when the result does not fit the question. Shared by `build_instance` and the seed checks (which skip
+    the rest of an instance), so both accept and refuse exactly the same draws."""
     derivation = run_calculator(calculate, question.calculator, args, loc=("args",))
     value = derivation.value
     if isinstance(question, ShapeQuestion):
@@ -133,15 +148,7 @@ def build_instance(
                 f"calculator {question.calculator!r} gives a number, not a shape; use type: numeric",
                 loc=("type",),
             )
-        return Instance(
-            kind="shape",
-            expected=tuple(int(v) for v in value),
-            unit=question.unit or "shape",
-            base_unit=derivation.unit,
-            derivation=derivation,
-            heatmap=derivation.heatmap,
-            **common,
-        )
+        return Answer(tuple(int(v) for v in value), question.unit or "shape", None, derivation)
     if isinstance(value, tuple):
         raise InstanceError(
             f"calculator {question.calculator!r} gives a shape; use type: shape", loc=("type",)
@@ -152,16 +159,7 @@ def build_instance(
         )
     shown_unit = derivation.unit if question.unit is None else question.unit
     tolerance = question.tolerance or _default_tolerance(value, shown_unit)
-    return Instance(
-        kind=question.type,
-        expected=value,
-        unit=shown_unit,
-        base_unit=derivation.unit,
-        tolerance=tolerance,
-        derivation=derivation,
-        heatmap=derivation.heatmap,
-        **common,
-    )
+    return Answer(value, shown_unit, tolerance, derivation)
 
 
 def _default_tolerance(value: int | float, shown_unit: str) -> Tolerance:
@@ -176,52 +174,6 @@ def sample_params(
 ) -> dict[str, Any]:
     """Draws every param in declaration order, then derives `calc` params once their inputs exist."""
     return derive_params(params, place_params(params, pick_params(params, rng)), calculate)
-
-
-def pick_params(params: Mapping[str, ParamSpec], rng: np.random.Generator) -> tuple[Pick, ...]:
-    """What the generator gives each param that is not derived, in declaration order: an index or a
-    step count, a matrix, or None for a fixed value. It depends only on the generator's state and on
-    `draw_plan(params)`."""
-    return tuple(_pick(spec, rng) for spec in params.values() if not isinstance(spec, CalcParam))
-
-
-def draw_plan(params: Mapping[str, ParamSpec]) -> tuple[Any, ...]:
-    """The generator calls `pick_params` makes, in order: the bound of each `integers(n)`, a matrix's
-    bounds and shape, None for a fixed value. The same plan from the same state gives the same picks."""
-    plan: list[Any] = []
-    for spec in params.values():
-        if isinstance(spec, MatrixParam):
-            m = spec.matrix
-            plan.append((m.low, m.high, m.rows, m.cols))
-        elif not isinstance(spec, CalcParam):
-            plan.append(_choices(spec))
-    return tuple(plan)
-
-
-def draw_key(picks: tuple[Pick, ...]) -> Draws:
-    """The picks as a key (a matrix by its bytes): equal keys give equal params, so a checker can skip
-    a seed whose picks an earlier seed made."""
-    return tuple(p.tobytes() if isinstance(p, np.ndarray) else p for p in picks)
-
-
-def draw_count(params: Mapping[str, ParamSpec]) -> int | None:
-    """How many different picks `pick_params` can make (None when too many to matter: a matrix)."""
-    count = 1
-    for n in draw_plan(params):
-        if isinstance(n, tuple):
-            return None
-        count *= n or 1
-    return count
-
-
-def place_params(params: Mapping[str, ParamSpec], picks: tuple[Pick, ...]) -> dict[str, Any]:
-    """The value of each param that is not derived, from its pick."""
-    drawn = iter(picks)
-    return {
-        name: _value(name, spec, next(drawn))
-        for name, spec in params.items()
-        if not isinstance(spec, CalcParam)
-    }
 
 
 def derive_params(
@@ -258,47 +210,6 @@ def _inputs_ready(spec: ParamSpec, values: Mapping[str, Any], params: Mapping[st
     return True
 
 
-def _pick(spec: ParamSpec, rng: np.random.Generator) -> Pick:
-    if isinstance(spec, MatrixParam):
-        m = spec.matrix
-        return rng.integers(m.low, m.high + 1, size=(m.rows, m.cols))  # (rows, cols)
-    n = _choices(spec)
-    return None if n is None else int(rng.integers(n))
-
-
-def _choices(spec: ParamSpec) -> int | None:
-    """How many values a choices, preset or range param picks from (None when it draws nothing)."""
-    if isinstance(spec, ChoicesParam):
-        return len(spec.choices)
-    if isinstance(spec, PresetParam):
-        return len(spec.preset)
-    if isinstance(spec, RangeParam):
-        low, high = spec.range
-        return math.floor((high - low) / spec.step + 1e-9) + 1
-    return None
-
-
-def _value(name: str, spec: ParamSpec, pick: Pick) -> Any:
-    """One param's value from what the generator gave it."""
-    if isinstance(spec, ValueParam):
-        return spec.value
-    if isinstance(spec, ChoicesParam) and isinstance(pick, int):
-        return spec.choices[pick]
-    if isinstance(spec, RangeParam) and isinstance(pick, int):
-        low, high = spec.range
-        if all(isinstance(x, int) for x in (low, high, spec.step)):
-            return int(low) + pick * int(spec.step)
-        return round(float(low) + pick * float(spec.step), 10)
-    if isinstance(spec, PresetParam) and isinstance(pick, int):
-        key = spec.preset[pick]
-        if key not in engine.MODELS:
-            raise InstanceError(f"unknown model preset {key!r}", loc=("params", name, "preset"))
-        return engine.MODELS[key]
-    if isinstance(spec, MatrixParam) and isinstance(pick, np.ndarray):
-        return pick.tolist()
-    raise InstanceError(f"param {name!r} cannot be drawn", loc=("params", name))  # pragma: no cover
-
-
 def resolve_ref(ref: str, values: Mapping[str, Any]) -> Any:
     """The value a `name` or `name.field` reference points at."""
     name, *fields = ref.split(".")
@@ -306,6 +217,36 @@ def resolve_ref(ref: str, values: Mapping[str, Any]) -> Any:
         known = ", ".join(sorted(values)) or "none"
         raise TemplateError(f"{ref!r} refers to no param (params: {known})", name=name)
     return lookup(values[name], tuple(fields), name=name) if fields else values[name]
+
+
+def arg_resolver(args: Mapping[str, Any], *, loc: Loc) -> Resolver:
+    """`resolve_args` for one args mapping with each reference split once, for the seed checks, which
+    resolve the same args at 50 draws; the same values come out and the same errors are raised."""
+    steps: list[tuple[str, bool, Any, tuple[str, ...]]] = []
+    for key, raw in args.items():
+        if isinstance(raw, str):
+            name, *fields = raw.split(".")
+            steps.append((key, True, name, tuple(fields)))
+        else:
+            steps.append((key, False, raw, ()))
+
+    def resolve(values: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, is_ref, target, fields in steps:
+            if not is_ref:
+                out[key] = target
+            elif target not in values:  # the message lists the params: leave it to resolve_args
+                out[key] = resolve_args({key: args[key]}, values, loc=loc)[key]
+            elif not fields:
+                out[key] = values[target]
+            else:
+                try:
+                    out[key] = lookup(values[target], fields, name=target)
+                except TemplateError as exc:
+                    raise InstanceError(exc.message, loc=(*loc, key)) from None
+        return out
+
+    return resolve
 
 
 def resolve_args(args: Mapping[str, Any], values: Mapping[str, Any], *, loc: Loc) -> dict[str, Any]:

@@ -6,6 +6,12 @@ seed checks; its questions are turned into models only when first used (quizapp.
 is parsed with yaml_rs (PyYAML's C loader as a fallback), validated against the schema and checked by
 quizapp.deckcheck, and the result (a deck or its problems) is cached. A cache file carries the sha256 of
 its own payload, so a damaged one is noticed and rebuilt, never trusted and never a crash.
+
+The cache is written by one background thread, so a caller has its catalog before the deck's JSON is
+serialised (and the parsed YAML freed): this process keeps the outcome in memory meanwhile, another one
+sees no file or a whole one (written to a temporary name, then renamed), and the interpreter waits for
+the writes at exit. `finish_cache_writes()` waits for them sooner. While a big file is parsed, another
+thread checks the templates at its head (quizapp.ahead).
 """
 
 from __future__ import annotations
@@ -15,10 +21,11 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -26,6 +33,9 @@ from quizapp import __version__, paths
 from quizapp.deckdata import QUESTION, DeckData, Parsed
 from quizapp.problems import Issue, Problem, compose, issue_from_error, locate, split_question, syntax_problem
 from quizapp.schema import Deck
+
+if TYPE_CHECKING:
+    from quizapp.ahead import Ahead
 
 CACHE_FORMAT = 1
 DECK_SUFFIXES = (".yaml", ".yml")
@@ -53,11 +63,23 @@ class _Outcome:
 
 
 _MEMORY: dict[str, _Outcome] = {}
+_WRITER: list[ThreadPoolExecutor] = []
+_PENDING: list[Future[None]] = []
 
 
 def clear_memory_cache() -> None:
-    """Forgets outcomes kept in this process (the on-disk cache stays); for benchmarks and tests."""
+    """Forgets outcomes kept in this process (the on-disk cache stays, its writes finished first, so a
+    load after this one finds them); for benchmarks and tests."""
+    finish_cache_writes()
     _MEMORY.clear()
+
+
+def finish_cache_writes() -> None:
+    """Waits until every cache write started so far is done (written, or given up on)."""
+    while _PENDING:
+        done, _ = wait(list(_PENDING))
+        for future in done:
+            _PENDING.remove(future)
 
 
 # --------------------------------------------------------------------------- finding files
@@ -117,7 +139,8 @@ def load_file(path: Path, *, use_cache: bool = True) -> Loaded:
     if outcome is None:
         outcome, parsed = _validate(raw, proven=_proven_file() if use_cache else None)
         if use_cache:
-            _write_cache(key, outcome, parsed)
+            _write_later(_cache_file(key), outcome, parsed)
+            del parsed  # the writer frees it, off the caller's path
     if use_cache:
         _MEMORY[key] = outcome
     problems = tuple(Problem(display_path(path), *p) for p in outcome.problems)
@@ -166,10 +189,14 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         return _Outcome(None, ((line, 1, "", "", "the file is not UTF-8 text"),)), None
+    ahead = _check_ahead(text, proven)
     try:
         data = parse_yaml(text)
     except ValueError as exc:
         return _Outcome(None, (syntax_problem(text, str(exc)),)), None
+    finally:
+        if ahead is not None:
+            ahead.stop()
     if not isinstance(data, dict):
         msg = "a deck file is a mapping with id, title, topic, description and questions"
         return _Outcome(None, ((1, 1, "", "", msg),)), None
@@ -192,7 +219,8 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
         keys = [deckcheck.signature(question, item) for question, item in zip(models, raws, strict=True)]
         found = deckcheck.check_questions(models, raws, keys)
         for (index, _), problems in zip(questions, found, strict=True):
-            issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in problems)
+            if problems:
+                issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in problems)
         if proven is not None:
             deckcheck.save_proven(proven)
     issues.extend(_duplicate_ids(questions))
@@ -200,6 +228,20 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
         return _Outcome(DeckData.from_deck(deck), (), deck.id), (data["questions"], keys)
     deck_id = data.get("id") if isinstance(data.get("id"), str) else ""
     return _Outcome(None, _place(issues, text, data), str(deck_id)), None
+
+
+def _check_ahead(text: str, proven: Path | None) -> Ahead | None:
+    """For a big file, a thread that proves templates while `text` is parsed (quizapp.ahead), told
+    first which templates earlier runs proved."""
+    from quizapp import ahead
+
+    if len(text) < ahead.MIN_TEXT:
+        return None
+    from quizapp import deckcheck
+
+    if proven is not None:
+        deckcheck.remember_proven(proven)
+    return ahead.Ahead(text)
 
 
 def _valid_questions(deck: Deck | None, data: dict[str, Any], issues: list[Issue]) -> list[tuple[int, Any]]:
@@ -221,6 +263,9 @@ def _valid_questions(deck: Deck | None, data: dict[str, Any], issues: list[Issue
 
 
 def _duplicate_ids(questions: list[tuple[int, Any]]) -> list[Issue]:
+    ids = [question.id for _, question in questions]
+    if len(set(ids)) == len(ids):  # the usual case, told at C speed
+        return []
     first: dict[str, int] = {}
     issues = []
     for index, question in questions:
@@ -266,7 +311,7 @@ def _code_stamp() -> str:
     if not _CODE_STAMP:
         root = Path(__file__).resolve().parent
         files = sorted((root.parent / "engine").rglob("*.py"))
-        checks = ("deckcheck", "seedcheck", "instantiate", "template", "units", "problems")
+        checks = ("deckcheck", "seedcheck", "proven", "instantiate", "draws", "template", "units", "problems")
         files += [root / f"{m}.py" for m in ("schema", "deckdata", *checks)]
         parts = []
         for file in files:
@@ -313,7 +358,18 @@ def _read_cache(key: str) -> _Outcome | None:
         return None
 
 
-def _write_cache(key: str, outcome: _Outcome, parsed: Parsed | None = None) -> None:
+def _write_later(target: Path, outcome: _Outcome, parsed: Parsed | None) -> None:
+    """Hands the write to the writer thread; `target` is resolved now, where the caller's paths hold."""
+    _PENDING[:] = [f for f in _PENDING if not f.done()]
+    try:
+        if not _WRITER:
+            _WRITER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="quizapp-cache"))
+        _PENDING.append(_WRITER[0].submit(_write_cache, target, outcome, parsed))
+    except RuntimeError:  # the interpreter is shutting down and takes no new thread: write it now
+        _write_cache(target, outcome, parsed)
+
+
+def _write_cache(target: Path, outcome: _Outcome, parsed: Parsed | None = None) -> None:
     """Writes atomically (temp file + rename); an unwritable cache folder only costs speed."""
     try:
         if outcome.deck is not None:
@@ -323,7 +379,6 @@ def _write_cache(key: str, outcome: _Outcome, parsed: Parsed | None = None) -> N
     except (TypeError, ValueError):  # a value JSON cannot hold (PyYAML's dates): just do not cache
         return
     payload = b"".join(parts)
-    target = _cache_file(key)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(f".{os.getpid()}.tmp")

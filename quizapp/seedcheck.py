@@ -1,17 +1,18 @@
 """Provides the seed checks: every template instantiated at 50 seeds, the way a learner would meet it.
 
 A seed whose draws an earlier seed made gives the same instance and is skipped, and so are the remaining
-seeds once every possible draw was made. The first instance of a template is built in full; the others
-run each calculator with `worked=False`, which makes every check on the arguments and computes the same
-value but skips writing the steps and misconceptions (several times the cost of the rest). What a seed
-draws depends only on the template's draw plan, so templates with the same plan share each seed's
-picks; the generator is restored from a remembered start state instead of being seeded again, and
-derived params are memoised by their arguments. `forget()` drops all of that.
+seeds once every possible draw was made. The first instance of a template is built in full; at the other
+seeds only what can fail is done: each calculator runs with `worked=False`, which makes every check on the
+arguments and computes the same value but skips writing the steps and misconceptions (several times the
+cost of the rest), and only the placeholders the static checks could not prove are filled (the caller
+names them). What a seed draws depends only on the template's draw plan, so templates with the same plan
+share each seed's picks; the generator is restored from a remembered start state instead of being seeded
+again, and derived params are memoised by their arguments. `forget()` drops all of that.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,26 +20,30 @@ import numpy as np
 import engine
 from engine import Derivation
 from engine.calculator import calculate_value
-from quizapp.instantiate import (
-    Draws,
-    InstanceError,
-    Pick,
-    build_instance,
-    derive_params,
-    draw_count,
-    draw_key,
-    draw_plan,
-    pick_params,
-    place_params,
-)
+from quizapp.draws import Draws, Pick, draw_count, draw_key, draw_picks, draw_plan, placer
+from quizapp.errors import InstanceError
+from quizapp.instantiate import arg_resolver, build_instance, compute_answer, derive_params, prompt_error
 from quizapp.problems import Issue
-from quizapp.schema import ANSWER_TYPES, Question
+from quizapp.schema import (
+    CalcParam,
+    ChoiceQuestion,
+    ChoicesParam,
+    MatrixParam,
+    NumericQuestion,
+    PresetParam,
+    Question,
+    RangeParam,
+    ShapeQuestion,
+    TensorQuestion,
+    ValueParam,
+)
+from quizapp.template import Placeholder, TemplateError, fill, placeholders, render
 
 SEEDS: tuple[int, ...] = tuple(range(50))
 
 _CALC_MEMO: dict[tuple[bool, str, tuple[Any, ...]], Derivation | ValueError] = {}
-_PICKS: dict[tuple[int, tuple[Any, ...]], tuple[tuple[Pick, ...], Draws]] = {}
-"""(seed, draw plan) -> the picks and their key: templates with the same plan draw the same numbers."""
+_PICKS: dict[tuple[Any, ...], dict[int, tuple[tuple[Pick, ...], Draws]]] = {}
+"""Draw plan -> seed -> the picks and their key: templates with the same plan draw the same numbers."""
 _SEED_STATES: dict[int, Mapping[str, Any]] = {}
 """Seed -> the state `np.random.default_rng(seed)` starts in: seeding (a SeedSequence hash) costs ten
 times more than restoring a state, and the same 50 seeds are drawn for every template."""
@@ -51,12 +56,16 @@ def forget() -> None:
     _SEED_STATES.clear()
 
 
-def seed_issues(question: Question, *, seeds: Iterable[int] = SEEDS) -> list[Issue]:
+def seed_issues(
+    question: Question, *, seeds: Iterable[int] = SEEDS, to_fill: Sequence[Placeholder] | None = None
+) -> list[Issue]:
     """Instantiates the question at every seed; the first failure is the issue.
 
     An instance depends only on the drawn param values (and a choice question's shuffle, which cannot
     fail), so a seed that draws what an earlier seed drew is already covered and is skipped, and once
-    every possible draw was made (a few choices), the remaining seeds are too.
+    every possible draw was made (a few choices), the remaining seeds are too. `to_fill` names the
+    prompt's placeholders that can fail to fill at some draw (the others filled for every value their
+    param can take); None fills the whole prompt at every seed.
     """
     seed_list = list(seeds) if question.params or question.type == "choice" else [0]
     params = question.params
@@ -65,35 +74,81 @@ def seed_issues(question: Question, *, seeds: Iterable[int] = SEEDS) -> list[Iss
     plan = draw_plan(params)
     # A choice question shuffles its options with the generator where the draws left it, so it draws
     # for itself; other templates share the picks of every template with the same plan.
-    shared = question.type != "choice"
+    shared: dict[int, tuple[tuple[Pick, ...], Draws]] | None = (
+        None if isinstance(question, ChoiceQuestion) else _PICKS.setdefault(plan, {})
+    )
+    computed = question if isinstance(question, (NumericQuestion, TensorQuestion, ShapeQuestion)) else None
+    resolve = arg_resolver(computed.args, loc=("args",)) if computed is not None else None
+    place = placer(params)
+    derived = any(isinstance(spec, CalcParam) for spec in params.values())
     rng = np.random.Generator(np.random.PCG64(0))
     for seed in seed_list:
         if len(seen) == possible:  # every draw there is was made: the other seeds repeat them
             break
         try:
-            picked = _PICKS.get((seed, plan)) if shared else None
+            picked = shared.get(seed) if shared is not None else None
             if picked is None:
                 _restart(rng, seed)  # the stream np.random.default_rng(seed) gives, as instantiate() draws
-                picks = pick_params(params, rng)
+                picks = draw_picks(plan, rng)
                 picked = (picks, draw_key(picks))
-                if shared:
-                    _PICKS[seed, plan] = picked
+                if shared is not None:
+                    shared[seed] = picked
             picks, key = picked
             if key in seen:
                 continue
-            # Derived params recur across draws (a model's head width), so their results are memoised;
-            # the answer's arguments differ at every new draw, so its calculator is just run.
-            derive, answer = (_memo_value, _value) if seen else (_memo_worked, _memo_worked)
-            seen.add(key)
-            values = derive_params(params, place_params(params, picks), derive)
-            inst = build_instance(
-                question, values, rng, deck_id="-", deck_title="-", seed=seed, calculate=answer
-            )
+            if not seen:  # the first draw: a whole instance, worked derivations and all
+                seen.add(key)
+                values = derive_params(params, place(picks), _memo_worked)
+                inst = build_instance(
+                    question, values, rng, deck_id="-", deck_title="-", seed=seed, calculate=_memo_worked
+                )
+                derivation = inst.derivation
+            else:
+                # Derived params recur across draws (a model's head width), so their results are
+                # memoised; the answer's arguments differ at every new draw, so its calculator is just run.
+                seen.add(key)
+                values = place(picks)
+                if derived:
+                    values = derive_params(params, values, _memo_value)
+                _fill(question, values, to_fill)
+                if computed is None or resolve is None:
+                    continue
+                derivation = compute_answer(computed, resolve(values), _value).derivation
         except InstanceError as exc:
             return [Issue(exc.loc, f"with seed {seed}: {exc.message}", exc.offset)]
-        if question.type in ANSWER_TYPES and inst.derivation is None:  # pragma: no cover (engine bug)
+        if computed is not None and derivation is None:  # pragma: no cover (engine bug)
             return [Issue(("calculator",), f"with seed {seed}: the calculator gave no derivation")]
     return []
+
+
+def unproven(question: Question) -> tuple[Placeholder, ...]:
+    """The prompt's placeholders that may still fail to fill at some seed once `static_issues` found
+    nothing, so the seed checks fill only these: a derived param's (its values are known only once
+    computed) and a range's or matrix's with a field or a format spec (the static checks tried only a
+    range's ends and one matrix). A value, choices or preset param's was filled for every value the
+    param can take, and a bare range number (an int or a float) or matrix of ints always fills."""
+    params = question.params
+    out = []
+    for ph in placeholders(question.prompt):
+        spec = params.get(ph.name)
+        if isinstance(spec, (ValueParam, ChoicesParam, PresetParam)):
+            continue
+        if isinstance(spec, (RangeParam, MatrixParam)) and not ph.fields and not ph.spec:
+            continue
+        out.append(ph)
+    return tuple(out)
+
+
+def _fill(question: Question, values: Mapping[str, Any], to_fill: Sequence[Placeholder] | None) -> None:
+    """Fills the prompt's placeholders `to_fill` (all of it when None), as `build_instance` would."""
+    try:
+        if to_fill is None:
+            render(question.prompt, values)
+        else:
+            for seg in to_fill:
+                fill(seg, values)
+    except TemplateError as exc:
+        raise prompt_error(question, exc) from None
 
 
 def _restart(rng: np.random.Generator, seed: int) -> None:

@@ -142,24 +142,24 @@ def lookup(value: Any, fields: tuple[str, ...], *, name: str) -> Any:
 
 def render(text: str, values: Mapping[str, Any]) -> str:
     """Fills a template's placeholders from `values` (param name -> sampled value)."""
-    parts: list[str] = []
-    for seg in parse_template(text):
-        if isinstance(seg, str):
-            parts.append(seg)
-            continue
-        if seg.name not in values:
-            known = ", ".join(sorted(values)) or "none"
-            raise TemplateError(
-                f"placeholder {seg.text} has no parameter (params: {known})", offset=seg.offset, name=seg.name
-            )
-        try:
-            value = values[seg.name]
-            if seg.fields:
-                value = lookup(value, seg.fields, name=seg.name)
-            parts.append(render_value(value, seg.spec, what=seg.text))
-        except TemplateError as exc:
-            raise TemplateError(exc.message, offset=seg.offset, name=seg.name) from None
-    return "".join(parts)
+    return "".join([seg if isinstance(seg, str) else fill(seg, values) for seg in parse_template(text)])
+
+
+def fill(seg: Placeholder, values: Mapping[str, Any]) -> str:
+    """One placeholder's text; a TemplateError points at the placeholder. A checker that knows the other
+    placeholders of a prompt always fill calls this for the rest instead of rendering the whole prompt."""
+    if seg.name not in values:
+        known = ", ".join(sorted(values)) or "none"
+        raise TemplateError(
+            f"placeholder {seg.text} has no parameter (params: {known})", offset=seg.offset, name=seg.name
+        )
+    try:
+        value = values[seg.name]
+        if seg.fields:
+            value = lookup(value, seg.fields, name=seg.name)
+        return render_value(value, seg.spec, what=seg.text)
+    except TemplateError as exc:
+        raise TemplateError(exc.message, offset=seg.offset, name=seg.name) from None
 
 
 def render_value(value: Any, spec: str = "", *, what: str = "value") -> str:

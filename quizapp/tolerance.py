@@ -51,5 +51,10 @@ class Tolerance(BaseModel):
 def default_tolerance(expected_display: float) -> Tolerance:
     """Exact for integer answers, 1% for real ones, as the question bank's default."""
     if float(expected_display).is_integer():
-        return Tolerance(kind="exact")
-    return Tolerance(kind="relative", value=0.01)
+        return _EXACT
+    return _ONE_PERCENT
+
+
+_EXACT = Tolerance(kind="exact")
+_ONE_PERCENT = Tolerance(kind="relative", value=0.01)
+"""Shared: a Tolerance is frozen, and every seed of every numeric question asks for one of these two."""

@@ -328,6 +328,7 @@ def test_a_float_range_param_stays_inside(low: float, step: float, seed: int) ->
 
 
 def _cache_files() -> list[Path]:
+    loader.finish_cache_writes()
     return sorted((paths.cache_dir() / "decks").glob("*.json"))
 
 

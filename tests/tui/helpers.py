@@ -36,10 +36,15 @@ def question_ids(
 
 
 async def loaded(app: QuizApp, pilot: Pilot[None]) -> None:
-    """Waits until the catalog worker has handed over the backend."""
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    assert app.backend is not None
+    """Waits until the catalog worker has handed over the backend. The worker starts after the first
+    refresh, so it may not exist yet when this is first called: look again until it has run."""
+    for _ in range(500):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if app.backend is not None:
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the catalog worker never handed over the backend")
 
 
 async def drill(app: QuizApp, pilot: Pilot[None], qid: str) -> StudyScreen:
