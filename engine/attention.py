@@ -67,7 +67,9 @@ class AttentionParams:
     b_k: FloatArray | None = None  # (n_kv*d_head,)
     b_v: FloatArray | None = None  # (n_kv*d_head,)
     b_o: FloatArray | None = None  # (d,)
-    _stacked: dict[tuple[str, bool], StackedWeights] = field(default_factory=dict, init=False, repr=False)
+    _stacked: dict[tuple[FloatType, bool], StackedWeights] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         for name in ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"):  # accept nested lists too
@@ -121,15 +123,16 @@ class AttentionParams:
         """Query heads sharing one key/value head: 1 for MHA, n_heads for MQA."""
         return self.n_heads // self.n_kv_heads
 
-    def stacked(self, dtype: np.dtype[Any], tie_heads: bool) -> StackedWeights:
+    def stacked(self, dtype: FloatType, tie_heads: bool) -> StackedWeights:
         """The weights rearranged for the forward pass, made on first use per dtype and tie_heads.
 
         Sound because the weights are read-only copies (see __post_init__).
         """
-        key = (dtype.str, tie_heads)
-        if key not in self._stacked:
-            self._stacked[key] = stack_weights(self, dtype, tie_heads)
-        return self._stacked[key]
+        key = (dtype, tie_heads)
+        stacked = self._stacked.get(key)
+        if stacked is None:
+            stacked = self._stacked[key] = stack_weights(self, np.dtype(dtype), tie_heads)
+        return stacked
 
 
 @dataclass(frozen=True, eq=False)
@@ -265,10 +268,11 @@ def _prepare_mask(mask: str | npt.ArrayLike | None, B: int, h: int, n_kv: int, T
 
 
 _PARALLEL_MIN_WORK = 1 << 20
-"""Attention work (multiply-adds, an exp counted as 8) below which a call is not cut into groups: handing
-a group to a worker thread costs about 50 us here, and the two threads would take turns on Python's lock
-between NumPy's many short calls. The projections of a short sequence are then left to BLAS's own
-threads, which split a single large matmul well."""
+"""Attention work (multiply-adds, an exp counted as 8) below which a call is not cut into groups: the two
+threads would mostly take turns on Python's lock between NumPy's short calls (measured at T=32,
+d_model=64, causal: 0.29 ms in two groups, 0.15 ms in one; at T=128 two groups win, 0.43 against 0.54).
+The projections of a short sequence are then left to BLAS's own threads, which split a single large
+matmul well."""
 
 
 def multi_head_attention(
@@ -300,7 +304,7 @@ def multi_head_attention(
     xb, kvb = xb.astype(dtype, copy=False), kvb.astype(dtype, copy=False)  # (B, T, d), (B, S, d)
     B, T, S = xb.shape[0], xb.shape[1], kvb.shape[1]
     prepared = _prepare_mask(mask, B, h, n_kv, T, S)
-    stacked = p.stacked(np.dtype(dtype), tie_heads)  # the weights in the forward pass's layout
+    stacked = p.stacked(dtype, tie_heads)  # the weights in the forward pass's layout
 
     # What the groups fill in. Scores and weights are stored key-major, (.., S, T), and callers get
     # (.., T, S) views (engine/head_kernels.py says why); one allocation holds both, since two fresh
@@ -327,7 +331,9 @@ def multi_head_attention(
     if out is None:
         output = np.ascontiguousarray(heads_t.reshape(B, h * d_head, T).swapaxes(-1, -2))  # (B, T, h*d_head)
     else:
-        output = out.sum(axis=0) if shares > 1 else out[0]  # (B, T, d)
+        output = out[0]  # (B, T, d)
+        for share in out[1:]:
+            output += share  # (B, T, d)
         if p.b_o is not None:
             output += p.b_o.astype(dtype, copy=False)  # (B, T, d)
 

@@ -11,6 +11,7 @@ handful of tokens, and each head's Q^T, K^T and V^T is a contiguous block of row
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -97,18 +98,20 @@ class HeadGroup:
         return (self.batch, self.kv_heads, self.members)
 
 
-def head_groups(B: int, n_kv: int, g: int, parts: int) -> list[HeadGroup]:
+@functools.lru_cache(maxsize=64)
+def head_groups(B: int, n_kv: int, g: int, parts: int) -> tuple[HeadGroup, ...]:
     """Cuts (B, n_kv, g) into up to `parts` groups: by sequence, else by K/V head, else by query head.
 
     Query heads are cut within a K/V head's group only under MQA (n_kv = 1), so that every group's
-    query heads are adjacent; each MQA group then projects the one K/V head itself.
+    query heads are adjacent; each MQA group then projects the one K/V head itself. Cached: a
+    model's calls ask for the same few cuts every time.
     """
     every_kv, every_member = slice(0, n_kv), slice(0, g)
     if B > 1 or parts == 1:
-        return [HeadGroup(b, every_kv, every_member, True) for b in even_cuts(B, parts)]
+        return tuple(HeadGroup(b, every_kv, every_member, True) for b in even_cuts(B, parts))
     if n_kv > 1:
-        return [HeadGroup(slice(0, 1), kv, every_member, True) for kv in even_cuts(n_kv, parts)]
-    return [HeadGroup(slice(0, 1), every_kv, j, j == every_member) for j in even_cuts(g, parts)]
+        return tuple(HeadGroup(slice(0, 1), kv, every_member, True) for kv in even_cuts(n_kv, parts))
+    return tuple(HeadGroup(slice(0, 1), every_kv, j, j == every_member) for j in even_cuts(g, parts))
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ do most of the work:
   of it can see.
 
 And one shortcut: softmax(s) == softmax(s - c) for any c, and c = the row max is only there to keep exp
-from overflowing. When |q.k| <= |q||k| (Cauchy-Schwarz) bounds every score within +-EXP_SAFE, exp can
-neither overflow nor underflow, and that pass is skipped.
+in range. So exp runs on the raw scores, and the max is found and subtracted only when some query's sum
+of exps shows that it was needed (TOTAL_RANGE). That check costs two small reductions; finding the max
+up front would cost a pass over every score.
 """
 
 from __future__ import annotations
@@ -32,9 +33,12 @@ blocks, and a block skips the pairs that no query of it can see: (1 - 9/16) = 44
 MIN_CAUSAL_KEYS = 128
 MIN_CAUSAL_QUERIES = 128
 """Smaller causal blocks would cost more in NumPy and BLAS calls than they skip."""
-EXP_SAFE = 64.0
-"""exp(+-64) is 6e27 and 1.6e-28: inside float32's normal range with room for 10^10 keys in a sum, so
-scores this small need no max subtracted before exp."""
+TOTAL_RANGE = (2.0**-64, 2.0**64)
+"""When every query's sum of exp(score) lies in this range, no exp overflowed, 1/sum is a normal float32,
+and each query's largest term is at least 2^-64 / S: only weights below about 1e-19 can have lost
+precision to underflow, against 1e-38 with the row max subtracted. Scores within about +-40 of zero
+always qualify; otherwise (or for a query with no allowed key, or all keys at -1e9) the row max is
+subtracted."""
 
 
 @dataclass(frozen=True)
@@ -83,15 +87,32 @@ def scores_and_weights(
         if mask.additive is not None:
             s += mask.additive[..., t0:, s0:s1].swapaxes(-1, -2)  # (B, n_kv, g, keys, T)
 
-    shift = None  # c, per query: 0 when the scores are bounded, else the largest score
-    if mask.additive is not None or not _scores_are_bounded(q5, k5):
+    # Softmax over the keys. exp runs on the raw scores first, and is redone with each query's
+    # largest score subtracted only when some query's sum falls outside TOTAL_RANGE.
+    with np.errstate(over="ignore"):  # an exp that overflowed shows in the check below
+        total = _exp_and_sum(scores_t, weights_t, blocks, None)  # (B, n_kv, g, 1, T)
+    low, high = TOTAL_RANGE
+    if not low <= total.min() <= total.max() <= high:  # scalars
         shift = np.full((*scores_t.shape[:3], 1, T), -np.inf, dtype=scores_t.dtype)  # (B, n_kv, g, 1, T)
         for s0, s1, t0 in blocks:
             block_max = scores_t[..., s0:s1, t0:].max(axis=-2, keepdims=True)  # (B, n_kv, g, 1, T - t0)
             np.maximum(shift[..., t0:], block_max, out=shift[..., t0:])  # (B, n_kv, g, 1, T - t0)
         np.putmask(shift, shift == -np.inf, 0.0)  # (B, n_kv, g, 1, T): a fully masked query subtracts 0
-    ones = np.ones((1, step), dtype=scores_t.dtype)  # (1, keys): ones @ w sums w over the keys, in BLAS
-    total = None  # (B, n_kv, g, 1, T): each query's sum of exp
+        total = _exp_and_sum(scores_t, weights_t, blocks, shift)  # (B, n_kv, g, 1, T)
+        np.putmask(total, total == 0.0, 1.0)  # (B, n_kv, g, 1, T): a fully masked query keeps zeros
+    np.reciprocal(total, out=total)  # (B, n_kv, g, 1, T): one division per query ...
+    np.multiply(weights_t, total, out=weights_t)  # (B, n_kv, g, S, T): ... then a multiply per weight
+
+
+def _exp_and_sum(
+    scores_t: FloatArray, weights_t: FloatArray, blocks: list[tuple[int, int, int]], shift: FloatArray | None
+) -> FloatArray:
+    """Writes exp(scores - shift) into weights_t, block by block; returns each query's sum of them.
+
+    scores_t and weights_t are (B, n_kv, g, S, T); shift, if any, (B, n_kv, g, 1, T); the sum too.
+    """
+    ones = np.ones((1, blocks[0][1]), dtype=scores_t.dtype)  # (1, keys): ones @ w sums over the keys
+    total = None  # (B, n_kv, g, 1, T)
     for s0, s1, t0 in blocks:
         s, w = scores_t[..., s0:s1, t0:], weights_t[..., s0:s1, t0:]  # (B, n_kv, g, keys, T - t0) views
         if shift is None:
@@ -105,10 +126,7 @@ def scores_and_weights(
         else:
             total[..., t0:] += block_sum  # (B, n_kv, g, 1, T - t0)
     assert total is not None  # S >= 1, so there is a block
-    if mask.blocked is not None or mask.additive is not None:  # only these can leave a query no key
-        np.putmask(total, total == 0.0, 1.0)  # (B, n_kv, g, 1, T): a fully masked query keeps zeros
-    np.reciprocal(total, out=total)  # (B, n_kv, g, 1, T): one division per query ...
-    np.multiply(weights_t, total, out=weights_t)  # (B, n_kv, g, S, T): ... then a multiply per weight
+    return total
 
 
 @functools.lru_cache(maxsize=16)
@@ -118,13 +136,6 @@ def _future_of_queries(n: int, dtype: str) -> FloatArray:
     future[np.tri(n, n, -1, dtype=bool)] = -np.inf  # (keys, queries): -inf below the diagonal
     future.flags.writeable = False
     return future
-
-
-def _scores_are_bounded(q5: FloatArray, k5: FloatArray) -> bool:
-    """True when Cauchy-Schwarz, |q.k| <= |q||k|, keeps every score of the group within +-EXP_SAFE."""
-    q_sq = np.square(q5).sum(axis=-2).max()  # (B, n_kv, g, d_head, T) -> scalar: largest |q|^2
-    k_sq = np.square(k5).sum(axis=-2).max()  # (B, n_kv, 1, d_head, S) -> scalar: largest |k|^2
-    return bool(q_sq * k_sq <= EXP_SAFE**2)  # scalar
 
 
 def weighted_values(weights_t: FloatArray, v5: FloatArray, causal: bool, heads_t: FloatArray) -> None:

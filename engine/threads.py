@@ -19,7 +19,6 @@ import functools
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 import numpy as np
@@ -55,33 +54,138 @@ def _loaded_openblas_paths() -> list[Path]:
     return found
 
 
+@functools.cache
+def _allowed_cpus() -> tuple[int, ...]:
+    """The CPUs this process may run on (their numbers; 0..n-1 where the OS cannot say)."""
+    if hasattr(os, "sched_getaffinity"):
+        return tuple(sorted(os.sched_getaffinity(0))) or (0,)
+    return tuple(range(os.cpu_count() or 1))
+
+
 def _cores() -> int:
     """CPU cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
+    return len(_allowed_cpus())
 
 
-def _single_blas_thread() -> None:
-    """Pool initialiser: BLAS calls made from this worker thread use one core."""
-    setter = _openblas_set_local()
-    if setter is not None:
-        setter(1)
+@functools.cache
+def _sched_getcpu() -> Callable[[], int] | None:
+    """The C library's sched_getcpu (the CPU the calling thread is on now); None where there is none."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        getcpu = ctypes.CDLL(None).sched_getcpu
+    except (OSError, AttributeError):
+        return None
+    getcpu.argtypes, getcpu.restype = [], ctypes.c_int
+    return getcpu
+
+
+def _pin_apart(workers: Sequence[_Worker]) -> set[int] | None:
+    """Pins the caller to its CPU and the workers to the others; returns the caller's old affinity.
+
+    Left free, threads woken after an idle spell are put on the CPU of the thread that woke them, so
+    the caller and its workers take turns on one CPU until Linux's load balancer spreads them, about
+    60 ms later: after a 0.3 s pause, calls at T=128, d_model=64 took 0.62 ms for that long, then
+    0.40 ms. The app calls the engine after idle spells, not in a loop, so without this nearly every
+    call a learner makes would be a slow one. None: nothing was pinned (no OS support, one CPU).
+    """
+    getcpu = _sched_getcpu()
+    here = -1 if getcpu is None else getcpu()
+    others = [cpu for cpu in _allowed_cpus() if cpu != here]
+    if here < 0 or not others:
+        return None
+    for k, worker in enumerate(workers):
+        worker.pin(others[k % len(others)])
+    try:
+        saved = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {here})
+    except OSError:
+        return None
+    return saved
+
+
+class _Worker:
+    """One extra core's thread: runs the tasks it is handed, with BLAS on one thread, and reports back.
+
+    It waits on a plain lock rather than an executor's queue: a hand-off through
+    concurrent.futures costs about 45 us here, a lock released and acquired about 8 us, and the
+    engine hands work over on every call.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._go = threading.Lock()  # released by the caller when tasks are ready
+        self._done = threading.Lock()  # released by the worker when they have run
+        self._go.acquire()
+        self._done.acquire()
+        self._tasks: Sequence[Callable[[], None]] = ()
+        self.error: BaseException | None = None
+        self._cpu: int | None = None  # the CPU it is pinned to, if any
+        thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        thread.start()
+        self._thread_id = thread.native_id
+
+    def pin(self, cpu: int) -> None:
+        """Keeps the thread on one CPU (see _pin_apart); where the OS refuses, it stays free."""
+        if cpu == self._cpu or self._thread_id is None:
+            return
+        try:
+            os.sched_setaffinity(self._thread_id, {cpu})
+        except OSError:  # the CPU was taken from this process since: stay where the OS puts it
+            return
+        self._cpu = cpu
+
+    def start(self, tasks: Sequence[Callable[[], None]]) -> None:
+        """Hands the tasks over; they run while the caller goes on."""
+        self._tasks, self.error = tasks, None
+        self._go.release()
+
+    def join(self) -> None:
+        """Waits until the tasks handed over have run (their error, if any, is in self.error)."""
+        self._done.acquire()
+
+    def _serve(self) -> None:
+        setter = _openblas_set_local()
+        if setter is not None:
+            setter(1)
+        while True:
+            self._go.acquire()
+            self.error = _run_all(self._tasks)
+            self._tasks = ()
+            self._done.release()
+
+
+def _run_all(tasks: Sequence[Callable[[], None]]) -> BaseException | None:
+    """Runs every task even when one fails (they write into shared arrays); returns the first error."""
+    first: BaseException | None = None
+    for task in tasks:
+        try:
+            task()
+        except BaseException as error:  # handed to run_in_parallel's caller, which re-raises it
+            first = error if first is None else first
+    return first
 
 
 _pool_lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
+"""Held by the one caller using the workers; a caller that finds it taken runs its tasks itself."""
+_pool: list[_Worker] = []
 
 
-def _workers() -> ThreadPoolExecutor:
+def _workers() -> list[_Worker]:
     """The engine's worker threads, one per extra core, started on first use and reused."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(
-                max_workers=_cores() - 1, thread_name_prefix="engine-heads", initializer=_single_blas_thread
-            )
-        return _pool
+    if not _pool:
+        _pool.extend(_Worker(f"engine-heads-{k}") for k in range(_cores() - 1))
+    return _pool
+
+
+def _forget_workers() -> None:
+    """A forked child has none of its parent's threads: it starts its own when it needs them."""
+    global _pool_lock
+    _pool_lock = threading.Lock()
+    _pool.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)
 
 
 def parallel_parts() -> int:
@@ -108,21 +212,39 @@ def blas_on_one_thread() -> Iterator[None]:
 
 
 def run_in_parallel(tasks: Sequence[Callable[[], None]]) -> None:
-    """Runs the tasks at once, the first on this thread and the rest on the workers; re-raises errors.
+    """Runs the tasks at once, the first share on this thread and the rest on the workers.
 
-    Call it inside blas_on_one_thread(): the workers' BLAS calls already use one core each.
+    Every task has run when this returns, and the first error (the caller's own first) is re-raised.
+    Call it inside blas_on_one_thread(): the workers' BLAS calls already use one core each. When
+    another thread is using the workers (two engine calls at once), the tasks run here, one by one.
     """
-    if len(tasks) <= 1:
-        for task in tasks:
-            task()
-        return
-    futures: list[Future[None]] = [_workers().submit(task) for task in tasks[1:]]
-    try:
-        tasks[0]()
-    finally:
-        wait(futures)  # the workers write into the caller's arrays: never return before they are done
-    for future in futures:
-        future.result()
+    if len(tasks) <= 1 or not _pool_lock.acquire(blocking=False):
+        error = _run_all(tasks)
+    else:
+        try:
+            error = _hand_out(tasks)
+        finally:
+            _pool_lock.release()
+    if error is not None:
+        raise error
+
+
+def _hand_out(tasks: Sequence[Callable[[], None]]) -> BaseException | None:
+    """Deals the tasks out like cards, this thread first, then worker 1, 2, ...; returns the first error."""
+    workers = _workers()
+    n = len(workers) + 1
+    handed = [(worker, tasks[k::n]) for k, worker in enumerate(workers, start=1) if tasks[k::n]]
+    saved_affinity = _pin_apart(workers)
+    for worker, share in handed:
+        worker.start(share)
+    error = _run_all(tasks[::n])
+    for worker, _ in handed:  # the workers write into the caller's arrays: wait for all of them
+        worker.join()
+        error = worker.error if error is None else error
+    if saved_affinity is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, saved_affinity)
+    return error
 
 
 def even_cuts(n: int, parts: int) -> list[slice]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -107,3 +109,42 @@ def test_params_keep_their_own_read_only_copy_of_the_weights() -> None:
     np.testing.assert_array_equal(engine.multi_head_attention(x, q).output, before)
     with pytest.raises(ValueError, match="read-only"):
         q.w_q[0, 0] = 1.0
+
+
+def test_the_caller_is_pinned_apart_from_the_workers_only_while_they_work() -> None:
+    getcpu = threads._sched_getcpu()
+    if getcpu is None or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs sched_getcpu and at least two CPUs")
+    before = os.sched_getaffinity(0)
+    during: dict[str, set[int]] = {}
+
+    def record(who: str) -> Callable[[], None]:
+        return lambda: during.__setitem__(who, os.sched_getaffinity(0))
+
+    threads.run_in_parallel([record("caller"), record("worker")])
+    assert len(during["caller"]) == 1 and len(during["worker"]) == 1
+    assert during["caller"].isdisjoint(during["worker"])  # never two of them on one CPU
+    assert os.sched_getaffinity(0) == before  # the caller gets its own affinity back
+
+
+def test_two_engine_calls_at_once_share_the_workers_and_both_get_the_serial_answer() -> None:
+    p = engine.init_attention(32, 4, seed=7)
+    xs = [np.random.default_rng(k).normal(size=(2, 40, 32)).astype(np.float32) for k in range(2)]
+    with split_into(1):
+        expected = [engine.multi_head_attention(x, p, mask="causal").output for x in xs]
+    results: list[list[np.ndarray]] = [[], []]
+
+    def call_repeatedly(k: int) -> None:
+        for _ in range(30):
+            results[k].append(engine.multi_head_attention(xs[k], p, mask="causal").output)
+
+    with split_into(2):
+        callers = [threading.Thread(target=call_repeatedly, args=(k,)) for k in range(2)]
+        for caller in callers:
+            caller.start()
+        for caller in callers:
+            caller.join()
+    for k in range(2):
+        assert len(results[k]) == 30
+        for output in results[k]:
+            np.testing.assert_allclose(output, expected[k], rtol=1e-5, atol=1e-6)

@@ -7,6 +7,7 @@ import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -148,7 +149,7 @@ def test_causal_blocks_that_skip_work_give_the_answer_of_the_unblocked_bool_mask
 def test_large_scores_take_the_max_subtracting_path_and_stay_exact(
     case: Case, mask_kind: str | None, scale: float
 ) -> None:
-    """Scaled-up tokens push |q.k| past the bound where exp(score) is safe without the row max."""
+    """Scaled-up tokens push the scores past where exp(score) is safe without the row max."""
     mask = random_bool_mask(case) if mask_kind == "bool" else mask_kind
     x = case.x * np.float32(scale)  # (B, T, d)
     r = engine.multi_head_attention(x.astype(np.float64), case.p, mask=mask)
@@ -160,16 +161,47 @@ def test_large_scores_take_the_max_subtracting_path_and_stay_exact(
     np.testing.assert_allclose(blocked.weights, r.weights, rtol=1e-9, atol=1e-12)
 
 
-def test_the_shortcut_without_the_row_max_is_taken_only_when_scores_are_bounded() -> None:
+def exp_passes(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Records, for each exp pass over a group's scores, whether it subtracted the row max."""
+    passes: list[bool] = []
+    real = head_kernels._exp_and_sum
+
+    def spy(*args: Any) -> Any:
+        passes.append(args[3] is not None)
+        return real(*args)
+
+    monkeypatch.setattr(head_kernels, "_exp_and_sum", spy)
+    return passes
+
+
+def test_the_row_max_is_subtracted_only_when_the_sums_of_exp_leave_the_safe_range(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     p = engine.init_attention(16, 2, seed=3)
-    x = np.random.default_rng(4).normal(size=(5, 16))  # (T, d)
-    q5 = (x @ p.w_q / np.sqrt(8)).reshape(1, 5, 2, 1, 8).transpose(0, 2, 3, 4, 1)  # (B, n_kv, g, d_head, T)
-    k5 = (x @ p.w_k).reshape(1, 5, 2, 1, 8).transpose(0, 2, 3, 4, 1)  # (B, n_kv, 1, d_head, S)
-    assert head_kernels._scores_are_bounded(q5, k5)
-    assert not head_kernels._scores_are_bounded(1e3 * q5, k5)
-    big = engine.multi_head_attention(x * 1e3, p)  # scores of order 1e5: exp would overflow unshifted
+    x = np.random.default_rng(4).normal(size=(5, 16)).astype(np.float32)  # (T, d)
+    passes = exp_passes(monkeypatch)
+    engine.multi_head_attention(x, p)
+    assert passes == [False]  # ordinary scores: one pass, no max needed
+    passes.clear()
+    big = engine.multi_head_attention(x * 1e3, p)  # scores of order 1e5: exp overflows unshifted
+    assert passes == [False, True]
     np.testing.assert_allclose(big.weights, engine.softmax(big.scores.astype(np.float64)), atol=1e-6)
     assert np.all(np.isfinite(big.weights))
+
+
+def test_a_query_whose_keys_all_get_minus_1e9_attends_evenly_like_torch() -> None:
+    """exp(-1e9) is 0 for every key, but softmax is shift-invariant: these weights are uniform."""
+    p = engine.init_attention(8, 2, seed=5)
+    x = np.random.default_rng(6).normal(size=(4, 8)).astype(np.float32)  # (T, d)
+    additive = np.zeros((4, 4), dtype=np.float32)  # (T, S)
+    additive[2] = -1e9  # query 2: every key pushed far down by the same amount
+    additive[3] = -np.inf  # query 3: no key allowed at all
+    r = engine.multi_head_attention(x, p, mask=additive)
+    np.testing.assert_allclose(r.weights[:, 2], 0.25, atol=1e-6)
+    np.testing.assert_array_equal(r.weights[:, 3], 0.0)
+    np.testing.assert_allclose(
+        r.weights[:, :2], engine.softmax(r.scores[:, :2].astype(np.float64)), atol=1e-6
+    )
 
 
 # ---- the head experiments ------------------------------------------------------------------------
