@@ -68,9 +68,11 @@ SETTLE_SECONDS = 0.3
 
 
 WARMUP_SECONDS = 0.05
-"""Untimed calls after the pause, before the block: after an idle pause the kernel takes tens of
-milliseconds to spread a library's threads over both cores again (measured: the engine's first five
-calls at T=512, d_model=64 took 8 ms, the rest 4.8 ms), and the block should time the steady state."""
+"""Untimed calls after the pause, before the block, so that both libraries are timed in their steady
+state: after an idle pause Linux takes tens of milliseconds to spread a library's threads over both
+cores again. (The engine now pins its threads apart while they work, engine/threads.py, which removed
+its own ramp: before that, its calls at T=128, d_model=64 took 0.62 ms for 60 ms after a pause, then
+0.40 ms.)"""
 
 
 def _time_block(fn: Callable[[], object], n: int, settle: float) -> float:

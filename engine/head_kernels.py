@@ -36,9 +36,9 @@ MIN_CAUSAL_QUERIES = 128
 TOTAL_RANGE = (2.0**-64, 2.0**64)
 """When every query's sum of exp(score) lies in this range, no exp overflowed, 1/sum is a normal float32,
 and each query's largest term is at least 2^-64 / S: only weights below about 1e-19 can have lost
-precision to underflow, against 1e-38 with the row max subtracted. Scores within about +-40 of zero
-always qualify; otherwise (or for a query with no allowed key, or all keys at -1e9) the row max is
-subtracted."""
+precision to underflow, against 1e-38 with the row max subtracted. Scores within +-30 of zero qualify
+for up to a million keys; beyond that, and for a query with no allowed key or with every key at -1e9,
+the row max is subtracted."""
 
 
 @dataclass(frozen=True)
