@@ -11,7 +11,7 @@ Two things keep the hand-off cheap, because the engine hands work over on every 
 on plain locks (about 10 us a hand-off, against 45 us through concurrent.futures), and while they work
 the caller and each worker are pinned to CPUs of their own (see _pin_apart).
 
-Where that setting cannot be found (NumPy built against another BLAS), heads run one group after the
+Where the OpenBLAS setting cannot be found (NumPy built against another BLAS), heads run one group after the
 other, exactly as before: parallelism is an optimisation, never a requirement. Where threads cannot be
 pinned (not Linux), they run unpinned.
 """
