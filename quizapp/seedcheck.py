@@ -96,8 +96,9 @@ def seed_issues(
             picks, key = picked
             if key in seen:
                 continue
-            if not seen:  # the first draw: a whole instance, worked derivations and all
-                seen.add(key)
+            first = not seen
+            seen.add(key)
+            if first:  # the first draw: a whole instance, worked derivations and all
                 values = derive_params(params, place(picks), _memo_worked)
                 inst = build_instance(
                     question, values, rng, deck_id="-", deck_title="-", seed=seed, calculate=_memo_worked
@@ -106,7 +107,6 @@ def seed_issues(
             else:
                 # Derived params recur across draws (a model's head width), so their results are
                 # memoised; the answer's arguments differ at every new draw, so its calculator is just run.
-                seen.add(key)
                 values = place(picks)
                 if derived:
                     values = derive_params(params, values, _memo_value)
