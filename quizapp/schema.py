@@ -180,6 +180,14 @@ class _Computed(_QuestionBase):
     args: dict[str, ArgValue] = Field(default_factory=dict)
     unit: str | None = Field(default=None, description="display unit; default: the calculator's base unit")
     tolerance: Tolerance | None = None
+    trap: StrictStr | None = Field(
+        default=None,
+        description="id of the misconception this question exists to catch (one the calculator names)",
+    )
+    fixed: StrictStr | None = Field(
+        default=None,
+        description="why the answer never varies (a cited anchor); exempts it from the distinct-answers gate",
+    )
 
 
 class NumericQuestion(_Computed):
