@@ -5,7 +5,8 @@ Targets (issue 3): bundled bank warm <= 30 ms; 10,000 questions cold <= 1 s; war
 The 10,000-question deck is generated in a temporary folder from the bundled bank's own questions (or the
 test fixture deck when the bank is empty), repeated with fresh ids and a different sentence in every
 prompt, so the type mix, the params and the prompt sizes are those of real content. Templates that share
-a parametrisation share one 50-seed check (quizapp.deckcheck memoises it), as they would in a real bank.
+a parametrisation share one 50-seed check (quizapp.content.checks.static memoises it), as they would in a
+real bank.
 
 - "cold": no cache on disk and nothing remembered in the process (seed-check memo and template cache
   cleared too), so the 50-seed check runs for every distinct template;
@@ -13,10 +14,11 @@ a parametrisation share one 50-seed check (quizapp.deckcheck memoises it), as th
   kept (an edited deck, or a new deck reusing known parametrisations, on a machine that ran the app);
 - "warm": the on-disk cache is filled but the in-process memo is cleared, as in a new process.
 
-A cold load hands its cache write to a background thread and returns (quizapp.loader): a "cold" row is
+A cold load hands its cache write to a background thread and returns (quizapp.content.load): a "cold" row is
 the time until the catalog is there, and every run starts once the writes of the one before are done
 (waited for untimed). The "cold, until the cache is written" row counts the write too. While a big file
-is parsed, a second thread checks the templates at its head (quizapp.ahead): with the other core busy,
+is parsed, a second thread checks the templates at its head (quizapp.content.checks.during_parse): with the
+other core busy,
 the cold rows come out some 80 ms higher.
 
 Imports are done before timing. Every row also shows a reference measured in the same run, since this
@@ -58,9 +60,12 @@ def main(argv: list[str] | None = None) -> int:
         import yaml_rs
 
         import engine  # noqa: F401  (imported before timing, as an app would have it)
-        from quizapp import deckcheck, loader, paths, template
-        from quizapp.catalog import load_catalog
-        from quizapp.schema import Deck
+        from quizapp import paths
+        from quizapp.content import load as loader
+        from quizapp.content import template
+        from quizapp.content.catalog import load_catalog
+        from quizapp.content.checks import static as deckcheck
+        from quizapp.content.schema import Deck
 
         def median(fn: Callable[[], object], reps: int) -> float:
             return _median(fn, reps, settle=loader.finish_cache_writes)

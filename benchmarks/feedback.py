@@ -92,8 +92,8 @@ async def run(repeats: int) -> dict[str, list[float]]:
     from textual.screen import Screen
     from textual.widgets import Input, Static
 
-    from quizapp.catalog import load_catalog
-    from quizapp.study_session import StudySession
+    from quizapp.content.catalog import load_catalog
+    from quizapp.study.session import StudySession
     from quizapp.tui.app import make_app
     from quizapp.tui.screens.study import StudyScreen
     from quizapp.tui.widgets.derivation import DerivationView

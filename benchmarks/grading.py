@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable
 
 import engine
+from quizapp.content.instance import ChoiceOption, Instance
+from quizapp.content.tolerance import Tolerance, default_tolerance
+from quizapp.content.units import to_display
 from quizapp.grading import grade
-from quizapp.instance import ChoiceOption, Instance
-from quizapp.tolerance import Tolerance, default_tolerance
-from quizapp.units import to_display
 
 TARGET_SECONDS = 1e-3
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from quizapp.stats import compute_stats
+from quizapp.reports.stats import compute_stats
 from quizapp.store import QuestionRef, Store, card_id_for, open_store
 from quizapp.store.times import US_PER_DAY, to_us
 from quizapp.study import QuestionSet, make_scheduler, next_card, record_review

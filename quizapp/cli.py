@@ -13,9 +13,9 @@ from quizapp.errors import QuizappError
 
 # Each module defines `register(subparsers)`, which adds its subcommands with `set_defaults(func=...)`.
 COMMAND_MODULES: tuple[str, ...] = (
-    "quizapp.commands.catalog_cmds",
-    "quizapp.commands.check_cmd",
-    "quizapp.commands.progress_cmds",
+    "quizapp.commands.catalog",
+    "quizapp.commands.check",
+    "quizapp.commands.progress",
 )
 
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = 0, 1, 2

@@ -22,6 +22,6 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     monkeypatch.setenv("QUIZAPP_HOME", str(home))
     monkeypatch.delenv("NO_COLOR", raising=False)
     yield home
-    from quizapp import loader
+    from quizapp.content import load as loader
 
     loader.finish_cache_writes()  # a deck cache written in the background lands in this test's folder

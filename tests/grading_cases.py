@@ -9,10 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 import engine
+from quizapp.content.instance import Instance
+from quizapp.content.tolerance import Tolerance, default_tolerance
+from quizapp.content.units import to_display, unit
 from quizapp.grading.diagnose import tolerance_of
-from quizapp.instance import Instance
-from quizapp.tolerance import Tolerance, default_tolerance
-from quizapp.units import to_display, unit
 
 
 def make_instance(
@@ -23,7 +23,7 @@ def make_instance(
     target_seconds: float = 90.0,
     **args: Any,
 ) -> Instance:
-    """An Instance straight from the engine, built the way quizapp.instantiate builds one."""
+    """An Instance straight from the engine, built the way quizapp.content.instantiate builds one."""
     d = engine.calculate(calculator, **args)
     common: dict[str, Any] = {
         "question_id": f"test-{calculator}",

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 import engine
-from quizapp import loader, paths
-from quizapp.catalog import Catalog, load_catalog
+from quizapp import paths
+from quizapp.content import load as loader
+from quizapp.content.catalog import Catalog, load_catalog
+from quizapp.content.instantiate import InstanceError
+from quizapp.content.template import parse_template
+from quizapp.content.units import to_display
 from quizapp.errors import QuizappError
-from quizapp.instantiate import InstanceError
-from quizapp.template import parse_template
-from quizapp.units import to_display
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "decks"

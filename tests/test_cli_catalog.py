@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import engine
-from quizapp.units import to_display
+from quizapp.content.units import to_display
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = "tests/fixtures/decks"

@@ -16,13 +16,17 @@ import yaml_rs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizapp import ahead, deckcheck, loader, paths, proven
-from quizapp.catalog import load_catalog
+from quizapp import paths
+from quizapp.content import load as loader
+from quizapp.content.catalog import load_catalog
+from quizapp.content.checks import during_parse as ahead
+from quizapp.content.checks import proof_cache as proven
+from quizapp.content.checks import static as deckcheck
+from quizapp.content.checks.seeds import SEEDS, seed_issues, unproven
+from quizapp.content.instantiate import instantiate
+from quizapp.content.problems import Issue
+from quizapp.content.schema import Deck, Question
 from quizapp.errors import InstanceError
-from quizapp.instantiate import instantiate
-from quizapp.problems import Issue
-from quizapp.schema import Deck, Question
-from quizapp.seedcheck import SEEDS, seed_issues, unproven
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "decks"

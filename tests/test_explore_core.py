@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import engine
 from quizapp.errors import QuizappError
-from quizapp.explore import (
+from quizapp.sandbox.model import (
     DTYPES,
     MAX_TOKENS,
     SANDBOX_HEADS,

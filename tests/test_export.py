@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from engine import Derivation, Step
+from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.errors import QuizappError
-from quizapp.export import ANKI_SEED, export_anki
-from quizapp.instance import ChoiceOption, Instance
-from quizapp.progress_file import export_progress, import_progress, progress_document
+from quizapp.reports.anki import ANKI_SEED, export_anki
+from quizapp.reports.progress_file import export_progress, import_progress, progress_document
 from quizapp.store import (
     InterviewAnswer,
     InterviewConfig,
@@ -191,7 +191,7 @@ questions:
 
 
 def test_anki_export_through_the_real_catalog_of_a_users_deck(tmp_path: Path) -> None:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     (tmp_path / "my-notes.yaml").write_text(USER_DECK, encoding="utf-8")
     catalog = load_catalog([tmp_path / "my-notes.yaml"], include_default=False, use_cache=False)
@@ -217,7 +217,7 @@ def test_cli_exports_the_users_decks_to_anki(isolated_home: Path, tmp_path: Path
 
 
 def test_anki_export_of_the_bundled_catalog_covers_every_question(tmp_path: Path) -> None:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     catalog = load_catalog()
     if not catalog.questions:

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+from quizapp.content.instance import ChoiceOption, Instance
+from quizapp.content.tolerance import Tolerance
+from quizapp.content.units import to_display
 from quizapp.grading import grade, grade_explain, grade_flashcard, head_count, suggest_rating
-from quizapp.instance import ChoiceOption, Instance
-from quizapp.tolerance import Tolerance
-from quizapp.units import to_display
 
 LLAMA2_70B_KV = {"n_layers": 80, "d_head": 128, "seq_len": 4096, "batch": 8, "bytes_per_element": 2}
 
@@ -337,7 +337,7 @@ def _check(*args: str) -> subprocess.CompletedProcess[str]:
 
 def _first_question(kind: str) -> tuple[str, Instance]:
     """The first question of a kind in the bundled catalog, made concrete at seed 3."""
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     catalog = load_catalog()
     qid = next(q for q in sorted(catalog.questions) if catalog.questions[q].type == kind)
@@ -345,7 +345,7 @@ def _first_question(kind: str) -> tuple[str, Instance]:
 
 
 def _catalog_instances(seeds: range = range(4)) -> list[Instance]:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     catalog = load_catalog()
     assert catalog.questions, "the bundled catalog loaded no questions"

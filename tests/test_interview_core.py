@@ -13,9 +13,10 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from quizapp.catalog import Catalog, load_catalog
+from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.errors import QuizappError
-from quizapp.interview import (
+from quizapp.interview.report import ReportItem
+from quizapp.interview.session import (
     DIFFICULTY_MIXES,
     TIME_UP,
     InterviewSession,
@@ -29,7 +30,6 @@ from quizapp.interview import (
     parse_count,
     parse_tags,
 )
-from quizapp.interview_report import ReportItem
 from quizapp.store import InterviewConfig, Settings, Store, get_card, load_interview, open_store, reviews_for
 from quizapp.study import QuestionSet
 from tests.tui.interview_helpers import right_answer, wrong_answer

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from quizapp.overview import DeckInfo, build_overview
+from quizapp.reports.overview import DeckInfo, build_overview
 from quizapp.store import QuestionRef, Store, open_store
 from quizapp.study import make_scheduler, record_review
 

@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import engine
-from quizapp import loader, paths
-from quizapp.instantiate import sample_params
-from quizapp.schema import Deck, FlashcardQuestion, RangeParam
-from quizapp.template import TemplateError, parse_template, render
-from quizapp.units import UNITS
+from quizapp import paths
+from quizapp.content import load as loader
+from quizapp.content.instantiate import sample_params
+from quizapp.content.schema import Deck, FlashcardQuestion, RangeParam
+from quizapp.content.template import TemplateError, parse_template, render
+from quizapp.content.units import UNITS
 
 ROOT = Path(__file__).resolve().parent.parent
 BROKEN = Path("tests/broken_decks")
@@ -32,7 +33,7 @@ def _repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _problems(*sources: Path) -> list[str]:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     catalog = load_catalog(sources, include_default=False, use_cache=False)
     return [str(p) for p in catalog.problems]
@@ -333,7 +334,7 @@ def _cache_files() -> list[Path]:
 
 
 def test_an_unchanged_deck_loads_from_the_cache_without_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     first = load_catalog([FIXTURES], include_default=False)
     assert len(_cache_files()) == 1
@@ -350,7 +351,7 @@ def test_an_unchanged_deck_loads_from_the_cache_without_parsing(monkeypatch: pyt
 
 
 def test_a_damaged_cache_is_ignored_and_rebuilt() -> None:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     load_catalog([FIXTURES], include_default=False)
     (cache,) = _cache_files()
@@ -364,7 +365,7 @@ def test_a_damaged_cache_is_ignored_and_rebuilt() -> None:
 
 
 def test_an_edited_deck_is_checked_again(tmp_path: Path) -> None:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     deck = tmp_path / "sample.yaml"
     deck.write_text((FIXTURES / "sample.yaml").read_text())
@@ -375,7 +376,7 @@ def test_an_edited_deck_is_checked_again(tmp_path: Path) -> None:
 
 
 def test_an_unwritable_cache_folder_only_costs_speed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     blocker = tmp_path / "file-not-folder"
     blocker.write_text("x")
@@ -386,7 +387,7 @@ def test_an_unwritable_cache_folder_only_costs_speed(tmp_path: Path, monkeypatch
 
 
 def test_every_bundled_question_comes_back_from_the_cache_as_validated() -> None:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     cold = load_catalog([paths.bundled_content_dir()], include_default=False)
     loader.clear_memory_cache()
@@ -396,7 +397,7 @@ def test_every_bundled_question_comes_back_from_the_cache_as_validated() -> None
 
 
 def test_a_value_json_cannot_hold_keeps_the_deck_out_of_the_cache(tmp_path: Path) -> None:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     deck = tmp_path / "sets.yaml"
     text = (FIXTURES / "sample.yaml").read_text()

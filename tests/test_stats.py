@@ -10,8 +10,8 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 from fsrs import State
 
-from quizapp.stats import CALENDAR_DAYS, FORECAST_DAYS, compute_stats, streak
-from quizapp.stats_text import SHADES, render_stats, shade
+from quizapp.reports.stats import CALENDAR_DAYS, FORECAST_DAYS, compute_stats, streak
+from quizapp.reports.text import SHADES, render_stats, shade
 from quizapp.store import CardRecord, QuestionRef, Store, card_id_for, open_store, reviews_for
 from quizapp.store.cards import write_card
 from quizapp.study import make_scheduler, record_review
@@ -68,7 +68,7 @@ def test_days_are_the_users_local_days(store: Store) -> None:
 
 
 def test_a_streak_survives_until_today_is_over() -> None:
-    from quizapp.stats import DayCount
+    from quizapp.reports.stats import DayCount
 
     def cal(*counts: int) -> tuple[DayCount, ...]:
         return tuple(DayCount(date(2025, 1, 1) + timedelta(days=i), n, 0.0) for i, n in enumerate(counts))

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from quizapp.catalog import Catalog, load_catalog
+from quizapp.content.catalog import Catalog, load_catalog
+from quizapp.content.instance import Instance
+from quizapp.content.units import to_display
 from quizapp.errors import QuizappError
-from quizapp.instance import Instance
 from quizapp.store import Store, open_store, review_count, reviews_for
 from quizapp.study import QuestionSet, fresh_seed, make_scheduler, preview_intervals
-from quizapp.study_session import ExplainPending, Feedback, StudySession, Unreadable
-from quizapp.units import to_display
+from quizapp.study.session import ExplainPending, Feedback, StudySession, Unreadable
 
 T0 = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
 

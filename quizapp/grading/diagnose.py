@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from engine import Derivation
 from engine.derivation import format_number
+from quizapp.content.instance import Instance
+from quizapp.content.tolerance import Tolerance, default_tolerance
+from quizapp.content.units import UNITS, unit
 from quizapp.grading.parse import ParsedNumber
-from quizapp.instance import Instance
-from quizapp.tolerance import Tolerance, default_tolerance
-from quizapp.units import UNITS, unit
 
 _BINARY = ("KiB", "MiB", "GiB", "TiB")
 _DECIMAL = ("KB", "MB", "GB", "TB")

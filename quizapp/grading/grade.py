@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.derivation import format_number
+from quizapp.content.instance import Instance
+from quizapp.content.units import unit
 from quizapp.errors import QuizappError
 from quizapp.grading.diagnose import Diagnosis, diagnose_number, diagnose_shape, tolerance_of
 from quizapp.grading.parse import (
@@ -23,8 +25,6 @@ from quizapp.grading.parse import (
 from quizapp.grading.rating import AGAIN, GOOD, HARD, RATING_NAMES, suggest_rating
 from quizapp.grading.tokens import AnswerParseError
 from quizapp.grading.words import DIMENSION_WORDS
-from quizapp.instance import Instance
-from quizapp.units import unit
 
 VerdictValue = int | float | tuple[int, ...] | frozenset[str] | str | None
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from engine.derivation import format_number
+from quizapp.content.instance import Instance
+from quizapp.content.units import unit
 from quizapp.errors import QuizappError
 from quizapp.grading.expr import Evaluator, Num, Quantity
 from quizapp.grading.tokens import MAX_INPUT_CHARS, AnswerParseError, normalize, tokenize
 from quizapp.grading.words import BASE_OF_DIMENSION, accepted_forms
-from quizapp.instance import Instance
-from quizapp.units import unit
 
 MAX_VALUE = 1e300
 MAX_SHAPE_DIMS = 16

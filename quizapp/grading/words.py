@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from quizapp.units import UNITS, unit
+from quizapp.content.units import UNITS, unit
 
 WordKind = Literal["scale", "unit", "ratio", "func", "const", "filler"]
 

@@ -24,8 +24,8 @@ from quizapp.tui.backend import AppConfig, Backend, Clock, load_backend
 from quizapp.tui.messages import BackendFailed, BackendLoaded
 
 if TYPE_CHECKING:
-    from quizapp.catalog import Catalog
-    from quizapp.study_session import SessionMode
+    from quizapp.content.catalog import Catalog
+    from quizapp.study.session import SessionMode
 
 PROBLEM_LINES = 6
 """How many skipped decks the start-up notification names before "and N more"."""
@@ -149,7 +149,7 @@ class QuizApp(App[None]):
         if backend is None:
             return
         try:
-            from quizapp.study_session import StudySession
+            from quizapp.study.session import StudySession
             from quizapp.tui.screens.study import StudyScreen
 
             session = StudySession.start(

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from quizapp.catalog import Catalog
-    from quizapp.overview import DeckInfo, Overview
+    from quizapp.content.catalog import Catalog
+    from quizapp.reports.overview import DeckInfo, Overview
     from quizapp.store import Settings, Store
     from quizapp.study import QuestionSet
 
@@ -66,7 +66,7 @@ class Backend:
         return load_settings(self.store)
 
     def overview(self) -> Overview:
-        from quizapp.overview import build_overview
+        from quizapp.reports.overview import build_overview
 
         return build_overview(self.store, self.decks, now=self.now())
 
@@ -79,8 +79,8 @@ class Backend:
 
 def load_backend(config: AppConfig) -> Backend:
     """Opens the store and loads the catalog (slow on a first run: call it from a worker thread)."""
-    from quizapp.catalog import load_catalog
-    from quizapp.overview import DeckInfo
+    from quizapp.content.catalog import load_catalog
+    from quizapp.reports.overview import DeckInfo
     from quizapp.store import open_store
     from quizapp.study import QuestionSet
 

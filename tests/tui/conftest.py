@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from quizapp.catalog import Catalog, load_catalog
+from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.tui.app import QuizApp, make_app
 from tests.tui.helpers import NOW, SEED
 

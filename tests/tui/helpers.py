@@ -8,14 +8,14 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from quizapp.catalog import Catalog
+from quizapp.content.catalog import Catalog
+from quizapp.content.instance import Instance
+from quizapp.content.units import to_display
 from quizapp.grading.grade import grade
-from quizapp.instance import Instance
 from quizapp.store import QuestionRef, open_store
 from quizapp.study import make_scheduler, record_review
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
-from quizapp.units import to_display
 
 NOW = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
 SEED = 7

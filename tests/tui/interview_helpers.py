@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from quizapp.instance import Instance
-from quizapp.units import to_display
+from quizapp.content.instance import Instance
+from quizapp.content.units import to_display
 
 
 class Clock:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from quizapp.catalog import Catalog
+from quizapp.content.catalog import Catalog
 from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.backend import AppConfig, Backend
 from quizapp.tui.screens.home import HomeScreen

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from textual.widgets import Input
 
-from quizapp.catalog import Catalog
-from quizapp.instance import Instance
+from quizapp.content.catalog import Catalog
+from quizapp.content.instance import Instance
 from quizapp.tui.app import QuizApp
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.feedback import FeedbackPanel

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from textual.widgets import Button, SelectionList, TextArea
 
-from quizapp.catalog import Catalog
+from quizapp.content.catalog import Catalog
 from quizapp.store import reviews_for
 from quizapp.study import make_scheduler, preview_intervals
 from quizapp.tui.app import QuizApp

@@ -9,8 +9,9 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TextArea
 
-from quizapp.catalog import Catalog, load_catalog
-from quizapp.instance import Instance
+from quizapp.content.catalog import Catalog, load_catalog
+from quizapp.content.instance import Instance
+from quizapp.content.units import to_display
 from quizapp.store import list_interviews, load_interview, reviews_for
 from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.screens.home import HomeScreen
@@ -18,7 +19,6 @@ from quizapp.tui.screens.interview import EndInterviewScreen, InterviewScreen
 from quizapp.tui.screens.interview_history import InterviewHistoryScreen
 from quizapp.tui.screens.interview_report import InterviewReportScreen
 from quizapp.tui.screens.interview_setup import InterviewSetupScreen
-from quizapp.units import to_display
 from tests.tui.helpers import NOW, SEED, loaded
 from tests.tui.interview_helpers import Clock
 

@@ -17,7 +17,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from quizapp.catalog import Catalog, load_catalog
+from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.interview import InterviewScreen
 from quizapp.tui.screens.interview_report import InterviewReportScreen

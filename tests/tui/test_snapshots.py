@@ -15,8 +15,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from quizapp.catalog import Catalog, load_catalog
-from quizapp.instance import Instance
+from quizapp.content.catalog import Catalog, load_catalog
+from quizapp.content.instance import Instance
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
 from tests.tui.helpers import current, question_ids, seed_history

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList
 
-from quizapp.catalog import Catalog
+from quizapp.content.catalog import Catalog
 from quizapp.store import load_settings, open_store
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.home import HomeScreen

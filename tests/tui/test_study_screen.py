@@ -7,14 +7,14 @@ from collections.abc import Callable
 
 from textual.widgets import Input, OptionList, TextArea
 
-from quizapp.catalog import Catalog
+from quizapp.content.catalog import Catalog
+from quizapp.content.instance import Instance
+from quizapp.content.units import to_display
 from quizapp.grading.grade import grade
-from quizapp.instance import Instance
 from quizapp.store import review_count, reviews_for
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
-from quizapp.units import to_display
 from tests.tui.helpers import SIZE, current, drill, loaded, question_ids, text_of
 
 

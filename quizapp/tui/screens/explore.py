@@ -2,7 +2,7 @@
 the per-head heatmaps, what W_O does, and the cost panel (parameters and KV cache, with derivations)
 come out, redrawn at once whenever a field or a toggle changes.
 
-All the numbers come from quizapp.explore (which runs the engine); this screen keeps the fields and the
+All the numbers come from quizapp.sandbox.model (which runs the engine); this screen keeps the fields and the
 picture in step and shows the core's message when a combination is invalid, keeping the last picture.
 """
 
@@ -23,7 +23,7 @@ from quizapp.tui.widgets.derivation import DerivationView, derivation_table
 from quizapp.tui.widgets.heatmap import HeatmapView
 
 if TYPE_CHECKING:
-    from quizapp.explore import ExploreInputs, ExploreResult
+    from quizapp.sandbox.model import ExploreInputs, ExploreResult
     from quizapp.tui.app import QuizApp
 
 TOGGLES: dict[str, str] = {
@@ -75,7 +75,7 @@ class ExploreScreen(Screen[None]):
     ]
 
     def __init__(self, inputs: ExploreInputs | None = None) -> None:
-        from quizapp.explore import ExploreInputs, explore
+        from quizapp.sandbox.model import ExploreInputs, explore
 
         super().__init__()
         self.inputs = inputs or ExploreInputs()
@@ -86,7 +86,7 @@ class ExploreScreen(Screen[None]):
         return cast("QuizApp", self.app)
 
     def compose(self) -> ComposeResult:
-        from quizapp.explore import DTYPES, presets
+        from quizapp.sandbox.model import DTYPES, presets
 
         i = self.inputs
         yield Header()
@@ -201,7 +201,7 @@ class ExploreScreen(Screen[None]):
     def apply(self, inputs: ExploreInputs) -> None:
         """Runs the sandbox on new inputs; an invalid combination shows the core's message instead."""
         from quizapp.errors import QuizappError
-        from quizapp.explore import explore
+        from quizapp.sandbox.model import explore
 
         if inputs == self.inputs:
             return
@@ -226,7 +226,7 @@ class ExploreScreen(Screen[None]):
     @on(Input.Changed)
     def _field_changed(self, event: Input.Changed) -> None:
         from quizapp.errors import QuizappError
-        from quizapp.explore import with_text
+        from quizapp.sandbox.model import with_text
 
         name = (event.input.id or "").removeprefix("ex-")
         if name not in TEXT_FIELDS and name not in COST_FIELDS:
@@ -240,7 +240,7 @@ class ExploreScreen(Screen[None]):
 
     @on(Checkbox.Changed)
     def _toggled(self, event: Checkbox.Changed) -> None:
-        from quizapp.explore import toggled
+        from quizapp.sandbox.model import toggled
 
         for name, box_id in TOGGLES.items():
             if event.checkbox.id == box_id and getattr(self.inputs, name) != event.value:
@@ -249,7 +249,7 @@ class ExploreScreen(Screen[None]):
     @on(Select.Changed, "#ex-preset")
     def _preset(self, event: Select.Changed) -> None:
         from quizapp.errors import QuizappError
-        from quizapp.explore import apply_preset
+        from quizapp.sandbox.model import apply_preset
 
         key = None if event.value in (NO_PRESET, Select.NULL) else str(event.value)
         if key == self.inputs.preset:
@@ -262,7 +262,7 @@ class ExploreScreen(Screen[None]):
     @on(Select.Changed, "#ex-dtype")
     def _dtype(self, event: Select.Changed) -> None:
         from quizapp.errors import QuizappError
-        from quizapp.explore import with_text
+        from quizapp.sandbox.model import with_text
 
         try:
             self.apply(with_text(self.inputs, "dtype", str(event.value)))
@@ -270,7 +270,7 @@ class ExploreScreen(Screen[None]):
             self.show_error(str(exc))
 
     def action_flip(self, name: str) -> None:
-        from quizapp.explore import toggled
+        from quizapp.sandbox.model import toggled
 
         if name in TOGGLES:
             self.apply(toggled(self.inputs, name))
@@ -291,6 +291,6 @@ class ExploreScreen(Screen[None]):
             self.focus_next()
 
     def action_reset(self) -> None:
-        from quizapp.explore import ExploreInputs
+        from quizapp.sandbox.model import ExploreInputs
 
         self.apply(ExploreInputs())

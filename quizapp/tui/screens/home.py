@@ -13,7 +13,7 @@ from textual.widgets import Footer, Header, LoadingIndicator, Static
 if TYPE_CHECKING:
     from textual.widgets import DataTable
 
-    from quizapp.overview import Overview
+    from quizapp.reports.overview import Overview
     from quizapp.tui.app import QuizApp
     from quizapp.tui.backend import Backend
     from quizapp.tui.widgets.deck_table import DeckTable

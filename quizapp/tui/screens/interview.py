@@ -1,7 +1,8 @@
 """Provides InterviewScreen: a running mock interview (countdown in the header, no feedback, skip and
 flag) and EndInterviewScreen, the "end it now?" question.
 
-The session (quizapp.interview) grades and saves every answer; the screen shows the next question, ticks
+The session (quizapp.interview.session) grades and saves every answer; the screen shows the next question,
+ticks
 the countdown from the app's injected clock, and when time is up submits whatever is in the answer box.
 """
 
@@ -24,7 +25,7 @@ from quizapp.tui.widgets.answer import ExplainArea, MultiChoiceList, answer_widg
 from quizapp.tui.widgets.question_card import QuestionCard
 
 if TYPE_CHECKING:
-    from quizapp.interview import Asked, InterviewSession
+    from quizapp.interview.session import Asked, InterviewSession
     from quizapp.tui.app import QuizApp
 
 TICK_SECONDS = 0.25
@@ -216,7 +217,7 @@ class InterviewScreen(Screen[None]):
         self.show_report(report)
 
     def show_report(self, report: object) -> None:
-        from quizapp.interview_report import InterviewReport
+        from quizapp.interview.report import InterviewReport
         from quizapp.tui.screens.interview_report import InterviewReportScreen
 
         assert isinstance(report, InterviewReport)
@@ -227,7 +228,7 @@ class InterviewScreen(Screen[None]):
     @on(AnswerSubmitted)
     async def _submitted(self, event: AnswerSubmitted) -> None:
         event.stop()
-        from quizapp.interview import Unreadable
+        from quizapp.interview.session import Unreadable
 
         if self._stopping or self.session.current is None:
             return

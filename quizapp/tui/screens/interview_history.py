@@ -46,7 +46,7 @@ class InterviewHistoryScreen(Screen[None]):
         self.show_rows()
 
     def show_rows(self) -> None:
-        from quizapp.interview_report import summary_line
+        from quizapp.interview.report import summary_line
         from quizapp.store import list_interviews
 
         table = self.query_one("#history-table", DataTable)
@@ -84,7 +84,7 @@ class InterviewHistoryScreen(Screen[None]):
         self.open_report(key.value)
 
     def open_report(self, key: str | None) -> None:
-        from quizapp.interview import open_report
+        from quizapp.interview.session import open_report
         from quizapp.tui.screens.interview_report import InterviewReportScreen
 
         backend = self.quiz_app.require_backend()

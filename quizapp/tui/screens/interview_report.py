@@ -2,7 +2,7 @@
 
 Top to bottom: the score, the score per topic, a table with the time and result of every question, then
 each question with the user's answer, the expected answer, the diagnosis and the worked derivation. The
-numbers and words come from quizapp.interview_report; this screen only lays them out.
+numbers and words come from quizapp.interview.report; this screen only lays them out.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, Markdown, Static
 from quizapp.tui.widgets.derivation import DerivationView
 
 if TYPE_CHECKING:
-    from quizapp.interview_report import InterviewReport, ReportItem
+    from quizapp.interview.report import InterviewReport, ReportItem
     from quizapp.tui.app import QuizApp
 
 OUTCOME_STYLES = {

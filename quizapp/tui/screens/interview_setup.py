@@ -2,7 +2,7 @@
 mix, whether answers move the schedule), then the start.
 
 The defaults come from the user's settings (10 questions in 30 minutes). The form only collects text;
-quizapp.interview parses it, checks it and chooses the questions.
+quizapp.interview.session parses it, checks it and chooses the questions.
 """
 
 from __future__ import annotations
@@ -126,7 +126,13 @@ class InterviewSetupScreen(Screen[None]):
 
     def read_config(self) -> InterviewConfig:
         """The form as an InterviewConfig; text the core cannot read raises QuizappError."""
-        from quizapp.interview import DIFFICULTY_MIXES, MAX_MINUTES, MAX_QUESTIONS, parse_count, parse_tags
+        from quizapp.interview.session import (
+            DIFFICULTY_MIXES,
+            MAX_MINUTES,
+            MAX_QUESTIONS,
+            parse_count,
+            parse_tags,
+        )
         from quizapp.store import InterviewConfig
 
         mix = self.query_one("#setup-mix", Select).value
@@ -144,7 +150,7 @@ class InterviewSetupScreen(Screen[None]):
     def show_pool(self) -> None:
         """Says how many questions the current choices allow, or what is wrong with them."""
         from quizapp.errors import QuizappError
-        from quizapp.interview import candidates
+        from quizapp.interview.session import candidates
 
         status = self.query_one("#setup-status", Static)
         backend = self.quiz_app.backend
@@ -186,7 +192,7 @@ class InterviewSetupScreen(Screen[None]):
 
     def action_start(self) -> None:
         from quizapp.errors import QuizappError
-        from quizapp.interview import InterviewSession
+        from quizapp.interview.session import InterviewSession
         from quizapp.tui.screens.interview import InterviewScreen
 
         backend = self.quiz_app.require_backend()
@@ -219,7 +225,7 @@ class InterviewSetupScreen(Screen[None]):
 
 
 def _defaults(backend: Backend | None) -> InterviewConfig:
-    from quizapp.interview import config_from_settings
+    from quizapp.interview.session import config_from_settings
     from quizapp.store import InterviewConfig
 
     if backend is None:

@@ -19,7 +19,7 @@ from quizapp.tui.widgets.deck_table import mastery_bar
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
-    from quizapp.stats import Stats
+    from quizapp.reports.stats import Stats
     from quizapp.tui.app import QuizApp
     from quizapp.tui.backend import Backend
 
@@ -64,7 +64,7 @@ class StatsScreen(Screen[None]):
         if backend is None:
             return
         try:
-            from quizapp.stats import compute_stats
+            from quizapp.reports.stats import compute_stats
 
             stats = compute_stats(backend.store, now=backend.now())
         except Exception as exc:

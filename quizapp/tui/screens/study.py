@@ -1,6 +1,6 @@
 """Provides StudyScreen: one card at a time from a StudySession, the input that fits it, and feedback.
 
-The screen only lays widgets out and routes keys; the session (quizapp.study_session) picks, grades and
+The screen only lays widgets out and routes keys; the session (quizapp.study.session) picks, grades and
 saves. A review is saved before its feedback is mounted, so Escape at any moment loses nothing.
 """
 
@@ -24,7 +24,7 @@ from quizapp.tui.widgets.question_card import QuestionCard, SessionBar
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
-    from quizapp.study_session import Card, Feedback, StudySession
+    from quizapp.study.session import Card, Feedback, StudySession
     from quizapp.tui.app import QuizApp
 
 
@@ -215,7 +215,7 @@ class StudyScreen(Screen[None]):
     @on(AnswerSubmitted)
     async def _submitted(self, event: AnswerSubmitted) -> None:
         event.stop()
-        from quizapp.study_session import ExplainPending, Unreadable
+        from quizapp.study.session import ExplainPending, Unreadable
 
         if self.session.answered or self.pending_explain:
             return

@@ -21,8 +21,8 @@ from textual.widgets.option_list import Option
 from quizapp.tui.messages import AnswerSubmitted, RatingChosen
 
 if TYPE_CHECKING:
-    from quizapp.instance import Instance
-    from quizapp.study_session import RatingChoice
+    from quizapp.content.instance import Instance
+    from quizapp.study.session import RatingChoice
 
 
 class AnswerInput(Input):

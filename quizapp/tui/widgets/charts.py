@@ -1,6 +1,6 @@
 """Provides the stats screen's pictures: a calendar of reviews and a 30-day forecast bar chart.
 
-The calendar grid comes from quizapp.stats_text (the same one `quizapp stats` prints); here it only gets
+The calendar grid comes from quizapp.reports.text (the same one `quizapp stats` prints); here it only gets
 colour. The bar heights are display arithmetic: how many character rows a count fills.
 """
 
@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from quizapp.stats import DayCount, DueDay
+    from quizapp.reports.stats import DayCount, DueDay
 
 CALENDAR_STYLES = {"·": "dim", "░": "green", "▒": "green", "▓": "bold green", "█": "bold green"}
 EIGHTHS = " ▁▂▃▄▅▆▇█"
@@ -21,7 +21,7 @@ CHART_ROWS = 5
 
 def calendar_text(calendar: tuple[DayCount, ...]) -> Text:
     """GitHub-style weeks-as-columns calendar, shade characters coloured green."""
-    from quizapp.stats_text import calendar_grid
+    from quizapp.reports.text import calendar_grid
 
     out = Text()
     for n, line in enumerate(calendar_grid(calendar)):

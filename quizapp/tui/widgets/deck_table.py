@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
-    from quizapp.overview import DeckRow
+    from quizapp.reports.overview import DeckRow
 
 BAR_WIDTH = 10
 NUMBERS_WIDTH = 36

@@ -21,8 +21,8 @@ from quizapp.tui.widgets.heatmap import HeatmapView
 from quizapp.tui.widgets.rendered import RenderedBlock
 
 if TYPE_CHECKING:
-    from quizapp.instance import Instance
-    from quizapp.study_session import ExplainPending, Feedback
+    from quizapp.content.instance import Instance
+    from quizapp.study.session import ExplainPending, Feedback
 
 RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 

@@ -12,8 +12,8 @@ from textual.widgets import Markdown, Static
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
-    from quizapp.instance import Instance
-    from quizapp.study_session import Progress
+    from quizapp.content.instance import Instance
+    from quizapp.study.session import Progress
 
 TITLE_WIDTH = 32
 """The session bar shortens long titles ("Drill: <deck>") so done and left always fit 80 columns."""

@@ -2,7 +2,8 @@
 
 Static checks look at every value a param can take (each choice, each preset, the range's ends), so most
 mistakes are found without running a calculator. Then every template is instantiated at 50 seeds, the
-way a learner would meet it, to catch what only some draws break (quizapp.seedcheck). A template whose
+way a learner would meet it, to catch what only some draws break (quizapp.content.checks.seeds). A template
+whose
 parametrisation already passed is not run again in this process, or in a later one that remembers it.
 """
 
@@ -16,10 +17,13 @@ from typing import Any
 
 import engine
 from engine import Arg, Calculator
-from quizapp import proven, seedcheck, units
-from quizapp.problems import Issue, Loc
-from quizapp.proven import remember_proven, save_proven, signature
-from quizapp.schema import (
+from quizapp.content import units
+from quizapp.content.checks import proof_cache
+from quizapp.content.checks import seeds as seed_checks
+from quizapp.content.checks.proof_cache import remember_proven, save_proven, signature
+from quizapp.content.checks.seeds import SEEDS, seed_issues, unproven
+from quizapp.content.problems import Issue, Loc
+from quizapp.content.schema import (
     ANSWER_TYPES,
     CalcParam,
     ChoicesParam,
@@ -31,9 +35,8 @@ from quizapp.schema import (
     RangeParam,
     ValueParam,
 )
-from quizapp.seedcheck import SEEDS, seed_issues, unproven
-from quizapp.template import TemplateError, lookup, placeholders, render_value
-from quizapp.units import BASE_DIMENSION
+from quizapp.content.template import TemplateError, lookup, placeholders, render_value
+from quizapp.content.units import BASE_DIMENSION
 
 __all__ = [
     "SEEDS",
@@ -64,11 +67,11 @@ def check_question(
         return _template_issues(question.prompt, _prompt_field(question), {})
     cited = _source_issues(question)
     key = signature(question, raw) or ""
-    if proven.passed(key):
+    if proof_cache.passed(key):
         return cited
     issues = _template_checks(question, seeds)
     if not issues:
-        proven.record(key)
+        proof_cache.record(key)
     return cited + issues
 
 
@@ -88,7 +91,7 @@ def check_questions(
         if key is None:
             text = question.prompt
             out[i] = _template_issues(text, _prompt_field(question), {}) if "{" in text or "}" in text else []
-        elif key not in first and not proven.passed(key):
+        elif key not in first and not proof_cache.passed(key):
             found = static_issues(question)
             if found:
                 out[i] = _source_issues(question) + found
@@ -98,12 +101,12 @@ def check_questions(
         found = seed_issues(questions[i], to_fill=unproven(questions[i]))
         out[i] = _source_issues(questions[i]) + found
         if not found:
-            proven.record(key)
+            proof_cache.record(key)
     cites: dict[str | None, bool] = {}  # whether questions with a signature use real models' numbers
     for i, issues in enumerate(out):
         if issues is None:
             key = signatures[i]
-            if not proven.passed(key):
+            if not proof_cache.passed(key):
                 out[i] = check_question(questions[i], raw=raws[i])
                 continue
             if key not in cites:
@@ -114,8 +117,8 @@ def check_questions(
 
 def prove(key: str, question: Question) -> None:
     """Runs the checks of a question's parametrisation (signature `key`), remembered if it passes."""
-    if not proven.passed(key) and not _template_checks(question):
-        proven.record(key)
+    if not proof_cache.passed(key) and not _template_checks(question):
+        proof_cache.record(key)
 
 
 def _template_checks(question: Question, seeds: Iterable[int] = SEEDS) -> list[Issue]:
@@ -125,8 +128,8 @@ def _template_checks(question: Question, seeds: Iterable[int] = SEEDS) -> list[I
 
 def forget_proven() -> None:
     """Forgets every proven signature and every seed-check memo in this process (benchmarks, tests)."""
-    proven.forget()
-    seedcheck.forget()
+    proof_cache.forget()
+    seed_checks.forget()
 
 
 def _prompt_field(question: Question) -> str:
@@ -318,7 +321,7 @@ def _kind_problem(arg: Arg, value: Any) -> str:
         if arg.choices and value not in arg.choices:
             return f"{need} one of {', '.join(arg.choices)}"
     if arg.kind == "matrix":
-        from quizapp.template import is_matrix
+        from quizapp.content.template import is_matrix
 
         if not is_matrix(value):
             return f"{need} a matrix (a list of equally long lists of numbers)"

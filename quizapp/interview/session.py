@@ -23,10 +23,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading import Verdict, grade
-from quizapp.instance import Instance
-from quizapp.interview_report import InterviewReport, build_report, expected_for
+from quizapp.interview.report import InterviewReport, build_report, expected_for
 from quizapp.store import (
     InterviewAnswer,
     InterviewConfig,
@@ -42,7 +42,7 @@ from quizapp.study import QuestionRef, QuestionSet, fresh_seed, record_review, s
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
-    from quizapp.catalog import Catalog
+    from quizapp.content.catalog import Catalog
 
 INTERVIEW_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice", "explain"})
 """Kinds an interview asks: everything but flashcards, which are self-rated recall cards."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-from quizapp.schema import PARAM_KINDS, QUESTION_TYPES
+from quizapp.content.schema import PARAM_KINDS, QUESTION_TYPES
 
 if TYPE_CHECKING:  # PyYAML is imported only on the error path, never for a valid deck
     import yaml
@@ -300,7 +300,7 @@ _PARAM_KEYS: dict[str, tuple[str, ...]] = {
 
 def _allowed_keys(parent: Loc, data: Any) -> list[str]:
     """The keys allowed where an unknown key was found, for a 'did you mean' hint."""
-    from quizapp import schema
+    from quizapp.content import schema
 
     node = data
     for part in parent:

@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Loads the instance, grades the answer, prints the verdict and returns the exit code."""
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
     from quizapp.grading import grade, grade_explain
     from quizapp.grading.grade import expected_words
     from quizapp.grading.rating import RATING_NAMES

@@ -20,11 +20,16 @@ import numpy as np
 import engine
 from engine import Derivation
 from engine.calculator import calculate_value
-from quizapp.draws import Draws, Pick, draw_count, draw_key, draw_picks, draw_plan, placer
-from quizapp.errors import InstanceError
-from quizapp.instantiate import arg_resolver, build_instance, compute_answer, derive_params, prompt_error
-from quizapp.problems import Issue
-from quizapp.schema import (
+from quizapp.content.instantiate import (
+    arg_resolver,
+    build_instance,
+    compute_answer,
+    derive_params,
+    prompt_error,
+)
+from quizapp.content.params import Draws, Pick, draw_count, draw_key, draw_picks, draw_plan, placer
+from quizapp.content.problems import Issue
+from quizapp.content.schema import (
     CalcParam,
     ChoiceQuestion,
     ChoicesParam,
@@ -37,7 +42,8 @@ from quizapp.schema import (
     TensorQuestion,
     ValueParam,
 )
-from quizapp.template import Placeholder, TemplateError, fill, placeholders, render
+from quizapp.content.template import Placeholder, TemplateError, fill, placeholders, render
+from quizapp.errors import InstanceError
 
 SEEDS: tuple[int, ...] = tuple(range(50))
 

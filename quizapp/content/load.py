@@ -2,16 +2,18 @@
 
 A file is read once and hashed (sha256). If the cache holds a result for that hash, this app version and
 this engine code, the deck comes back from JSON without parsing YAML, importing the engine or running the
-seed checks; its questions are turned into models only when first used (quizapp.deckdata). Otherwise the YAML
+seed checks; its questions are turned into models only when first used (quizapp.content.deck). Otherwise
+the YAML
 is parsed with yaml_rs (PyYAML's C loader as a fallback), validated against the schema and checked by
-quizapp.deckcheck, and the result (a deck or its problems) is cached. A cache file carries the sha256 of
+quizapp.content.checks.static, and the result (a deck or its problems) is cached. A cache file carries the
+sha256 of
 its own payload, so a damaged one is noticed and rebuilt, never trusted and never a crash.
 
 The cache is written by one background thread, so a caller has its catalog before the deck's JSON is
 serialised (and the parsed YAML freed): this process keeps the outcome in memory meanwhile, another one
 sees no file or a whole one (written to a temporary name, then renamed), and the interpreter waits for
 the writes at exit. `finish_cache_writes()` waits for them sooner. While a big file is parsed, another
-thread checks the templates at its head (quizapp.ahead).
+thread checks the templates at its head (quizapp.content.checks.during_parse).
 """
 
 from __future__ import annotations
@@ -30,12 +32,20 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from quizapp import __version__, paths
-from quizapp.deckdata import QUESTION, DeckData, Parsed
-from quizapp.problems import Issue, Problem, compose, issue_from_error, locate, split_question, syntax_problem
-from quizapp.schema import Deck
+from quizapp.content.deck import QUESTION, DeckData, Parsed
+from quizapp.content.problems import (
+    Issue,
+    Problem,
+    compose,
+    issue_from_error,
+    locate,
+    split_question,
+    syntax_problem,
+)
+from quizapp.content.schema import Deck
 
 if TYPE_CHECKING:
-    from quizapp.ahead import Ahead
+    from quizapp.content.checks.during_parse import Ahead
 
 CACHE_FORMAT = 1
 DECK_SUFFIXES = (".yaml", ".yml")
@@ -210,19 +220,19 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
     questions = _valid_questions(deck, data, issues)
     keys: list[str | None] = []
     if questions:
-        from quizapp import deckcheck
+        from quizapp.content.checks import static as static_checks
 
         if proven is not None:
-            deckcheck.remember_proven(proven)
+            static_checks.remember_proven(proven)
         models = [question for _, question in questions]
         raws = [data["questions"][index] for index, _ in questions]
-        keys = [deckcheck.signature(question, item) for question, item in zip(models, raws, strict=True)]
-        found = deckcheck.check_questions(models, raws, keys)
+        keys = [static_checks.signature(question, item) for question, item in zip(models, raws, strict=True)]
+        found = static_checks.check_questions(models, raws, keys)
         for (index, _), problems in zip(questions, found, strict=True):
             if problems:
                 issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in problems)
         if proven is not None:
-            deckcheck.save_proven(proven)
+            static_checks.save_proven(proven)
     issues.extend(_duplicate_ids(questions))
     if deck is not None and not issues:  # then `questions` holds every question, in order
         return _Outcome(DeckData.from_deck(deck), (), deck.id), (data["questions"], keys)
@@ -231,17 +241,18 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
 
 
 def _check_ahead(text: str, proven: Path | None) -> Ahead | None:
-    """For a big file, a thread that proves templates while `text` is parsed (quizapp.ahead), told
+    """For a big file, a thread that proves templates while `text` is parsed
+    (quizapp.content.checks.during_parse), told
     first which templates earlier runs proved."""
-    from quizapp import ahead
+    from quizapp.content.checks import during_parse
 
-    if len(text) < ahead.MIN_TEXT:
+    if len(text) < during_parse.MIN_TEXT:
         return None
-    from quizapp import deckcheck
+    from quizapp.content.checks import static as static_checks
 
     if proven is not None:
-        deckcheck.remember_proven(proven)
-    return ahead.Ahead(text)
+        static_checks.remember_proven(proven)
+    return during_parse.Ahead(text)
 
 
 def _valid_questions(deck: Deck | None, data: dict[str, Any], issues: list[Issue]) -> list[tuple[int, Any]]:
@@ -284,7 +295,7 @@ def _duplicate_ids(questions: list[tuple[int, Any]]) -> list[Issue]:
 
 def _place(issues: list[Issue], text: str, data: Any) -> tuple[tuple[int, int, str, str, str], ...]:
     """Gives each issue its line and column (composing the YAML once, on this error path only)."""
-    from quizapp.problems import field_text
+    from quizapp.content.problems import field_text
 
     root = compose(text)
     placed = []
@@ -306,21 +317,21 @@ _CODE_STAMP: list[str] = []
 
 
 def _code_stamp() -> str:
-    """Size and mtime of the code a validation result depends on (the engine, the schema, the checks),
-    so editing a calculator invalidates cached results without importing the engine on the warm path."""
+    """A hash of every source file an Instance depends on: the whole engine and the whole content package.
+
+    Derived from the files' bytes rather than a hand-kept list, so no module can be forgotten; hashing
+    about 60 small files costs about a millisecond and happens once per process.
+    """
     if not _CODE_STAMP:
-        root = Path(__file__).resolve().parent
-        files = sorted((root.parent / "engine").rglob("*.py"))
-        checks = ("deckcheck", "seedcheck", "proven", "instantiate", "draws", "template", "units", "problems")
-        files += [root / f"{m}.py" for m in ("schema", "deckdata", *checks)]
-        parts = []
+        package = Path(__file__).resolve().parent
+        files = sorted((package.parent.parent / "engine").rglob("*.py")) + sorted(package.rglob("*.py"))
+        digest = hashlib.sha256()
         for file in files:
             try:
-                st = file.stat()
+                digest.update(file.name.encode() + b"\0" + file.read_bytes())
             except OSError:
                 continue
-            parts.append(f"{file.name}:{st.st_size}:{st.st_mtime_ns}")
-        _CODE_STAMP.append(hashlib.sha256("|".join(parts).encode()).hexdigest())
+        _CODE_STAMP.append(digest.hexdigest())
     return _CODE_STAMP[0]
 
 

@@ -2,7 +2,8 @@
 
 yaml_rs parses without holding the GIL for most of the time it takes, so a second thread can run Python
 meanwhile. `Ahead` parses the head of the file on its own (cut before an item of the `questions` list)
-and runs the static and seed checks of each parametrisation it meets there, as quizapp.deckcheck would
+and runs the static and seed checks of each parametrisation it meets there, as
+quizapp.content.checks.static would
 after the parse; one that passes is recorded as proven, so the checks after the parse skip it.
 
 That is sound whatever the cut gives: a signature stands for everything the checks depend on, so "it
@@ -45,9 +46,9 @@ class Ahead:
 
 def prove_head(text: str, stop: threading.Event) -> None:
     """Checks the parametrisations of the questions at the head of `text`, one by one until `stop` is
-    set, and records those that pass (deckcheck.prove). Never raises: it is only a head start."""
-    from quizapp import deckcheck
-    from quizapp.deckdata import QUESTION
+    set, and records those that pass (static_checks.prove). Never raises: it is only a head start."""
+    from quizapp.content.checks import static as static_checks
+    from quizapp.content.deck import QUESTION
 
     try:
         tried: set[str] = set()
@@ -58,10 +59,10 @@ def prove_head(text: str, stop: threading.Event) -> None:
                 question = QUESTION.validate_python(item)
             except ValidationError:
                 continue
-            key = deckcheck.signature(question, item)
+            key = static_checks.signature(question, item)
             if key is not None and key not in tried:
                 tried.add(key)
-                deckcheck.prove(key, question)
+                static_checks.prove(key, question)
     except Exception:  # whatever went wrong, the checks after the parse decide
         return
 

@@ -1,6 +1,7 @@
 """Provides the memory of proven templates: a question's check signature, and which signatures passed.
 
-A signature hashes what the checks of quizapp.deckcheck depend on (params, answer spec, placeholders, not
+A signature hashes what the checks of quizapp.content.checks.static depend on (params, answer spec,
+placeholders, not
 the words), so a parametrisation that passed once passes again: in this process, and in a later one that
 reads the list an earlier one saved (its file name carries the code version).
 """
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from quizapp.schema import ANSWER_TYPES, ChoiceQuestion, Question
+from quizapp.content.schema import ANSWER_TYPES, ChoiceQuestion, Question
 
 _PASSED: set[str] = set()
 """Hashes of template signatures that passed every check (in this process, or remembered on disk)."""

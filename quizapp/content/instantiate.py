@@ -2,7 +2,7 @@
 
 Params are drawn from `np.random.default_rng(seed)` in the order the deck declares them (derived `calc`
 params after the others), so the same seed always gives the same instance. Every number comes from a
-param or from `engine.calculate`; the prompt is filled by quizapp.template, never by `str.format`.
+param or from `engine.calculate`; the prompt is filled by quizapp.content.template, never by `str.format`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import engine
-from quizapp.draws import pick_params, place_params
-from quizapp.errors import InstanceError, QuizappError
-from quizapp.instance import ChoiceOption, Instance
-from quizapp.schema import (
+from quizapp.content.instance import ChoiceOption, Instance
+from quizapp.content.params import pick_params, place_params
+from quizapp.content.schema import (
     CalcParam,
     ChoiceQuestion,
     ComputedQuestion,
@@ -27,9 +26,10 @@ from quizapp.schema import (
     Question,
     ShapeQuestion,
 )
-from quizapp.template import TemplateError, lookup, render
-from quizapp.tolerance import Tolerance, default_tolerance
-from quizapp.units import to_display
+from quizapp.content.template import TemplateError, lookup, render
+from quizapp.content.tolerance import Tolerance, default_tolerance
+from quizapp.content.units import to_display
+from quizapp.errors import InstanceError, QuizappError
 
 Calculate = Callable[[str, Mapping[str, Any]], engine.Derivation]
 Loc = tuple[str | int, ...]

@@ -18,9 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from quizapp.deckdata import DeckData
-from quizapp.errors import QuizappError
-from quizapp.loader import (
+from quizapp.content.deck import DeckData
+from quizapp.content.load import (
     Loaded,
     default_sources,
     display_path,
@@ -28,13 +27,14 @@ from quizapp.loader import (
     gc_paused,
     load_file,
 )
-from quizapp.problems import Problem, SkippedDeck, compose, locate
-from quizapp.schema import Deck, Question
+from quizapp.content.problems import Problem, SkippedDeck, compose, locate
+from quizapp.content.schema import Deck, Question
+from quizapp.errors import QuizappError
 
 if TYPE_CHECKING:
     import yaml
 
-    from quizapp.instance import Instance
+    from quizapp.content.instance import Instance
 
 
 class _Questions(Mapping[str, Question]):
@@ -108,7 +108,7 @@ class Catalog:
 
     def instance(self, question_id: str, seed: int) -> Instance:
         """The question made concrete for `seed`; the same seed always gives the same instance."""
-        from quizapp.instantiate import instantiate
+        from quizapp.content.instantiate import instantiate
 
         question = self.question(question_id)
         deck = self.deck_of(question_id)

@@ -16,8 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 import engine
-from quizapp.errors import InstanceError
-from quizapp.schema import (
+from quizapp.content.schema import (
     CalcParam,
     ChoicesParam,
     MatrixParam,
@@ -26,6 +25,7 @@ from quizapp.schema import (
     RangeParam,
     ValueParam,
 )
+from quizapp.errors import InstanceError
 
 Pick = int | npt.NDArray[np.int64] | None
 """What the generator gave one param: an index or a step count, a matrix, or nothing (a fixed value)."""

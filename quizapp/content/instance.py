@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine import Derivation, Heatmap, format_quantity
-from quizapp.tolerance import Tolerance
-from quizapp.units import to_display, unit
+from quizapp.content.tolerance import Tolerance
+from quizapp.content.units import to_display, unit
 
 QuestionKind = Literal["numeric", "tensor", "shape", "choice", "flashcard", "explain"]
 Expected = int | float | tuple[int, ...] | frozenset[str] | str | None

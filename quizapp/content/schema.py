@@ -1,7 +1,8 @@
 """Provides the deck schema: pydantic models for a deck file, its questions and their parameter specs.
 
 The models check structure only (keys, types, ranges). Whether a calculator exists, whether its arguments
-fit and whether every placeholder has a parameter is checked by quizapp.deckcheck, which needs the engine;
+fit and whether every placeholder has a parameter is checked by quizapp.content.checks.static, which needs
+the engine;
 keeping the engine out of this module keeps a warm catalog load cheap.
 """
 
@@ -24,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from quizapp.tolerance import Tolerance
+from quizapp.content.tolerance import Tolerance
 
 SLUG = r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$"
 PARAM_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"

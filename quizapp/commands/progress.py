@@ -55,7 +55,7 @@ def _open(args: argparse.Namespace, now: datetime) -> Any:
 def _deck_titles() -> Mapping[str, str]:
     """Deck titles for nicer stats; the stats still print (with ids) if the content cannot be loaded."""
     try:
-        from quizapp.catalog import load_catalog
+        from quizapp.content.catalog import load_catalog
 
         decks = load_catalog().decks
     except (ImportError, QuizappError, OSError):
@@ -65,8 +65,8 @@ def _deck_titles() -> Mapping[str, str]:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from quizapp.stats import compute_stats
-    from quizapp.stats_text import render_stats
+    from quizapp.reports.stats import compute_stats
+    from quizapp.reports.text import render_stats
 
     now = _now()
     with _open(args, now) as store:
@@ -78,7 +78,7 @@ def run_stats(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     now = _now()
     if args.what == "progress":
-        from quizapp.progress_file import export_progress
+        from quizapp.reports.progress_file import export_progress
 
         if args.deck:
             raise QuizappError("--deck applies to `export anki` only; a progress backup holds everything.")
@@ -89,8 +89,8 @@ def run_export(args: argparse.Namespace) -> int:
             f"{counts.interviews:,} interviews, {counts.settings:,} settings."
         )
         return 0
-    from quizapp.catalog import load_catalog
-    from quizapp.export import export_anki
+    from quizapp.content.catalog import load_catalog
+    from quizapp.reports.anki import export_anki
 
     result = export_anki(load_catalog(), args.file, now=now, deck_ids=args.deck)
     print(f"Wrote {result.path}: {result.notes:,} cards in {result.decks} decks.")
@@ -100,7 +100,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from quizapp.progress_file import import_document, read_progress_file
+    from quizapp.reports.progress_file import import_document, read_progress_file
 
     doc = read_progress_file(args.file)  # refuse a foreign file before opening (or creating) the database
     now = _now()

@@ -9,11 +9,11 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quizapp.schema import QUESTION_TYPES
+from quizapp.content.schema import QUESTION_TYPES
 
 if TYPE_CHECKING:
-    from quizapp.catalog import Catalog
-    from quizapp.instance import Instance
+    from quizapp.content.catalog import Catalog
+    from quizapp.content.instance import Instance
 
 EXIT_OK, EXIT_ERRORS = 0, 1
 
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _load(paths: list[str] | None = None) -> Catalog:
-    from quizapp.catalog import load_catalog
+    from quizapp.content.catalog import load_catalog
 
     catalog = load_catalog(paths or ())
     for skipped in catalog.skipped:
@@ -131,7 +131,7 @@ def _section(title: str, body: str) -> str:
 
 def _misconceptions(inst: Instance) -> str:
     from engine import format_quantity
-    from quizapp.units import to_display
+    from quizapp.content.units import to_display
 
     assert inst.derivation is not None
     lines = []
@@ -171,8 +171,8 @@ def _heatmap(inst: Instance) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Checks decks (all of them, or only PATHs against the rest of the bank); one error per line."""
-    from quizapp.catalog import load_catalog
-    from quizapp.loader import display_path
+    from quizapp.content.catalog import load_catalog
+    from quizapp.content.load import display_path
 
     paths = [Path(p) for p in args.paths]
     catalog = load_catalog(paths, use_cache=not args.no_cache)
@@ -207,8 +207,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def deck_json_schema() -> dict[str, Any]:
     """Deck.model_json_schema() plus enums the editor can complete from (taken from the engine)."""
     import engine
-    from quizapp.schema import Deck
-    from quizapp.units import UNITS
+    from quizapp.content.schema import Deck
+    from quizapp.content.units import UNITS
 
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **Deck.model_json_schema()}
     schema["title"] = "quizapp deck"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import timedelta
 
-from quizapp.stats import DayCount, Stats
+from quizapp.reports.stats import DayCount, Stats
 
 SHADES = "·░▒▓█"
 """Zero reviews, then four levels up to the busiest day."""

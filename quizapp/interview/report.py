@@ -14,11 +14,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engine import Derivation
-from quizapp.instance import Instance
+from quizapp.content.instance import Instance
 from quizapp.store import InterviewAnswer, InterviewRecord, InterviewSummary
 
 if TYPE_CHECKING:
-    from quizapp.catalog import Catalog
+    from quizapp.content.catalog import Catalog
 
 SCORED_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice"})
 """Kinds graded automatically; explain answers are compared with the model answer by the user."""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from quizapp.stats import mastery_by_deck, reviews_per_day, streak
+from quizapp.reports.stats import mastery_by_deck, reviews_per_day, streak
 from quizapp.store.cards import cards_among
 from quizapp.store.database import Store
 from quizapp.store.reviews import review_count

@@ -2,7 +2,7 @@
 
 Every figure is one indexed SQL query (covering indexes from the store's schema), so a history of a million
 reviews is summarised well under a second. Days are the user's days: `now`'s own time zone decides where
-midnight falls. The terminal rendering lives in quizapp.stats_text.
+midnight falls. The terminal rendering lives in quizapp.reports.text.
 """
 
 from __future__ import annotations

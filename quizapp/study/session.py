@@ -16,10 +16,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from engine import Step, format_quantity
+from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard
 from quizapp.grading.rating import HARD, RATING_NAMES
-from quizapp.instance import Instance
 from quizapp.store.database import Store
 from quizapp.study import (
     QuestionSet,

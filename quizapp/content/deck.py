@@ -16,8 +16,8 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from quizapp import paths
+from quizapp.content.schema import Deck, Question
 from quizapp.errors import QuizappError
-from quizapp.schema import Deck, Question
 
 Parsed = tuple[list[Any], list[str | None]]
 """A valid deck's questions as parsed from YAML, with each one's check signature (deckcheck.signature)."""

@@ -1,0 +1,1 @@
+"""Provides question content: deck schema, loading and caching, templates, params and instances."""

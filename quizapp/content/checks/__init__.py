@@ -1,0 +1,1 @@
+"""Provides the checks a deck must pass beyond its schema: static checks, seed checks, quality gates."""

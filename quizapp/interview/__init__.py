@@ -1,0 +1,1 @@
+"""Provides the mock interview: its session and its report."""

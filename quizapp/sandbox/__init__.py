@@ -1,0 +1,1 @@
+"""Provides the Explore sandbox: an attention layer the user can reshape and watch."""
