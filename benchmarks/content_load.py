@@ -64,18 +64,17 @@ def main(argv: list[str] | None = None) -> int:
         from quizapp.content import load as loader
         from quizapp.content import template
         from quizapp.content.catalog import load_catalog
-        from quizapp.content.checks import static as deckcheck
         from quizapp.content.schema import Deck
 
         def median(fn: Callable[[], object], reps: int) -> float:
             return _median(fn, reps, settle=loader.finish_cache_writes)
 
         def clear_process() -> None:
-            loader.clear_memory_cache()
+            loader.reset_memos()
 
         def clear_all(keep_proven_templates: bool = False) -> None:
             clear_process()
-            deckcheck.forget_proven()
+            loader.reset_memos()
             template.parse_template.cache_clear()
             shutil.rmtree(paths.cache_dir() / "decks", ignore_errors=True)
             if not keep_proven_templates:

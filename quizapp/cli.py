@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-import traceback
 from collections.abc import Sequence
 
 from quizapp import __version__
@@ -57,19 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # a bug: say so in one line and keep the details in a log
-        log = _write_crash_log()
+        from quizapp.crash import write_crash_log
+
+        log = write_crash_log()
         print(f"quizapp: internal error: {exc!r} (details in {log})", file=sys.stderr)
         return 3
-
-
-def _write_crash_log() -> str:
-    from quizapp.paths import data_dir
-
-    try:
-        path = data_dir() / "crash.log"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(traceback.format_exc() + "\n")
-        return str(path)
-    except OSError:
-        return "nowhere: the data folder is not writable"

@@ -146,7 +146,7 @@ def test_user_decks_in_quizapp_home_are_loaded(tmp_path: Path) -> None:
 
 def _bundled() -> Catalog:
     """Only content/ (not the user's folder: collection runs before the fixture that isolates HOME)."""
-    loader.clear_memory_cache()
+    loader.reset_memos()
     return load_catalog([paths.bundled_content_dir()], include_default=False, use_cache=False)
 
 

@@ -123,8 +123,7 @@ questions:
 
 @pytest.fixture(autouse=True)
 def _fresh() -> None:
-    loader.clear_memory_cache()
-    deckcheck.forget_proven()
+    loader.reset_memos()
 
 
 def _tricky() -> list[tuple[Question, Any]]:
@@ -176,7 +175,7 @@ def test_a_cache_written_in_the_background_is_whole_and_the_same_as_a_synchronou
         by_hand = tmp_path / f"{source.stem}.json"
         loader._write_cache(by_hand, outcome, parsed)
         assert written == by_hand.read_bytes()
-    loader.clear_memory_cache()
+    loader.reset_memos()
     warm = load_catalog(sources, include_default=False)
     assert list(warm.questions) == list(cold.questions)
     assert all(warm.questions[qid] == cold.questions[qid] for qid in cold.questions)
@@ -193,7 +192,7 @@ def test_a_torn_cache_file_is_never_read_as_valid() -> None:
     for cut in (0, 1, 40, 64, 65, 66, len(whole) // 3, len(whole) // 2, len(whole) - 1):
         cache.write_bytes(whole[:cut])
         assert loader._read_cache(key) is None, cut
-    loader.clear_memory_cache()
+    loader.reset_memos()
     again = load_catalog([source], include_default=False)  # rebuilt from the YAML, then cached afresh
     assert "sample-card" in again.questions and not again.problems
     loader.finish_cache_writes()
@@ -204,7 +203,7 @@ def test_clearing_the_memory_waits_for_the_writes_so_the_next_load_is_warm(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first = load_catalog([FIXTURES], include_default=False)
-    loader.clear_memory_cache()
+    loader.reset_memos()
 
     def refuse(text: str) -> None:
         raise AssertionError("parsed YAML although the cache was written")
@@ -245,7 +244,7 @@ def test_checking_ahead_while_parsing_changes_no_result(
     deck = _big_deck(tmp_path)
     monkeypatch.setattr(ahead, "MIN_TEXT", 10**12)
     without = [str(p) for p in load_catalog([deck], include_default=False, use_cache=False).problems]
-    deckcheck.forget_proven()
+    loader.reset_memos()
     monkeypatch.setattr(ahead, "MIN_TEXT", 0)
     monkeypatch.setattr(ahead, "HEAD", len(deck.read_text()) // 3)
     _PatientAhead.started.clear()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import quizapp
 
@@ -42,9 +44,6 @@ def test_core_modules_never_load_textual() -> None:
 
 
 def test_engine_source_imports_only_numpy_and_stdlib() -> None:
-    import ast
-    from pathlib import Path
-
     import engine
 
     allowed_third_party = {"numpy"}
@@ -63,3 +62,56 @@ def test_engine_source_imports_only_numpy_and_stdlib() -> None:
                 assert top in allowed_third_party or top == "engine" or top in sys.stdlib_module_names, (
                     f"{path.name} imports {name}"
                 )
+
+
+# Which rooms of quizapp each room may import: one question's path runs content -> grading -> study ->
+# store, and nothing points back up. Top-level modules (cli, paths, errors, crash, launch) are not rooms.
+ROOMS_MAY_IMPORT: dict[str, set[str]] = {
+    "store": set(),
+    "content": set(),
+    "grading": {"content"},
+    "sandbox": set(),
+    "study": {"content", "grading", "store"},
+    "interview": {"content", "grading", "study", "store"},
+    "reports": {"content", "grading", "study", "interview", "store"},
+    "commands": {"content", "grading", "study", "interview", "store", "reports", "sandbox"},
+    "tui": {"content", "grading", "study", "interview", "store", "reports", "sandbox"},
+}
+TOP_LEVEL = {"__init__", "__main__", "cli", "paths", "errors", "crash", "launch"}
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def test_each_room_imports_only_the_rooms_below_it() -> None:
+    root = Path(quizapp.__file__).parent
+    rooms = {p.name for p in root.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert rooms == set(ROOMS_MAY_IMPORT), "a new package needs its place in ROOMS_MAY_IMPORT"
+    for room in rooms:
+        for path in (root / room).rglob("*.py"):
+            for name in _imports(path):
+                parts = name.split(".")
+                if parts[0] != "quizapp" or len(parts) < 2 or parts[1] in TOP_LEVEL | {room, "__version__"}:
+                    continue
+                assert parts[1] in ROOMS_MAY_IMPORT[room], f"{path.relative_to(root)} imports {name}"
+
+
+def test_the_top_level_stays_small() -> None:
+    root = Path(quizapp.__file__).parent
+    modules = {p.stem for p in root.glob("*.py")}
+    assert modules <= TOP_LEVEL and len(modules) <= 10, sorted(modules - TOP_LEVEL)
+
+
+def test_the_tui_parses_no_yaml_and_runs_no_sql() -> None:
+    root = Path(quizapp.__file__).parent / "tui"
+    for path in root.rglob("*.py"):
+        tops = {name.split(".")[0] for name in _imports(path)}
+        assert not tops & {"yaml", "yaml_rs", "sqlite3"}, f"{path.name} imports {tops & {'yaml', 'sqlite3'}}"

@@ -29,7 +29,7 @@ FIXTURES = Path("tests/fixtures/decks")
 def _repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Messages show paths relative to the working folder; run from the repo root like a deck author."""
     monkeypatch.chdir(ROOT)
-    loader.clear_memory_cache()
+    loader.reset_memos()
 
 
 def _problems(*sources: Path) -> list[str]:
@@ -338,7 +338,7 @@ def test_an_unchanged_deck_loads_from_the_cache_without_parsing(monkeypatch: pyt
 
     first = load_catalog([FIXTURES], include_default=False)
     assert len(_cache_files()) == 1
-    loader.clear_memory_cache()
+    loader.reset_memos()
 
     def refuse(text: str) -> None:
         raise AssertionError("parsed YAML although the cache was warm")
@@ -356,7 +356,7 @@ def test_a_damaged_cache_is_ignored_and_rebuilt() -> None:
     load_catalog([FIXTURES], include_default=False)
     (cache,) = _cache_files()
     cache.write_bytes(cache.read_bytes()[:-40] + b"garbage")
-    loader.clear_memory_cache()
+    loader.reset_memos()
     catalog = load_catalog([FIXTURES], include_default=False)
     assert "sample-card" in catalog.questions and not catalog.problems
     (rebuilt,) = _cache_files()
@@ -390,7 +390,7 @@ def test_every_bundled_question_comes_back_from_the_cache_as_validated() -> None
     from quizapp.content.catalog import load_catalog
 
     cold = load_catalog([paths.bundled_content_dir()], include_default=False)
-    loader.clear_memory_cache()
+    loader.reset_memos()
     warm = load_catalog([paths.bundled_content_dir()], include_default=False)
     assert list(warm.questions) == list(cold.questions)
     assert all(warm.questions[qid] == cold.questions[qid] for qid in cold.questions)

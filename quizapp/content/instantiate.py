@@ -213,54 +213,43 @@ def _inputs_ready(spec: ParamSpec, values: Mapping[str, Any], params: Mapping[st
 def resolve_ref(ref: str, values: Mapping[str, Any]) -> Any:
     """The value a `name` or `name.field` reference points at."""
     name, *fields = ref.split(".")
+    return _follow(ref, name, tuple(fields), values)
+
+
+def _follow(ref: str, name: str, fields: tuple[str, ...], values: Mapping[str, Any]) -> Any:
     if name not in values:
         known = ", ".join(sorted(values)) or "none"
         raise TemplateError(f"{ref!r} refers to no param (params: {known})", name=name)
-    return lookup(values[name], tuple(fields), name=name) if fields else values[name]
+    return lookup(values[name], fields, name=name) if fields else values[name]
 
 
 def arg_resolver(args: Mapping[str, Any], *, loc: Loc) -> Resolver:
-    """`resolve_args` for one args mapping with each reference split once, for the seed checks, which
-    resolve the same args at 50 draws; the same values come out and the same errors are raised."""
-    steps: list[tuple[str, bool, Any, tuple[str, ...]]] = []
-    for key, raw in args.items():
-        if isinstance(raw, str):
-            name, *fields = raw.split(".")
-            steps.append((key, True, name, tuple(fields)))
-        else:
-            steps.append((key, False, raw, ()))
+    """Replaces references by param values; numbers, booleans and lists pass through as literals.
+
+    Each reference is split once, here, because the seed checks resolve the same args at many draws.
+    """
+    refs = {key: (raw, *_split(raw)) for key, raw in args.items() if isinstance(raw, str)}
 
     def resolve(values: Mapping[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, is_ref, target, fields in steps:
-            if not is_ref:
-                out[key] = target
-            elif target not in values:  # the message lists the params: leave it to resolve_args
-                out[key] = resolve_args({key: args[key]}, values, loc=loc)[key]
-            elif not fields:
-                out[key] = values[target]
-            else:
-                try:
-                    out[key] = lookup(values[target], fields, name=target)
-                except TemplateError as exc:
-                    raise InstanceError(exc.message, loc=(*loc, key)) from None
+        out = dict(args)
+        for key, (ref, name, fields) in refs.items():
+            try:
+                out[key] = _follow(ref, name, fields, values)
+            except TemplateError as exc:
+                raise InstanceError(exc.message, loc=(*loc, key)) from None
         return out
 
     return resolve
 
 
+def _split(ref: str) -> tuple[str, tuple[str, ...]]:
+    name, *fields = ref.split(".")
+    return name, tuple(fields)
+
+
 def resolve_args(args: Mapping[str, Any], values: Mapping[str, Any], *, loc: Loc) -> dict[str, Any]:
-    """Replaces references by param values; numbers, booleans and lists pass through as literals."""
-    out: dict[str, Any] = {}
-    for key, raw in args.items():
-        if not isinstance(raw, str):
-            out[key] = raw
-            continue
-        try:
-            out[key] = resolve_ref(raw, values)
-        except TemplateError as exc:
-            raise InstanceError(exc.message, loc=(*loc, key)) from None
-    return out
+    """Resolves one args mapping at one draw (see arg_resolver)."""
+    return arg_resolver(args, loc=loc)(values)
 
 
 def run_calculator(

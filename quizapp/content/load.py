@@ -33,6 +33,7 @@ from pydantic import ValidationError
 
 from quizapp import __version__, paths
 from quizapp.content.deck import QUESTION, DeckData, Parsed
+from quizapp.content.memos import MEMOS
 from quizapp.content.problems import (
     Issue,
     Problem,
@@ -72,16 +73,15 @@ class _Outcome:
     deck_id: str = ""
 
 
-_MEMORY: dict[str, _Outcome] = {}
 _WRITER: list[ThreadPoolExecutor] = []
 _PENDING: list[Future[None]] = []
 
 
-def clear_memory_cache() -> None:
-    """Forgets outcomes kept in this process (the on-disk cache stays, its writes finished first, so a
-    load after this one finds them); for benchmarks and tests."""
+def reset_memos() -> None:
+    """Forgets every content memo, as a fresh process would (for benchmarks and tests). The on-disk cache
+    stays, its pending writes finished first, so a load after this one finds them."""
     finish_cache_writes()
-    _MEMORY.clear()
+    MEMOS.reset()
 
 
 def finish_cache_writes() -> None:
@@ -143,7 +143,7 @@ def load_file(path: Path, *, use_cache: bool = True) -> Loaded:
         return Loaded(path, None, (problem,))
     digest = hashlib.sha256(raw).hexdigest()
     key = _cache_key(digest)
-    outcome = _MEMORY.get(key) if use_cache else None
+    outcome = MEMOS.outcomes.get(key) if use_cache else None
     if outcome is None and use_cache:
         outcome = _read_cache(key)
     if outcome is None:
@@ -152,7 +152,7 @@ def load_file(path: Path, *, use_cache: bool = True) -> Loaded:
             _write_later(_cache_file(key), outcome, parsed)
             del parsed  # the writer frees it, off the caller's path
     if use_cache:
-        _MEMORY[key] = outcome
+        MEMOS.outcomes[key] = outcome
     problems = tuple(Problem(display_path(path), *p) for p in outcome.problems)
     return Loaded(path, outcome.deck, problems, digest, outcome.deck_id)
 
@@ -313,16 +313,13 @@ def _place(issues: list[Issue], text: str, data: Any) -> tuple[tuple[int, int, s
 # --------------------------------------------------------------------------- the cache
 
 
-_CODE_STAMP: list[str] = []
-
-
 def _code_stamp() -> str:
     """A hash of every source file an Instance depends on: the whole engine and the whole content package.
 
     Derived from the files' bytes rather than a hand-kept list, so no module can be forgotten; hashing
     about 60 small files costs about a millisecond and happens once per process.
     """
-    if not _CODE_STAMP:
+    if not MEMOS.code_stamp:
         package = Path(__file__).resolve().parent
         files = sorted((package.parent.parent / "engine").rglob("*.py")) + sorted(package.rglob("*.py"))
         digest = hashlib.sha256()
@@ -331,8 +328,8 @@ def _code_stamp() -> str:
                 digest.update(file.name.encode() + b"\0" + file.read_bytes())
             except OSError:
                 continue
-        _CODE_STAMP.append(digest.hexdigest())
-    return _CODE_STAMP[0]
+        MEMOS.code_stamp.append(digest.hexdigest())
+    return MEMOS.code_stamp[0]
 
 
 def _proven_file() -> Path:

@@ -15,23 +15,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from quizapp.content.memos import MEMOS
 from quizapp.content.schema import ANSWER_TYPES, ChoiceQuestion, Question
-
-_PASSED: set[str] = set()
-"""Hashes of template signatures that passed every check (in this process, or remembered on disk)."""
-_NEW: list[str] = []
-_PROVEN_FILES: set[Path] = set()
 
 
 def passed(key: str | None) -> bool:
     """Whether the parametrisation with this signature passed every check."""
-    return key in _PASSED
+    return key in MEMOS.passed
 
 
 def record(key: str) -> None:
     """Remembers that the parametrisation with this signature passed every check."""
-    _PASSED.add(key)
-    _NEW.append(key)
+    MEMOS.passed.add(key)
+    MEMOS.new_passed.append(key)
 
 
 _SIGNATURE_KEYS = ("type", "params", "calculator", "args", "unit", "tolerance")
@@ -71,30 +67,23 @@ def brace_marks(text: str) -> str:
 def remember_proven(path: Path) -> None:
     """Also trusts the template signatures listed in `path` (one hash a line), from earlier runs, so an
     edited deck re-checks only the templates that changed. The file name must carry the code version."""
-    if path in _PROVEN_FILES:
+    if path in MEMOS.proof_files:
         return
-    _PROVEN_FILES.add(path)
+    MEMOS.proof_files.add(path)
     try:
-        _PASSED.update(line for line in path.read_text(encoding="ascii").split() if len(line) == 32)
+        MEMOS.passed.update(line for line in path.read_text(encoding="ascii").split() if len(line) == 32)
     except (OSError, UnicodeDecodeError):
         return
 
 
 def save_proven(path: Path) -> None:
     """Appends the signatures proven since the last save; a failure only costs time next run."""
-    if not _NEW:
+    if not MEMOS.new_passed:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="ascii") as fh:
-            fh.write("".join(f"{h}\n" for h in _NEW))
-        _NEW.clear()
+            fh.write("".join(f"{h}\n" for h in MEMOS.new_passed))
+        MEMOS.new_passed.clear()
     except OSError:
         return
-
-
-def forget() -> None:
-    """Forgets every proven signature in this process (for benchmarks and tests)."""
-    _PASSED.clear()
-    _NEW.clear()
-    _PROVEN_FILES.clear()

@@ -7,7 +7,7 @@ arguments and computes the same value but skips writing the steps and misconcept
 cost of the rest), and only the placeholders the static checks could not prove are filled (the caller
 names them). What a seed draws depends only on the template's draw plan, so templates with the same plan
 share each seed's picks; the generator is restored from a remembered start state instead of being seeded
-again, and derived params are memoised by their arguments. `forget()` drops all of that.
+again, and derived params are memoised by their arguments (in quizapp.content.memos).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from quizapp.content.instantiate import (
     derive_params,
     prompt_error,
 )
+from quizapp.content.memos import MEMOS
 from quizapp.content.params import Draws, Pick, draw_count, draw_key, draw_picks, draw_plan, placer
 from quizapp.content.problems import Issue
 from quizapp.content.schema import (
@@ -46,20 +47,6 @@ from quizapp.content.template import Placeholder, TemplateError, fill, placehold
 from quizapp.errors import InstanceError
 
 SEEDS: tuple[int, ...] = tuple(range(50))
-
-_CALC_MEMO: dict[tuple[bool, str, tuple[Any, ...]], Derivation | ValueError] = {}
-_PICKS: dict[tuple[Any, ...], dict[int, tuple[tuple[Pick, ...], Draws]]] = {}
-"""Draw plan -> seed -> the picks and their key: templates with the same plan draw the same numbers."""
-_SEED_STATES: dict[int, Mapping[str, Any]] = {}
-"""Seed -> the state `np.random.default_rng(seed)` starts in: seeding (a SeedSequence hash) costs ten
-times more than restoring a state, and the same 50 seeds are drawn for every template."""
-
-
-def forget() -> None:
-    """Drops the memoised calculator results, picks and seed states (for benchmarks and tests)."""
-    _CALC_MEMO.clear()
-    _PICKS.clear()
-    _SEED_STATES.clear()
 
 
 def seed_issues(
@@ -81,7 +68,7 @@ def seed_issues(
     # A choice question shuffles its options with the generator where the draws left it, so it draws
     # for itself; other templates share the picks of every template with the same plan.
     shared: dict[int, tuple[tuple[Pick, ...], Draws]] | None = (
-        None if isinstance(question, ChoiceQuestion) else _PICKS.setdefault(plan, {})
+        None if isinstance(question, ChoiceQuestion) else MEMOS.picks.setdefault(plan, {})
     )
     computed = question if isinstance(question, (NumericQuestion, TensorQuestion, ShapeQuestion)) else None
     resolve = arg_resolver(computed.args, loc=("args",)) if computed is not None else None
@@ -159,9 +146,9 @@ def _fill(question: Question, values: Mapping[str, Any], to_fill: Sequence[Place
 
 def _restart(rng: np.random.Generator, seed: int) -> None:
     """Puts `rng` in the state a fresh `np.random.default_rng(seed)` has."""
-    state = _SEED_STATES.get(seed)
+    state = MEMOS.seed_states.get(seed)
     if state is None:
-        state = _SEED_STATES[seed] = np.random.default_rng(seed).bit_generator.state
+        state = MEMOS.seed_states[seed] = np.random.default_rng(seed).bit_generator.state
     rng.bit_generator.state = state
 
 
@@ -179,17 +166,17 @@ def _value(name: str, args: Mapping[str, Any]) -> Derivation:
 
 def _memo_calculate(name: str, args: Mapping[str, Any], *, worked: bool) -> Derivation:
     key = (worked, name, tuple(_memo_part(k, v) for k, v in args.items()))
-    hit = _CALC_MEMO.get(key)
+    hit = MEMOS.calculations.get(key)
     if hit is None:
-        if len(_CALC_MEMO) > 5_000:
-            _CALC_MEMO.clear()
+        if len(MEMOS.calculations) > 5_000:
+            MEMOS.calculations.clear()
         try:
             hit = engine.calculate(name, **args) if worked else calculate_value(name, **args)
         except ValueError as exc:
             hit = exc
         except Exception as exc:  # a calculator bug must not crash the validator
             hit = ValueError(f"failed with {type(exc).__name__}: {exc}")
-        _CALC_MEMO[key] = hit
+        MEMOS.calculations[key] = hit
     if isinstance(hit, ValueError):
         raise hit
     return hit

@@ -19,7 +19,6 @@ import engine
 from engine import Arg, Calculator
 from quizapp.content import units
 from quizapp.content.checks import proof_cache
-from quizapp.content.checks import seeds as seed_checks
 from quizapp.content.checks.proof_cache import remember_proven, save_proven, signature
 from quizapp.content.checks.seeds import SEEDS, seed_issues, unproven
 from quizapp.content.problems import Issue, Loc
@@ -42,7 +41,6 @@ __all__ = [
     "SEEDS",
     "check_question",
     "check_questions",
-    "forget_proven",
     "prove",
     "remember_proven",
     "save_proven",
@@ -124,12 +122,6 @@ def prove(key: str, question: Question) -> None:
 def _template_checks(question: Question, seeds: Iterable[int] = SEEDS) -> list[Issue]:
     """The static checks, then the seed checks, which fill only what the static ones could not prove."""
     return static_issues(question) or seed_issues(question, seeds=seeds, to_fill=unproven(question))
-
-
-def forget_proven() -> None:
-    """Forgets every proven signature and every seed-check memo in this process (benchmarks, tests)."""
-    proof_cache.forget()
-    seed_checks.forget()
 
 
 def _prompt_field(question: Question) -> str:
