@@ -15,6 +15,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "quizapp.commands.catalog",
     "quizapp.commands.check",
     "quizapp.commands.progress",
+    "quizapp.commands.plan",
 )
 
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = 0, 1, 2

@@ -43,7 +43,8 @@ def _now() -> datetime:
     return datetime.now().astimezone()
 
 
-def _open(args: argparse.Namespace, now: datetime) -> Any:
+def open_store_for(args: argparse.Namespace, now: datetime) -> Any:
+    """The store named by the global `--db`, with anything opening repaired said on stderr."""
     from quizapp.store import open_store
 
     store = open_store(getattr(args, "db", None), now=now)
@@ -69,7 +70,7 @@ def run_stats(args: argparse.Namespace) -> int:
     from quizapp.reports.text import render_stats
 
     now = _now()
-    with _open(args, now) as store:
+    with open_store_for(args, now) as store:
         stats = compute_stats(store, now=now)
     print(render_stats(stats, deck_titles=_deck_titles()))
     return 0
@@ -82,7 +83,7 @@ def run_export(args: argparse.Namespace) -> int:
 
         if args.deck:
             raise QuizappError("--deck applies to `export anki` only; a progress backup holds everything.")
-        with _open(args, now) as store:
+        with open_store_for(args, now) as store:
             counts = export_progress(store, args.file, now=now)
         print(
             f"Wrote {args.file}: {counts.cards:,} cards, {counts.reviews:,} reviews, "
@@ -104,7 +105,7 @@ def run_import(args: argparse.Namespace) -> int:
 
     doc = read_progress_file(args.file)  # refuse a foreign file before opening (or creating) the database
     now = _now()
-    with _open(args, now) as store:
+    with open_store_for(args, now) as store:
         counts = import_document(store, doc, now=now)
         where = store.path
     print(

@@ -79,6 +79,10 @@ class _Decks(Mapping[str, Deck]):
     def __contains__(self, deck_id: object) -> bool:
         return deck_id in self._data
 
+    def headers(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+        """(id, title, question ids) of every deck, without building a single question model."""
+        return tuple((d.id, d.title, d.ids) for d in self._data.values())
+
 
 @dataclass(frozen=True, eq=False)
 class Catalog:
@@ -91,6 +95,13 @@ class Catalog:
     files: Mapping[str, Path]
     """Deck id -> the file it came from."""
     _deck_of: Mapping[str, str]
+
+    def deck_headers(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+        """(id, title, question ids) of every deck, in load order; cheap, for plans and counts."""
+        decks = self.decks
+        if isinstance(decks, _Decks):
+            return decks.headers()
+        return tuple((d.id, d.title, tuple(q.id for q in d.questions)) for d in decks.values())
 
     def question(self, question_id: str) -> Question:
         """One question by id; an unknown id is a QuizappError with the closest known ids."""

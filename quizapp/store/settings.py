@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields, replace
+from datetime import date
 from typing import Any
 
 from quizapp.errors import QuizappError
@@ -24,6 +25,8 @@ class Settings:
     interview_questions: int = 10
     interview_minutes: int = 30
     theme: str = "textual-dark"
+    interview_date: str = ""
+    """The day of the user's interview as YYYY-MM-DD, or "" for none (study as if there were no date)."""
 
 
 _RANGES: dict[str, tuple[float, float]] = {
@@ -47,6 +50,8 @@ def check_setting(key: str, value: Any) -> Any:
     elif isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
             raise QuizappError(f"Setting {key} must be a whole number, got {value!r}.")
+    elif key == "interview_date":
+        return _check_date(value)
     elif not isinstance(value, str) or not value.strip():
         raise QuizappError(f"Setting {key} must be a non-empty text, got {value!r}.")
     if key in _RANGES:
@@ -54,6 +59,20 @@ def check_setting(key: str, value: Any) -> Any:
         if not low <= value <= high:
             raise QuizappError(f"Setting {key} must be between {low:g} and {high:g}, got {value!r}.")
     return value
+
+
+def _check_date(value: Any) -> str:
+    """ "" (no date) or a real calendar day written YYYY-MM-DD."""
+    if value == "":
+        return ""
+    try:
+        if isinstance(value, str) and len(value) == 10:
+            return date.fromisoformat(value).isoformat()
+    except ValueError:
+        pass
+    raise QuizappError(
+        f"The interview date must be a day written YYYY-MM-DD, like 2026-12-03, got {value!r}."
+    )
 
 
 def load_settings(store: Store) -> Settings:

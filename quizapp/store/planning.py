@@ -1,0 +1,33 @@
+"""Provides what the interview plan reads from the store: every card's memory state, in one query.
+
+Rows come back as plain tuples in columns, because the plan turns them into NumPy arrays: building a
+record object per card would cost more than the whole plan at 100k cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from quizapp.store.database import Store
+
+
+@dataclass(frozen=True)
+class CardMemories:
+    """Every card the user has seen, column by column; times in UTC microseconds, None where unset."""
+
+    question_ids: tuple[str, ...]
+    stability: tuple[float | None, ...]
+    last_review_us: tuple[int | None, ...]
+    due_us: tuple[int | None, ...]
+    suspended: tuple[bool, ...]
+
+
+def card_memories(store: Store) -> CardMemories:
+    """The memory state of every card (one sequential scan of a WITHOUT ROWID table)."""
+    rows = store.conn.execute(
+        "SELECT question_id, stability, last_review_us, due_us, suspended FROM cards"
+    ).fetchall()
+    if not rows:
+        return CardMemories((), (), (), (), ())
+    ids, stability, last, due, suspended = zip(*rows, strict=True)
+    return CardMemories(ids, stability, last, due, tuple(bool(s) for s in suspended))

@@ -1,0 +1,141 @@
+"""The interview plan: new cards per day, expected reviews, and each deck's recall on the day.
+
+Fixed UTC datetimes and fuzzing off; every retrievability the plan predicts is checked against fsrs's own
+`get_card_retrievability` on the card the store holds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from fsrs import Card, Rating
+
+from quizapp.cli import main
+from quizapp.store import QuestionRef, Store, get_card, load_settings, open_store, set_suspended
+from quizapp.store.planning import card_memories
+from quizapp.study import make_scheduler, record_review
+from quizapp.study.plan import FINAL_DAYS, Plan, make_plan
+
+T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+NOW = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
+PLAIN = make_scheduler(fuzzing=False)
+DECKS = (
+    ("deck-a", "Deck A", ("a1", "a2", "a3", "a4")),
+    ("deck-b", "Deck B", ("b1", "b2")),
+    ("deck-c", "Deck C", ("c1", "c2", "c3")),
+)
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    with open_store(None, now=T0) as opened:
+        for qid, rating, when in (
+            ("a1", Rating.Good, T0),
+            ("a1", Rating.Good, T0 + timedelta(minutes=10)),
+            ("a2", Rating.Easy, T0),
+            ("b1", Rating.Again, T0 + timedelta(days=1)),
+        ):
+            record_review(
+                opened,
+                QuestionRef(qid, f"deck-{qid[0]}"),
+                seed=1,
+                answer="x",
+                correct=rating > Rating.Again,
+                rating=int(rating),
+                duration_ms=1000,
+                now=when,
+                scheduler=PLAIN,
+            )
+        yield opened
+
+
+def plan_for(store: Store, interview: date) -> Plan:
+    return make_plan(
+        DECKS, card_memories(store), interview=interview, today=NOW.date(), now=NOW, scheduler=PLAIN
+    )
+
+
+def _card(store: Store, qid: str) -> Card:
+    record = get_card(store, qid)
+    assert record is not None
+    return record.to_fsrs(NOW)
+
+
+def test_recall_on_the_day_is_fsrs_retrievability_with_unseen_cards_as_zero(store: Store) -> None:
+    interview = date(2026, 12, 3)
+    plan = plan_for(store, interview)
+    at = NOW + timedelta(days=(interview - NOW.date()).days)
+    fsrs_r = {qid: PLAIN.get_card_retrievability(_card(store, qid), at) for qid in ("a1", "a2", "b1")}
+    by_id = {d.deck_id: d for d in plan.decks}
+    assert by_id["deck-a"].recall == pytest.approx((fsrs_r["a1"] + fsrs_r["a2"]) / 4)
+    assert by_id["deck-b"].recall == pytest.approx(fsrs_r["b1"] / 2)
+    assert by_id["deck-c"].recall == 0 and by_id["deck-c"].seen == 0
+    assert plan.recall == pytest.approx(sum(fsrs_r.values()) / 9)
+    assert 0 < fsrs_r["b1"] < fsrs_r["a1"] < 1, "a lapsed card is remembered worse than a learnt one"
+
+
+def test_new_cards_are_spread_over_the_days_before_the_interview(store: Store) -> None:
+    plan = plan_for(store, date(2026, 11, 27))  # 3 days left, 6 unseen
+    assert (plan.days_left, plan.unseen, plan.new_per_day) == (3, 6, 2)
+    assert math.ceil(plan.unseen / plan.days_left) == plan.new_per_day
+    tomorrow = plan_for(store, date(2026, 11, 25))
+    assert tomorrow.new_per_day == 6, "with one day left, every unseen card is today's"
+
+
+def test_reviews_per_day_count_due_cards_and_the_reviews_new_cards_bring(store: Store) -> None:
+    near, far = plan_for(store, date(2026, 11, 26)), plan_for(store, date(2027, 1, 24))
+    assert near.reviews_per_day >= 1
+    assert far.new_per_day == 1 and far.reviews_per_day >= 1
+
+
+def test_suspended_cards_are_not_planned(store: Store) -> None:
+    before = plan_for(store, date(2026, 12, 3))
+    set_suspended(store, QuestionRef("c1", "deck-c"), True)
+    after = plan_for(store, date(2026, 12, 3))
+    assert after.unseen == before.unseen - 1
+
+
+def test_the_last_days_focus_on_the_weakest_decks(store: Store) -> None:
+    far = plan_for(store, NOW.date() + timedelta(days=FINAL_DAYS + 1))
+    near = plan_for(store, NOW.date() + timedelta(days=FINAL_DAYS))
+    assert far.focus == ()
+    weakest = min(near.decks, key=lambda d: d.recall)
+    assert near.focus == (weakest.deck_id,)
+
+
+def test_a_passed_interview_says_so(store: Store) -> None:
+    plan = plan_for(store, date(2026, 11, 1))
+    assert plan.passed and "was on 1 Nov" in plan.summary()
+
+
+def test_the_summary_line_reads_like_the_home_screen(store: Store) -> None:
+    plan = plan_for(store, date(2026, 12, 3))
+    assert plan.summary().startswith("Interview 9 days left: ")
+    assert "expected recall on 3 Dec:" in plan.summary()
+
+
+def test_cli_plan_sets_the_date_prints_per_deck_and_refuses_bad_dates(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["plan"]) == 2
+    assert "No interview date is set" in capsys.readouterr().err
+    assert main(["plan", "--date", "2999-02-30"]) == 2
+    assert "YYYY-MM-DD" in capsys.readouterr().err
+    assert main(["plan", "--date", "2001-01-01"]) == 2
+    assert "already passed" in capsys.readouterr().err
+    assert main(["plan", "--date", "2999-01-01", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["interview"] == "2999-01-01" and doc["unseen"] == doc["questions"] > 100
+    assert len(doc["decks"]) >= 11 and doc["new_per_day"] >= 1
+    assert main(["plan"]) == 0
+    text = capsys.readouterr().out
+    assert (
+        text.startswith("Interview on Tue 1 Jan 2999") and "Deck" not in text and "recall on the day" in text
+    )
+    assert main(["plan", "--clear"]) == 0
+    with open_store(None, now=NOW) as opened:
+        assert load_settings(opened).interview_date == ""
