@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "quizapp.commands.check",
     "quizapp.commands.progress",
     "quizapp.commands.plan",
+    "quizapp.commands.optimize",
 )
 
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = 0, 1, 2

@@ -16,7 +16,7 @@ from fsrs import Card, Rating
 
 from quizapp.cli import main
 from quizapp.store import QuestionRef, Store, get_card, load_settings, open_store, set_suspended
-from quizapp.store.planning import card_memories
+from quizapp.store.memory import card_memories
 from quizapp.study import make_scheduler, record_review
 from quizapp.study.plan import FINAL_DAYS, Plan, make_plan
 

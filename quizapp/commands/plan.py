@@ -37,7 +37,7 @@ def run_plan(args: argparse.Namespace) -> int:
     from quizapp.content.catalog import load_catalog
     from quizapp.reports.plan_text import render_plan
     from quizapp.store import load_settings, save_setting
-    from quizapp.store.planning import card_memories
+    from quizapp.store.memory import card_memories
     from quizapp.store.settings import check_setting
     from quizapp.study.plan import make_plan
     from quizapp.study.scheduler import scheduler_for

@@ -7,6 +7,7 @@ wrong type falls back to its default when read, and is refused with a clear mess
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, fields, replace
 from datetime import date
 from typing import Any
@@ -27,6 +28,8 @@ class Settings:
     theme: str = "textual-dark"
     interview_date: str = ""
     """The day of the user's interview as YYYY-MM-DD, or "" for none (study as if there were no date)."""
+    fsrs_parameters: tuple[float, ...] = ()
+    """FSRS weights fitted to this user's reviews by `quizapp optimize`; () means fsrs's defaults."""
 
 
 _RANGES: dict[str, tuple[float, float]] = {
@@ -52,6 +55,8 @@ def check_setting(key: str, value: Any) -> Any:
             raise QuizappError(f"Setting {key} must be a whole number, got {value!r}.")
     elif key == "interview_date":
         return _check_date(value)
+    elif key == "fsrs_parameters":
+        return _check_weights(value)
     elif not isinstance(value, str) or not value.strip():
         raise QuizappError(f"Setting {key} must be a non-empty text, got {value!r}.")
     if key in _RANGES:
@@ -73,6 +78,21 @@ def _check_date(value: Any) -> str:
     raise QuizappError(
         f"The interview date must be a day written YYYY-MM-DD, like 2026-12-03, got {value!r}."
     )
+
+
+def _check_weights(value: Any) -> tuple[float, ...]:
+    """() or 21 finite numbers, the shape of FSRS-6 weights."""
+    if isinstance(value, list | tuple) and (
+        not value
+        or (
+            len(value) == 21
+            and all(
+                isinstance(w, int | float) and not isinstance(w, bool) and math.isfinite(w) for w in value
+            )
+        )
+    ):
+        return tuple(float(w) for w in value)
+    raise QuizappError("FSRS weights must be a list of 21 finite numbers (or empty for the defaults).")
 
 
 def load_settings(store: Store) -> Settings:

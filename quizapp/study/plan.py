@@ -22,7 +22,7 @@ from datetime import UTC, date, datetime, timedelta
 import numpy as np
 from fsrs import Card, Rating, Scheduler
 
-from quizapp.store.planning import CardMemories
+from quizapp.store.memory import CardMemories
 
 FINAL_DAYS = 2
 """In the last this-many days before the interview, the plan focuses on its weakest decks."""

@@ -23,14 +23,20 @@ LEECH_LAPSES = 8
 """A card that lapses (forgotten after it had graduated) this many times is flagged as a leech."""
 
 
-def make_scheduler(desired_retention: float = 0.9, *, fuzzing: bool = True) -> Scheduler:
-    """The FSRS scheduler with default weights. The app fuzzes intervals (spreads the load); tests do not."""
+def make_scheduler(
+    desired_retention: float = 0.9, *, fuzzing: bool = True, parameters: tuple[float, ...] = ()
+) -> Scheduler:
+    """The FSRS scheduler, with the user's fitted weights or fsrs's defaults. The app fuzzes intervals
+    (spreads the load); tests do not."""
+    if parameters:
+        return Scheduler(parameters, desired_retention=desired_retention, enable_fuzzing=fuzzing)
     return Scheduler(desired_retention=desired_retention, enable_fuzzing=fuzzing)
 
 
 def scheduler_for(store: Store, *, fuzzing: bool = True) -> Scheduler:
-    """The scheduler with the user's desired retention from settings."""
-    return make_scheduler(load_settings(store).desired_retention, fuzzing=fuzzing)
+    """The scheduler with the user's desired retention and (once optimized) weights from settings."""
+    settings = load_settings(store)
+    return make_scheduler(settings.desired_retention, fuzzing=fuzzing, parameters=settings.fsrs_parameters)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
-"""Provides what the interview plan reads from the store: every card's memory state, in one query.
+"""Provides what FSRS reads from the store: every card's memory state, and every scheduled review.
 
-Rows come back as plain tuples in columns, because the plan turns them into NumPy arrays: building a
+Card rows come back as plain tuples in columns, because the plan turns them into NumPy arrays: building a
 record object per card would cost more than the whole plan at 100k cards.
 """
 
@@ -31,3 +31,12 @@ def card_memories(store: Store) -> CardMemories:
         return CardMemories((), (), (), (), ())
     ids, stability, last, due, suspended = zip(*rows, strict=True)
     return CardMemories(ids, stability, last, due, tuple(bool(s) for s in suspended))
+
+
+def scheduled_reviews(store: Store) -> list[tuple[str, int, int]]:
+    """(question id, reviewed at in UTC microseconds, rating) of every review that moved a schedule,
+    card by card and in time order: the history the FSRS optimizer fits its weights to."""
+    return store.conn.execute(
+        "SELECT question_id, reviewed_us, rating FROM reviews WHERE scheduled = 1"
+        " ORDER BY question_id, reviewed_us"
+    ).fetchall()
