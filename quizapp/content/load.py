@@ -32,12 +32,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from quizapp import __version__, paths
+from quizapp.content import guards
 from quizapp.content.deck import QUESTION, DeckData, Parsed
 from quizapp.content.memos import MEMOS
 from quizapp.content.problems import (
     Issue,
     Problem,
     compose,
+    field_text,
     issue_from_error,
     locate,
     split_question,
@@ -108,7 +110,13 @@ def find_deck_files(sources: Iterable[Path | str]) -> tuple[list[Path], list[Pro
     for source in sources:
         path = Path(source).expanduser()
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.suffix in DECK_SUFFIXES and p.is_file())
+            files = []
+            for file in sorted(p for p in path.rglob("*") if p.suffix in DECK_SUFFIXES and p.is_file()):
+                if _leaves(file, path):  # a shared folder's link must not make us read (and cache) any file
+                    message = "skipped: a link to a file outside this decks folder"
+                    problems.append(Problem(display_path(file), 1, 1, "", "", message))
+                else:
+                    files.append(file)
         elif path.is_file():
             files = [path]
         else:
@@ -121,6 +129,14 @@ def find_deck_files(sources: Iterable[Path | str]) -> tuple[list[Path], list[Pro
                 seen.add(key)
                 found.append(file)
     return found, problems
+
+
+def _leaves(file: Path, folder: Path) -> bool:
+    """Whether `file`, links followed, lies outside `folder`."""
+    try:
+        return not file.resolve().is_relative_to(folder.resolve())
+    except OSError:
+        return True
 
 
 def display_path(path: Path) -> str:
@@ -195,10 +211,13 @@ def gc_paused() -> Iterator[None]:
 def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed | None]:
     """Parses and checks a file's bytes; every problem in the file is reported, not just the first."""
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark some editors write
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         return _Outcome(None, ((line, 1, "", "", "the file is not UTF-8 text"),)), None
+    refused = guards.text_problem(text)
+    if refused is not None:  # before any parser: a C parser's stack must never meet such a file
+        return _Outcome(None, ((*refused[:2], "", "", refused[2]),)), None
     ahead = _check_ahead(text, proven)
     try:
         data = parse_yaml(text)
@@ -210,6 +229,13 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
     if not isinstance(data, dict):
         msg = "a deck file is a mapping with id, title, topic, description and questions"
         return _Outcome(None, ((1, 1, "", "", msg),)), None
+    too_big = guards.data_problem(data)
+    if too_big is not None:
+        qid, inner = split_question(*too_big[:1], data)
+        line = guards.line_of_id(text, qid)  # composing a huge file for its marks would take seconds
+        return _Outcome(None, ((line, 1, qid, field_text(inner), too_big[1]),)), None
+    if guards.may_hold_controls(text):
+        data, _ = guards.clean_text(data)
     issues: list[Issue] = []
     deck: Deck | None = None
     with gc_paused():
@@ -295,8 +321,6 @@ def _duplicate_ids(questions: list[tuple[int, Any]]) -> list[Issue]:
 
 def _place(issues: list[Issue], text: str, data: Any) -> tuple[tuple[int, int, str, str, str], ...]:
     """Gives each issue its line and column (composing the YAML once, on this error path only)."""
-    from quizapp.content.problems import field_text
-
     root = compose(text)
     placed = []
     for issue in issues:
@@ -388,9 +412,10 @@ def _write_cache(target: Path, outcome: _Outcome, parsed: Parsed | None = None) 
         return
     payload = b"".join(parts)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        with tmp.open("wb") as out:  # the checksum line, then the payload, without joining the two
+        # private to the user (a deck's text is the author's), the checksum line then the payload
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
             out.writelines([hashlib.sha256(payload).hexdigest().encode(), b"\n", payload])
         os.replace(tmp, target)
     except OSError:

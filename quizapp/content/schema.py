@@ -28,6 +28,8 @@ from pydantic import (
 from quizapp.content.tolerance import Tolerance
 
 SLUG = r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$"
+MAX_ID = 100
+"""Ids name cards in the database and lines in every report: long enough for any real name."""
 PARAM_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 DEFAULT_SECONDS: dict[int, float] = {1: 60.0, 2: 90.0, 3: 150.0}
 QUESTION_TYPES: tuple[str, ...] = ("numeric", "tensor", "shape", "choice", "flashcard", "explain")
@@ -35,6 +37,11 @@ ANSWER_TYPES: frozenset[str] = frozenset({"numeric", "tensor", "shape"})
 PARAM_KINDS: tuple[str, ...] = ("value", "choices", "range", "preset", "calc", "matrix")
 
 Number = StrictInt | StrictFloat
+LIMIT = 1e15
+"""No number a deck draws needs more; beyond it int64 and float arithmetic stop being exact."""
+MAX_RANGE_STEPS = 1e12
+Bounded = Annotated[Number, Field(ge=-LIMIT, le=LIMIT, allow_inf_nan=False)]
+"""A number a range may use: finite and at most 1e15 in size."""
 ArgValue = StrictStr | StrictBool | StrictInt | StrictFloat | list[Any]
 """A calculator argument in YAML: a string is a reference to a param, anything else is a literal."""
 
@@ -66,8 +73,8 @@ class RangeParam(_Strict):
     """A number from an inclusive range on a grid of `step`; a float range if any bound or step is a float."""
 
     KIND: ClassVar[str] = "range"
-    range: tuple[Number, Number]
-    step: Number = Field(default=1, gt=0)
+    range: tuple[Bounded, Bounded]
+    step: Bounded = Field(default=1, gt=0)
 
     @field_validator("range")
     @classmethod
@@ -75,6 +82,13 @@ class RangeParam(_Strict):
         if value[0] > value[1]:
             raise ValueError(f"the range's low end {value[0]} is above its high end {value[1]}")
         return value
+
+    @model_validator(mode="after")
+    def _few_enough_steps(self) -> RangeParam:
+        steps = (self.range[1] - self.range[0]) / self.step
+        if steps > MAX_RANGE_STEPS:
+            raise ValueError(f"the range has {steps:.3g} steps of {self.step}; at most {MAX_RANGE_STEPS:.0e}")
+        return self
 
 
 class PresetParam(_Strict):
@@ -97,8 +111,8 @@ class MatrixSpec(_Strict):
 
     rows: int = Field(ge=1, le=12)
     cols: int = Field(ge=1, le=12)
-    low: int = -2
-    high: int = 2
+    low: int = Field(default=-2, ge=-1000, le=1000)
+    high: int = Field(default=2, ge=-1000, le=1000)
 
     @model_validator(mode="after")
     def _ordered(self) -> MatrixSpec:
@@ -153,7 +167,9 @@ ParamSpec = Annotated[
 class _QuestionBase(_Strict):
     """Fields every question has; `id` is the key for progress, so editing text keeps history."""
 
-    id: str = Field(pattern=SLUG, description="unique across all decks; prefix it with the deck id")
+    id: str = Field(
+        pattern=SLUG, max_length=MAX_ID, description="unique across all decks; prefix it with the deck id"
+    )
     explanation: str = Field(min_length=1, description="why the answer is what it is (Markdown)")
     difficulty: int = Field(default=1, ge=1, le=3)
     tags: tuple[str, ...] = ()
@@ -276,7 +292,7 @@ Question = Annotated[
 class Deck(_Strict):
     """One YAML file of questions on one topic."""
 
-    id: str = Field(pattern=SLUG, description="kebab-case, unique across decks")
+    id: str = Field(pattern=SLUG, max_length=MAX_ID, description="kebab-case, unique across decks")
     title: str = Field(min_length=1)
     topic: str = Field(pattern=SLUG)
     description: str = ""

@@ -1,0 +1,163 @@
+"""Hostile deck files: each is refused with a located message, the other decks still load, the terminal
+is never driven by deck text, and nothing outside the decks folder is read.
+
+The worst files run through the real console script in a child process, so a crash of a C parser would
+show as a dead process rather than take the test runner with it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from quizapp.content.catalog import load_catalog
+from quizapp.content.guards import MAX_FLOW_DEPTH, MAX_QUESTION_NODES
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = (ROOT / "tests/fixtures/decks/sample.yaml").read_text(encoding="utf-8")
+
+
+def _quizapp(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {"QUIZAPP_HOME": str(home), "PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run(
+        [sys.executable, "-m", "quizapp", *args],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env, check=False,
+    )  # fmt: skip
+
+
+def _user_deck(home: Path, name: str, text: str) -> Path:
+    folder = home / "decks"
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _deck(question: str, deck_id: str = "hostile") -> str:
+    return f"id: {deck_id}\ntitle: Hostile\ntopic: testing\nquestions:\n{question}"
+
+
+FLASHCARD = "  - id: {qid}\n    type: flashcard\n    front: {front}\n    back: b\n    explanation: e\n"
+
+
+def test_a_100000_deep_flow_list_is_refused_at_its_line_and_every_other_deck_still_loads(
+    isolated_home: Path,
+) -> None:
+    _user_deck(isolated_home, "deep.yaml", "id: deep\ntitle: t\ntopic: t\nquestions: " + "[" * 100_000)
+    out = _quizapp("list", home=isolated_home)
+    assert out.returncode == 0, out.stderr
+    assert "kv-cache" in out.stdout, "the bundled decks are listed"
+    assert f"deep.yaml:4:{12 + MAX_FLOW_DEPTH}" in out.stderr and "nested more than" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    "nesting",
+    [
+        "\n".join(" " * i + "-" for i in range(1, 3000)) + " x\n",
+        "- " * 3000 + "x\n",
+    ],
+    ids=["indented", "compact"],
+)
+def test_a_3000_deep_block_nesting_is_refused_without_a_recursion_error(
+    isolated_home: Path, nesting: str
+) -> None:
+    path = _user_deck(isolated_home, "blocks.yaml", "id: deep\ntitle: t\ntopic: t\nquestions:\n" + nesting)
+    out = _quizapp("validate", str(path), home=isolated_home)
+    assert out.returncode == 1
+    assert "blocks.yaml:" in out.stdout and "nest at most" in out.stdout, out.stdout
+    assert "Traceback" not in out.stderr + out.stdout
+
+
+@pytest.mark.parametrize(
+    ("param", "complaint"),
+    [
+        ("{range: [0, 1e29]}", "less than or equal to 1000000000000000, got 1e+29"),
+        ("{range: [0.5, .inf]}", "got inf"),
+        ("{range: [0, 1000000000000000], step: 0.0001}", "steps"),
+        ("{matrix: {rows: 2, cols: 2, low: -1e23, high: 2}}", "matrix.low"),
+    ],
+)
+def test_numbers_beyond_what_numpy_can_draw_are_refused_with_the_field(
+    isolated_home: Path, param: str, complaint: str
+) -> None:
+    question = (
+        "  - id: hostile-n\n    type: numeric\n    params:\n"
+        f"      x: {param}\n"
+        "    prompt: 'd_model {x}'\n    calculator: head_dim\n    args: {d_model: 512, n_heads: 8}\n"
+        "    explanation: e\n"
+    )
+    path = _user_deck(isolated_home, "numbers.yaml", _deck(question))
+    out = _quizapp("validate", str(path), home=isolated_home)
+    assert out.returncode == 1, out.stdout
+    assert "question 'hostile-n'" in out.stdout and complaint in out.stdout, out.stdout
+
+
+def test_a_huge_literal_matrix_is_refused_before_it_reaches_the_engine(isolated_home: Path) -> None:
+    side = int(MAX_QUESTION_NODES**0.5) + 2
+    row = "[" + ", ".join(["1"] * side) + "]"
+    question = (
+        "  - id: hostile-matrix\n    type: tensor\n"
+        f"    params:\n      q: {{value: [{', '.join([row] * side)}]}}\n"
+        "    prompt: p\n    calculator: attention_entry\n"
+        "    args: {q: q, k: q, v: q, row: 0, col: 0, which: weight}\n    explanation: e\n"
+    )
+    path = _user_deck(isolated_home, "matrix.yaml", _deck(question))
+    catalog = load_catalog([path], use_cache=False, include_default=False)
+    assert not catalog.decks
+    (problem,) = catalog.problems
+    assert problem.line == 5 and problem.question_id == "hostile-matrix"
+    assert f"more than {MAX_QUESTION_NODES:,} values" in problem.message
+
+
+def test_escape_sequences_in_deck_text_never_reach_the_terminal(isolated_home: Path) -> None:
+    title = '"Evil \\e]0;PWNED\\a\\e[2J deck"'
+    text = f"id: evil\ntitle: {title}\ntopic: t\nquestions:\n" + FLASHCARD.format(
+        qid="evil-card", front='"front \\x1b[31mred\\x9b"'
+    )
+    _user_deck(isolated_home, "evil.yaml", text)
+    for args in (("list",), ("show", "evil-card")):
+        out = _quizapp(*args, home=isolated_home)
+        assert out.returncode == 0, out.stderr
+        assert "\x1b" not in out.stdout + out.stderr and "\x07" not in out.stdout and "\x9b" not in out.stdout
+    catalog = load_catalog(include_default=False, use_cache=False, extra_paths=[isolated_home / "decks"])
+    assert catalog.decks["evil"].title == "Evil \\x1b]0;PWNED\\x07\\x1b[2J deck"
+    assert catalog.question("evil-card").front == "front \\x1b[31mred\\x9b"  # type: ignore[union-attr]
+
+
+def test_a_link_out_of_the_decks_folder_is_not_followed(isolated_home: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.yaml"
+    secret.write_text(
+        _deck(FLASHCARD.format(qid="secret-card", front="TOP-SECRET"), "secret"), encoding="utf-8"
+    )
+    folder = isolated_home / "decks"
+    folder.mkdir()
+    os.symlink(secret, folder / "link.yaml")
+    inside = _user_deck(
+        isolated_home, "real.yaml", _deck(FLASHCARD.format(qid="real-card", front="f"), "real")
+    )
+    os.symlink(inside, folder / "alias.yaml")
+    catalog = load_catalog([folder], include_default=False)
+    assert "secret" not in catalog.decks and "real" in catalog.decks
+    assert any("link to a file outside" in p.message for p in catalog.problems)
+    cached = b"".join(p.read_bytes() for p in (isolated_home / "cache").rglob("*") if p.is_file())
+    assert b"TOP-SECRET" not in cached
+
+
+def test_a_byte_order_mark_is_accepted(isolated_home: Path) -> None:
+    path = _user_deck(
+        isolated_home, "bom.yaml", "\ufeff" + _deck(FLASHCARD.format(qid="bom-card", front="f"), "bom")
+    )
+    catalog = load_catalog([path], include_default=False, use_cache=False)
+    assert "bom" in catalog.decks and not catalog.problems
+
+
+def test_an_id_of_100000_characters_is_refused(isolated_home: Path) -> None:
+    path = _user_deck(isolated_home, "long.yaml", _deck(FLASHCARD.format(qid="a" * 100_000, front="f")))
+    catalog = load_catalog([path], include_default=False, use_cache=False)
+    assert not catalog.decks
+    assert any("at most 100 characters" in p.message for p in catalog.problems)
