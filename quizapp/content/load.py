@@ -234,7 +234,7 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
         qid, inner = split_question(*too_big[:1], data)
         line = guards.line_of_id(text, qid)  # composing a huge file for its marks would take seconds
         return _Outcome(None, ((line, 1, qid, field_text(inner), too_big[1]),)), None
-    if guards.may_hold_controls(text):
+    if guards.may_hold_controls(raw):
         data, _ = guards.clean_text(data)
     issues: list[Issue] = []
     deck: Deck | None = None
