@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from engine import Derivation, Step
+from engine import Derivation, Step, format_quantity
 from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.errors import QuizappError
-from quizapp.reports.anki import ANKI_SEED, export_anki
+from quizapp.reports.anki import ANKI_SEED, export_anki, formula_mathjax
 from quizapp.reports.progress_file import export_progress, import_progress, progress_document
 from quizapp.store import (
     InterviewAnswer,
@@ -134,8 +134,8 @@ def test_anki_export_writes_one_card_per_question_with_the_derivation_on_the_bac
     numeric = _numeric(ANKI_SEED)
     front, back, explanation, _ = by_id["dims-head-size"]
     assert "<code>d_head</code>" in front and str(numeric.expected) in back
-    assert html.escape(numeric.derivation.to_text()) in back  # type: ignore[union-attr]
-    assert "<b>slice</b>" in explanation
+    _assert_derivation_shown(back, numeric.derivation)
+    assert "<strong>slice</strong>" in explanation
     assert "Mixes information across heads" in by_id["basics-wo"][1]
     assert "That happens inside each head." in by_id["basics-wo"][1]
     assert "&lt;vs&gt;" in by_id["basics-why-gqa"][1]
@@ -226,11 +226,32 @@ def test_anki_export_of_the_bundled_catalog_covers_every_question(tmp_path: Path
     notes, _, cards = _read_apkg(tmp_path / "all.apkg", tmp_path)
     assert result.skipped == ()
     assert len(notes) == cards == result.notes == len(catalog.questions)
+    fronts = {fields[3]: fields[0] for fields in notes}
     backs = {fields[3]: fields[1] for fields in notes}
     for qid in catalog.questions:
         inst = catalog.instance(qid, seed=ANKI_SEED)
         if inst.derivation is not None:
-            assert html.escape(inst.derivation.to_text()) in backs[qid]
+            _assert_derivation_shown(backs[qid], inst.derivation)
+        assert "<br>" not in fronts[qid], "a YAML line wrap is a soft wrap, not a line break"
+        assert "bare number" not in fronts[qid], "the app's typing hints have no place in Anki"
+    assert sum("\\(" in back for back in backs.values()) > 40, "formulas are typeset with MathJax"
+
+
+def _assert_derivation_shown(back: str, derivation: Derivation | None) -> None:
+    """Every step's label, numbers and value are on the back, then the result."""
+    assert derivation is not None
+    for step in derivation.steps:
+        assert html.escape(step.label) in back and html.escape(step.substituted) in back
+        assert html.escape(format_quantity(step.value, step.unit)) in back
+    assert f"Result: <b>{html.escape(format_quantity(derivation.value, derivation.unit))}</b>" in back
+
+
+def test_formulas_of_symbols_become_mathjax_and_formulas_with_words_stay_text() -> None:
+    assert formula_mathjax("d_k = d_model / h") == "\\(d_{k} = d_{\\text{model}} / h\\)"
+    assert formula_mathjax("s = q . k / sqrt(d_k)") == "\\(s = q \\cdot k / \\sqrt{d_{k}}\\)"
+    assert formula_mathjax("2 B T d^2") == "\\(2 B T d^{2}\\)"
+    assert formula_mathjax("h / n_kv; each KV head serves h / n_kv query heads").startswith("<code>")
+    assert formula_mathjax("x_i < 2^k") == "\\(x_{i} &lt; 2^{k}\\)", "HTML-escaped inside the delimiters"
 
 
 def _fill(store: Store) -> None:

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.derivation import format_quantity
 from quizapp.errors import QuizappError
 from quizapp.reports.progress_file import ProgressCounts, export_progress, import_progress
 
@@ -29,6 +30,7 @@ _CSS = (
     ".card { font-family: sans-serif; font-size: 18px; text-align: left; }\n"
     "pre { font-size: 14px; background: #f4f4f4; padding: 6px; white-space: pre-wrap; }\n"
     ".explanation { color: #555; font-size: 15px; }\n"
+    ".derivation td { padding: 2px 8px; vertical-align: top; font-size: 15px; }\n"
 )
 
 
@@ -56,28 +58,105 @@ def _stable_id(text: str, low: int = 1 << 30, high: int = 1 << 31) -> int:
     return low + digest % (high - low)
 
 
-_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
-_INLINE = re.compile(r"`([^`\n]+)`")
-_BOLD = re.compile(r"\*\*([^*\n]+)\*\*")
-
-
 def markdown_html(text: str) -> str:
-    """Just enough Markdown for Anki: code fences, inline code, bold, line breaks; everything escaped."""
-    parts = []
-    last = 0
-    for match in _FENCE.finditer(text):
-        parts.append(_inline_html(text[last : match.start()]))
-        parts.append(f"<pre>{html.escape(match.group(1).rstrip())}</pre>")
-        last = match.end()
-    parts.append(_inline_html(text[last:]))
-    return "".join(parts).strip()
+    """Deck Markdown as Anki HTML through markdown-it (CommonMark): soft line wraps stay wraps, lists,
+    code and emphasis render, and raw HTML in a deck is shown as text, never run."""
+    return str(_markdown().render(text)).strip()
 
 
-def _inline_html(text: str) -> str:
-    out = html.escape(text.strip("\n"))
-    out = _INLINE.sub(r"<code>\1</code>", out)
-    out = _BOLD.sub(r"<b>\1</b>", out)
-    return out.replace("\n", "<br>")
+_MD: list[Any] = []
+
+
+def _markdown() -> Any:
+    if not _MD:
+        from markdown_it import MarkdownIt
+
+        _MD.append(MarkdownIt("commonmark", {"html": False, "breaks": False}))
+    return _MD[0]
+
+
+_TOKEN = re.compile(r"\s+|[A-Za-z][A-Za-z0-9_']*|\d+(?:\.\d+)?|->|[-+*/=(),.@^<>;:\[\]]")
+_MATH_WORDS = frozenset({"sqrt", "exp", "sum", "softmax", "max", "bytes", "batch", "entries", "per"})
+
+
+def formula_mathjax(formula: str) -> str:
+    """A derivation formula as MathJax `\\( ... \\)` when it is made of symbols only; a formula
+    that carries words ("each KV head serves ...") stays plain text, because math mode would run the
+    words together. Returns HTML."""
+    tokens = _TOKEN.findall(formula)
+    if "".join(tokens) != formula or any(_is_prose(t) for t in tokens):
+        return f"<code>{html.escape(formula)}</code>"
+    out: list[str] = []
+    depth: list[bool] = []  # for each open parenthesis: does it close a \sqrt{ ... }?
+    for i, tok in enumerate(tokens):
+        if tok == "sqrt" and i + 1 < len(tokens) and tokens[i + 1] == "(":
+            out.append("\\sqrt")
+            continue
+        if tok == "(":
+            sqrt = bool(out) and out[-1] == "\\sqrt"
+            depth.append(sqrt)
+            out.append("{" if sqrt else "(")
+        elif tok == ")":
+            out.append("}" if depth and depth.pop() else ")")
+        elif tok == "x":
+            out.append("\\times")
+        elif tok == ".":
+            out.append("\\cdot")
+        elif tok == "->":
+            out.append("\\to")
+        elif tok == "@":
+            out.append("\\mathbin{@}")
+        elif "_" in tok and tok[0].isalpha():
+            base, sub = tok.split("_", 1)
+            whole = len(base) >= 3 and base != "sum"  # bytes_per_element is a name, not bytes sub per...
+            out.append(
+                "\\text{" + tok.replace("_", "\\_") + "}" if whole else f"{_word(base)}_{{{_sub(sub)}}}"
+            )
+        elif tok.isalpha():
+            out.append(_word(tok))
+        elif tok == "^" and i + 1 < len(tokens):
+            out.append("^")
+        else:
+            out.append(tok)
+    body = "".join(out)
+    body = re.sub(r"\^(\s*)([A-Za-z0-9]+)", r"^{\2}", body)
+    return "\\(" + html.escape(body) + "\\)"
+
+
+def _word(token: str) -> str:
+    """A name in math mode: operators upright, English words as text, symbols (d, K, h) as they are."""
+    if token == "sum":
+        return "\\sum"
+    if token in ("exp", "softmax", "max"):
+        return f"\\operatorname{{{token}}}"
+    if len(token) >= 3 and token.islower():
+        return f"\\text{{ {token} }}"
+    return token
+
+
+def _sub(text: str) -> str:
+    """A subscript: short ones (k, 1j, j') in math italic, long names (model, kv_heads) as text."""
+    if re.fullmatch(r"[A-Za-z0-9']{1,3}", text):
+        return text
+    return "\\text{" + text.replace("_", "\\_") + "}"
+
+
+def _is_prose(token: str) -> bool:
+    """A word of four or more letters that is not a symbol, a subscripted name or a math word."""
+    return token.isalpha() and len(token) >= 4 and token not in _MATH_WORDS
+
+
+def _derivation_html(derivation: Any) -> str:
+    """The worked steps as a table: what, the formula (MathJax where it is pure math), the numbers, the
+    value; then the result."""
+    rows = "".join(
+        f"<tr><td>{html.escape(step.label)}</td><td>{formula_mathjax(step.formula)}</td>"
+        f"<td><code>{html.escape(step.substituted)}</code></td>"
+        f"<td>= {html.escape(format_quantity(step.value, step.unit))}</td></tr>"
+        for step in derivation.steps
+    )
+    result = html.escape(format_quantity(derivation.value, derivation.unit))
+    return f"<table class='derivation'>{rows}</table><p>Result: <b>{result}</b></p>"
 
 
 def card_sides(inst: Any) -> tuple[str, str]:
@@ -100,13 +179,10 @@ def card_sides(inst: Any) -> tuple[str, str]:
             back += "<ul>" + "".join(f"<li>{markdown_html(p)}</li>" for p in inst.key_points) + "</ul>"
     elif kind == "flashcard":
         back = markdown_html(str(inst.expected))
-    else:
-        hint = inst.answer_hint()
-        if hint:
-            front += f"<br><small>{html.escape(hint)}</small>"
+    else:  # the prompt says what unit it wants; the app's "a bare number is read as ..." has no place here
         back = f"<b>{html.escape(inst.expected_text())}</b>"
         if inst.derivation is not None:
-            back += f"<pre>{html.escape(inst.derivation.to_text())}</pre>"
+            back += _derivation_html(inst.derivation)
     return front, back
 
 
@@ -189,6 +265,7 @@ __all__ = [
     "card_sides",
     "export_anki",
     "export_progress",
+    "formula_mathjax",
     "import_progress",
     "markdown_html",
 ]
