@@ -83,6 +83,21 @@ class _Decks(Mapping[str, Deck]):
         """(id, title, question ids) of every deck, without building a single question model."""
         return tuple((d.id, d.title, d.ids) for d in self._data.values())
 
+    def data(self) -> Iterable[DeckData]:
+        return self._data.values()
+
+
+@dataclass(frozen=True)
+class QuestionOutline:
+    """What ordering and scheduling need to know of a question, without its text."""
+
+    question_id: str
+    deck_id: str
+    difficulty: int
+    tags: tuple[str, ...]
+    deck_after: tuple[str, ...]
+    """The prerequisites of its deck (the deck's `after`)."""
+
 
 @dataclass(frozen=True, eq=False)
 class Catalog:
@@ -102,6 +117,22 @@ class Catalog:
         if isinstance(decks, _Decks):
             return decks.headers()
         return tuple((d.id, d.title, tuple(q.id for q in d.questions)) for d in decks.values())
+
+    def question_outlines(self) -> tuple[QuestionOutline, ...]:
+        """Every question's id, deck, difficulty and tags, and each deck's prerequisites, in load order,
+        read from the deck headers: what the queues need, without building one question model."""
+        decks = self.decks
+        if isinstance(decks, _Decks):
+            return tuple(
+                QuestionOutline(qid, d.id, d.difficulties[i], d.tags[i], d.after)
+                for d in decks.data()
+                for i, qid in enumerate(d.ids)
+            )
+        return tuple(
+            QuestionOutline(q.id, d.id, q.difficulty, q.tags, d.after)
+            for d in decks.values()
+            for q in d.questions
+        )
 
     def question(self, question_id: str) -> Question:
         """One question by id; an unknown id is a QuizappError with the closest known ids."""

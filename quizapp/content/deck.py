@@ -36,6 +36,10 @@ class DeckData:
     _built: list[Question | None]
     _blob: bytes = b""
     _ends: tuple[int, ...] = ()
+    after: tuple[str, ...] = ()
+    difficulties: tuple[int, ...] = ()
+    """Each question's difficulty, so queues can order new cards without building a single model."""
+    tags: tuple[tuple[str, ...], ...] = ()
 
     def question(self, index: int) -> Question:
         """The model of question `index`, built once from the cached JSON if need be."""
@@ -56,14 +60,29 @@ class DeckData:
         """The pydantic Deck, from questions that are already valid (no second validation)."""
         questions = tuple(self.question(i) for i in range(len(self.ids)))
         return Deck.model_construct(
-            id=self.id, title=self.title, topic=self.topic, description=self.description, questions=questions
+            id=self.id,
+            title=self.title,
+            topic=self.topic,
+            description=self.description,
+            after=self.after,
+            questions=questions,
         )
 
     @classmethod
     def from_deck(cls, deck: Deck) -> DeckData:
         """Wraps a freshly validated Deck."""
         ids = tuple(q.id for q in deck.questions)
-        return cls(deck.id, deck.title, deck.topic, deck.description, ids, list(deck.questions))
+        return cls(
+            deck.id,
+            deck.title,
+            deck.topic,
+            deck.description,
+            ids,
+            list(deck.questions),
+            after=deck.after,
+            difficulties=tuple(q.difficulty for q in deck.questions),
+            tags=tuple(q.tags for q in deck.questions),
+        )
 
     def to_cache(self, parsed: Parsed | None = None) -> list[bytes]:
         """A header line (deck fields, ids, where each question's JSON ends) then the questions' JSON,
@@ -78,6 +97,9 @@ class DeckData:
             blobs = [QUESTION.dump_json(self.question(i), exclude_unset=True) for i in range(len(self.ids))]
         head: dict[str, Any] = {"id": self.id, "title": self.title, "topic": self.topic}
         head.update(description=self.description, ids=list(self.ids), ends=list(accumulate(map(len, blobs))))
+        head.update(
+            after=list(self.after), difficulties=list(self.difficulties), tags=[list(t) for t in self.tags]
+        )
         return [json.dumps(head, separators=(",", ":")).encode(), b"\n", *blobs]
 
     @classmethod
@@ -89,7 +111,23 @@ class DeckData:
         if len(ids) != len(ends) or (ends and ends[-1] != len(blob)):
             raise ValueError("cache index does not match its payload")
         built: list[Question | None] = [None] * len(ids)
-        return cls(head["id"], head["title"], head["topic"], head["description"], ids, built, blob, ends)
+        difficulties = tuple(head["difficulties"])
+        tags = tuple(tuple(t) for t in head["tags"])
+        if len(difficulties) != len(ids) or len(tags) != len(ids):
+            raise ValueError("cache header does not match its questions")
+        return cls(
+            head["id"],
+            head["title"],
+            head["topic"],
+            head["description"],
+            ids,
+            built,
+            blob,
+            ends,
+            after=tuple(head["after"]),
+            difficulties=difficulties,
+            tags=tags,
+        )
 
 
 QUESTION = TypeAdapter(Question)

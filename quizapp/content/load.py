@@ -50,7 +50,8 @@ from quizapp.content.schema import Deck
 if TYPE_CHECKING:
     from quizapp.content.checks.during_parse import Ahead
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+"""2: the header carries each deck's prerequisites and each question's difficulty and tags."""
 DECK_SUFFIXES = (".yaml", ".yml")
 
 

@@ -296,6 +296,9 @@ class Deck(_Strict):
     title: str = Field(min_length=1)
     topic: str = Field(pattern=SLUG)
     description: str = ""
+    after: tuple[Annotated[str, Field(pattern=SLUG, max_length=MAX_ID)], ...] = Field(
+        default=(), description="ids of decks whose easy questions should come first (prerequisites)"
+    )
     questions: tuple[Question, ...]
 
     @field_validator("questions")
