@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -17,9 +18,16 @@ COMMAND_MODULES: tuple[str, ...] = (
     "quizapp.commands.progress",
     "quizapp.commands.plan",
     "quizapp.commands.optimize",
+    "quizapp.commands.completion",
 )
 
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = 0, 1, 2
+
+
+GLOBAL_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    ("--db", "PATH", "progress database file (default: progress.db in the data folder)"),
+)
+"""Options every command takes, before or after its name: `quizapp --db X stats` = `quizapp stats --db X`."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,18 +37,27 @@ def build_parser() -> argparse.ArgumentParser:
             "Drill multi-head attention interview questions in the terminal. "
             "Run with no command to open the app."
         ),
+        epilog="Run `quizapp COMMAND --help` for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"quizapp {__version__}")
-    parser.add_argument("--db", metavar="PATH", help="progress database file (default: in QUIZAPP_HOME)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for flag, metavar, text in GLOBAL_OPTIONS:
+        parser.add_argument(flag, metavar=metavar, help=text)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for command in sub.choices.values():  # after the command too; SUPPRESS keeps a value given before it
+        for flag, metavar, text in GLOBAL_OPTIONS:
+            command.add_argument(flag, metavar=metavar, help=text, default=argparse.SUPPRESS)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command and returns its exit code; user-fixable problems print one line, never a traceback."""
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (see `quizapp completion`)
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
     try:
         func = getattr(args, "func", None)

@@ -389,9 +389,9 @@ def test_check_exits_0_for_a_right_answer_1_for_a_wrong_one_and_2_for_nonsense()
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
     assert "Wrong" in wrong.stdout and "Read as" in wrong.stdout and "Result:" in wrong.stdout
     nonsense = _check(qid, "--seed", "3", "--answer", "eighty gigs")
-    assert nonsense.returncode == 2 and "Could not read" in nonsense.stdout and "Type " in nonsense.stdout
+    assert nonsense.returncode == 2 and "Could not read" in nonsense.stderr and "Type " in nonsense.stderr
     unknown = _check("no-such-question", "--seed", "1", "--answer", "1")
-    assert unknown.returncode == 2 and "no question" in unknown.stdout + unknown.stderr
+    assert unknown.returncode == 2 and "no question" in unknown.stderr and unknown.stdout == ""
     assert "Traceback" not in unknown.stdout + unknown.stderr
 
 

@@ -83,6 +83,8 @@ def _review_ids(path: Path) -> dict[int, str]:
 
 
 def test_reviews_whose_commit_returned_survive_sigkill_at_random_moments(tmp_path: Path) -> None:
+    """Fifty writers, each killed at a random moment after it has committed at least one review (so the
+    kill lands mid-work however fast or slow this machine is); every review whose commit returned stays."""
     path = tmp_path / "progress.db"
     rng = random.Random(2025)
     committed: set[int] = set()
@@ -91,11 +93,13 @@ def test_reviews_whose_commit_returned_survive_sigkill_at_random_moments(tmp_pat
         for round_no in range(50):
             child, waiting = waiting, _writer(path, round_no + 1)
             _go(child)
-            time.sleep(rng.uniform(0.0, 0.06))
+            assert child.stdout is not None
+            first = int(child.stdout.readline())  # one commit has returned: the writer is mid-stream
+            time.sleep(rng.uniform(0.0, 0.03))
             child.send_signal(signal.SIGKILL)
             out, err = child.communicate(timeout=30)
             assert child.returncode == -signal.SIGKILL, err
-            printed = {int(line) for line in out.split()}
+            printed = {first, *(int(line) for line in out.split())}
             stored = _review_ids(path)
             assert printed <= stored.keys(), f"round {round_no}: lost {sorted(printed - stored.keys())}"
             assert all(stored[i].startswith(f"{round_no}:") for i in printed)
@@ -104,7 +108,7 @@ def test_reviews_whose_commit_returned_survive_sigkill_at_random_moments(tmp_pat
         waiting.kill()
         waiting.communicate()
     assert committed <= _review_ids(path).keys()
-    assert len(committed) > 500  # the writers did get work done between the kills
+    assert len(committed) >= 50, "every round committed before its kill"
 
 
 def test_two_processes_recording_at_once_lose_nothing_and_never_see_locked(tmp_path: Path) -> None:

@@ -20,20 +20,53 @@ EXIT_OK, EXIT_ERRORS = 0, 1
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Adds list, show, validate and schema."""
-    p = sub.add_parser("list", help="list the decks with question counts by type and difficulty")
+    from quizapp.commands.completion import deck_ids, question_ids
+
+    p = sub.add_parser(
+        "list",
+        help="list the decks with question counts by type and difficulty",
+        description="List the decks, with question counts by type and difficulty; with --questions, "
+        "list question ids (of one deck, or of all), as `show` and `check` take them.",
+    )
+    p.add_argument(
+        "--questions",
+        nargs="?",
+        const="",
+        metavar="DECK",
+        help="list question ids instead, of DECK only when given",
+    ).completer = deck_ids
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("show", help="show one question: prompt, answer, derivation, misconceptions")
-    p.add_argument("question_id", metavar="ID", help="the question id, as in the deck files")
+    p = sub.add_parser(
+        "show",
+        help="show one question: prompt, answer, derivation, misconceptions",
+        description="Show a question as a learner meets it at a seed, with the expected answer, the worked "
+        "derivation, the mistakes the engine recognises and the explanation.",
+    )
+    p.add_argument(
+        "question_id", metavar="ID", help="the question id, as `quizapp list --questions` prints it"
+    ).completer = question_ids
     p.add_argument("--seed", type=int, default=0, help="the seed that picks the numbers (default 0)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("validate", help="check deck files; exit 0 when valid, 1 with one error per line")
+    p = sub.add_parser(
+        "validate",
+        help="check deck files; exit 0 when valid, 1 with one error per line",
+        description="Check deck files against the schema, the engine and the quality gates. Each problem "
+        "is one line, file:line:col: question 'id', field 'f': message. Exit 0 when all are valid, 1 if not.",
+    )
     p.add_argument("paths", nargs="*", metavar="PATH", help="deck files or folders (default: all decks)")
     p.add_argument("--no-cache", action="store_true", help="check every file afresh")
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("schema", help="print the JSON Schema of a deck file (for editor completion)")
+    p = sub.add_parser(
+        "schema",
+        help="print the JSON Schema of a deck file (for editor completion)",
+        description="Print the JSON Schema of a deck file. Save it and point yaml-language-server at it "
+        "for completion and checks in your editor (see the README).",
+    )
     p.set_defaults(func=cmd_schema)
 
 
@@ -50,20 +83,26 @@ def _load(paths: list[str] | None = None) -> Catalog:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Prints one row per deck: counts by type and by difficulty."""
+    """Prints one row per deck (counts by type and by difficulty), or the question ids."""
     catalog = _load()
-    short = {"numeric": "num", "tensor": "tensor", "shape": "shape", "choice": "choice",
-             "flashcard": "card", "explain": "explain"}  # fmt: skip
-    header = ["deck", "total", *(short[t] for t in QUESTION_TYPES), "d1", "d2", "d3", "title"]
-    rows: list[list[str]] = []
-    totals: Counter[str] = Counter()
+    if args.questions is not None:
+        return _list_questions(catalog, args.questions, as_json=args.json)
     columns = ("total", *QUESTION_TYPES, "d1", "d2", "d3")
+    table: list[tuple[str, str, Counter[str]]] = []
     for deck in catalog.decks.values():
         counts: Counter[str] = Counter(str(q.type) for q in deck.questions)
         counts.update(f"d{q.difficulty}" for q in deck.questions)
         counts["total"] = len(deck.questions)
-        totals.update(counts)
-        rows.append([deck.id, *(str(counts[k]) for k in columns), deck.title])
+        table.append((deck.id, deck.title, counts))
+    if args.json:
+        decks = [{"id": i, "title": t, **{k: c[k] for k in columns}} for i, t, c in table]
+        print(json.dumps({"decks": decks}, indent=2))
+        return EXIT_OK
+    short = {"numeric": "num", "tensor": "tensor", "shape": "shape", "choice": "choice",
+             "flashcard": "card", "explain": "explain"}  # fmt: skip
+    header = ["deck", "total", *(short[t] for t in QUESTION_TYPES), "d1", "d2", "d3", "title"]
+    totals: Counter[str] = sum((c for _, _, c in table), Counter())
+    rows = [[i, *(str(c[k]) for k in columns), t] for i, t, c in table]
     rows.append(["TOTAL", *(str(totals[k]) for k in columns), ""])
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
     for row in [header, *rows]:
@@ -74,6 +113,24 @@ def cmd_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _list_questions(catalog: Catalog, deck_id: str, *, as_json: bool) -> int:
+    """One line per question: id, deck, type, difficulty (the ids `show` and `check` take)."""
+    if deck_id and deck_id not in catalog.decks:
+        from quizapp.errors import QuizappError
+
+        raise QuizappError(f"no deck {deck_id!r}; `quizapp list` shows the deck ids")
+    decks = [catalog.decks[deck_id]] if deck_id else list(catalog.decks.values())
+    rows = [(q.id, d.id, str(q.type), q.difficulty) for d in decks for q in d.questions]
+    if as_json:
+        keys = ("id", "deck", "type", "difficulty")
+        print(json.dumps({"questions": [dict(zip(keys, r, strict=True)) for r in rows]}, indent=2))
+        return EXIT_OK
+    width = max((len(r[0]) for r in rows), default=2)
+    for qid, deck, kind, difficulty in rows:
+        print(f"{qid.ljust(width)}  {deck}  {kind}  d{difficulty}")
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- show
 
 
@@ -81,8 +138,52 @@ def cmd_show(args: argparse.Namespace) -> int:
     """Prints an instance: prompt, expected answer, derivation, misconceptions, explanation."""
     catalog = _load()
     inst = catalog.instance(args.question_id, seed=args.seed)
-    print(render_instance(inst))
+    print(json.dumps(instance_json(inst), indent=2) if args.json else render_instance(inst))
     return EXIT_OK
+
+
+def instance_json(inst: Instance) -> dict[str, Any]:
+    """The instance as plain JSON: what `show --json` prints, for scripts and other tools."""
+    out: dict[str, Any] = {
+        "id": inst.question_id,
+        "deck": inst.deck_id,
+        "type": inst.kind,
+        "difficulty": inst.difficulty,
+        "seed": inst.seed,
+        "prompt": inst.prompt,
+        "expected": inst.expected_text(),
+        "explanation": inst.explanation,
+        "source": inst.source,
+    }
+    if inst.kind == "choice":
+        out["multiple"] = inst.multiple
+        out["options"] = [
+            {"key": o.key, "text": o.text, "correct": o.correct, "feedback": o.feedback} for o in inst.options
+        ]
+    if inst.kind == "explain":
+        out["key_points"] = list(inst.key_points)
+    if inst.tolerance is not None:
+        out["tolerance"] = inst.tolerance.describe()
+    if inst.derivation is not None:
+        out["unit"] = inst.unit
+        out["steps"] = [
+            {"label": s.label, "formula": s.formula, "substituted": s.substituted, "value": _plain(s.value)}
+            for s in inst.derivation.steps
+        ]
+        out["misconceptions"] = [
+            {"id": m.id, "label": m.label, "value": _plain(m.value), "step": m.step}
+            for m in inst.derivation.misconceptions
+        ]
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """A number or shape as JSON holds it (NumPy scalars and Fractions become floats or ints)."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    return float(value)
 
 
 def render_instance(inst: Instance) -> str:

@@ -6,6 +6,9 @@ Exit codes: 0 the answer is correct, 1 it is wrong, 2 it cannot be read or the q
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from collections.abc import Mapping
 from typing import Any
 
 from quizapp.errors import QuizappError
@@ -36,6 +39,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--seconds", type=float, default=None, help="time taken, for the suggested rating")
     p.add_argument("--hints", type=int, default=0, help="hints used, for the suggested rating")
     p.add_argument("--attempt", type=int, default=1, help="attempt number, for the suggested rating")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=run)
 
 
@@ -50,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         inst = load_catalog().instance(args.id, args.seed)
     except (QuizappError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        print(f"quizapp: {message}")
+        print(f"quizapp: {message}", file=sys.stderr)
         return EXIT_UNREADABLE
     timing = {"hints_used": args.hints, "seconds": args.seconds, "attempt": args.attempt}
     if inst.kind == "explain":
@@ -64,17 +68,23 @@ def run(args: argparse.Namespace) -> int:
         try:
             covered = {int(n) - 1 for n in args.covered.replace(" ", "").split(",") if n}
         except ValueError:
-            print(f"quizapp: --covered takes key point numbers such as 1,3, not {args.covered!r}")
+            print(
+                f"quizapp: --covered takes key point numbers such as 1,3, not {args.covered!r}",
+                file=sys.stderr,
+            )
             return EXIT_UNREADABLE
         verdict = grade_explain(inst, args.answer, covered, **timing)
     else:
         verdict = grade(inst, args.answer, **timing)
 
+    if args.json:
+        print(json.dumps(_verdict_json(inst, verdict, RATING_NAMES), indent=2))
+        return EXIT_UNREADABLE if verdict.unparseable else EXIT_CORRECT if verdict.correct else EXIT_WRONG
     print(f"Question {inst.question_id} (seed {inst.seed})")
     print(inst.prompt.strip())
     print()
     if verdict.unparseable:
-        print(verdict.message)
+        print(f"quizapp: {verdict.message}", file=sys.stderr)
         return EXIT_UNREADABLE
     print("Correct." if verdict.correct else "Wrong.")
     print(f"Read as:   {verdict.parsed}")
@@ -99,3 +109,20 @@ def run(args: argparse.Namespace) -> int:
         print("\nExplanation:")
         print(inst.explanation.strip())
     return EXIT_CORRECT if verdict.correct else EXIT_WRONG
+
+
+def _verdict_json(inst: Any, verdict: Any, names: Mapping[int, str]) -> dict[str, Any]:
+    """The verdict as plain JSON, for scripts: what `check --json` prints."""
+    return {
+        "id": inst.question_id,
+        "seed": inst.seed,
+        "correct": bool(verdict.correct),
+        "unreadable": bool(verdict.unparseable),
+        "read_as": None if verdict.parsed is None else str(verdict.parsed),
+        "expected": inst.expected_text(),
+        "diagnosis_id": verdict.diagnosis_id,
+        "diagnosis": verdict.diagnosis,
+        "message": verdict.message,
+        "rating": verdict.rating,
+        "rating_name": names.get(verdict.rating, "?"),
+    }

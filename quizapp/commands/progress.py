@@ -7,9 +7,14 @@ the edge; everything below takes `now` as an argument.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from quizapp.errors import QuizappError
@@ -18,24 +23,56 @@ from quizapp.errors import QuizappError
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Adds `stats`, `export` and `import`."""
     stats = sub.add_parser(
-        "stats", help="show reviews, retention, mastery, the due forecast and misconceptions"
+        "stats",
+        help="show reviews, retention, mastery, the due forecast and misconceptions",
+        description="Your progress in the terminal: a review calendar, retention, mastery per deck, "
+        "the 30-day due forecast and your most frequent mistakes.",
     )
+    stats.add_argument("--json", action="store_true", help="print the numbers as JSON")
     stats.set_defaults(func=run_stats)
 
-    export = sub.add_parser("export", help="export questions to Anki, or progress to a JSON backup")
+    export = sub.add_parser(
+        "export",
+        help="export questions to Anki, or progress to a JSON backup",
+        description="anki: every question as an Anki card (.apkg), numeric ones with their derivation. "
+        "progress: everything you did, as one JSON file that `quizapp import progress` restores. "
+        "FILE - writes a progress backup to standard output.",
+    )
     export.add_argument(
         "what", choices=("anki", "progress"), help="anki: an .apkg deck; progress: JSON backup"
     )
-    export.add_argument("file", metavar="FILE", help="the file to write (FILE.apkg or FILE.json)")
+    export.add_argument("file", metavar="FILE", help="the file to write (FILE.apkg or FILE.json), or -")
     export.add_argument(
         "--deck", action="append", metavar="ID", help="anki only: export just this deck (repeatable)"
     )
     export.set_defaults(func=run_export)
 
-    imp = sub.add_parser("import", help="restore progress from a JSON backup (the current one is kept aside)")
+    imp = sub.add_parser(
+        "import",
+        help="restore progress from a JSON backup (the current one is kept aside)",
+        description="Replace your progress with a backup written by `quizapp export progress`; the "
+        "progress it replaces is kept in a file beside the database. FILE - reads standard input.",
+    )
     imp.add_argument("what", choices=("progress",), help="what the file holds")
-    imp.add_argument("file", metavar="FILE", help="a file written by `quizapp export progress`")
+    imp.add_argument("file", metavar="FILE", help="a file written by `quizapp export progress`, or -")
     imp.set_defaults(func=run_import)
+
+
+@contextmanager
+def _file_for(name: str, mode: str) -> Iterator[str]:
+    """The path to write or read: `name` itself, or for `-` a private temporary file that is copied to
+    standard output afterwards (mode "w") or filled from standard input first (mode "r")."""
+    if name != "-":
+        yield name
+        return
+    with tempfile.TemporaryDirectory(prefix="quizapp-") as folder:
+        path = Path(folder) / "progress.json"
+        if mode == "r":
+            path.write_bytes(sys.stdin.buffer.read())
+        yield str(path)
+        if mode == "w" and path.exists():
+            sys.stdout.buffer.write(path.read_bytes())
+            sys.stdout.flush()
 
 
 def _now() -> datetime:
@@ -72,7 +109,10 @@ def run_stats(args: argparse.Namespace) -> int:
     now = _now()
     with open_store_for(args, now) as store:
         stats = compute_stats(store, now=now)
-    print(render_stats(stats, deck_titles=_deck_titles()))
+    if args.json:
+        print(json.dumps(dataclasses.asdict(stats), default=str, indent=2))
+    else:
+        print(render_stats(stats, deck_titles=_deck_titles()))
     return 0
 
 
@@ -83,13 +123,17 @@ def run_export(args: argparse.Namespace) -> int:
 
         if args.deck:
             raise QuizappError("--deck applies to `export anki` only; a progress backup holds everything.")
-        with open_store_for(args, now) as store:
-            counts = export_progress(store, args.file, now=now)
+        with open_store_for(args, now) as store, _file_for(args.file, "w") as target:
+            counts = export_progress(store, target, now=now)
+        where = "standard output" if args.file == "-" else args.file
         print(
-            f"Wrote {args.file}: {counts.cards:,} cards, {counts.reviews:,} reviews, "
-            f"{counts.interviews:,} interviews, {counts.settings:,} settings."
+            f"Wrote {where}: {counts.cards:,} cards, {counts.reviews:,} reviews, "
+            f"{counts.interviews:,} interviews, {counts.settings:,} settings.",
+            file=sys.stderr if args.file == "-" else sys.stdout,
         )
         return 0
+    if args.file == "-":
+        raise QuizappError("An Anki package is a binary file; give a file name ending in .apkg.")
     from quizapp.content.catalog import load_catalog
     from quizapp.reports.anki import export_anki
 
@@ -103,7 +147,8 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from quizapp.reports.progress_file import import_document, read_progress_file
 
-    doc = read_progress_file(args.file)  # refuse a foreign file before opening (or creating) the database
+    with _file_for(args.file, "r") as source:
+        doc = read_progress_file(source)  # refuse a foreign file before opening (or creating) the database
     now = _now()
     with open_store_for(args, now) as store:
         counts = import_document(store, doc, now=now)

@@ -1,0 +1,57 @@
+"""Provides `quizapp completion bash|zsh|fish`: the shell code that completes commands, options and ids.
+
+Completion runs through argcomplete, which re-runs `quizapp` with the command line in the environment;
+question and deck ids are completed from the decks the catalog loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+SHELLS = ("bash", "zsh", "fish")
+INSTALL = {
+    "bash": 'eval "$(quizapp completion bash)"    # in ~/.bashrc',
+    "zsh": 'eval "$(quizapp completion zsh)"     # in ~/.zshrc',
+    "fish": "quizapp completion fish > ~/.config/fish/completions/quizapp.fish",
+}
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    """Adds `completion`."""
+    p = sub.add_parser(
+        "completion",
+        help="print shell completion code for bash, zsh or fish",
+        description="Print the code that makes your shell complete quizapp's commands, options and ids:\\n  "
+        + "\\n  ".join(INSTALL.values()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from argcomplete.shell_integration import shellcode
+
+    print(shellcode(["quizapp"], shell=args.shell), end="")
+    return 0
+
+
+def question_ids(prefix: str, **_: Any) -> list[str]:
+    """Completes a question id (argcomplete completer); nothing when the decks cannot be loaded."""
+    try:
+        from quizapp.content.catalog import load_catalog
+
+        return [qid for qid in load_catalog().questions if qid.startswith(prefix)]
+    except Exception:  # completion must never print a traceback into the user's shell
+        return []
+
+
+def deck_ids(prefix: str, **_: Any) -> list[str]:
+    """Completes a deck id (argcomplete completer)."""
+    try:
+        from quizapp.content.catalog import load_catalog
+
+        return [deck for deck in load_catalog().decks if deck.startswith(prefix)]
+    except Exception:
+        return []

@@ -1,0 +1,108 @@
+"""CLI conventions: global options anywhere, --json everywhere it reads, - for standard streams, question
+ids listed, completion scripts, help text for every command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from quizapp.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_db_works_before_or_after_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before, after = tmp_path / "before.db", tmp_path / "after.db"
+    assert main(["--db", str(before), "stats"]) == 0
+    assert main(["stats", "--db", str(after)]) == 0
+    assert before.exists() and after.exists()
+    assert main(["--db", str(before), "plan", "--date", "2999-01-01", "--db", str(after)]) == 0
+    assert not (tmp_path / "x").exists()
+    capsys.readouterr()
+    assert main(["plan", "--db", str(after), "--json"]) == 0, "the date went to the last --db given"
+    assert json.loads(capsys.readouterr().out)["interview"] == "2999-01-01"
+
+
+def test_json_output_parses_for_list_show_check_and_stats(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "--json"]) == 0
+    decks = json.loads(capsys.readouterr().out)["decks"]
+    assert len(decks) >= 11 and all(d["total"] > 0 for d in decks)
+    assert main(["list", "--questions", "kv-cache", "--json"]) == 0
+    questions = json.loads(capsys.readouterr().out)["questions"]
+    assert {q["deck"] for q in questions} == {"kv-cache"} and len(questions) == decks_total(decks, "kv-cache")
+    qid = questions[0]["id"]
+    assert main(["show", qid, "--seed", "4", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["id"] == qid and shown["seed"] == 4 and shown["steps"]
+    assert main(["check", qid, "--seed", "4", "--answer", shown["expected"], "--json"]) == 0
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["correct"] is True and verdict["expected"] == shown["expected"]
+    assert main(["stats", "--json"]) == 0
+    assert "calendar" in json.loads(capsys.readouterr().out)
+
+
+def decks_total(decks: list[dict[str, object]], deck_id: str) -> int:
+    return next(int(str(d["total"])) for d in decks if d["id"] == deck_id)
+
+
+def test_a_backup_streams_through_standard_output_and_input(isolated_home: Path, tmp_path: Path) -> None:
+    env = {"QUIZAPP_HOME": str(isolated_home), "PATH": "/usr/bin:/bin"}
+    run = [sys.executable, "-m", "quizapp"]
+    subprocess.run([*run, "plan", "--date", "2999-01-01"], env=env, check=True, capture_output=True)
+    out = subprocess.run([*run, "export", "progress", "-"], env=env, check=True, capture_output=True)
+    doc = json.loads(out.stdout)
+    assert doc["format"] == "quizapp-progress" and doc["settings"]["interview_date"] == "2999-01-01"
+    assert not (ROOT / "-").exists() and not Path("-").exists()
+    target = tmp_path / "restored.db"
+    back = subprocess.run(
+        [*run, "import", "progress", "-", "--db", str(target)], env=env, input=out.stdout, capture_output=True
+    )
+    assert back.returncode == 0, back.stderr
+    assert main(["plan", "--db", str(target), "--json"]) == 0
+
+
+def test_every_command_has_a_description_and_every_option_help() -> None:
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert {"list", "show", "check", "validate", "schema", "stats", "plan", "optimize", "completion"} <= set(
+        commands
+    )
+    for name, command in commands.items():
+        assert command.description, f"`quizapp {name} --help` has no description"
+        for action in command._actions:
+            assert action.help, f"`quizapp {name}` option {action.option_strings or action.dest} has no help"
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_code_is_printed_for_each_shell(shell: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["completion", shell]) == 0
+    assert "quizapp" in capsys.readouterr().out
+
+
+def test_completion_completes_question_ids(isolated_home: Path) -> None:
+    line = "quizapp show kv-cache-anchor-"
+    env = {
+        "QUIZAPP_HOME": str(isolated_home),
+        "PATH": "/usr/bin:/bin",
+        "_ARGCOMPLETE": "1",
+        "_ARGCOMPLETE_IFS": "\n",
+        "COMP_LINE": line,
+        "COMP_POINT": str(len(line)),
+    }
+    script = Path(sys.executable).with_name("quizapp")
+    if not script.exists():
+        pytest.skip("completion runs through the installed console script")
+    out = subprocess.run(  # argcomplete answers on file descriptor 8, as the shells set it up
+        ["bash", "-c", f"{script} 8>&1 9>/dev/null"], env=env, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert set(out.stdout.split()) == {
+        "kv-cache-anchor-gqa",
+        "kv-cache-anchor-mha",
+        "kv-cache-anchor-mqa",
+        "kv-cache-anchor-decimal-gb",
+    }
