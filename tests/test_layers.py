@@ -115,3 +115,23 @@ def test_the_tui_parses_no_yaml_and_runs_no_sql() -> None:
     for path in root.rglob("*.py"):
         tops = {name.split(".")[0] for name in _imports(path)}
         assert not tops & {"yaml", "yaml_rs", "sqlite3"}, f"{path.name} imports {tops & {'yaml', 'sqlite3'}}"
+
+
+SQL_METHODS = {"execute", "executemany", "executescript", "backup"}
+
+
+def test_only_the_store_runs_sql() -> None:
+    root = Path(quizapp.__file__).parent
+    for path in root.rglob("*.py"):
+        if path.is_relative_to(root / "store"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls = [
+            n.func.attr
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in SQL_METHODS
+        ]
+        assert not calls, f"{path.relative_to(root)} calls {calls}: SQL belongs in quizapp/store"
+        assert "sqlite3" not in {name.split(".")[0] for name in _imports(path)}, (
+            f"{path.name} imports sqlite3"
+        )

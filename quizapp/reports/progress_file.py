@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -20,12 +19,13 @@ from fsrs import State
 from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
 
 from quizapp.errors import QuizappError
-from quizapp.store.cards import CardRecord, card_id_for, iter_cards, write_card
+from quizapp.store import backup
+from quizapp.store.cards import CardRecord, card_id_for
 from quizapp.store.database import Store
-from quizapp.store.interviews import InterviewAnswer, insert_answer, load_interview
-from quizapp.store.reviews import ReviewRecord, insert_review, iter_reviews
+from quizapp.store.interviews import InterviewAnswer
+from quizapp.store.reviews import ReviewRecord
 from quizapp.store.settings import SETTING_NAMES, check_setting, raw_settings
-from quizapp.store.times import iso, to_us, utc
+from quizapp.store.times import iso, utc
 
 FORMAT_MARKER = "quizapp-progress"
 FORMAT_VERSION = 1
@@ -156,22 +156,20 @@ def _review_json(r: ReviewRecord) -> dict[str, Any]:
 
 
 def _interviews_json(store: Store) -> Iterator[dict[str, Any]]:
-    rows = store.conn.execute("SELECT id, config FROM interviews ORDER BY id").fetchall()
-    for interview_id, config in rows:
-        record = load_interview(store, interview_id)
+    for record, config in backup.interviews(store):
         yield {
             "id": record.id,
             "started_at": iso(record.started_at),
             "finished_at": _opt_iso(record.finished_at),
-            "config": json.loads(config),
+            "config": config,
             "answers": [asdict(a) for a in record.answers],
         }
 
 
 def _sections(store: Store) -> dict[str, Iterable[Any]]:
     return {
-        "cards": (_card_json(c) for c in iter_cards(store.conn)),
-        "reviews": (_review_json(r) for r in iter_reviews(store.conn)),
+        "cards": (_card_json(c) for c in backup.cards(store)),
+        "reviews": (_review_json(r) for r in backup.reviews(store)),
         "interviews": _interviews_json(store),
     }
 
@@ -283,43 +281,26 @@ def import_progress(store: Store, file: str | os.PathLike[str], *, now: datetime
 
 def import_document(store: Store, doc: ProgressFile, *, now: datetime) -> ProgressCounts:
     """import_progress for a file already read and checked by read_progress_file."""
-    backup = _backup(store, now) if _has_progress(store) else None
-    with store.transaction() as conn:
-        for table in ("interview_answers", "interviews", "reviews", "cards", "settings"):
-            conn.execute(f"DELETE FROM {table}")
-        for card in doc.cards:
-            write_card(conn, _card(card))
-        for review in doc.reviews:
-            insert_review(conn, _review(review))
-        for iv in doc.interviews:
-            _insert_interview(conn, iv)
-        conn.executemany(
-            "INSERT INTO settings (key, value) VALUES (?, ?)",
-            [(k, json.dumps(v)) for k, v in doc.settings.items()],
-        )
-    return ProgressCounts(len(doc.cards), len(doc.reviews), len(doc.interviews), len(doc.settings), backup)
+    kept = _keep_aside(store, now) if backup.has_progress(store) else None
+    backup.replace_all(
+        store,
+        card_rows=(_card(card) for card in doc.cards),
+        review_rows=(_review(review) for review in doc.reviews),
+        interview_rows=(_interview(iv) for iv in doc.interviews),
+        settings=doc.settings,
+    )
+    return ProgressCounts(len(doc.cards), len(doc.reviews), len(doc.interviews), len(doc.settings), kept)
 
 
-def _has_progress(store: Store) -> bool:
-    row = store.conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM cards) OR EXISTS (SELECT 1 FROM interviews)"
-        " OR EXISTS (SELECT 1 FROM settings)"
-    ).fetchone()
-    return bool(row[0])
-
-
-def _backup(store: Store, now: datetime) -> Path:
+def _keep_aside(store: Store, now: datetime) -> Path:
+    """A copy of the database beside it, named for the moment of the import, never overwriting one."""
     base = f"{store.path.name}.before-import-{utc(now).strftime('%Y%m%dT%H%M%SZ')}"
     target = store.path.with_name(base)
     n = 1
     while target.exists():
         n += 1
         target = store.path.with_name(f"{base}-{n}")
-    dest = sqlite3.connect(target)
-    try:
-        store.conn.backup(dest)
-    finally:
-        dest.close()
+    backup.copy_to(store, target)
     return target
 
 
@@ -365,18 +346,14 @@ def _review(r: ReviewEntry) -> ReviewRecord:
     )
 
 
-def _insert_interview(conn: sqlite3.Connection, iv: InterviewEntry) -> None:
-    conn.execute(
-        "INSERT INTO interviews (id, started_us, finished_us, config) VALUES (?, ?, ?, ?)",
-        (
-            iv.id,
-            to_us(iv.started_at),
-            None if iv.finished_at is None else to_us(iv.finished_at),
-            json.dumps(iv.config, sort_keys=True),
-        ),
+def _interview(iv: InterviewEntry) -> backup.InterviewRows:
+    return backup.InterviewRows(
+        id=iv.id,
+        started_at=iv.started_at,
+        finished_at=iv.finished_at,
+        config=iv.config,
+        answers=tuple(InterviewAnswer(**a.model_dump()) for a in iv.answers),
     )
-    for position, a in enumerate(iv.answers):
-        insert_answer(conn, iv.id, position, InterviewAnswer(**a.model_dump()))
 
 
 __all__ = [

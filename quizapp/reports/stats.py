@@ -1,83 +1,32 @@
 """Provides the numbers behind the stats screen and `quizapp stats`, as frozen dataclasses.
 
-Every figure is one indexed SQL query (covering indexes from the store's schema), so a history of a million
-reviews is summarised well under a second. Days are the user's days: `now`'s own time zone decides where
-midnight falls. The terminal rendering lives in quizapp.reports.text.
+The figures come from quizapp.store.reports (one indexed query each); this module puts them together and
+adds what is arithmetic on them (the streak). The terminal rendering lives in quizapp.reports.text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime
 
 from quizapp.store.database import Store
-from quizapp.store.times import US_PER_DAY, day_start, offset_us, to_us
-
-CALENDAR_DAYS = 365
-FORECAST_DAYS = 30
-MASTERY_STABILITY_DAYS = 21.0
-TOP_DIAGNOSES = 10
-_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
-
-
-@dataclass(frozen=True)
-class DayCount:
-    """Reviews answered on one day, and the time they took."""
-
-    day: date
-    reviews: int
-    seconds: float
-
-
-@dataclass(frozen=True)
-class DeckRetention:
-    """True retention: of the scheduled reviews of cards already in review state, the share passed
-    (rating above Again). Drill, cram and learning-step answers do not count."""
-
-    deck_id: str
-    passed: int
-    total: int
-
-    @property
-    def retention(self) -> float | None:
-        return self.passed / self.total if self.total else None
-
-
-@dataclass(frozen=True)
-class DeckMastery:
-    """Cards of a deck in review state, and how many of those are mastered (stability >= 21 days)."""
-
-    deck_id: str
-    cards: int
-    in_review: int
-    mastered: int
-
-    @property
-    def share(self) -> float | None:
-        """The share of the deck's cards in review state that are mastered."""
-        return self.mastered / self.in_review if self.in_review else None
-
-    def share_of(self, questions: int) -> float:
-        """Mastered cards as a share of all `questions` of the deck (seen or not): the home screen's bar."""
-        return self.mastered / questions if questions > 0 else 0.0
-
-
-@dataclass(frozen=True)
-class DueDay:
-    """Cards falling due on one day; the first day also counts everything already overdue."""
-
-    day: date
-    due: int
-
-
-@dataclass(frozen=True)
-class DiagnosisCount:
-    """One of the user's personal misconceptions: how often it was diagnosed and on which questions."""
-
-    diagnosis_id: str
-    label: str
-    count: int
-    question_ids: tuple[str, ...]
+from quizapp.store.reports import (
+    CALENDAR_DAYS,
+    FORECAST_DAYS,
+    MASTERY_STABILITY_DAYS,
+    DayCount,
+    DeckMastery,
+    DeckRetention,
+    DiagnosisCount,
+    DueDay,
+    due_forecast,
+    mastery_by_deck,
+    retention_by_deck,
+    review_totals,
+    reviews_per_day,
+    top_diagnoses,
+)
+from quizapp.store.times import day_start
 
 
 @dataclass(frozen=True)
@@ -110,7 +59,7 @@ def compute_stats(store: Store, *, now: datetime) -> Stats:
     """All stats as of `now` (whose time zone defines the user's days)."""
     today = day_start(now).date()
     calendar = reviews_per_day(store, now=now)
-    totals = store.conn.execute("SELECT count(*), coalesce(sum(duration_ms), 0) FROM reviews").fetchone()
+    total_reviews, total_seconds = review_totals(store)
     forecast, overdue = due_forecast(store, now=now)
     return Stats(
         today=today,
@@ -120,42 +69,10 @@ def compute_stats(store: Store, *, now: datetime) -> Stats:
         forecast=forecast,
         overdue=overdue,
         diagnoses=top_diagnoses(store),
-        total_reviews=int(totals[0]),
-        total_seconds=int(totals[1]) / 1000,
+        total_reviews=total_reviews,
+        total_seconds=total_seconds,
         streak_days=streak(calendar),
     )
-
-
-def _day_of(index: int) -> date:
-    return date.fromordinal(_EPOCH_ORDINAL + index)
-
-
-def _index_of(day: date) -> int:
-    return day.toordinal() - _EPOCH_ORDINAL
-
-
-def reviews_per_day(store: Store, *, now: datetime, days: int = CALENDAR_DAYS) -> tuple[DayCount, ...]:
-    """Review counts per local day for the last `days` days, today last.
-
-    One range query per day on the covering index reviews_by_time: about 4x faster than one GROUP BY over
-    the year, which needs a temporary b-tree for half a million rows. Midnights come from `now`'s tzinfo,
-    so a zone with daylight saving gets its 23- and 25-hour days right.
-    """
-    today = day_start(now).date()
-    first = today - timedelta(days=days - 1)
-    sql = (
-        "SELECT count(*), coalesce(sum(duration_ms), 0) FROM reviews"
-        " WHERE reviewed_us >= ? AND reviewed_us < ?"
-    )
-    out = []
-    start = to_us(datetime.combine(first, time.min, tzinfo=now.tzinfo))
-    for i in range(days):
-        day = first + timedelta(days=i)
-        end = to_us(datetime.combine(day + timedelta(days=1), time.min, tzinfo=now.tzinfo))
-        n, ms = store.conn.execute(sql, (start, end)).fetchone()
-        out.append(DayCount(day=day, reviews=int(n), seconds=int(ms) / 1000))
-        start = end
-    return tuple(out)
 
 
 def streak(calendar: tuple[DayCount, ...]) -> int:
@@ -171,69 +88,18 @@ def streak(calendar: tuple[DayCount, ...]) -> int:
     return n
 
 
-def retention_by_deck(store: Store) -> tuple[DeckRetention, ...]:
-    """True retention per deck over all scheduled reviews of review-state cards (reviews_for_retention)."""
-    rows = store.conn.execute(
-        "SELECT deck_id, sum(rating > 1), count(*) FROM reviews"
-        " WHERE scheduled = 1 AND state_before = 2 GROUP BY deck_id ORDER BY deck_id"
-    )
-    return tuple(DeckRetention(deck_id=d, passed=int(p), total=int(t)) for d, p, t in rows)
-
-
-def mastery_by_deck(store: Store) -> tuple[DeckMastery, ...]:
-    """Per deck: stored cards, cards in review state, and those with stability >= 21 days (cards_by_deck)."""
-    rows = store.conn.execute(
-        "SELECT deck_id, count(*), sum(state = 2), sum(state = 2 AND stability >= ?) FROM cards"
-        " GROUP BY deck_id ORDER BY deck_id",
-        (MASTERY_STABILITY_DAYS,),
-    )
-    return tuple(
-        DeckMastery(deck_id=d, cards=int(c), in_review=int(r), mastered=int(m)) for d, c, r, m in rows
-    )
-
-
-def due_forecast(store: Store, *, now: datetime, days: int = FORECAST_DAYS) -> tuple[tuple[DueDay, ...], int]:
-    """Unsuspended cards due on each of the next `days` days (today includes the overdue), and the
-    overdue count on its own (cards_by_due)."""
-    off = offset_us(now)
-    today = day_start(now).date()
-    today_index = _index_of(today)
-    end_us = (today_index + days) * US_PER_DAY - off
-    rows = store.conn.execute(
-        "SELECT max((due_us + ?) / ?, ?) AS d, count(*) FROM cards"
-        " WHERE due_us IS NOT NULL AND due_us < ? AND suspended = 0 GROUP BY d",
-        (off, US_PER_DAY, today_index, end_us),
-    )
-    counts = {int(d): int(n) for d, n in rows}
-    overdue = store.conn.execute(
-        "SELECT count(*) FROM cards WHERE due_us IS NOT NULL AND due_us < ? AND suspended = 0", (to_us(now),)
-    ).fetchone()[0]
-    forecast = tuple(
-        DueDay(day=today + timedelta(days=i), due=counts.get(today_index + i, 0)) for i in range(days)
-    )
-    return forecast, int(overdue)
-
-
-def top_diagnoses(store: Store, *, limit: int = TOP_DIAGNOSES) -> tuple[DiagnosisCount, ...]:
-    """The most frequent diagnoses, each with its latest wording and the questions it showed up on."""
-    top = store.conn.execute(
-        "SELECT diagnosis_id, count(*) AS n, max(id) FROM reviews WHERE diagnosis_id IS NOT NULL"
-        " GROUP BY diagnosis_id ORDER BY n DESC, diagnosis_id LIMIT ?",
-        (limit,),
-    ).fetchall()
-    out = []
-    for diagnosis_id, n, latest in top:
-        label = store.conn.execute("SELECT diagnosis FROM reviews WHERE id = ?", (latest,)).fetchone()[0]
-        qids = store.conn.execute(
-            "SELECT DISTINCT question_id FROM reviews WHERE diagnosis_id = ? ORDER BY question_id",
-            (diagnosis_id,),
-        )
-        out.append(
-            DiagnosisCount(
-                diagnosis_id=str(diagnosis_id),
-                label=str(label or diagnosis_id),
-                count=int(n),
-                question_ids=tuple(str(q[0]) for q in qids),
-            )
-        )
-    return tuple(out)
+__all__ = [
+    "CALENDAR_DAYS",
+    "FORECAST_DAYS",
+    "MASTERY_STABILITY_DAYS",
+    "DayCount",
+    "DeckMastery",
+    "DeckRetention",
+    "DiagnosisCount",
+    "DueDay",
+    "Stats",
+    "compute_stats",
+    "mastery_by_deck",
+    "reviews_per_day",
+    "streak",
+]
