@@ -4,6 +4,9 @@ grading with every answer saved at once, skip and flag, time up, and the report 
 from __future__ import annotations
 
 import random
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -46,8 +49,9 @@ def catalog() -> Catalog:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return open_store(tmp_path / "progress.db", now=T0)
+def store(tmp_path: Path) -> Iterator[Store]:
+    with open_store(tmp_path / "progress.db", now=T0) as opened:
+        yield opened
 
 
 def _start(catalog: Catalog, store: Store, seed: int = 1, **config: object) -> InterviewSession:
@@ -137,6 +141,19 @@ def test_answers_are_saved_silently_as_they_are_given(catalog: Catalog, store: S
     assert len(stored) == 1 and stored[0].seconds == 40.0
     assert stored[0].correct
     assert saved.next.shown_at == T0 + timedelta(seconds=40)
+
+
+def test_an_answer_and_its_review_are_saved_together_or_not_at_all(catalog: Catalog, store: Store) -> None:
+    session = _start(catalog, store, seed=5)
+    first = session.current
+    assert first is not None
+    before = len(reviews_for(store, first.instance.question_id))
+    with closing(sqlite3.connect(store.path)) as other:  # the interview row vanishes under the session
+        other.execute("DELETE FROM interviews WHERE id = ?", (session.id,))
+        other.commit()
+    with pytest.raises(QuizappError, match="no saved interview"):
+        session.submit(right_answer(first.instance), now=T0 + timedelta(seconds=40))
+    assert len(reviews_for(store, first.instance.question_id)) == before, "the review was rolled back too"
 
 
 def test_skip_flag_and_time_up_end_up_in_the_report(catalog: Catalog, store: Store) -> None:

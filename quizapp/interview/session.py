@@ -328,7 +328,26 @@ class InterviewSession:
         skipped: bool = False,
         stopped: str | None = None,
     ) -> Saved:
-        """Saves one answer: a review (graded kinds only) and the interview row, both committed."""
+        """Saves one answer: a review (graded kinds only) and the interview row, in one transaction."""
+        with self.store.transaction():
+            position = self._write(asked, text, now=now, verdict=verdict, skipped=skipped, stopped=stopped)
+        self._index = asked.number
+        if self._index < len(self.plan):
+            self._current = Asked(self._index + 1, len(self.plan), self.plan[self._index][1], now)
+        else:
+            self._current = None
+        return Saved(position=position, next=self._current)
+
+    def _write(
+        self,
+        asked: Asked,
+        text: str,
+        *,
+        now: datetime,
+        verdict: Verdict | None,
+        skipped: bool,
+        stopped: str | None,
+    ) -> int:
         ref, inst = self.plan[asked.number - 1]
         seconds = self._seconds(asked, now)
         correct, diagnosis, diagnosis_id = False, stopped if skipped else None, None
@@ -366,13 +385,7 @@ class InterviewSession:
             skipped=skipped,
             flagged=asked.flagged,
         )
-        position = add_interview_answer(self.store, self.id, answer)
-        self._index = asked.number
-        if self._index < len(self.plan):
-            self._current = Asked(self._index + 1, len(self.plan), self.plan[self._index][1], now)
-        else:
-            self._current = None
-        return Saved(position=position, next=self._current)
+        return add_interview_answer(self.store, self.id, answer)
 
 
 def open_report(store: Store, catalog: Catalog, interview_id: int) -> InterviewReport:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from quizapp.reports.stats import mastery_by_deck, reviews_per_day, streak
-from quizapp.store.cards import cards_among
+from quizapp.store.cards import due_flags
 from quizapp.store.database import Store
 from quizapp.store.reviews import review_count
 from quizapp.study.queues import new_left_today
@@ -73,19 +73,16 @@ def build_overview(store: Store, decks: Sequence[DeckInfo], *, now: datetime) ->
     """Counts new, due and mastered questions per deck as of `now`."""
     rows: list[DeckRow] = []
     mastered = {m.deck_id: m.mastered for m in mastery_by_deck(store)}
+    flags = dict(due_flags(store.conn, now))  # one covered index scan, not a record per card
     for deck in decks:
-        cards = cards_among(store.conn, deck.question_ids)
-        new = sum(1 for q in deck.question_ids if q not in cards or cards[q].is_new)
-        due = sum(
-            1 for card in cards.values() if card.due is not None and not card.suspended and card.due <= now
-        )
+        scheduled = [flags[q] for q in deck.question_ids if q in flags]
         rows.append(
             DeckRow(
                 deck_id=deck.id,
                 title=deck.title,
                 questions=len(deck.question_ids),
-                new=new,
-                due=due,
+                new=len(deck.question_ids) - len(scheduled),
+                due=sum(scheduled),
                 mastered=min(mastered.get(deck.id, 0), len(deck.question_ids)),
             )
         )

@@ -254,3 +254,45 @@ def cards_among(
             card = _record(row)
             found[card.question_id] = card
     return found
+
+
+def scheduled_ids(conn: sqlite3.Connection) -> set[str]:
+    """Ids of every card that is no longer new: scheduled by FSRS, or suspended. One covered scan of the
+    cards_by_due index; the queues and the overview take what is left of the catalog as new."""
+    rows = conn.execute("SELECT question_id FROM cards WHERE due_us IS NOT NULL OR suspended = 1")
+    return {str(qid) for (qid,) in rows}
+
+
+def due_flags(conn: sqlite3.Connection, now: datetime) -> Iterator[tuple[str, bool]]:
+    """(question id, due now and not suspended) of every scheduled card, from the covering due index."""
+    cursor = conn.execute(
+        "SELECT question_id, due_us <= ? AND suspended = 0 FROM cards WHERE due_us IS NOT NULL", (to_us(now),)
+    )
+    for qid, due in cursor:
+        yield str(qid), bool(due)
+
+
+def by_due(conn: sqlite3.Connection) -> Iterator[tuple[str, int]]:
+    """(question id, due_us) of every unsuspended scheduled card, soonest due first (cram)."""
+    cursor = conn.execute(
+        "SELECT question_id, due_us FROM cards WHERE due_us IS NOT NULL AND suspended = 0"
+        " ORDER BY due_us, question_id"
+    )
+    for qid, due in cursor:
+        yield str(qid), int(due)
+
+
+def waiting_counts(conn: sqlite3.Connection, now: datetime, deck_ids: Iterable[str]) -> tuple[int, int]:
+    """(cards due now, cards no longer new) in the given decks, counted by SQL for the progress bar.
+
+    Counted per deck rather than per question, so a card whose question has left the bank still counts
+    until the deck is edited; that costs a progress bar one unit, and saves a scan of every id."""
+    decks = sorted(set(deck_ids))
+    marks = ", ".join("?" * len(decks))
+    row = conn.execute(
+        f"SELECT coalesce(sum(due_us <= ? AND suspended = 0), 0),"
+        f" coalesce(sum(due_us IS NOT NULL OR suspended = 1), 0)"
+        f" FROM cards WHERE deck_id IN ({marks})",
+        (to_us(now), *decks),
+    ).fetchone()
+    return int(row[0]), int(row[1])

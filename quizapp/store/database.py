@@ -38,20 +38,33 @@ class Store:
     path: Path
     notice: str | None = None
     _write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    _depth: int = field(default=0, repr=False)
+    """Nesting of transaction() on the thread holding the lock: only the outermost begins and commits."""
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, committed (durably: synchronous=FULL) before the block's caller continues.
+
+        Nested calls join the outer transaction, so two records that belong together (an interview answer
+        and its review) are written by one commit or not at all.
 
         BEGIN IMMEDIATE takes the write lock up front, so a second process waits on the busy timeout
         instead of failing half-way with "database is locked"; a lock serialises threads of this process
         (the TUI's workers share the connection).
         """
         with self._write_lock:
+            if self._depth:  # inside another transaction of this thread: it commits, or rolls back, all
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise self._explain(exc) from exc
+            self._depth = 1
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
@@ -61,6 +74,8 @@ class Store:
                 if isinstance(exc, sqlite3.OperationalError):
                     raise self._explain(exc) from exc
                 raise
+            finally:
+                self._depth = 0
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from quizapp.errors import QuizappError
-from quizapp.store.cards import CardRecord, QuestionRef, cards_among, due_rows, introduced_between
+from quizapp.store.cards import QuestionRef, by_due, due_rows, introduced_between, scheduled_ids
 from quizapp.store.database import Store
 from quizapp.store.settings import load_settings
 from quizapp.store.times import day_start, from_us
@@ -141,21 +141,15 @@ def _due(
     return found
 
 
-def _new(store: Store, questions: QuestionSet, limit: int, chunk: int = 500) -> list[QuestionRef]:
+def _new(store: Store, questions: QuestionSet, limit: int) -> list[QuestionRef]:
     """The first `limit` questions in new-card order that were never scheduled and are not suspended."""
+    taken = scheduled_ids(store.conn)  # one covered scan of ids: no card record is built
     found: list[QuestionRef] = []
-    refs = questions.ordered
-    for i in range(0, len(refs), chunk):
-        if len(found) >= limit:
-            break
-        part = refs[i : i + chunk]
-        known = cards_among(store.conn, (r.question_id for r in part))
-        for ref in part:
-            card = known.get(ref.question_id)
-            if card is None or (card.is_new and not card.suspended):
-                found.append(ref)
-                if len(found) >= limit:
-                    break
+    for ref in questions.ordered:
+        if ref.question_id not in taken:
+            found.append(ref)
+            if len(found) >= limit:
+                break
     return found
 
 
@@ -229,14 +223,13 @@ def cram_queue(store: Store, questions: QuestionSet, *, rng: random.Random) -> t
 
     Cram answers are logged with mode "cram" and never change the schedule.
     """
-    cards: dict[str, CardRecord] = cards_among(store.conn, questions.by_id)
-    scheduled = sorted(
-        (c for c in cards.values() if c.due is not None and not c.suspended),
-        key=lambda c: (c.due, c.question_id),
-    )
-    items = [QueueItem(questions.by_id[c.question_id], fresh_seed(rng), "cram", c.due) for c in scheduled]
-    for ref in questions.ordered:
-        card = cards.get(ref.question_id)
-        if card is None or (card.due is None and not card.suspended):
-            items.append(QueueItem(ref, fresh_seed(rng), "cram"))
+    items = [
+        QueueItem(questions.by_id[qid], fresh_seed(rng), "cram", from_us(due))
+        for qid, due in by_due(store.conn)
+        if qid in questions.by_id
+    ]
+    taken = scheduled_ids(store.conn)
+    items += [
+        QueueItem(ref, fresh_seed(rng), "cram") for ref in questions.ordered if ref.question_id not in taken
+    ]
     return tuple(items)
