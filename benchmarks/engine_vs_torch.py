@@ -1,5 +1,9 @@
 """Provides the engine-vs-torch benchmark: NumPy attention against torch.nn.MultiheadAttention.
 
+Two NumPy sides are timed: engine.fast (the optimised forward, target <= 1.0x torch at the median) and
+engine.attention (the reference the app uses, reported for comparison; its target is against plain NumPy
+at the app's sizes, in benchmarks/engine_reference.py).
+
 Both sides compute the same thing with the same weights, on the CPU, in float32, in one process, and
 both return the per-head attention weights (torch: need_weights=True, average_attn_weights=False).
 
@@ -28,6 +32,7 @@ from typing import Any
 import numpy as np
 
 import engine
+from engine.fast import fast_multi_head_attention
 
 N_HEADS = 8
 FULL_T = (6, 128, 512, 2048)
@@ -52,6 +57,9 @@ class Point:
     best_ratio: float
     """Fastest engine block / fastest torch block: other processes only ever add time, so on a busy
     machine this is the steadier estimate."""
+    reference_ms: float
+    reference_ratio: float
+    """Median over rounds of (reference block time / torch block time)."""
 
 
 def _calls_per_block(fn: Callable[[], object]) -> int:
@@ -70,7 +78,7 @@ SETTLE_SECONDS = 0.3
 WARMUP_SECONDS = 0.05
 """Untimed calls after the pause, before the block, so that both libraries are timed in their steady
 state: after an idle pause Linux takes tens of milliseconds to spread a library's threads over both
-cores again. (The engine now pins its threads apart while they work, engine/threads.py, which removed
+cores again. (engine.fast can pin its threads apart while they work, engine/fast/threads.py, which removed
 its own ramp: before that, its calls at T=128, d_model=64 took 0.62 ms for 60 ms after a pause, then
 0.40 ms.)"""
 
@@ -87,25 +95,20 @@ def _time_block(fn: Callable[[], object], n: int, settle: float) -> float:
     return (time.perf_counter() - start) / n
 
 
-def _interleaved(
-    fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: int, settle: float
-) -> tuple[list[float], list[float]]:
-    """Seconds per call of a and of b in each round.
+def _interleaved(fns: list[Callable[[], object]], rounds: int, settle: float) -> list[list[float]]:
+    """Seconds per call of each function in each round.
 
-    Each round times one block of a and one block of b back to back (the order alternates between
-    rounds), so load that drifts between rounds hits both sides of a round alike.
+    Each round times one block of every function back to back, in an order that rotates between rounds,
+    so load that drifts between rounds hits every side of a round alike.
     """
-    n_a, n_b = _calls_per_block(fn_a), _calls_per_block(fn_b)
-    times_a: list[float] = []
-    times_b: list[float] = []
+    sizes = [_calls_per_block(fn) for fn in fns]
+    times: list[list[float]] = [[] for _ in fns]
     for i in range(rounds):
-        if i % 2 == 0:
-            times_a.append(_time_block(fn_a, n_a, settle))
-            times_b.append(_time_block(fn_b, n_b, settle))
-        else:
-            times_b.append(_time_block(fn_b, n_b, settle))
-            times_a.append(_time_block(fn_a, n_a, settle))
-    return times_a, times_b
+        order = list(range(len(fns)))
+        order = order[i % len(order) :] + order[: i % len(order)]
+        for k in order:
+            times[k].append(_time_block(fns[k], sizes[k], settle))
+    return times
 
 
 def _torch_module(p: engine.AttentionParams) -> Any:
@@ -134,6 +137,9 @@ def bench_point(T: int, d: int, causal: bool, rounds: int, settle: float) -> Poi
     e_mask = "causal" if causal else None
 
     def run_engine() -> object:
+        return fast_multi_head_attention(x, p, mask=e_mask)
+
+    def run_reference() -> object:
         return engine.multi_head_attention(x, p, mask=e_mask)
 
     def run_torch() -> object:
@@ -142,14 +148,17 @@ def bench_point(T: int, d: int, causal: bool, rounds: int, settle: float) -> Poi
 
     with torch.inference_mode():
         out_t, w_t = mha(tx, tx, tx, need_weights=True, average_attn_weights=False, attn_mask=t_mask)
-    r = engine.multi_head_attention(x, p, mask=e_mask)
-    err = max(float(np.abs(r.output - out_t.numpy()).max()), float(np.abs(r.weights - w_t.numpy()).max()))
-    if err > 1e-4:
-        raise SystemExit(f"engine and torch disagree at T={T} d={d} causal={causal}: max error {err:.2e}")
-    e_s, t_s = _interleaved(run_engine, run_torch, rounds, settle)
+    for r in (fast_multi_head_attention(x, p, mask=e_mask), engine.multi_head_attention(x, p, mask=e_mask)):
+        err = max(float(np.abs(r.output - out_t.numpy()).max()), float(np.abs(r.weights - w_t.numpy()).max()))
+        if err > 1e-4:
+            raise SystemExit(f"engine and torch disagree at T={T} d={d} causal={causal}: max error {err:.2e}")
+    e_s, r_s, t_s = _interleaved([run_engine, run_reference, run_torch], rounds, settle)
     ratio = statistics.median(e / t for e, t in zip(e_s, t_s, strict=True))
+    ref_ratio = statistics.median(r / t for r, t in zip(r_s, t_s, strict=True))
     median_e, median_t = statistics.median(e_s) * 1e3, statistics.median(t_s) * 1e3
-    return Point(T, d, causal, median_e, median_t, ratio, min(e_s) / min(t_s))
+    return Point(
+        T, d, causal, median_e, median_t, ratio, min(e_s) / min(t_s), statistics.median(r_s) * 1e3, ref_ratio
+    )
 
 
 def peak_bytes(fn: Callable[[], object]) -> int:
@@ -175,8 +184,8 @@ def memory_report(T: int, d: int) -> list[str]:
     mha_peak = 0
     for n_kv in (N_HEADS, 2, 1):
         p = engine.init_attention(d, N_HEADS, n_kv_heads=n_kv, seed=0)
-        engine.multi_head_attention(x, p, mask="causal")  # the first call stacks the weights, once per params
-        peak = peak_bytes(lambda p=p: engine.multi_head_attention(x, p, mask="causal"))
+        fast_multi_head_attention(x, p, mask="causal")  # the first call stacks the weights, once per params
+        peak = peak_bytes(lambda p=p: fast_multi_head_attention(x, p, mask="causal"))
         if n_kv == N_HEADS:
             mha_peak = peak
         label = "MHA" if n_kv == N_HEADS else ("MQA" if n_kv == 1 else "GQA")
@@ -214,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         f"median of {args.rounds} interleaved blocks, {args.settle:g} s pause before each"
     )
     header = (
-        f"{'T':>5} {'d_model':>7} {'mask':>6} {'engine ms':>10} {'torch ms':>10} {'ratio':>6} {'best':>6}"
+        f"{'T':>5} {'d_model':>7} {'mask':>6} {'fast ms':>10} {'torch ms':>10} {'ratio':>6} {'best':>6}"
+        f" {'ref ms':>10} {'ref/torch':>9}"
     )
     print(header)
     print("-" * len(header))
@@ -227,11 +237,13 @@ def main(argv: list[str] | None = None) -> int:
                 mask = "causal" if causal else "none"
                 print(
                     f"{T:>5} {d:>7} {mask:>6} {pt.engine_ms:>10.3f} {pt.torch_ms:>10.3f} "
-                    f"{pt.ratio:>6.2f} {pt.best_ratio:>6.2f}"
+                    f"{pt.ratio:>6.2f} {pt.best_ratio:>6.2f} {pt.reference_ms:>10.3f} {pt.reference_ratio:>9.2f}"
                 )
                 sys.stdout.flush()
     print("-" * len(header))
-    print("ratio: median over rounds of engine/torch block time; best: fastest engine / fastest torch")
+    print("ratio: median over rounds of fast/torch block time; best: fastest fast / fastest torch")
+    ref_median = statistics.median(pt.reference_ratio for pt in points)
+    print(f"  ref: the reference engine, median reference/torch {ref_median:.2f} (no target against torch)")
     for label, key in (("ratio", lambda pt: pt.ratio), ("best", lambda pt: pt.best_ratio)):
         median = statistics.median(key(pt) for pt in points)
         worst = max(points, key=key)

@@ -21,11 +21,15 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+from quizapp.reports.overview import DeckInfo, build_overview
 from quizapp.reports.stats import compute_stats
 from quizapp.store import QuestionRef, Store, card_id_for, open_store
+from quizapp.store.cards import cards_among, scheduled_ids
 from quizapp.store.times import US_PER_DAY, to_us
-from quizapp.study import QuestionSet, make_scheduler, next_card, record_review
+from quizapp.study import QuestionSet, cram_queue, make_scheduler, next_card, record_review
+from quizapp.study.session import StudySession
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 DECKS = 20
@@ -142,6 +146,7 @@ def measure(path: Path, n_cards: int, runs: int) -> list[tuple[str, float, float
         count = median_s(
             lambda: store.conn.execute("SELECT count(*) FROM reviews").fetchone(), max(5, runs // 4)
         )
+        results += _home_and_queues(store, refs, max(5, runs // 10))
         results.append(
             ("all stats", median_s(lambda: compute_stats(store, now=NOW), max(5, runs // 4), warmup=1), 1.0,
              "count(*) reviews", count)
@@ -175,6 +180,41 @@ def measure(path: Path, n_cards: int, runs: int) -> list[tuple[str, float, float
         if extra.name.startswith(("fresh-", "bare-")):
             extra.unlink()
     return results
+
+
+def _home_and_queues(
+    store: Store, refs: QuestionSet, runs: int
+) -> list[tuple[str, float, float, str, float]]:
+    """The work that runs at 100k cards when home opens and between cards, each against loading every
+    card as a record (what these paths did before), timed in the same run."""
+    decks = [
+        DeckInfo(
+            f"deck{d}", f"Deck {d}", tuple(r.question_id for r in refs.ordered if r.deck_id == f"deck{d}")
+        )
+        for d in range(DECKS)
+    ]
+    every_card = median_s(lambda: cards_among(store.conn, refs.by_id), 3, warmup=1)
+    ref_name = "load every card"
+    quiet = NOW - timedelta(days=11)  # before the earliest due date: nothing is due
+    seen = QuestionSet.of(r for r in refs.ordered if r.question_id in scheduled_ids(store.conn))
+    rng = random.Random(2)
+    session = StudySession.start(
+        StubSource(), store, seen, mode="study", clock=lambda: quiet, rng=rng, fuzzing=False
+    )
+    out = [
+        ("home overview", median_s(lambda: build_overview(store, decks, now=NOW), runs), 0.050),
+        ("next card, nothing due", median_s(lambda: next_card(store, seen, now=quiet, rng=rng), runs), 0.050),
+        ("cram queue", median_s(lambda: cram_queue(store, refs, rng=rng), runs), 0.050),
+        ("progress bar count", median_s(session.progress, runs), 0.050),
+    ]
+    return [(name, value, target, ref_name, every_card) for name, value, target in out]
+
+
+class StubSource:
+    """No card is ever shown in these measures; the session only needs something to ask."""
+
+    def instance(self, question_id: str, seed: int) -> Any:
+        raise KeyError(question_id)
 
 
 def report(results: list[tuple[str, float, float, str, float]]) -> str:

@@ -1,5 +1,8 @@
 """Provides the NumPy attention engine: multi-head attention, worked calculators and model presets.
 
+engine.attention is the reference the app uses; engine.fast is the optimised forward, imported only by
+those who ask for it.
+
 This package is the single source of numeric truth for the app. It imports NumPy and the standard
 library only, never quizapp, textual, pydantic or yaml.
 """

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import engine
+from engine.fast import fast_multi_head_attention
 
 GOLDEN = Path(__file__).parent / "golden" / "attention_golden.npz"
 ATOL = 1e-5
@@ -70,19 +71,24 @@ def test_golden_file_covers_every_required_case() -> None:
     assert any(1 < META[c]["n_kv_heads"] < META[c]["n_heads"] for c in SDPA_CASES), "no GQA case"
 
 
+FORWARDS = pytest.mark.parametrize(
+    "forward", [engine.multi_head_attention, fast_multi_head_attention], ids=["reference", "fast"]
+)
+
+
+@FORWARDS
 @pytest.mark.parametrize("case", MHA_CASES)
-def test_engine_matches_torch_multihead_attention(case: str) -> None:
+def test_engine_matches_torch_multihead_attention(case: str, forward: Any) -> None:
     x = ARRAYS[f"{case}/x"]
-    r = engine.multi_head_attention(
-        x, params_from_torch_mha(case), mask=_engine_mask(case), kv=_get(case, "kv")
-    )
+    r = forward(x, params_from_torch_mha(case), mask=_engine_mask(case), kv=_get(case, "kv"))
     assert r.output.dtype == x.dtype
     np.testing.assert_allclose(r.output, ARRAYS[f"{case}/output"], rtol=0, atol=ATOL)
     np.testing.assert_allclose(r.weights, ARRAYS[f"{case}/weights"], rtol=0, atol=ATOL)
 
 
+@FORWARDS
 @pytest.mark.parametrize("case", SDPA_CASES)
-def test_engine_matches_torch_sdpa_with_grouped_kv_heads(case: str) -> None:
+def test_engine_matches_torch_sdpa_with_grouped_kv_heads(case: str, forward: Any) -> None:
     m = META[case]
     p = engine.AttentionParams(
         w_q=ARRAYS[f"{case}/w_q"],
@@ -92,7 +98,7 @@ def test_engine_matches_torch_sdpa_with_grouped_kv_heads(case: str) -> None:
         n_heads=m["n_heads"],
         n_kv_heads=m["n_kv_heads"],
     )
-    r = engine.multi_head_attention(ARRAYS[f"{case}/x"], p, mask=_engine_mask(case))
+    r = forward(ARRAYS[f"{case}/x"], p, mask=_engine_mask(case))
     np.testing.assert_allclose(r.heads, ARRAYS[f"{case}/heads"], rtol=0, atol=ATOL)
     np.testing.assert_allclose(r.output, ARRAYS[f"{case}/output"], rtol=0, atol=ATOL)
 

@@ -15,7 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-import engine.head_kernels as head_kernels
+import engine.fast.kernels as head_kernels
+from engine.fast import fast_multi_head_attention
+
+Forward = Any
+BOTH = pytest.mark.parametrize(
+    "forward", [engine.multi_head_attention, fast_multi_head_attention], ids=["reference", "fast"]
+)
+"""Every property holds for the reference the app uses and for the fast path."""
 
 EXAMPLES = settings(max_examples=60)
 
@@ -70,9 +77,10 @@ def tiny_blocks() -> Iterator[None]:
 
 @EXAMPLES
 @given(cases(), st.sampled_from([None, "causal", "bool"]))
-def test_every_weight_row_sums_to_one(case: Case, mask_kind: str | None) -> None:
+@BOTH
+def test_every_weight_row_sums_to_one(forward: Forward, case: Case, mask_kind: str | None) -> None:
     mask = random_bool_mask(case) if mask_kind == "bool" else mask_kind
-    r = engine.multi_head_attention(case.x, case.p, mask=mask)
+    r = forward(case.x, case.p, mask=mask)
     sums = r.weights.sum(axis=-1)
     if mask_kind == "bool":
         assert isinstance(mask, np.ndarray)
@@ -89,9 +97,9 @@ def test_every_weight_row_sums_to_one(case: Case, mask_kind: str | None) -> None
 def test_causal_weights_are_zero_above_the_diagonal(case: Case, blocked_path: bool) -> None:
     if blocked_path:
         with tiny_blocks():
-            r = engine.multi_head_attention(case.x, case.p, mask="causal")
+            r = fast_multi_head_attention(case.x, case.p, mask="causal")
     else:
-        r = engine.multi_head_attention(case.x, case.p, mask="causal")
+        r = fast_multi_head_attention(case.x, case.p, mask="causal")
     t = case.shape[1]
     above = ~engine.causal_mask(t)  # (T, S): True above the diagonal
     assert np.all(r.weights[..., above] == 0.0)
@@ -106,26 +114,27 @@ def test_causal_cross_attention_is_top_left_aligned(case: Case, s: int, blocked_
     kv = np.random.default_rng(case.seed).normal(size=(b, s, d))
     if blocked_path:
         with tiny_blocks():
-            r = engine.multi_head_attention(case.x, case.p, kv=kv, mask="causal")
+            r = fast_multi_head_attention(case.x, case.p, kv=kv, mask="causal")
     else:
-        r = engine.multi_head_attention(case.x, case.p, kv=kv, mask="causal")
+        r = fast_multi_head_attention(case.x, case.p, kv=kv, mask="causal")
     allowed = engine.causal_mask(t, s)  # (T, S)
     assert np.all(r.weights[..., ~allowed] == 0.0)
     np.testing.assert_allclose(r.weights.sum(axis=-1), 1.0, atol=1e-5)
-    explicit = engine.multi_head_attention(case.x, case.p, kv=kv, mask=allowed)
+    explicit = fast_multi_head_attention(case.x, case.p, kv=kv, mask=allowed)
     np.testing.assert_allclose(r.weights, explicit.weights, atol=1e-6)
     np.testing.assert_allclose(r.output, explicit.output, atol=1e-5)
 
 
 @EXAMPLES
 @given(cases())
-def test_causal_string_bool_mask_and_additive_mask_agree(case: Case) -> None:
+@BOTH
+def test_causal_string_bool_mask_and_additive_mask_agree(forward: Forward, case: Case) -> None:
     t = case.shape[1]
     allowed = engine.causal_mask(t)
     additive = np.where(allowed, 0.0, -np.inf)
-    by_name = engine.multi_head_attention(case.x, case.p, mask="causal")
-    by_bool = engine.multi_head_attention(case.x, case.p, mask=allowed)
-    by_add = engine.multi_head_attention(case.x, case.p, mask=additive)
+    by_name = forward(case.x, case.p, mask="causal")
+    by_bool = forward(case.x, case.p, mask=allowed)
+    by_add = forward(case.x, case.p, mask=additive)
     for other in (by_bool, by_add):
         np.testing.assert_allclose(other.weights, by_name.weights, atol=1e-6)
         np.testing.assert_allclose(other.output, by_name.output, atol=1e-6)
@@ -136,9 +145,9 @@ def test_causal_string_bool_mask_and_additive_mask_agree(case: Case) -> None:
 def test_causal_blocks_that_skip_work_give_the_answer_of_the_unblocked_bool_mask(case: Case, s: int) -> None:
     b, t, d = case.shape
     kv = np.random.default_rng(case.seed).normal(size=(b, s, d)).astype(np.float32)  # (B, S, d)
-    unblocked = engine.multi_head_attention(case.x, case.p, kv=kv, mask=engine.causal_mask(t, s))
+    unblocked = fast_multi_head_attention(case.x, case.p, kv=kv, mask=engine.causal_mask(t, s))
     with tiny_blocks():
-        blocked = engine.multi_head_attention(case.x, case.p, kv=kv, mask="causal")
+        blocked = fast_multi_head_attention(case.x, case.p, kv=kv, mask="causal")
     np.testing.assert_allclose(blocked.weights, unblocked.weights, atol=1e-6)
     np.testing.assert_allclose(blocked.output, unblocked.output, atol=1e-5)
     np.testing.assert_array_equal(np.isneginf(blocked.scores), np.isneginf(unblocked.scores))
@@ -152,12 +161,12 @@ def test_large_scores_take_the_max_subtracting_path_and_stay_exact(
     """Scaled-up tokens push the scores past where exp(score) is safe without the row max."""
     mask = random_bool_mask(case) if mask_kind == "bool" else mask_kind
     x = case.x * np.float32(scale)  # (B, T, d)
-    r = engine.multi_head_attention(x.astype(np.float64), case.p, mask=mask)
+    r = fast_multi_head_attention(x.astype(np.float64), case.p, mask=mask)
     reference = engine.softmax(r.scores, axis=-1)  # (B, H, T, S): subtracts each row's max
     np.testing.assert_allclose(r.weights, reference, rtol=1e-9, atol=1e-12)
     assert np.all(np.isfinite(r.weights)) and np.all(np.isfinite(r.output))
     with tiny_blocks():
-        blocked = engine.multi_head_attention(x.astype(np.float64), case.p, mask=mask)
+        blocked = fast_multi_head_attention(x.astype(np.float64), case.p, mask=mask)
     np.testing.assert_allclose(blocked.weights, r.weights, rtol=1e-9, atol=1e-12)
 
 
@@ -180,23 +189,24 @@ def test_the_row_max_is_subtracted_only_when_the_sums_of_exp_leave_the_safe_rang
     p = engine.init_attention(16, 2, seed=3)
     x = np.random.default_rng(4).normal(size=(5, 16)).astype(np.float32)  # (T, d)
     passes = exp_passes(monkeypatch)
-    engine.multi_head_attention(x, p)
+    fast_multi_head_attention(x, p)
     assert passes == [False]  # ordinary scores: one pass, no max needed
     passes.clear()
-    big = engine.multi_head_attention(x * 1e3, p)  # scores of order 1e5: exp overflows unshifted
+    big = fast_multi_head_attention(x * 1e3, p)  # scores of order 1e5: exp overflows unshifted
     assert passes == [False, True]
     np.testing.assert_allclose(big.weights, engine.softmax(big.scores.astype(np.float64)), atol=1e-6)
     assert np.all(np.isfinite(big.weights))
 
 
-def test_a_query_whose_keys_all_get_minus_1e9_attends_evenly_like_torch() -> None:
+@BOTH
+def test_a_query_whose_keys_all_get_minus_1e9_attends_evenly_like_torch(forward: Forward) -> None:
     """exp(-1e9) is 0 for every key, but softmax is shift-invariant: these weights are uniform."""
     p = engine.init_attention(8, 2, seed=5)
     x = np.random.default_rng(6).normal(size=(4, 8)).astype(np.float32)  # (T, d)
     additive = np.zeros((4, 4), dtype=np.float32)  # (T, S)
     additive[2] = -1e9  # query 2: every key pushed far down by the same amount
     additive[3] = -np.inf  # query 3: no key allowed at all
-    r = engine.multi_head_attention(x, p, mask=additive)
+    r = forward(x, p, mask=additive)
     np.testing.assert_allclose(r.weights[:, 2], 0.25, atol=1e-6)
     np.testing.assert_array_equal(r.weights[:, 3], 0.0)
     np.testing.assert_allclose(
@@ -209,8 +219,9 @@ def test_a_query_whose_keys_all_get_minus_1e9_attends_evenly_like_torch() -> Non
 
 @EXAMPLES
 @given(cases())
-def test_tied_heads_all_have_identical_weights(case: Case) -> None:
-    r = engine.multi_head_attention(case.x, case.p, mask="causal", tie_heads=True)
+@BOTH
+def test_tied_heads_all_have_identical_weights(forward: Forward, case: Case) -> None:
+    r = forward(case.x, case.p, mask="causal", tie_heads=True)
     for i in range(1, case.p.n_heads):
         np.testing.assert_array_equal(r.weights[:, i], r.weights[:, 0])
         np.testing.assert_array_equal(r.heads[:, i], r.heads[:, 0])
@@ -218,16 +229,18 @@ def test_tied_heads_all_have_identical_weights(case: Case) -> None:
 
 @EXAMPLES
 @given(cases())
-def test_tied_heads_use_head_zero_of_the_untied_model(case: Case) -> None:
-    tied = engine.multi_head_attention(case.x, case.p, tie_heads=True)
-    untied = engine.multi_head_attention(case.x, case.p)
+@BOTH
+def test_tied_heads_use_head_zero_of_the_untied_model(forward: Forward, case: Case) -> None:
+    tied = forward(case.x, case.p, tie_heads=True)
+    untied = forward(case.x, case.p)
     np.testing.assert_allclose(tied.weights[:, 0], untied.weights[:, 0], atol=1e-6)
     np.testing.assert_allclose(tied.heads[:, 0], untied.heads[:, 0], atol=1e-6)
 
 
 @EXAMPLES
 @given(cases())
-def test_grouped_kv_heads_equal_mha_with_kv_weights_repeated(case: Case) -> None:
+@BOTH
+def test_grouped_kv_heads_equal_mha_with_kv_weights_repeated(forward: Forward, case: Case) -> None:
     p = case.p
     d, g, d_head = p.d_model, p.group_size, p.d_head
 
@@ -250,56 +263,66 @@ def test_grouped_kv_heads_equal_mha_with_kv_weights_repeated(case: Case) -> None
         b_o=p.b_o,
     )
     assert mha.w_k.shape == (d, d)
-    grouped = engine.multi_head_attention(case.x, p, mask="causal")
-    full = engine.multi_head_attention(case.x, mha, mask="causal")
+    grouped = forward(case.x, p, mask="causal")
+    full = forward(case.x, mha, mask="causal")
     np.testing.assert_allclose(grouped.weights, full.weights, atol=1e-6)
     np.testing.assert_allclose(grouped.output, full.output, atol=1e-5)
 
 
 @EXAMPLES
 @given(cases())
-def test_multi_query_attention_equals_mha_with_one_kv_head_copied_to_all(case: Case) -> None:
+@BOTH
+def test_multi_query_attention_equals_mha_with_one_kv_head_copied_to_all(
+    forward: Forward, case: Case
+) -> None:
     d, h = case.p.d_model, case.p.n_heads
     mqa = engine.init_attention(d, h, n_kv_heads=1, seed=case.seed)
     mha = engine.AttentionParams(
         w_q=mqa.w_q, w_k=np.tile(mqa.w_k, h), w_v=np.tile(mqa.w_v, h), w_o=mqa.w_o, n_heads=h, n_kv_heads=h
     )
-    a = engine.multi_head_attention(case.x, mqa)
-    b = engine.multi_head_attention(case.x, mha)
+    a = forward(case.x, mqa)
+    b = forward(case.x, mha)
     np.testing.assert_allclose(a.weights, b.weights, atol=1e-6)
     np.testing.assert_allclose(a.output, b.output, atol=1e-5)
 
 
 @EXAMPLES
 @given(cases(), st.data())
-def test_without_a_mask_attention_is_permutation_equivariant(case: Case, data: st.DataObject) -> None:
+@BOTH
+def test_without_a_mask_attention_is_permutation_equivariant(
+    forward: Forward, case: Case, data: st.DataObject
+) -> None:
     t = case.shape[1]
     perm = np.array(data.draw(st.permutations(range(t))), dtype=int)
-    r = engine.multi_head_attention(case.x, case.p)
-    rp = engine.multi_head_attention(case.x[:, perm], case.p)
+    r = forward(case.x, case.p)
+    rp = forward(case.x[:, perm], case.p)
     np.testing.assert_allclose(rp.output, r.output[:, perm], atol=1e-5)
     np.testing.assert_allclose(rp.weights, r.weights[:, :, perm][..., perm], atol=1e-6)
 
 
 @EXAMPLES
 @given(cases())
-def test_dropping_w_o_returns_the_concatenated_heads(case: Case) -> None:
-    r = engine.multi_head_attention(case.x, case.p, drop_output_projection=True)
+@BOTH
+def test_dropping_w_o_returns_the_concatenated_heads(forward: Forward, case: Case) -> None:
+    r = forward(case.x, case.p, drop_output_projection=True)
     b, t, _ = case.shape
     concat = r.heads.transpose(0, 2, 1, 3).reshape(b, t, case.p.n_heads * case.p.d_head)
     np.testing.assert_array_equal(r.output, concat)
-    full = engine.multi_head_attention(case.x, case.p)
+    full = forward(case.x, case.p)
     expected = concat @ case.p.w_o + (0 if case.p.b_o is None else case.p.b_o)
     np.testing.assert_allclose(full.output, expected, atol=1e-5)
 
 
-def test_grouped_kv_heads_are_never_repeated_in_memory() -> None:
+def test_the_fast_path_never_repeats_grouped_kv_heads_in_memory() -> None:
+    """The reference repeats K/V heads as torch's repeat_interleave does (clear to read); the fast path
+    broadcasts them instead, and its peak memory shows it."""
+    forward = fast_multi_head_attention
     x = np.random.default_rng(0).normal(size=(1, 64, 64)).astype(np.float32)
 
     def peak(n_kv: int) -> int:
         p = engine.init_attention(64, 8, n_kv_heads=n_kv, seed=0)
         tracemalloc.start()
-        engine.multi_head_attention(x, p, mask="causal")
+        forward(x, p, mask="causal")
         top = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         return top
@@ -314,12 +337,15 @@ def test_grouped_kv_heads_are_never_repeated_in_memory() -> None:
 
 @EXAMPLES
 @given(cases(), st.sampled_from(["bool", "additive"]))
-def test_a_fully_masked_row_gives_zero_weights_and_zero_output_not_nan(case: Case, kind: str) -> None:
+@BOTH
+def test_a_fully_masked_row_gives_zero_weights_and_zero_output_not_nan(
+    forward: Forward, case: Case, kind: str
+) -> None:
     b = case.shape[0]
     allowed = random_bool_mask(case)
     allowed[:, :, 0, :] = False  # query 0 may attend to nothing
     mask = allowed if kind == "bool" else np.where(allowed, 0.0, -np.inf)
-    r = engine.multi_head_attention(case.x, case.p, mask=mask)
+    r = forward(case.x, case.p, mask=mask)
     for a in (r.weights, r.heads, r.output):
         assert not np.isnan(a).any()
     assert np.all(r.weights[:, :, 0] == 0.0)
@@ -350,9 +376,10 @@ def test_causal_mask_is_top_left_aligned_like_torch() -> None:
 
 @EXAMPLES
 @given(cases())
-def test_float64_input_stays_float64_and_float32_is_the_default(case: Case) -> None:
-    r32 = engine.multi_head_attention(case.x, case.p)
-    r64 = engine.multi_head_attention(case.x.astype(np.float64), case.p)
+@BOTH
+def test_float64_input_stays_float64_and_float32_is_the_default(forward: Forward, case: Case) -> None:
+    r32 = forward(case.x, case.p)
+    r64 = forward(case.x.astype(np.float64), case.p)
     for a32, a64 in [(r32.output, r64.output), (r32.weights, r64.weights), (r32.heads, r64.heads)]:
         assert a32.dtype == np.float32
         assert a64.dtype == np.float64
@@ -363,15 +390,16 @@ def test_float64_input_stays_float64_and_float32_is_the_default(case: Case) -> N
 
 @EXAMPLES
 @given(cases(), st.integers(1, 5))
-def test_unbatched_and_cross_attention_shapes(case: Case, s: int) -> None:
+@BOTH
+def test_unbatched_and_cross_attention_shapes(forward: Forward, case: Case, s: int) -> None:
     b, t, d = case.shape
     kv = np.random.default_rng(case.seed).normal(size=(b, s, d))
-    r = engine.multi_head_attention(case.x, case.p, kv=kv, mask="causal")
+    r = forward(case.x, case.p, kv=kv, mask="causal")
     h, d_head = case.p.n_heads, case.p.d_head
     assert r.output.shape == (b, t, d)
     assert r.weights.shape == r.scores.shape == (b, h, t, s)
     assert r.heads.shape == (b, h, t, d_head)
-    single = engine.multi_head_attention(case.x[0], case.p, kv=kv[0], mask="causal")
+    single = forward(case.x[0], case.p, kv=kv[0], mask="causal")
     assert single.weights.shape == (h, t, s)
     np.testing.assert_allclose(single.output, r.output[0], atol=1e-6)
 
@@ -405,40 +433,42 @@ def test_mismatched_weight_shapes_are_named() -> None:
     _raises(lambda: engine.AttentionParams(p.w_q, p.w_k, p.w_v, p.w_o, 2, 2, b_o=np.zeros(5)), "b_o", "(5,)")
 
 
-def test_mismatched_input_shapes_are_named() -> None:
+@BOTH
+def test_mismatched_input_shapes_are_named(forward: Forward) -> None:
     p = engine.init_attention(8, 2)
-    _raises(lambda: engine.multi_head_attention(np.zeros((5, 7)), p), "(5, 7)", "d_model=8")
+    _raises(lambda: forward(np.zeros((5, 7)), p), "(5, 7)", "d_model=8")
     _raises(
-        lambda: engine.multi_head_attention(np.zeros((2, 5, 8)), p, kv=np.zeros((3, 4, 8))),
+        lambda: forward(np.zeros((2, 5, 8)), p, kv=np.zeros((3, 4, 8))),
         "(3, 4, 8)",
         "(2, 5, 8)",
     )
-    _raises(lambda: engine.multi_head_attention(np.zeros((4, 5, 6, 8)), p), "(4, 5, 6, 8)")
+    _raises(lambda: forward(np.zeros((4, 5, 6, 8)), p), "(4, 5, 6, 8)")
 
 
-def test_a_mask_that_does_not_broadcast_is_named() -> None:
+@BOTH
+def test_a_mask_that_does_not_broadcast_is_named(forward: Forward) -> None:
     p = engine.init_attention(8, 2)
     x = np.zeros((5, 8))
-    _raises(lambda: engine.multi_head_attention(x, p, mask=np.ones((3, 3), bool)), "(3, 3)", "(1, 2, 5, 5)")
-    _raises(lambda: engine.multi_head_attention(x, p, mask=np.ones((4, 2, 5, 5), bool)), "(4, 2, 5, 5)")
+    _raises(lambda: forward(x, p, mask=np.ones((3, 3), bool)), "(3, 3)", "(1, 2, 5, 5)")
+    _raises(lambda: forward(x, p, mask=np.ones((4, 2, 5, 5), bool)), "(4, 2, 5, 5)")
 
 
-def test_a_bad_mask_string_or_dtype_is_named() -> None:
+@BOTH
+def test_a_bad_mask_string_or_dtype_is_named(forward: Forward) -> None:
     p = engine.init_attention(8, 2)
     x = np.zeros((5, 8))
-    _raises(lambda: engine.multi_head_attention(x, p, mask="causual"), "'causual'", "'causal'")
-    _raises(lambda: engine.multi_head_attention(x, p, mask=np.ones((5, 5), int)), "int64")
-    _raises(lambda: engine.multi_head_attention(x, p, mask=np.full((5, 5), np.nan)), "NaN")
+    _raises(lambda: forward(x, p, mask="causual"), "'causual'", "'causal'")
+    _raises(lambda: forward(x, p, mask=np.ones((5, 5), int)), "int64")
+    _raises(lambda: forward(x, p, mask=np.full((5, 5), np.nan)), "NaN")
 
 
-def test_non_finite_input_is_rejected() -> None:
+@BOTH
+def test_non_finite_input_is_rejected(forward: Forward) -> None:
     p = engine.init_attention(8, 2)
     x = np.zeros((5, 8))
     x[2, 3] = np.nan
-    _raises(lambda: engine.multi_head_attention(x, p), "x contains NaN")
-    _raises(
-        lambda: engine.multi_head_attention(np.zeros((5, 8)), p, kv=np.full((3, 8), np.inf)), "kv contains"
-    )
+    _raises(lambda: forward(x, p), "x contains NaN")
+    _raises(lambda: forward(np.zeros((5, 8)), p, kv=np.full((3, 8), np.inf)), "kv contains")
     bad = p.w_q.copy()
     bad[0, 0] = np.inf
     _raises(lambda: engine.AttentionParams(bad, p.w_k, p.w_v, p.w_o, 2, 2), "w_q")

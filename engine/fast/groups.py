@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.head_kernels import GroupMask, scores_and_weights, weighted_values
-from engine.threads import even_cuts
+from engine.fast.kernels import GroupMask, scores_and_weights, weighted_values
+from engine.fast.threads import even_cuts
 
 if TYPE_CHECKING:
     from engine.attention import AttentionParams

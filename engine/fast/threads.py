@@ -7,9 +7,10 @@ call, so they steal the second core from any other work. The engine therefore ru
 heads in parallel Python threads (NumPy releases the GIL inside every call), each with BLAS limited to
 one thread, through OpenBLAS's per-thread setting `openblas_set_num_threads_local`.
 
-Two things keep the hand-off cheap, because the engine hands work over on every call: the workers wait
-on plain locks (about 10 us a hand-off, against 45 us through concurrent.futures), and while they work
-the caller and each worker are pinned to CPUs of their own (see _pin_apart).
+The workers wait on plain locks (about 10 us a hand-off, against 45 us through concurrent.futures). On
+request (`pin=True`), the caller and each worker are pinned to CPUs of their own while they work (see
+_pin_apart): that helps on an idle machine after a pause and costs 1.4x to 1.6x on a busy one, so it is
+off by default.
 
 Where the OpenBLAS setting cannot be found (NumPy built against another BLAS), heads run one group after the
 other, exactly as before: parallelism is an optimisation, never a requirement. Where threads cannot be
@@ -214,8 +215,9 @@ def blas_on_one_thread() -> Iterator[None]:
             setter(previous)
 
 
-def run_in_parallel(tasks: Sequence[Callable[[], None]]) -> None:
-    """Runs the tasks at once, the first share on this thread and the rest on the workers.
+def run_in_parallel(tasks: Sequence[Callable[[], None]], *, pin: bool = False) -> None:
+    """Runs the tasks at once, the first share on this thread and the rest on the workers; with `pin`,
+    the caller and each worker keep a CPU of their own for the call (see _pin_apart).
 
     Every task has run when this returns, and the first error (the caller's own first) is re-raised.
     Call it inside blas_on_one_thread(): the workers' BLAS calls already use one core each. When
@@ -225,19 +227,19 @@ def run_in_parallel(tasks: Sequence[Callable[[], None]]) -> None:
         error = _run_all(tasks)
     else:
         try:
-            error = _hand_out(tasks)
+            error = _hand_out(tasks, pin)
         finally:
             _pool_lock.release()
     if error is not None:
         raise error
 
 
-def _hand_out(tasks: Sequence[Callable[[], None]]) -> BaseException | None:
+def _hand_out(tasks: Sequence[Callable[[], None]], pin: bool) -> BaseException | None:
     """Deals the tasks out like cards, this thread first, then worker 1, 2, ...; returns the first error."""
     workers = _workers()
     n = len(workers) + 1
     handed = [(worker, tasks[k::n]) for k, worker in enumerate(workers, start=1) if tasks[k::n]]
-    saved_affinity = _pin_apart(workers)
+    saved_affinity = _pin_apart(workers) if pin else None
     for worker, share in handed:
         worker.start(share)
     error = _run_all(tasks[::n])
