@@ -10,13 +10,17 @@ import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from quizapp.errors import QuizappError
 from quizapp.store.cards import QuestionRef, by_due, due_rows, introduced_between, scheduled_ids
 from quizapp.store.database import Store
 from quizapp.store.settings import load_settings
 from quizapp.store.times import day_start, from_us
+from quizapp.study.interleave import Placed, interleave
+
+if TYPE_CHECKING:
+    from quizapp.content.catalog import Catalog
 
 SEED_LIMIT = 2**31 - 1
 QueueReason = Literal["due", "new", "drill", "cram"]
@@ -55,20 +59,14 @@ class QuestionSet:
         return cls(by_id=by_id, ordered=tuple(ordered))
 
     @classmethod
-    def from_catalog(cls, catalog: Any) -> QuestionSet:
-        """Builds the set from a catalog by duck typing (so the store never imports the catalog): decks in
-        `catalog.decks` (a mapping or a sequence) each with `.id` and `.questions`; a question's `.id`,
-        `.difficulty` and `.tags`. Questions not reached through a deck fall back to their `deck_id`."""
-        refs: dict[str, QuestionRef] = {}
-        decks = catalog.decks
-        for deck in decks.values() if isinstance(decks, Mapping) else decks:
-            qs = getattr(deck, "questions", ())
-            for question in qs.values() if isinstance(qs, Mapping) else qs:
-                refs[str(question.id)] = _ref(question, str(deck.id))
-        for qid, question in catalog.questions.items():
-            if str(qid) not in refs:
-                refs[str(qid)] = _ref(question, str(getattr(question, "deck_id", "")))
-        return cls.of(refs.values())
+    def from_catalog(cls, catalog: Catalog, *, seed: int = 0) -> QuestionSet:
+        """Every question of the catalog, new cards interleaved across decks (quizapp.study.interleave),
+        read from the deck headers: not one question model is built."""
+        outlines = catalog.question_outlines()
+        refs = {o.question_id: QuestionRef(o.question_id, o.deck_id, o.difficulty, o.tags) for o in outlines}
+        placed = [Placed(o.question_id, o.deck_id, o.difficulty) for o in outlines]
+        order = interleave(placed, {o.deck_id: o.deck_after for o in outlines}, seed=seed)
+        return cls(by_id=refs, ordered=tuple(refs[p.question_id] for p in order))
 
     def __len__(self) -> int:
         return len(self.by_id)
@@ -86,15 +84,6 @@ class QuestionSet:
             and (wanted is None or r.question_id in wanted)
         ]
         return QuestionSet(by_id={r.question_id: r for r in kept}, ordered=tuple(kept))
-
-
-def _ref(question: Any, deck_id: str) -> QuestionRef:
-    return QuestionRef(
-        question_id=str(question.id),
-        deck_id=deck_id,
-        difficulty=int(getattr(question, "difficulty", 1)),
-        tags=tuple(getattr(question, "tags", ()) or ()),
-    )
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ screens. Every error a screen meets becomes a notification; no traceback reaches
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
@@ -20,8 +19,10 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
+from quizapp.crash import write_crash_log
 from quizapp.tui.backend import AppConfig, Backend, Clock, load_backend
 from quizapp.tui.messages import BackendFailed, BackendLoaded
+from quizapp.tui.routing import REGISTRY
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
@@ -53,9 +54,7 @@ class QuizApp(App[None]):
     # -- start-up -----------------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        from quizapp.tui.screens.home import HomeScreen
-
-        self.push_screen(HomeScreen())
+        self.open_screen("home")
         self.call_after_refresh(self.load)  # paint the home screen first, then load in a thread
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
@@ -104,6 +103,11 @@ class QuizApp(App[None]):
             if isinstance(screen, HomeScreen):
                 screen.show_failure(message.message)
 
+    def on_unmount(self) -> None:
+        """The app is closing: close the database so no connection is left open."""
+        if self.backend is not None:
+            self.backend.close()
+
     def notify_skipped(self, decks: tuple[str, ...]) -> None:
         """Reports the decks that failed to load, once, in a notification the user can click away."""
         names = ", ".join(decks[:PROBLEM_LINES]) + (
@@ -150,7 +154,6 @@ class QuizApp(App[None]):
             return
         try:
             from quizapp.study.session import StudySession
-            from quizapp.tui.screens.study import StudyScreen
 
             session = StudySession.start(
                 backend.catalog,
@@ -170,22 +173,29 @@ class QuizApp(App[None]):
         if session.finished:
             self.notify(session.empty_message, title="Nothing to do", timeout=8)
             return
-        self.push_screen(StudyScreen(session))
+        self.open_screen("study", session)
 
-    def open_screen(self, name: str) -> None:
-        """Pushes one of the other screens by name; screens still being built say so instead."""
-        factory = SCREENS_BY_NAME.get(name)
-        if factory is None:
-            self.notify(f"The {name} screen is coming soon.", title="Not yet", timeout=4)
+    def open_screen(
+        self, name: str, *args: Any, replace: bool = False, callback: Callable[[Any], None] | None = None
+    ) -> None:
+        """Opens the screen registered as `name` (quizapp.tui.routing), built with `args`: pushed on top,
+        or in place of the current one with `replace`. The one way any screen is opened."""
+        entry = REGISTRY.get(name)
+        if entry is None:
+            self.notify(f"There is no {name} screen.", title="Not found", timeout=4)
             return
-        if name != "help" and self.defer_until_loaded(partial(self.open_screen, name)):
+        reopen = partial(self.open_screen, name, *args, replace=replace, callback=callback)
+        if entry.needs_backend and self.defer_until_loaded(reopen):
             return
         try:
-            screen = factory()
+            screen = entry.screen_class()(*args)
         except Exception as exc:
             self.report_error(exc)
             return
-        self.push_screen(screen)
+        if replace:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen, callback)
 
     def action_help(self) -> None:
         self.open_screen("help")
@@ -234,6 +244,14 @@ class QuizApp(App[None]):
             markup=False,
         )
 
+    async def _dispatch_action(self, namespace: Any, action_name: str, params: Any) -> bool:
+        """Runs a key's action; one that raises becomes a notification instead of ending the app."""
+        try:
+            return await super()._dispatch_action(namespace, action_name, params)
+        except Exception as exc:
+            self.report_error(exc)
+            return True
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.report_error(event.worker.error)
@@ -246,62 +264,6 @@ class QuizApp(App[None]):
         log = write_crash_log(error)
         self._return_code = 3
         self.exit(return_code=3, message=f"quizapp: internal error: {error!r} (details in {log})")
-
-
-def write_crash_log(exc: BaseException | None = None) -> str:
-    """Appends a traceback to crash.log in the data folder and returns where it went."""
-    from quizapp.paths import data_dir
-
-    text = "".join(traceback.format_exception(exc)) if exc is not None else traceback.format_exc()
-    try:
-        path = data_dir() / "crash.log"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        return str(path)
-    except OSError:
-        return "nowhere: the data folder is not writable"
-
-
-def _screen_factories() -> dict[str, Callable[[], Screen[Any]]]:
-    """The screens `open_screen` knows by name (home's keys and the stats links open them this way)."""
-
-    def help_screen() -> Screen[Any]:
-        from quizapp.tui.screens.help import HelpScreen
-
-        return HelpScreen()
-
-    def stats_screen() -> Screen[Any]:
-        from quizapp.tui.screens.stats import StatsScreen
-
-        return StatsScreen()
-
-    def settings_screen() -> Screen[Any]:
-        from quizapp.tui.screens.settings import SettingsScreen
-
-        return SettingsScreen()
-
-    def interview_screen() -> Screen[Any]:
-        from quizapp.tui.screens.interview_setup import InterviewSetupScreen
-
-        return InterviewSetupScreen()
-
-    def explore_screen() -> Screen[Any]:
-        from quizapp.tui.screens.explore import ExploreScreen
-
-        return ExploreScreen()
-
-    return {
-        "help": help_screen,
-        "stats": stats_screen,
-        "settings": settings_screen,
-        "interview": interview_screen,
-        "explore": explore_screen,
-    }
-
-
-SCREENS_BY_NAME: dict[str, Callable[[], Screen[Any]]] = _screen_factories()
-"""Name -> screen factory; a name without an entry shows "coming soon" instead of failing."""
 
 
 def make_app(

@@ -70,6 +70,10 @@ class Backend:
 
         return build_overview(self.store, self.decks, now=self.now())
 
+    def close(self) -> None:
+        """Closes the progress database (every answer was committed when it was given)."""
+        self.store.close()
+
     def deck_title(self, deck_id: str) -> str:
         for deck in self.decks:
             if deck.id == deck_id:
@@ -86,10 +90,7 @@ def load_backend(config: AppConfig) -> Backend:
 
     store = open_store(config.db_path, now=config.now())
     catalog = config.catalog if config.catalog is not None else load_catalog(config.content_paths)
-    decks = tuple(
-        DeckInfo(id=deck.id, title=deck.title, question_ids=tuple(q.id for q in deck.questions))
-        for deck in catalog.decks.values()
-    )
+    decks = tuple(DeckInfo(id=d, title=t, question_ids=ids) for d, t, ids in catalog.deck_headers())
     skipped = tuple(s.deck_id or Path(s.file).stem for s in catalog.skipped)
     return Backend(
         config=config,

@@ -90,11 +90,39 @@ async def test_a_first_run_says_what_to_press_and_every_key_is_in_the_palette(
             assert description in titles
 
 
-async def test_screens_not_built_yet_say_so_instead_of_failing(new_app: Callable[..., QuizApp]) -> None:
+async def test_an_unknown_screen_name_says_so_instead_of_failing(new_app: Callable[..., QuizApp]) -> None:
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        app.open_screen("no-such-screen")  # how `i` and `e` behave until their screens are plugged in
+        app.open_screen("no-such-screen")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
-        assert any("coming soon" in n.message for n in app._notifications)
+        assert any("no no-such-screen screen" in n.message for n in app._notifications)
+
+
+def test_every_screen_class_is_in_the_registry_and_the_help_lists_its_keys() -> None:
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.screen import Screen
+
+    import quizapp.tui.screens as screens
+    from quizapp.tui.routing import SCREENS
+    from quizapp.tui.screens.help import help_text
+
+    registered = {entry.screen_class() for entry in SCREENS}
+    for info in pkgutil.iter_modules(screens.__path__):
+        module = importlib.import_module(f"quizapp.tui.screens.{info.name}")
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if (
+                issubclass(cls, Screen)
+                and cls.__module__ == module.__name__
+                and info.name != "base"
+            ):
+                assert cls in registered, f"{cls.__name__} is not in quizapp.tui.routing.SCREENS"
+    text = help_text().plain
+    for entry in SCREENS:
+        keys = [b for b in entry.screen_class().BINDINGS if getattr(b, "show", False) and b.description]
+        if keys:
+            assert entry.title in text, f"the help has no block for {entry.title}"

@@ -9,22 +9,21 @@ picture in step and shows the core's message when a combination is invalid, keep
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Header, Input, Label, Select, Static
 
+from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView, derivation_table
 from quizapp.tui.widgets.heatmap import HeatmapView
 
 if TYPE_CHECKING:
     from quizapp.sandbox.model import ExploreInputs, ExploreResult
-    from quizapp.tui.app import QuizApp
 
 TOGGLES: dict[str, str] = {
     "causal": "ex-causal",
@@ -47,7 +46,7 @@ def toggle_label(name: str, value: bool) -> str:
     return f"{TOGGLE_LABELS[name]}: {'on' if value else 'off'}"
 
 
-class ExploreScreen(Screen[None]):
+class ExploreScreen(QuizScreen[None]):
     """The sandbox; letters toggle while the picture has focus, Tab walks through the fields."""
 
     CSS_PATH = Path(__file__).with_name("explore.tcss")
@@ -80,10 +79,6 @@ class ExploreScreen(Screen[None]):
         super().__init__()
         self.inputs = inputs or ExploreInputs()
         self.result: ExploreResult = explore(self.inputs)
-
-    @property
-    def quiz_app(self) -> QuizApp:
-        return cast("QuizApp", self.app)
 
     def compose(self) -> ComposeResult:
         from quizapp.sandbox.model import DTYPES, presets
@@ -152,7 +147,7 @@ class ExploreScreen(Screen[None]):
         self.query_one("#ex-params").border_title = "Parameters"
         self.query_one("#ex-kv").border_title = "KV cache"
         self.query_one("#ex-error").display = False
-        self.quiz_app.set_blink(self)
+        self.router.set_blink(self)
         self.show(self.result)
         self.query_one("#explore-body").focus()
 
@@ -212,7 +207,7 @@ class ExploreScreen(Screen[None]):
             self.show_error(str(exc))
             return
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         self.show(result)
 

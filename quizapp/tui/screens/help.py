@@ -1,4 +1,5 @@
-"""Provides HelpScreen: every key of every screen, read from the screens' own bindings so it never drifts."""
+"""Provides HelpScreen: every key of every registered screen, read from the screens' own bindings so it never
+drifts."""
 
 from __future__ import annotations
 
@@ -31,20 +32,18 @@ def _keys(title: str, screen: type[Screen[Any]]) -> Text:
 
 
 def help_text() -> Text:
-    """The help: one block of keys per screen, read from the screens' bindings."""
-    from quizapp.tui.screens.home import HomeScreen
-    from quizapp.tui.screens.settings import SettingsScreen
-    from quizapp.tui.screens.stats import StatsScreen
-    from quizapp.tui.screens.study import StudyScreen
+    """The help: one block of keys per registered screen (quizapp.tui.routing), from its own bindings."""
+    from quizapp.tui.routing import SCREENS
 
     out = Text()
     out.append("quizapp keys\n", style="bold underline")
     out.append(INTRO + "\n")
-    out.append_text(_keys("Home", HomeScreen))
-    out.append_text(_keys("Study, drill and cram", StudyScreen))
-    out.append(TYPING_NOTE + "\n", style="dim")
-    out.append_text(_keys("Stats", StatsScreen))
-    out.append_text(_keys("Settings", SettingsScreen))
+    for entry in SCREENS:
+        block = _keys(entry.title, entry.screen_class())
+        if block.plain.strip() != entry.title:  # a screen with no key of its own gets no block
+            out.append_text(block)
+        if entry.name == "study":
+            out.append(TYPING_NOTE + "\n", style="dim")
     return out
 
 

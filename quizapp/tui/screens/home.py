@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator, Static
+
+from quizapp.tui.screens.base import QuizScreen
 
 if TYPE_CHECKING:
     from textual.widgets import DataTable
 
     from quizapp.reports.overview import Overview
-    from quizapp.tui.app import QuizApp
     from quizapp.tui.backend import Backend
     from quizapp.tui.widgets.deck_table import DeckTable
 
 
-class HomeScreen(Screen[None]):
+class HomeScreen(QuizScreen[None]):
     """Where the app opens and where Escape leads back to."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -54,10 +54,6 @@ class HomeScreen(Screen[None]):
         Binding("q", "app.quit", "Quit", tooltip="Leave quizapp (progress is already saved)", id="home.quit"),
     ]
 
-    @property
-    def quiz_app(self) -> QuizApp:
-        return cast("QuizApp", self.app)
-
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="home-body"):
@@ -68,12 +64,12 @@ class HomeScreen(Screen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        backend = self.quiz_app.backend
+        backend = self.router.backend
         if backend is not None:
             self.show_backend(backend)
 
     def on_screen_resume(self) -> None:
-        backend = self.quiz_app.backend
+        backend = self.router.backend
         if backend is not None:
             self.show_backend(backend)
 
@@ -90,7 +86,7 @@ class HomeScreen(Screen[None]):
         try:
             overview = backend.overview()
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         if self.deck_table is None:
             self.call_next(self._add_table, overview)
@@ -128,7 +124,7 @@ class HomeScreen(Screen[None]):
         self.action_drill()
 
     def action_study(self) -> None:
-        self.quiz_app.start_session("study")
+        self.router.start_session("study")
 
     def action_drill(self) -> None:
         table = self.deck_table
@@ -136,31 +132,27 @@ class HomeScreen(Screen[None]):
         if deck_id is None:
             self.notify("No deck highlighted yet.", severity="warning")
             return
-        backend = self.quiz_app.backend
+        backend = self.router.backend
         title = backend.deck_title(deck_id) if backend else deck_id
-        self.quiz_app.start_session("drill", deck_id=deck_id, title=f"Drill: {title}")
+        self.router.start_session("drill", deck_id=deck_id, title=f"Drill: {title}")
 
     def action_cram(self) -> None:
-        self.quiz_app.start_session("cram")
+        self.router.start_session("cram")
 
     def action_interview(self) -> None:
-        from quizapp.tui.screens.interview_setup import InterviewSetupScreen
-
-        self.app.push_screen(InterviewSetupScreen())
+        self.router.open_screen("interview")
 
     def action_explore(self) -> None:
-        from quizapp.tui.screens.explore import ExploreScreen
-
-        self.app.push_screen(ExploreScreen())
+        self.router.open_screen("explore")
 
     def action_stats(self) -> None:
-        self.quiz_app.open_screen("stats")
+        self.router.open_screen("stats")
 
     def action_settings(self) -> None:
-        self.quiz_app.open_screen("settings")
+        self.router.open_screen("settings")
 
     def action_help(self) -> None:
-        self.quiz_app.open_screen("help")
+        self.router.open_screen("help")
 
 
 def _totals(o: Overview) -> str:

@@ -9,24 +9,24 @@ the countdown from the app's injected clock, and when time is up submits whateve
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Header, Input, SelectionList, Static, TextArea
 
 from quizapp.tui.messages import AnswerSubmitted
+from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.answer import ExplainArea, MultiChoiceList, answer_widgets
 from quizapp.tui.widgets.question_card import QuestionCard
 
 if TYPE_CHECKING:
     from quizapp.interview.session import Asked, InterviewSession
-    from quizapp.tui.app import QuizApp
 
 TICK_SECONDS = 0.25
 """How often the countdown is redrawn (it reads the app's clock, so tests can move time by hand)."""
@@ -62,7 +62,7 @@ class EndInterviewScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "end-yes")
 
 
-class InterviewScreen(Screen[None]):
+class InterviewScreen(QuizScreen[None]):
     """One question at a time against the clock; answers are saved silently, the report comes at the end."""
 
     CSS_PATH = Path(__file__).with_name("interview.tcss")
@@ -106,10 +106,6 @@ class InterviewScreen(Screen[None]):
         self.session = session
         self._stopping = False
 
-    @property
-    def quiz_app(self) -> QuizApp:
-        return cast("QuizApp", self.app)
-
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="interview-bar")
@@ -140,7 +136,7 @@ class InterviewScreen(Screen[None]):
         await body.mount_all(widgets)
         self.query_one("#answer-error").display = False
         body.scroll_home(animate=False)
-        self.quiz_app.set_blink(body)
+        self.router.set_blink(body)
         self._focus_answer()
         self.update_bar()
         self.refresh_bindings()
@@ -173,7 +169,7 @@ class InterviewScreen(Screen[None]):
         if self._stopping:
             return
         try:
-            now = self.quiz_app.config.now()
+            now = self.router.config.now()
             if self.session.time_up(now):
                 top = self.app.screen
                 if isinstance(top, EndInterviewScreen):
@@ -185,7 +181,7 @@ class InterviewScreen(Screen[None]):
             where = f" · question {asked.number} of {asked.total}" if asked else ""
             self.sub_title = f"⏱ {self.session.countdown(now)} left{where}"
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
 
     def open_text(self) -> str:
         """What the answer box holds right now (a highlighted option is not an answer until chosen)."""
@@ -207,21 +203,20 @@ class InterviewScreen(Screen[None]):
             return
         self._stopping = True
         try:
-            now = self.quiz_app.config.now()
+            now = self.router.config.now()
             self.session.end(self.open_text(), now=now)
             report = self.session.finish(now=now)
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             self._stopping = False
             return
         self.show_report(report)
 
     def show_report(self, report: object) -> None:
         from quizapp.interview.report import InterviewReport
-        from quizapp.tui.screens.interview_report import InterviewReportScreen
 
         assert isinstance(report, InterviewReport)
-        self.app.switch_screen(InterviewReportScreen(report))
+        self.router.open_screen("report", report, replace=True)
 
     # -- events and actions -------------------------------------------------------------------------------
 
@@ -232,14 +227,14 @@ class InterviewScreen(Screen[None]):
 
         if self._stopping or self.session.current is None:
             return
-        now = self.quiz_app.config.now()
+        now = self.router.config.now()
         if self.session.time_up(now):
             self.stop()
             return
         try:
             result = self.session.submit(event.text, now=now)
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         if isinstance(result, Unreadable):
             box = self.query_one("#answer-error", Static)
@@ -253,9 +248,9 @@ class InterviewScreen(Screen[None]):
         if asked is None:
             self._stopping = True
             try:
-                report = self.session.finish(now=self.quiz_app.config.now())
+                report = self.session.finish(now=self.router.config.now())
             except Exception as exc:
-                self.quiz_app.report_error(exc)
+                self.router.report_error(exc)
                 return
             self.show_report(report)
             return
@@ -269,9 +264,9 @@ class InterviewScreen(Screen[None]):
         if self._stopping or self.session.current is None:
             return
         try:
-            self.session.skip(now=self.quiz_app.config.now())
+            self.session.skip(now=self.router.config.now())
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         self.notify("Skipped; it counts as not answered.", timeout=2)
         await self._advance()
@@ -299,4 +294,4 @@ class InterviewScreen(Screen[None]):
             if end:
                 self.stop()
 
-        self.app.push_screen(EndInterviewScreen(), ended)
+        self.router.open_screen("interview-end", callback=ended)

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from quizapp.tui.screens.base import QuizScreen
+
 if TYPE_CHECKING:
-    from quizapp.tui.app import QuizApp
+    pass
 
 
-class InterviewHistoryScreen(Screen[None]):
+class InterviewHistoryScreen(QuizScreen[None]):
     """A table of past interviews; Enter (or a click) opens the highlighted one's report."""
 
     CSS_PATH = Path(__file__).with_name("interview_history.tcss")
@@ -25,10 +26,6 @@ class InterviewHistoryScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back", tooltip="Leave the list", id="interview_history.back"),
         Binding("enter", "open", "Open report", tooltip="Reopen this report", id="interview_history.open"),
     ]
-
-    @property
-    def quiz_app(self) -> QuizApp:
-        return cast("QuizApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -51,13 +48,13 @@ class InterviewHistoryScreen(Screen[None]):
 
         table = self.query_one("#history-table", DataTable)
         status = self.query_one("#history-status", Static)
-        backend = self.quiz_app.require_backend()
+        backend = self.router.require_backend()
         if backend is None:
             return
         try:
             past = list_interviews(backend.store)
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         table.clear(columns=True)
         table.add_columns("#", "Started", "Answered", "Right", "")
@@ -85,14 +82,13 @@ class InterviewHistoryScreen(Screen[None]):
 
     def open_report(self, key: str | None) -> None:
         from quizapp.interview.session import open_report
-        from quizapp.tui.screens.interview_report import InterviewReportScreen
 
-        backend = self.quiz_app.require_backend()
+        backend = self.router.require_backend()
         if backend is None or key is None:
             return
         try:
             report = open_report(backend.store, backend.catalog, int(key))
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
-        self.app.push_screen(InterviewReportScreen(report))
+        self.router.open_screen("report", report)

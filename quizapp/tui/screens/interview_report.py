@@ -8,21 +8,20 @@ numbers and words come from quizapp.interview.report; this screen only lays them
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, Static
 
+from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView
 
 if TYPE_CHECKING:
     from quizapp.interview.report import InterviewReport, ReportItem
-    from quizapp.tui.app import QuizApp
 
 OUTCOME_STYLES = {
     "right": "bold green",
@@ -132,7 +131,7 @@ class ReportItemView(Vertical):
                 yield Static(points, classes="item-points")
 
 
-class InterviewReportScreen(Screen[None]):
+class InterviewReportScreen(QuizScreen[None]):
     """The report; arrows and PgUp/PgDn scroll it, Escape leaves, n starts another interview."""
 
     CSS_PATH = Path(__file__).with_name("interview_report.tcss")
@@ -147,10 +146,6 @@ class InterviewReportScreen(Screen[None]):
     def __init__(self, report: InterviewReport) -> None:
         super().__init__()
         self.report = report
-
-    @property
-    def quiz_app(self) -> QuizApp:
-        return cast("QuizApp", self.app)
 
     def compose(self) -> ComposeResult:
         report = self.report
@@ -178,11 +173,9 @@ class InterviewReportScreen(Screen[None]):
         self.query_one("#report-body").focus()
 
     def action_new(self) -> None:
-        from quizapp.tui.screens.interview_setup import InterviewSetupScreen
 
-        self.app.switch_screen(InterviewSetupScreen())
+        self.router.open_screen("interview", replace=True)
 
     def action_history(self) -> None:
-        from quizapp.tui.screens.interview_history import InterviewHistoryScreen
 
-        self.app.push_screen(InterviewHistoryScreen())
+        self.router.open_screen("history")

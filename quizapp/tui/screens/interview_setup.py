@@ -8,19 +8,19 @@ quizapp.interview.session parses it, checks it and chooses the questions.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, SelectionList, Static
+
+from quizapp.tui.screens.base import QuizScreen
 
 if TYPE_CHECKING:
     from quizapp.store import InterviewConfig
-    from quizapp.tui.app import QuizApp
     from quizapp.tui.backend import Backend
 
 MIX_LABELS: tuple[tuple[str, str], ...] = (
@@ -31,7 +31,7 @@ MIX_LABELS: tuple[tuple[str, str], ...] = (
 )
 
 
-class InterviewSetupScreen(Screen[None]):
+class InterviewSetupScreen(QuizScreen[None]):
     """The set-up form; Ctrl+S (or Enter in a field) starts, Ctrl+O lists past interviews."""
 
     CSS_PATH = Path(__file__).with_name("interview_setup.tcss")
@@ -55,12 +55,8 @@ class InterviewSetupScreen(Screen[None]):
         ),
     ]
 
-    @property
-    def quiz_app(self) -> QuizApp:
-        return cast("QuizApp", self.app)
-
     def compose(self) -> ComposeResult:
-        backend = self.quiz_app.backend
+        backend = self.router.backend
         config = _defaults(backend)
         yield Header()
         with VerticalScroll(id="setup-body"):
@@ -104,14 +100,14 @@ class InterviewSetupScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "Mock interview"
         self.sub_title = "set-up"
-        self.quiz_app.set_blink(self)
+        self.router.set_blink(self)
         self.query_one("#setup-questions", Input).focus()
         self.show_pool()
-        if self.quiz_app.backend is None:  # opened while the decks load: fill the form when they arrive
+        if self.router.backend is None:  # opened while the decks load: fill the form when they arrive
             self._waiting = self.set_interval(0.2, self._backend_arrived, name="wait for decks")
 
     def _backend_arrived(self) -> None:
-        backend = self.quiz_app.backend
+        backend = self.router.backend
         if backend is None:
             return
         self._waiting.stop()
@@ -153,7 +149,7 @@ class InterviewSetupScreen(Screen[None]):
         from quizapp.interview.session import candidates
 
         status = self.query_one("#setup-status", Static)
-        backend = self.quiz_app.backend
+        backend = self.router.backend
         if backend is None:
             status.update(Text("Still loading the decks…", style="dim"))
             return
@@ -193,9 +189,8 @@ class InterviewSetupScreen(Screen[None]):
     def action_start(self) -> None:
         from quizapp.errors import QuizappError
         from quizapp.interview.session import InterviewSession
-        from quizapp.tui.screens.interview import InterviewScreen
 
-        backend = self.quiz_app.require_backend()
+        backend = self.router.require_backend()
         if backend is None:
             return
         try:
@@ -212,16 +207,15 @@ class InterviewSetupScreen(Screen[None]):
             self.query_one("#setup-status", Static).update(Text(str(exc), style="red"))
             return
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         for problem in session.problems:
             self.notify(problem, title="Question left out", severity="warning", timeout=8, markup=False)
-        self.app.switch_screen(InterviewScreen(session))
+        self.router.open_screen("interview-run", session, replace=True)
 
     def action_history(self) -> None:
-        from quizapp.tui.screens.interview_history import InterviewHistoryScreen
 
-        self.app.push_screen(InterviewHistoryScreen())
+        self.router.open_screen("history")
 
 
 def _defaults(backend: Backend | None) -> InterviewConfig:

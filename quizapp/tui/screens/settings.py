@@ -4,18 +4,18 @@ to the progress database (the store validates every value and says what is allow
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+
+from quizapp.tui.screens.base import QuizScreen
 
 if TYPE_CHECKING:
     from quizapp.store import Settings
-    from quizapp.tui.app import QuizApp
 
 FIELDS: tuple[tuple[str, str, str], ...] = (
     ("desired_retention", "Desired retention", "0.70-0.99; higher: more reviews"),
@@ -25,7 +25,7 @@ FIELDS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-class SettingsScreen(Screen[None]):
+class SettingsScreen(QuizScreen[None]):
     """A small form; Ctrl+S or the button saves, Escape leaves without saving."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -33,12 +33,8 @@ class SettingsScreen(Screen[None]):
         Binding("ctrl+s", "save", "Save", priority=True, tooltip="Save the settings", id="settings.save"),
     ]
 
-    @property
-    def quiz_app(self) -> QuizApp:
-        return cast("QuizApp", self.app)
-
     def compose(self) -> ComposeResult:
-        backend = self.quiz_app.backend
+        backend = self.router.backend
         current = backend.settings() if backend is not None else None
         yield Header()
         with VerticalScroll(id="settings-body"):
@@ -62,7 +58,7 @@ class SettingsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = "settings"
-        self.quiz_app.set_blink(self)
+        self.router.set_blink(self)
         self.query_one("#settings-error").display = False
         self.query_one(f"#setting-{FIELDS[0][0]}", Input).focus()
 
@@ -96,7 +92,7 @@ class SettingsScreen(Screen[None]):
         return replace(base, **values)  # type: ignore[arg-type]
 
     def action_save(self) -> None:
-        backend = self.quiz_app.require_backend()
+        backend = self.router.require_backend()
         if backend is None:
             return
         from quizapp.errors import QuizappError
@@ -110,7 +106,7 @@ class SettingsScreen(Screen[None]):
             error.display = True
             return
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         error.display = False
         self.notify(

@@ -3,24 +3,23 @@ user's most frequent misconceptions, each opening a drill of the questions that 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.charts import CalendarView, ForecastChart
 from quizapp.tui.widgets.deck_table import mastery_bar
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
     from quizapp.reports.stats import Stats
-    from quizapp.tui.app import QuizApp
     from quizapp.tui.backend import Backend
 
 
@@ -38,17 +37,13 @@ def _percent(share: float | None) -> str:
     return "—" if share is None else f"{share * 100:.0f}%"
 
 
-class StatsScreen(Screen[None]):
+class StatsScreen(QuizScreen[None]):
     """What the user has done and what is coming; Enter on a misconception drills it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", tooltip="Back to the decks", id="stats.back"),
         Binding("r", "reload", "Refresh", tooltip="Recount from the progress database", id="stats.reload"),
     ]
-
-    @property
-    def quiz_app(self) -> QuizApp:
-        return cast("QuizApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -60,7 +55,7 @@ class StatsScreen(Screen[None]):
         self.action_reload()
 
     def action_reload(self) -> None:
-        backend = self.quiz_app.require_backend()
+        backend = self.router.require_backend()
         if backend is None:
             return
         try:
@@ -68,7 +63,7 @@ class StatsScreen(Screen[None]):
 
             stats = compute_stats(backend.store, now=backend.now())
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         self.show(stats, backend)
 
@@ -162,6 +157,6 @@ class StatsScreen(Screen[None]):
         found = self._diagnoses.get(event.option.id or "")
         if found is None:
             return
-        self.quiz_app.start_session(
+        self.router.start_session(
             "drill", question_ids=found.question_ids, title=f"Drill: {found.label[:40]}"
         )

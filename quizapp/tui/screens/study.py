@@ -6,17 +6,17 @@ saves. A review is saved before its feedback is mounted, so Escape at any moment
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, SelectionList, Static, TextArea
 
 from quizapp.tui.messages import AnswerSubmitted, RatingChosen
+from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.answer import ExplainArea, FlashcardBack, answer_widgets
 from quizapp.tui.widgets.feedback import FeedbackPanel, KeyPointList, KeyPointsPanel
 from quizapp.tui.widgets.heatmap import HeatmapView
@@ -25,10 +25,9 @@ from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
     from quizapp.study.session import Card, Feedback, StudySession
-    from quizapp.tui.app import QuizApp
 
 
-class StudyScreen(Screen[None]):
+class StudyScreen(QuizScreen[None]):
     """Study, drill or cram: question card, answer input, feedback panel, session bar."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -79,10 +78,6 @@ class StudyScreen(Screen[None]):
         self.revealed = False
         self.pending_explain = False
 
-    @property
-    def quiz_app(self) -> QuizApp:
-        return cast("QuizApp", self.app)
-
     def compose(self) -> ComposeResult:
         yield Header()
         yield SessionBar(id="session-bar")
@@ -107,7 +102,7 @@ class StudyScreen(Screen[None]):
         try:
             progress = self.session.progress()
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         card = self.session.current
         self.query_one(SessionBar).show(self.session.title, progress, card.number if card else None)
@@ -129,7 +124,7 @@ class StudyScreen(Screen[None]):
         body.scroll_home(animate=False)
         for panel in self.query(FeedbackPanel).results(FeedbackPanel):
             self.call_after_refresh(self._prepare_feedback, panel)
-        self.quiz_app.set_blink(body)
+        self.router.set_blink(body)
         self._focus_answer()
         self.update_bar()
         self.refresh_bindings()
@@ -222,7 +217,7 @@ class StudyScreen(Screen[None]):
         try:
             result = self.session.submit(event.text)
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         if isinstance(result, Unreadable):
             self.show_error(result.message)
@@ -285,7 +280,7 @@ class StudyScreen(Screen[None]):
         try:
             saved = self.session.close()
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             saved = None
         if saved is not None:
             self.notify("Your explanation was saved with the key points ticked so far.", timeout=4)
@@ -300,7 +295,7 @@ class StudyScreen(Screen[None]):
         try:
             card = self.session.advance()
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         if card is None:
             await self.show_done()
@@ -315,7 +310,7 @@ class StudyScreen(Screen[None]):
         try:
             hint = self.session.hint()
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         box = self.query_one("#hint-box", Static)
         if hint is None:
@@ -335,7 +330,7 @@ class StudyScreen(Screen[None]):
         try:
             choices = self.session.reveal()
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         self.revealed = True
         back = FlashcardBack(card.instance, choices, id="flashcard")
@@ -350,7 +345,7 @@ class StudyScreen(Screen[None]):
         try:
             feedback = self.session.rate(rating)
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         when = f"; next review in {feedback.next_interval}" if feedback.next_interval else ""
         self.notify(f"Saved: {feedback.verdict.parsed}{when}.", timeout=3)
@@ -371,7 +366,7 @@ class StudyScreen(Screen[None]):
         try:
             feedback = self.session.finish_explain(ticked)
         except Exception as exc:
-            self.quiz_app.report_error(exc)
+            self.router.report_error(exc)
             return
         self.pending_explain = False
         await self.show_feedback(feedback)
