@@ -9,8 +9,6 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quizapp.content.schema import QUESTION_TYPES
-
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
     from quizapp.content.instance import Instance
@@ -84,6 +82,8 @@ def _load(paths: list[str] | None = None) -> Catalog:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Prints one row per deck (counts by type and by difficulty), or the question ids."""
+    from quizapp.content.schema import QUESTION_TYPES  # not at import: `quizapp` alone never loads pydantic
+
     catalog = _load()
     if args.questions is not None:
         return _list_questions(catalog, args.questions, as_json=args.json)

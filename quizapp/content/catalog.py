@@ -28,16 +28,16 @@ from quizapp.content.load import (
     load_file,
 )
 from quizapp.content.problems import Problem, SkippedDeck, compose, locate
-from quizapp.content.schema import Deck, Question
 from quizapp.errors import QuizappError
 
 if TYPE_CHECKING:
     import yaml
 
     from quizapp.content.instance import Instance
+    from quizapp.content.schema import Deck, Question
 
 
-class _Questions(Mapping[str, Question]):
+class _Questions(Mapping[str, "Question"]):
     """Question id -> Question, each built from its deck's data on first access."""
 
     def __init__(self, where: Mapping[str, tuple[DeckData, int]]) -> None:
@@ -57,7 +57,7 @@ class _Questions(Mapping[str, Question]):
         return question_id in self._where
 
 
-class _Decks(Mapping[str, Deck]):
+class _Decks(Mapping[str, "Deck"]):
     """Deck id -> Deck, each assembled on first access from questions that are already valid."""
 
     def __init__(self, data: Mapping[str, DeckData]) -> None:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cache
 from itertools import accumulate
-from typing import Any
-
-from pydantic import TypeAdapter, ValidationError
-from pydantic_core import to_json
+from typing import TYPE_CHECKING, Any
 
 from quizapp import paths
-from quizapp.content.schema import Deck, Question
 from quizapp.errors import QuizappError
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+    from quizapp.content.schema import Deck, Question
 
 Parsed = tuple[list[Any], list[str | None]]
 """A valid deck's questions as parsed from YAML, with each one's check signature (deckcheck.signature)."""
@@ -46,8 +48,10 @@ class DeckData:
         built = self._built[index]
         if built is None:
             start = self._ends[index - 1] if index else 0
+            from pydantic import ValidationError
+
             try:
-                built = QUESTION.validate_json(self._blob[start : self._ends[index]])
+                built = question_adapter().validate_json(self._blob[start : self._ends[index]])
             except ValidationError as exc:  # only a cache written by other code could get here
                 raise QuizappError(
                     f"the deck cache in {paths.cache_dir()} does not match this version; delete it "
@@ -58,6 +62,8 @@ class DeckData:
 
     def to_deck(self) -> Deck:
         """The pydantic Deck, from questions that are already valid (no second validation)."""
+        from quizapp.content.schema import Deck
+
         questions = tuple(self.question(i) for i in range(len(self.ids)))
         return Deck.model_construct(
             id=self.id,
@@ -94,7 +100,8 @@ class DeckData:
         if parsed is not None:
             blobs = questions_json(*parsed)
         else:
-            blobs = [QUESTION.dump_json(self.question(i), exclude_unset=True) for i in range(len(self.ids))]
+            adapter = question_adapter()
+            blobs = [adapter.dump_json(self.question(i), exclude_unset=True) for i in range(len(self.ids))]
         head: dict[str, Any] = {"id": self.id, "title": self.title, "topic": self.topic}
         head.update(description=self.description, ids=list(self.ids), ends=list(accumulate(map(len, blobs))))
         head.update(
@@ -130,7 +137,17 @@ class DeckData:
         )
 
 
-QUESTION = TypeAdapter(Question)
+@cache
+def question_adapter() -> TypeAdapter[Question]:
+    """The pydantic adapter for one question, built on first use: a warm start never needs pydantic,
+    because the deck headers in the cache hold what the home screen shows."""
+    from pydantic import TypeAdapter
+
+    from quizapp.content.schema import Question
+
+    return TypeAdapter(Question)
+
+
 _JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
@@ -139,6 +156,8 @@ def questions_json(items: list[Any], keys: list[str | None]) -> list[bytes]:
     module; a question holding a value plain JSON cannot carry (a set, a non-text key) goes through the
     json module, which refuses it, so such a deck is not cached, as before. Questions with the same check
     signature have equal params and args, so those are looked at once per signature."""
+    from pydantic_core import to_json
+
     plain: dict[str | None, bool] = {}
     out = []
     for item, key in zip(items, keys, strict=True):

@@ -29,11 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from quizapp import __version__, paths
 from quizapp.content import guards
-from quizapp.content.deck import QUESTION, DeckData, Parsed
+from quizapp.content.deck import DeckData, Parsed, question_adapter
 from quizapp.content.memos import MEMOS
 from quizapp.content.problems import (
     Issue,
@@ -45,10 +43,10 @@ from quizapp.content.problems import (
     split_question,
     syntax_problem,
 )
-from quizapp.content.schema import Deck
 
 if TYPE_CHECKING:
     from quizapp.content.checks.during_parse import Ahead
+    from quizapp.content.schema import Deck
 
 CACHE_FORMAT = 2
 """2: the header carries each deck's prerequisites and each question's difficulty and tags."""
@@ -238,6 +236,10 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
     if guards.may_hold_controls(raw):
         data, _ = guards.clean_text(data)
     issues: list[Issue] = []
+    from pydantic import ValidationError
+
+    from quizapp.content.schema import Deck
+
     deck: Deck | None = None
     with gc_paused():
         try:
@@ -289,12 +291,14 @@ def _valid_questions(deck: Deck | None, data: dict[str, Any], issues: list[Issue
     items = data.get("questions")
     if not isinstance(items, list):
         return []
+    from pydantic import ValidationError
+
     bad = {i.loc[1] for i in issues if len(i.loc) >= 2 and i.loc[0] == "questions"}
     out = []
     for index, item in enumerate(items):
         if index not in bad:
             try:
-                out.append((index, QUESTION.validate_python(item)))
+                out.append((index, question_adapter().validate_python(item)))
             except ValidationError:  # pragma: no cover (already reported by the deck validation)
                 continue
     return out

@@ -11,15 +11,14 @@ import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-from pydantic_core import ErrorDetails
-
-from quizapp.content.schema import PARAM_KINDS, QUESTION_TYPES
-
-if TYPE_CHECKING:  # PyYAML is imported only on the error path, never for a valid deck
+if TYPE_CHECKING:  # PyYAML and pydantic are imported only on the error path, never for a valid deck
     import yaml
+    from pydantic import BaseModel
+    from pydantic_core import ErrorDetails
 
 Loc = tuple[str | int, ...]
 
@@ -70,6 +69,15 @@ class Issue:
 
 
 # --------------------------------------------------------------------------- positions
+
+
+@cache
+def schema_names() -> SimpleNamespace:
+    """The question types and param kinds, from the schema, imported only when a deck has a problem
+    (the schema brings in pydantic, which a warm start does without)."""
+    from quizapp.content.schema import PARAM_KINDS, QUESTION_TYPES
+
+    return SimpleNamespace(question_types=QUESTION_TYPES, param_kinds=PARAM_KINDS)
 
 
 def compose(text: str) -> yaml.Node | None:
@@ -191,11 +199,16 @@ def _duplicate_key_position(text: str, message: str) -> tuple[int, int, int]:
 def normalise_loc(loc: Sequence[str | int]) -> Loc:
     """Drops the union tags pydantic adds (the question type, the param kind) so a loc follows the YAML."""
     out = list(loc)
-    if len(out) >= 3 and out[0] == "questions" and isinstance(out[1], int) and out[2] in QUESTION_TYPES:
+    if (
+        len(out) >= 3
+        and out[0] == "questions"
+        and isinstance(out[1], int)
+        and out[2] in schema_names().question_types
+    ):
         del out[2]
     i = 0
     while i < len(out) - 2:
-        if out[i] == "params" and isinstance(out[i + 1], str) and out[i + 2] in PARAM_KINDS:
+        if out[i] == "params" and isinstance(out[i + 1], str) and out[i + 2] in schema_names().param_kinds:
             del out[i + 2]
         i += 1
     return tuple(p for p in out if p != "[key]")
@@ -243,12 +256,10 @@ def issue_from_error(err: ErrorDetails, data: Any) -> Issue:
     if kind == "missing":
         return Issue(loc, f"missing required key {loc[-1]!r}")
     if kind == "union_tag_invalid":
-        return Issue(
-            (*loc, "type"),
-            f"unknown question type {ctx.get('tag')!r}; use one of {', '.join(QUESTION_TYPES)}",
-        )
+        known = ", ".join(schema_names().question_types)
+        return Issue((*loc, "type"), f"unknown question type {ctx.get('tag')!r}; use one of {known}")
     if kind == "union_tag_not_found":
-        return Issue((*loc, "type"), f"missing 'type' (one of {', '.join(QUESTION_TYPES)})")
+        return Issue((*loc, "type"), f"missing 'type' (one of {', '.join(schema_names().question_types)})")
     if kind == "param_kind":
         return Issue(loc, f"{msg}, got {got}")
     if kind == "string_pattern_mismatch":
@@ -322,8 +333,8 @@ def _allowed_keys(parent: Loc, data: Any) -> list[str]:
         model = models.get(str(node.get("type"))) if isinstance(node, Mapping) else None
         return list(model.model_fields) if model is not None else []
     if len(parent) >= 2 and parent[-2] == "params" and isinstance(node, Mapping):
-        kinds = [k for k in PARAM_KINDS if k in node]
-        return list(_PARAM_KEYS[kinds[0]]) if len(kinds) == 1 else list(PARAM_KINDS)
+        kinds = [k for k in schema_names().param_kinds if k in node]
+        return list(_PARAM_KEYS[kinds[0]]) if len(kinds) == 1 else list(schema_names().param_kinds)
     last = parent[-1]
     if last == "matrix":
         return list(schema.MatrixSpec.model_fields)

@@ -48,7 +48,7 @@ def prove_head(text: str, stop: threading.Event) -> None:
     """Checks the parametrisations of the questions at the head of `text`, one by one until `stop` is
     set, and records those that pass (static_checks.prove). Never raises: it is only a head start."""
     from quizapp.content.checks import static as static_checks
-    from quizapp.content.deck import QUESTION
+    from quizapp.content.deck import question_adapter
 
     try:
         tried: set[str] = set()
@@ -56,7 +56,7 @@ def prove_head(text: str, stop: threading.Event) -> None:
             if stop.is_set():
                 return
             try:
-                question = QUESTION.validate_python(item)
+                question = question_adapter().validate_python(item)
             except ValidationError:
                 continue
             key = static_checks.signature(question, item)
