@@ -10,6 +10,7 @@ Run: python benchmarks/engine_reference.py [--rounds N]
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 from collections.abc import Callable
@@ -57,21 +58,22 @@ def main() -> int:
         ref = engine.multi_head_attention(x, p, mask="causal").output
         mine = plain_mha(x, p.w_q, p.w_k, p.w_v, p.w_o, h)
         np.testing.assert_allclose(ref, mine, rtol=1e-10, atol=1e-12)
-        a_s, b_s = [], []
+        a_s: list[float] = []
+        b_s: list[float] = []
+        blocks = [
+            (a_s, functools.partial(engine.multi_head_attention, x, p, mask="causal")),
+            (b_s, functools.partial(plain_mha, x, p.w_q, p.w_k, p.w_v, p.w_o, h)),
+        ]
         for i in range(args.rounds):
-            blocks = [(a_s, lambda: engine.multi_head_attention(x, p, mask="causal")),
-                      (b_s, lambda: plain_mha(x, p.w_q, p.w_k, p.w_v, p.w_o, h))]  # fmt: skip
             for out, fn in blocks if i % 2 == 0 else blocks[::-1]:
                 out.append(_per_call(fn, 200))
         ratio = statistics.median(a / b for a, b in zip(a_s, b_s, strict=True))
         ratios.append(ratio)
-        print(
-            f"{T:>3} {d:>4} {h:>3} {statistics.median(a_s) * 1e6:>13.1f} {statistics.median(b_s) * 1e6:>9.1f} {ratio:>6.2f}"
-        )
+        ref_us, plain_us = statistics.median(a_s) * 1e6, statistics.median(b_s) * 1e6
+        print(f"{T:>3} {d:>4} {h:>3} {ref_us:>13.1f} {plain_us:>9.1f} {ratio:>6.2f}")
     worst = max(ratios)
-    print(
-        f"median ratio {statistics.median(ratios):.2f}, max {worst:.2f} (target <= {TARGET}: {'met' if worst <= TARGET else 'NOT met'})"
-    )
+    verdict = "met" if worst <= TARGET else "NOT met"
+    print(f"median ratio {statistics.median(ratios):.2f}, max {worst:.2f} (target <= {TARGET}: {verdict})")
     return 0
 
 

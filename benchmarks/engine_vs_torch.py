@@ -237,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
                 mask = "causal" if causal else "none"
                 print(
                     f"{T:>5} {d:>7} {mask:>6} {pt.engine_ms:>10.3f} {pt.torch_ms:>10.3f} "
-                    f"{pt.ratio:>6.2f} {pt.best_ratio:>6.2f} {pt.reference_ms:>10.3f} {pt.reference_ratio:>9.2f}"
+                    f"{pt.ratio:>6.2f} {pt.best_ratio:>6.2f} "
+                    f"{pt.reference_ms:>10.3f} {pt.reference_ratio:>9.2f}"
                 )
                 sys.stdout.flush()
     print("-" * len(header))

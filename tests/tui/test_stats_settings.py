@@ -115,11 +115,7 @@ def test_every_screen_class_is_in_the_registry_and_the_help_lists_its_keys() -> 
     for info in pkgutil.iter_modules(screens.__path__):
         module = importlib.import_module(f"quizapp.tui.screens.{info.name}")
         for _, cls in inspect.getmembers(module, inspect.isclass):
-            if (
-                issubclass(cls, Screen)
-                and cls.__module__ == module.__name__
-                and info.name != "base"
-            ):
+            if issubclass(cls, Screen) and cls.__module__ == module.__name__ and info.name != "base":
                 assert cls in registered, f"{cls.__name__} is not in quizapp.tui.routing.SCREENS"
     text = help_text().plain
     for entry in SCREENS:
