@@ -196,7 +196,8 @@ def _home_and_queues(
     every_card = median_s(lambda: cards_among(store.conn, refs.by_id), 3, warmup=1)
     ref_name = "load every card"
     quiet = NOW - timedelta(days=11)  # before the earliest due date: nothing is due
-    seen = QuestionSet.of(r for r in refs.ordered if r.question_id in scheduled_ids(store.conn))
+    scheduled = scheduled_ids(store.conn)
+    seen = QuestionSet.of(r for r in refs.ordered if r.question_id in scheduled)
     rng = random.Random(2)
     session = StudySession.start(
         StubSource(), store, seen, mode="study", clock=lambda: quiet, rng=rng, fuzzing=False

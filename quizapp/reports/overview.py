@@ -9,10 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from quizapp.reports.stats import mastery_by_deck, reviews_per_day, streak
-from quizapp.store.cards import due_flags
 from quizapp.store.database import Store
-from quizapp.store.reviews import review_count
+from quizapp.store.reports import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
+from quizapp.store.times import day_start
 from quizapp.study.queues import new_left_today
 
 STREAK_WINDOW_DAYS = 400
@@ -57,6 +56,7 @@ class Overview:
     reviews_today: int
     streak_days: int
     total_reviews: int
+    """0 before the first answer ever, else 1: only whether there is a history (a count would cost a scan)."""
 
     @property
     def first_run(self) -> bool:
@@ -70,32 +70,31 @@ class Overview:
 
 
 def build_overview(store: Store, decks: Sequence[DeckInfo], *, now: datetime) -> Overview:
-    """Counts new, due and mastered questions per deck as of `now`."""
+    """Counts new, due and mastered questions per deck as of `now`: one GROUP BY over a covering index,
+    then today's reviews and the streak, walked back day by day only as far as the streak goes."""
+    counts = deck_counts(store, (deck.id for deck in decks), now=now)
     rows: list[DeckRow] = []
-    mastered = {m.deck_id: m.mastered for m in mastery_by_deck(store)}
-    flags = dict(due_flags(store.conn, now))  # one covered index scan, not a record per card
     for deck in decks:
-        scheduled = [flags[q] for q in deck.question_ids if q in flags]
+        c = counts.get(deck.id, DeckCounts(0, 0, 0))
+        n = len(deck.question_ids)
         rows.append(
             DeckRow(
                 deck_id=deck.id,
                 title=deck.title,
-                questions=len(deck.question_ids),
-                new=len(deck.question_ids) - len(scheduled),
-                due=sum(scheduled),
-                mastered=min(mastered.get(deck.id, 0), len(deck.question_ids)),
+                questions=n,
+                new=max(0, n - c.scheduled),
+                due=min(c.due, n),
+                mastered=min(c.mastered, n),
             )
         )
-    calendar = reviews_per_day(store, now=now, days=STREAK_WINDOW_DAYS)
     left, _ = new_left_today(store, now=now)
-    total = review_count(store)
     return Overview(
         decks=tuple(rows),
         questions=sum(r.questions for r in rows),
         new=sum(r.new for r in rows),
         due=sum(r.due for r in rows),
         new_left_today=left,
-        reviews_today=calendar[-1].reviews if calendar else 0,
-        streak_days=streak(calendar),
-        total_reviews=total,
+        reviews_today=reviews_on(store, day_start(now)),
+        streak_days=streak_days(store, now=now, limit=STREAK_WINDOW_DAYS),
+        total_reviews=1 if has_reviews(store) else 0,
     )

@@ -272,27 +272,22 @@ def due_flags(conn: sqlite3.Connection, now: datetime) -> Iterator[tuple[str, bo
         yield str(qid), bool(due)
 
 
-def by_due(conn: sqlite3.Connection) -> Iterator[tuple[str, int]]:
-    """(question id, due_us) of every unsuspended scheduled card, soonest due first (cram)."""
-    cursor = conn.execute(
-        "SELECT question_id, due_us FROM cards WHERE due_us IS NOT NULL AND suspended = 0"
-        " ORDER BY due_us, question_id"
-    )
-    for qid, due in cursor:
-        yield str(qid), int(due)
+def due_page(conn: sqlite3.Connection, after: tuple[int, str] | None, limit: int) -> list[tuple[str, int]]:
+    """The next `limit` unsuspended scheduled cards, soonest due first, after (due_us, question id)
+    `after`: keyset paging along cards_by_due, so a cram over 100k cards reads only what is asked."""
+    due_us, qid = after if after is not None else (-(2**63), "")
+    rows: list[tuple[str, int]] = conn.execute(
+        "SELECT question_id, due_us FROM cards WHERE suspended = 0 AND due_us IS NOT NULL"
+        " AND (due_us > ? OR (due_us = ? AND question_id > ?)) ORDER BY due_us, question_id LIMIT ?",
+        (due_us, due_us, qid, limit),
+    ).fetchall()
+    return rows
 
 
-def waiting_counts(conn: sqlite3.Connection, now: datetime, deck_ids: Iterable[str]) -> tuple[int, int]:
-    """(cards due now, cards no longer new) in the given decks, counted by SQL for the progress bar.
-
-    Counted per deck rather than per question, so a card whose question has left the bank still counts
-    until the deck is edited; that costs a progress bar one unit, and saves a scan of every id."""
-    decks = sorted(set(deck_ids))
-    marks = ", ".join("?" * len(decks))
-    row = conn.execute(
-        f"SELECT coalesce(sum(due_us <= ? AND suspended = 0), 0),"
-        f" coalesce(sum(due_us IS NOT NULL OR suspended = 1), 0)"
-        f" FROM cards WHERE deck_id IN ({marks})",
-        (to_us(now), *decks),
+def schedule_counts(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(unsuspended scheduled cards, cards no longer new: scheduled or suspended), by covered counts."""
+    (scheduled,) = conn.execute(
+        "SELECT count(*) FROM cards WHERE due_us IS NOT NULL AND suspended = 0"
     ).fetchone()
-    return int(row[0]), int(row[1])
+    (taken,) = conn.execute("SELECT count(*) FROM cards WHERE due_us IS NOT NULL OR suspended = 1").fetchone()
+    return int(scheduled), int(taken)

@@ -90,7 +90,13 @@ def _v1_initial_schema(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial_schema,)
+def _v2_deck_overview_index(conn: sqlite3.Connection) -> None:
+    """A covering index for the home overview: one scan of it counts every deck's scheduled, due,
+    in-review and mastered cards (a GROUP BY over 100k cards in milliseconds, no table lookups)."""
+    conn.execute("CREATE INDEX cards_overview ON cards (deck_id, due_us, suspended, state, stability)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial_schema, _v2_deck_overview_index)
 """Migration i (0-based) takes the schema from version i to version i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -13,7 +13,14 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from quizapp.errors import QuizappError
-from quizapp.store.cards import QuestionRef, by_due, due_rows, introduced_between, scheduled_ids
+from quizapp.store.cards import (
+    QuestionRef,
+    due_page,
+    due_rows,
+    introduced_between,
+    schedule_counts,
+    scheduled_ids,
+)
 from quizapp.store.database import Store
 from quizapp.store.settings import load_settings
 from quizapp.store.times import day_start, from_us
@@ -207,18 +214,36 @@ def drill_queue(questions: QuestionSet, *, rng: random.Random) -> Iterator[Queue
         last = pool[-1]
 
 
-def cram_queue(store: Store, questions: QuestionSet, *, rng: random.Random) -> tuple[QueueItem, ...]:
-    """Every unsuspended question, due or not: scheduled cards soonest-due first, then new ones in order.
+class CramQueue:
+    """Every unsuspended question, due or not: scheduled cards soonest due first, then the new ones in
+    order. Scheduled cards are read a page at a time as the session takes them (keyset paging), and the
+    new ones only once those run out, so a cram over 100k cards starts in milliseconds; its length (for
+    the progress bar) comes from two counts."""
 
-    Cram answers are logged with mode "cram" and never change the schedule.
-    """
-    items = [
-        QueueItem(questions.by_id[qid], fresh_seed(rng), "cram", from_us(due))
-        for qid, due in by_due(store.conn)
-        if qid in questions.by_id
-    ]
-    taken = scheduled_ids(store.conn)
-    items += [
-        QueueItem(ref, fresh_seed(rng), "cram") for ref in questions.ordered if ref.question_id not in taken
-    ]
-    return tuple(items)
+    PAGE = 200
+
+    def __init__(self, store: Store, questions: QuestionSet, rng: random.Random) -> None:
+        self.store, self.questions, self.rng = store, questions, rng
+        scheduled, taken = schedule_counts(store.conn)
+        self._length = min(len(questions), scheduled) + max(0, len(questions) - taken)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[QueueItem]:
+        by_id, after = self.questions.by_id, None
+        while page := due_page(self.store.conn, after, self.PAGE):
+            for qid, due_us in page:
+                if qid in by_id:
+                    yield QueueItem(by_id[qid], fresh_seed(self.rng), "cram", from_us(due_us))
+            after = (page[-1][1], page[-1][0])
+        taken = scheduled_ids(self.store.conn)
+        for ref in self.questions.ordered:
+            if ref.question_id not in taken:
+                yield QueueItem(ref, fresh_seed(self.rng), "cram")
+
+
+def cram_queue(store: Store, questions: QuestionSet, *, rng: random.Random) -> CramQueue:
+    """The cram queue over `questions`. Cram answers are logged with mode "cram" and never change the
+    schedule."""
+    return CramQueue(store, questions, rng)

@@ -20,8 +20,8 @@ from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard
 from quizapp.grading.rating import HARD, RATING_NAMES
-from quizapp.store.cards import waiting_counts
 from quizapp.store.database import Store
+from quizapp.store.reports import deck_counts
 from quizapp.study import (
     QuestionSet,
     QueueItem,
@@ -160,6 +160,8 @@ class StudySession:
         self._correct = 0
         self._attempts: dict[str, int] = {}
         self._broken: set[str] = set()
+        self._decks = sorted({ref.deck_id for ref in questions.ordered})
+        """The decks this session draws from, for the progress bar's counts."""
         self.problems: list[str] = []
         self.finished = False
 
@@ -249,11 +251,12 @@ class StudySession:
         elif self.mode == "cram":
             waiting = 0 if self._answered or self._current is None else 1
             left = max(0, (self._total or 0) - self._taken) + waiting
-        else:  # two SQL counts; building the queue to measure it cost seconds at 100k cards
+        else:  # index range counts per deck; building the queue to measure it cost seconds at 100k cards
             pool, now = self._pool(), self.clock()
-            due, taken = waiting_counts(self.store.conn, now, {ref.deck_id for ref in pool.ordered})
+            counts = deck_counts(self.store, self._decks, now=now).values()
             allowed, _ = new_left_today(self.store, now=now)
-            left = due + min(allowed, max(0, len(pool) - taken))
+            unseen = max(0, len(pool) - sum(c.scheduled for c in counts))
+            left = sum(c.due for c in counts) + min(allowed, unseen)
         return Progress(done=self._done, correct=self._correct, left=left)
 
     # -- the loop ---------------------------------------------------------------------------------------

@@ -70,6 +70,28 @@ class Backend:
 
         return build_overview(self.store, self.decks, now=self.now())
 
+    def plan_line(self) -> str:
+        """The interview plan in one line for home ("" when no date is set)."""
+        from datetime import date
+
+        from quizapp.store.memory import card_memories
+        from quizapp.study.plan import make_plan
+        from quizapp.study.scheduler import scheduler_for
+
+        day = self.settings().interview_date
+        if not day:
+            return ""
+        now = self.now()
+        plan = make_plan(
+            self.catalog.deck_headers(),
+            card_memories(self.store),
+            interview=date.fromisoformat(day),
+            today=now.astimezone().date(),
+            now=now,
+            scheduler=scheduler_for(self.store, fuzzing=False),
+        )
+        return plan.summary()
+
     def close(self) -> None:
         """Closes the progress database (every answer was committed when it was given)."""
         self.store.close()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from quizapp.reports.overview import Overview
     from quizapp.tui.backend import Backend
 
 
@@ -37,3 +38,11 @@ class RatingChosen(Message):
     """The user rated a flashcard (1 again .. 4 easy)."""
 
     rating: int
+
+
+@dataclass
+class OverviewLoaded(Message):
+    """The home screen's counts were read (in a worker), with the interview plan's line if a date is set."""
+
+    overview: Overview
+    plan_line: str

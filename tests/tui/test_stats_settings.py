@@ -122,3 +122,32 @@ def test_every_screen_class_is_in_the_registry_and_the_help_lists_its_keys() -> 
         keys = [b for b in entry.screen_class().BINDINGS if getattr(b, "show", False) and b.description]
         if keys:
             assert entry.title in text, f"the help has no block for {entry.title}"
+
+
+async def test_home_shows_the_interview_plan_once_a_date_is_set(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    from datetime import timedelta
+
+    from quizapp.store import save_setting
+
+    with open_store(db_file, now=NOW) as store:
+        save_setting(store, "interview_date", (NOW + timedelta(days=9)).date().isoformat())
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        line = text_of(app, "#home-plan")
+        questions = len(catalog.questions)
+        assert line.startswith("Interview 9 days left: ")
+        assert f"{-(-questions // 9)} new + ~" in line and "expected recall on" in line
+
+
+async def test_home_shows_no_plan_line_without_a_date(new_app: Callable[..., QuizApp]) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.screen.query_one("#home-plan").display

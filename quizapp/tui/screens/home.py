@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Header, LoadingIndicator, Static
 
+from quizapp.tui.messages import OverviewLoaded
 from quizapp.tui.screens.base import QuizScreen
 
 if TYPE_CHECKING:
@@ -59,6 +61,7 @@ class HomeScreen(QuizScreen[None]):
         with Vertical(id="home-body"):
             yield Static("Loading the decks…", id="home-status")
             yield LoadingIndicator(id="home-loading")
+            yield Static("", id="home-plan")
             yield Static("", id="home-totals")
             yield Static("", id="home-hint")
         yield Footer(compact=True, show_command_palette=False)
@@ -82,23 +85,28 @@ class HomeScreen(QuizScreen[None]):
         return found.first() if found else None
 
     def show_backend(self, backend: Backend) -> None:
-        """Fills the table and totals from the store (after loading, and whenever the screen returns)."""
-        try:
-            overview = backend.overview()
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
-        if self.deck_table is None:
-            self.call_next(self._add_table, overview)
-        else:
-            self._show_overview(overview)
+        """Refreshes the table and totals from the store (after loading, and whenever the screen returns);
+        the counts are read in a worker, never on the event loop."""
+        self.load_overview(backend)
 
-    async def _add_table(self, overview: Overview) -> None:
+    @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
+    def load_overview(self, backend: Backend) -> None:
+        try:
+            message = OverviewLoaded(backend.overview(), backend.plan_line())
+        except Exception as exc:
+            self.app.call_from_thread(self.router.report_error, exc)
+            return
+        self.post_message(message)
+
+    async def on_overview_loaded(self, message: OverviewLoaded) -> None:
         from quizapp.tui.widgets.deck_table import DeckTable
 
-        if self.deck_table is None:
+        if self.deck_table is None:  # the table comes with the decks, so the first frame does without it
             await self.query_one("#home-body").mount(DeckTable(id="decks"), before="#home-totals")
-        self._show_overview(overview)
+        plan = self.query_one("#home-plan", Static)
+        plan.update(message.plan_line)
+        plan.display = bool(message.plan_line)
+        self._show_overview(message.overview)
 
     def _show_overview(self, overview: Overview) -> None:
         table = self.deck_table
