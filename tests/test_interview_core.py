@@ -24,7 +24,6 @@ from quizapp.interview.session import (
     TIME_UP,
     InterviewSession,
     Saved,
-    Unreadable,
     candidates,
     choose,
     config_from_settings,
@@ -35,6 +34,7 @@ from quizapp.interview.session import (
 )
 from quizapp.store import InterviewConfig, Settings, Store, get_card, load_interview, open_store, reviews_for
 from quizapp.study import QuestionSet
+from quizapp.study.session import Unreadable
 from tests.tui.interview_helpers import right_answer, wrong_answer
 
 DECKS = Path(__file__).parent / "tui" / "interview_decks"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
-RATING_NAMES: dict[int, str] = {AGAIN: "Again", HARD: "Hard", GOOD: "Good", EASY: "Easy"}
+from fsrs import Rating
+
+AGAIN, HARD, GOOD, EASY = (int(r) for r in (Rating.Again, Rating.Hard, Rating.Good, Rating.Easy))
+RATING_NAMES: dict[int, str] = {int(r): r.name for r in Rating}
+"""1 Again .. 4 Easy, named as fsrs names them."""
 
 
 def suggest_rating(

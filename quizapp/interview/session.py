@@ -38,6 +38,7 @@ from quizapp.store import (
     start_interview,
 )
 from quizapp.study import QuestionRef, QuestionSet, fresh_seed, record_review, scheduler_for
+from quizapp.study.session import Unreadable
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -157,13 +158,6 @@ class Asked:
     instance: Instance
     shown_at: datetime
     flagged: bool = False
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """The text could not be read; nothing was saved and the question stays open (no grading shown)."""
-
-    message: str
 
 
 @dataclass(frozen=True)

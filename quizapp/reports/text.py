@@ -55,7 +55,8 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def _duration(seconds: float) -> str:
+def format_hours(seconds: float) -> str:
+    """Study time as people say it: "45 min", "3 h 05 min"."""
     minutes = round(seconds / 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours:,} h {minutes:02d} min" if hours else f"{minutes} min"
@@ -75,7 +76,7 @@ def render_stats(stats: Stats, *, deck_titles: Mapping[str, str] | None = None) 
         f"   streak: {_plural(stats.streak_days, 'day')}",
         *calendar_grid(stats.calendar),
         "",
-        f"Time spent: {_duration(stats.total_seconds)} over {_plural(stats.total_reviews, 'answer')}",
+        f"Time spent: {format_hours(stats.total_seconds)} over {_plural(stats.total_reviews, 'answer')}",
         "",
         "True retention (scheduled reviews of cards in review state):",
     ]

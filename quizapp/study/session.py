@@ -79,7 +79,8 @@ class RatingChoice:
 
 @dataclass(frozen=True)
 class Unreadable:
-    """The answer could not be read; nothing was recorded and the user may fix it and resubmit."""
+    """The answer could not be read; nothing was saved and the question stays open to fix and resubmit
+    (in study and in a mock interview alike)."""
 
     message: str
 

@@ -223,7 +223,7 @@ class InterviewScreen(QuizScreen[None]):
     @on(AnswerSubmitted)
     async def _submitted(self, event: AnswerSubmitted) -> None:
         event.stop()
-        from quizapp.interview.session import Unreadable
+        from quizapp.study.session import Unreadable
 
         if self._stopping or self.session.current is None:
             return

@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from quizapp.reports.text import format_hours
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.charts import CalendarView, ForecastChart
 from quizapp.tui.widgets.deck_table import mastery_bar
@@ -25,12 +26,6 @@ if TYPE_CHECKING:
 
 STATS_COLUMNS_WIDTH = 52
 """Room the retention, mastery and cards columns take beside a deck title."""
-
-
-def _duration(seconds: float) -> str:
-    minutes = round(seconds / 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
 
 
 def _percent(share: float | None) -> str:
@@ -77,7 +72,7 @@ class StatsScreen(QuizScreen[None]):
         summary.append(f"{stats.reviews_today:,}", style="bold")
         summary.append(" · streak ")
         summary.append(f"{stats.streak_days} day{'s' if stats.streak_days != 1 else ''}", style="bold")
-        summary.append(f" · time spent {_duration(stats.total_seconds)}")
+        summary.append(f" · time spent {format_hours(stats.total_seconds)}")
         overall = stats.overall_retention
         summary.append(" · retention ")
         summary.append(_percent(overall), style="bold")

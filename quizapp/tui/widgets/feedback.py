@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown, SelectionList, Static
 
+from quizapp.grading.rating import RATING_NAMES
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.heatmap import HeatmapView
 from quizapp.tui.widgets.rendered import RenderedBlock
@@ -23,8 +24,6 @@ from quizapp.tui.widgets.rendered import RenderedBlock
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
     from quizapp.study.session import ExplainPending, Feedback
-
-RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 
 
 def verdict_line(feedback: Feedback) -> Text:
