@@ -8,17 +8,23 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 from fsrs import Card, Rating
 
 from quizapp.cli import main
-from quizapp.store import QuestionRef, Store, get_card, load_settings, open_store, set_suspended
+from quizapp.reports.overview import DeckInfo, build_overview
+from quizapp.store import QuestionRef, Store, get_card, load_settings, open_store, save_setting, set_suspended
 from quizapp.store.memory import card_memories
-from quizapp.study import make_scheduler, record_review
-from quizapp.study.plan import FINAL_DAYS, Plan, make_plan
+from quizapp.study import QuestionSet, make_scheduler, record_review
+from quizapp.study.plan import FINAL_DAYS, Plan, daily_new_limit, make_plan
+from quizapp.study.session import StudySession
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 NOW = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
@@ -139,3 +145,39 @@ def test_cli_plan_sets_the_date_prints_per_deck_and_refuses_bad_dates(
     assert main(["plan", "--clear"]) == 0
     with open_store(None, now=NOW) as opened:
         assert load_settings(opened).interview_date == ""
+
+
+def test_a_date_raises_the_daily_new_limit_to_meet_every_question_and_never_lowers_it() -> None:
+    today = date(2026, 11, 24)
+    assert daily_new_limit(20, "", unseen=231, today=today) == 20, "no date: the setting"
+    assert daily_new_limit(20, "2026-12-03", unseen=231, today=today) == 26  # ceil(231 / 9)
+    assert daily_new_limit(40, "2026-12-03", unseen=231, today=today) == 40, "the setting is the floor"
+    assert daily_new_limit(20, "2026-11-20", unseen=231, today=today) == 20, "a passed date changes nothing"
+
+
+def test_a_study_session_and_home_follow_the_planned_limit(tmp_path: Path) -> None:
+    refs = QuestionSet.of(QuestionRef(f"q{i}", f"deck-{i % 3}") for i in range(90))
+    decks = [DeckInfo(f"deck-{d}", f"Deck {d}", tuple(f"q{i}" for i in range(d, 90, 3))) for d in range(3)]
+    clock = lambda: NOW  # noqa: E731
+    with open_store(tmp_path / "progress.db", now=NOW) as store:
+        save_setting(store, "new_per_day", 5)
+        plain = StudySession.start(_Source(), store, refs, mode="study", clock=clock, rng=random.Random(1))
+        assert plain.new_per_day is None and plain.progress().left == 5
+        assert build_overview(store, decks, now=NOW).new_left_today == 5
+        save_setting(store, "interview_date", (NOW + timedelta(days=3)).date().isoformat())
+        planned = StudySession.start(_Source(), store, refs, mode="study", clock=clock, rng=random.Random(1))
+        assert planned.new_per_day == 30 and planned.progress().left == 30  # 90 unseen over 3 days
+        assert build_overview(store, decks, now=NOW).new_left_today == 30
+
+
+class _Source:
+    """Instances are never shown in these checks; any question asks nothing."""
+
+    def instance(self, question_id: str, seed: int) -> Any:
+        return _Instance(question_id)
+
+
+@dataclass(frozen=True)
+class _Instance:
+    question_id: str
+    kind: str = "flashcard"

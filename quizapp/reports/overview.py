@@ -11,7 +11,9 @@ from datetime import datetime
 
 from quizapp.store.database import Store
 from quizapp.store.reports import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
+from quizapp.store.settings import load_settings
 from quizapp.store.times import day_start
+from quizapp.study.plan import daily_new_limit
 from quizapp.study.queues import new_left_today
 
 STREAK_WINDOW_DAYS = 400
@@ -87,7 +89,10 @@ def build_overview(store: Store, decks: Sequence[DeckInfo], *, now: datetime) ->
                 mastered=min(c.mastered, n),
             )
         )
-    left, _ = new_left_today(store, now=now)
+    settings = load_settings(store)
+    unseen = sum(r.new for r in rows)
+    limit = daily_new_limit(settings.new_per_day, settings.interview_date, unseen=unseen, today=now.date())
+    left, _ = new_left_today(store, now=now, new_per_day=limit)
     return Overview(
         decks=tuple(rows),
         questions=sum(r.questions for r in rows),

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-import numpy as np
 from fsrs import Card, Rating, Scheduler
 
 from quizapp.store.memory import CardMemories
@@ -131,6 +130,8 @@ def _recall_at(
     memories: CardMemories, wanted: Sequence[str], at: datetime, scheduler: Scheduler
 ) -> tuple[dict[str, float], set[str], set[str]]:
     """Retrievability at `at` of every seen card among `wanted`, with FSRS's curve evaluated at once."""
+    import numpy as np  # here: the home screen imports this module for its daily limit, not for NumPy
+
     want = set(wanted)
     keep = [
         i
@@ -189,3 +190,14 @@ def _review_days(scheduler: Scheduler, now: datetime, *, horizon: int) -> list[f
 def _mean(values: Iterable[float]) -> float:
     items = list(values)
     return sum(items) / len(items) if items else 0.0
+
+
+def daily_new_limit(settings_limit: int, interview: str, *, unseen: int, today: date) -> int:
+    """New cards allowed a day: the user's setting, or with an interview date ahead, enough to meet
+    every unseen question before the day (whichever is more; the setting stays the floor)."""
+    if not interview:
+        return settings_limit
+    days_left = (date.fromisoformat(interview) - today).days
+    if days_left <= 0:
+        return settings_limit
+    return max(settings_limit, math.ceil(unseen / days_left))

@@ -162,6 +162,8 @@ class StudySession:
         self._attempts: dict[str, int] = {}
         self._broken: set[str] = set()
         self._decks = sorted({ref.deck_id for ref in questions.ordered})
+        self.new_per_day: int | None = None
+        """Set by start() when an interview date drives the daily new-card limit; None: the setting."""
         """The decks this session draws from, for the progress bar's counts."""
         self.problems: list[str] = []
         self.finished = False
@@ -210,6 +212,8 @@ class StudySession:
             total=total,
             title=title,
         )
+        if mode == "study":
+            session.new_per_day = _planned_new_per_day(store, questions, clock())
         session.advance()
         return session
 
@@ -255,7 +259,7 @@ class StudySession:
         else:  # index range counts per deck; building the queue to measure it cost seconds at 100k cards
             pool, now = self._pool(), self.clock()
             counts = deck_counts(self.store, self._decks, now=now).values()
-            allowed, _ = new_left_today(self.store, now=now)
+            allowed, _ = new_left_today(self.store, now=now, new_per_day=self.new_per_day)
             unseen = max(0, len(pool) - sum(c.scheduled for c in counts))
             left = sum(c.due for c in counts) + min(allowed, unseen)
         return Progress(done=self._done, correct=self._correct, left=left)
@@ -301,7 +305,9 @@ class StudySession:
                 if item.question.question_id not in self._broken:
                     return item
             return None
-        return next_card(self.store, self._pool(), now=self.clock(), rng=self.rng)
+        return next_card(
+            self.store, self._pool(), now=self.clock(), rng=self.rng, new_per_day=self.new_per_day
+        )
 
     def _pool(self) -> QuestionSet:
         if not self._broken:
@@ -439,3 +445,18 @@ class StudySession:
             next_interval=format_interval(interval) if interval is not None else None,
             became_leech=outcome.became_leech,
         )
+
+
+def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) -> int | None:
+    """With an interview date ahead, the daily new-card limit that meets every question before it."""
+    from quizapp.store.cards import scheduled_ids
+    from quizapp.store.settings import load_settings
+    from quizapp.study.plan import daily_new_limit
+
+    settings = load_settings(store)
+    if not settings.interview_date:
+        return None
+    taken = scheduled_ids(store.conn)
+    unseen = sum(1 for qid in questions.by_id if qid not in taken)
+    today = now.astimezone().date()
+    return daily_new_limit(settings.new_per_day, settings.interview_date, unseen=unseen, today=today)
