@@ -217,7 +217,7 @@ def test_explain_keeps_the_text_then_rates_the_fraction_of_key_points() -> None:
     assert first.pending and not first.correct and first.value == "It saves KV cache memory."
     assert grade_explain(inst, "x", {0, 1, 2, 3}, seconds=60).rating == 3
     assert grade_explain(inst, "x", {0, 1, 2, 3}, seconds=10).rating == 4
-    assert grade_explain(inst, "x", {0, 1, 2, 3}, hints_used=1).rating == 2
+    assert grade_explain(inst, "x", {0, 1, 2, 3}, hints_used=2).rating == 2
     assert grade_explain(inst, "x", {0, 1, 2}).rating == 3
     assert grade_explain(inst, "x", {0, 1}).rating == 2
     low = grade_explain(inst, "x", {0, 99})
@@ -232,7 +232,10 @@ def test_explain_keeps_the_text_then_rates_the_fraction_of_key_points() -> None:
     [
         (False, 0, 1, 5.0, 1),
         (False, 2, 3, 500.0, 1),
-        (True, 1, 1, 5.0, 2),
+        (True, 1, 1, 5.0, 3),
+        (True, 2, 1, 5.0, 2),
+        (True, 3, 1, 5.0, 1),
+        (True, 1, 2, 5.0, 2),
         (True, 0, 2, 5.0, 2),
         (True, 0, 1, 91.0, 2),
         (True, 0, 1, 90.0, 3),
@@ -254,7 +257,8 @@ def test_grade_passes_hints_attempts_and_time_to_the_rating() -> None:
     right = str(inst.expected)
     assert grade(inst, right, seconds=10).rating == 4
     assert grade(inst, right, seconds=40).rating == 3
-    assert grade(inst, right, seconds=40, hints_used=1).rating == 2
+    assert grade(inst, right, seconds=10, hints_used=1).rating == 3, "one rung of hints: at most Good"
+    assert grade(inst, right, seconds=40, hints_used=2).rating == 2
     assert grade(inst, right, seconds=40, attempt=2).rating == 2
     assert grade(inst, "1", seconds=1).rating == 1
 

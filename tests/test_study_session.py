@@ -1,5 +1,6 @@
-"""The study session state machine: answers are saved before feedback, hints cap at Hard, flashcards show
-their intervals, explain answers wait for their key points, and broken questions never end a session."""
+"""The study session state machine: answers are saved before feedback, each hint rung lowers the best
+rating, flashcards show their intervals, explain answers wait for their key points, and broken questions
+never end a session."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ def catalog() -> Catalog:
 def store(tmp_path: Path) -> Iterator[Store]:
     with open_store(tmp_path / "p.db", now=T0) as opened:
         yield opened
+
+
+def _all(catalog: Catalog, kind: str) -> list[str]:
+    return sorted(q for q in catalog.questions if catalog.questions[q].type == kind)
 
 
 def _first(catalog: Catalog, kind: str, *, with_misconception: bool = False) -> str:
@@ -102,17 +107,28 @@ def test_a_known_misconception_is_diagnosed_and_saved(catalog: Catalog, store: S
     assert reviews_for(store, qid)[0].diagnosis_id == result.verdict.diagnosis_id
 
 
-def test_a_hint_shows_the_first_step_and_caps_a_fast_right_answer_at_hard(
-    catalog: Catalog, store: Store
+@pytest.mark.parametrize("rungs", [1, 2, 3])
+def test_each_rung_of_the_hint_ladder_lowers_the_best_rating_by_one(
+    catalog: Catalog, store: Store, rungs: int
 ) -> None:
-    qid = _first(catalog, "numeric")
+    qid = next(
+        q
+        for q in _all(catalog, "numeric")
+        if len(catalog.instance(q, 0).derivation.steps) > 1  # type: ignore[union-attr]
+    )
     session = _drill(catalog, store, qid, Clock())
     card = session.current
     assert card is not None and card.instance.derivation is not None
-    hint = session.hint()
-    assert hint is not None and hint.step == card.instance.derivation.steps[0]
-    result = session.submit(_right_answer(card.instance))  # 0 seconds: Easy without the hint
-    assert isinstance(result, Feedback) and result.verdict.correct and result.rating == 2
+    steps = card.instance.derivation.steps
+    hints = [session.hint() for _ in range(rungs)]
+    assert [h.rung for h in hints if h] == list(range(1, rungs + 1))
+    assert steps[0].formula in hints[0].text and steps[0].substituted not in hints[0].text.split(": ", 1)[1]
+    if rungs == 3:
+        assert all(s.substituted in hints[2].text for s in steps[:-1]) and session.hint() is None
+    result = session.submit(_right_answer(card.instance))  # 0 seconds: Easy without hints
+    assert isinstance(result, Feedback) and result.verdict.correct
+    assert result.rating == {1: 3, 2: 2, 3: 1}[rungs] == [4, 3, 2, 1][rungs]
+    assert hints[-1] is not None and hints[-1].cap == {1: "Good", 2: "Hard", 3: "Again"}[rungs]
 
 
 def test_an_unreadable_answer_is_not_saved_and_can_be_fixed(catalog: Catalog, store: Store) -> None:

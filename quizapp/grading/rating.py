@@ -9,6 +9,10 @@ RATING_NAMES: dict[int, str] = {int(r): r.name for r in Rating}
 """1 Again .. 4 Easy, named as fsrs names them."""
 
 
+HINT_CAPS: tuple[int, ...] = (EASY, GOOD, HARD, AGAIN)
+"""The best rating after 0, 1, 2 or 3 rungs of the hint ladder: each rung lowers it by one."""
+
+
 def suggest_rating(
     correct: bool,
     *,
@@ -20,17 +24,19 @@ def suggest_rating(
     """Suggests how well the card is known, in FSRS's 1-4 scale, from how the answer went.
 
     - wrong: Again (1);
-    - right, but after a hint, on a retry (attempt > 1), or slower than `target_seconds`: Hard (2);
-    - right, first try, no hint, in under half of `target_seconds`: Easy (4);
-    - any other right answer: Good (3).
+    - right on a retry (attempt > 1), or slower than `target_seconds`: Hard (2);
+    - right, first try, in under half of `target_seconds`: Easy (4);
+    - any other right answer: Good (3);
+    - and never above the hint ladder's cap: Good after one rung, Hard after two, Again after three.
 
     `seconds=None` (time unknown) never counts as slow and never earns Easy. The user may override the
     suggestion; this only picks the default.
     """
     if not correct:
         return AGAIN
-    if hints_used > 0 or attempt > 1 or (seconds is not None and seconds > target_seconds):
-        return HARD
+    cap = HINT_CAPS[min(max(hints_used, 0), len(HINT_CAPS) - 1)]
+    if attempt > 1 or (seconds is not None and seconds > target_seconds):
+        return min(HARD, cap)
     if seconds is not None and seconds < target_seconds / 2:
-        return EASY
-    return GOOD
+        return min(EASY, cap)
+    return min(GOOD, cap)

@@ -13,13 +13,13 @@ import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from engine import Step, format_quantity
 from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard
-from quizapp.grading.rating import HARD, RATING_NAMES
+from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
 from quizapp.store.database import Store
 from quizapp.store.reports import deck_counts
 from quizapp.study import (
@@ -61,10 +61,15 @@ class Card:
 
 @dataclass(frozen=True)
 class Hint:
-    """The first derivation step, shown on request; using it caps the rating at Hard."""
+    """One rung of the hint ladder, shown on request; each rung lowers the best rating by one."""
 
-    step: Step
+    rung: int
+    """1: which quantities matter; 2: the step the question hinges on, with its numbers; 3: every step
+    but the last."""
+    rungs: int
     text: str
+    cap: str
+    """The best rating still possible: "Good", "Hard" or "Again"."""
 
 
 @dataclass(frozen=True)
@@ -316,19 +321,16 @@ class StudySession:
         return self.questions.select(question_ids=keep)
 
     def hint(self) -> Hint | None:
-        """The first step of the worked derivation (None for questions without one). Caps at Hard."""
+        """The next rung of the hint ladder (None for questions without a derivation, or past the last)."""
         card = self._require_open()
         derivation = card.instance.derivation
         if derivation is None or not derivation.steps:
             return None
-        step = derivation.steps[0]
-        self._hints = max(self._hints, 1)
-        text = f"{step.label}: {step.formula}"
-        if step.substituted and step.substituted != step.formula:
-            text += f" = {step.substituted}"
-        if len(derivation.steps) > 1:  # a one-step derivation's value is the answer itself
-            text += f" = {format_quantity(step.value, step.unit)}"
-        return Hint(step=step, text=text)
+        ladder = hint_ladder(derivation.steps, derivation.misconceptions)
+        if self._hints >= len(ladder):
+            return None
+        self._hints += 1
+        return Hint(self._hints, len(ladder), ladder[self._hints - 1], RATING_NAMES[HINT_CAPS[self._hints]])
 
     def submit(self, text: str) -> Feedback | Unreadable | ExplainPending:
         """Grades a typed answer (numeric, tensor, shape, choice letters, explain text).
@@ -409,10 +411,7 @@ class StudySession:
 
     def _save(self, card: Card, verdict: Verdict, answer: str, seconds: float) -> Feedback:
         assert self._item is not None
-        rating = verdict.rating
-        if self._hints and verdict.correct:
-            rating = min(rating, HARD)
-            verdict = replace(verdict, rating=rating)
+        rating = verdict.rating  # the hint ladder's cap is already in it (grading.rating.suggest_rating)
         outcome = record_review(
             self.store,
             self._item.question,
@@ -460,3 +459,20 @@ def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) ->
     unseen = sum(1 for qid in questions.by_id if qid not in taken)
     today = now.astimezone().date()
     return daily_new_limit(settings.new_per_day, settings.interview_date, unseen=unseen, today=today)
+
+
+def hint_ladder(steps: tuple[Step, ...], misconceptions: tuple[Any, ...] = ()) -> tuple[str, ...]:
+    """The rungs for a derivation: the formulas in symbols; the step where mistakes happen (the one most
+    of the calculator's named misconceptions point at, else the last), with its numbers; then every
+    step before the last, worked. A one-step derivation stops after the first rung: its numbers are the
+    answer."""
+    symbols = "; ".join(f"{s.label}: {s.formula}" for s in steps)
+    rungs = [f"Which quantities matter: {symbols}"]
+    if len(steps) == 1:
+        return tuple(rungs)
+    labels = [m.step for m in misconceptions if m.step]
+    hinge = next((s for s in steps if labels and s.label == max(set(labels), key=labels.count)), steps[-1])
+    rungs.append(f"The step it hinges on, {hinge.label}: {hinge.formula} = {hinge.substituted}")
+    worked = "; ".join(f"{s.label}: {s.substituted} = {format_quantity(s.value, s.unit)}" for s in steps[:-1])
+    rungs.append(f"Everything but the last step: {worked}")
+    return tuple(rungs)

@@ -62,7 +62,7 @@ async def test_numeric_right_then_wrong_shows_the_diagnosis(
         assert [r.correct for r in saved] == [True, False]
 
 
-async def test_a_hint_shows_the_first_step_and_the_rating_drops_to_hard(
+async def test_two_hint_rungs_show_the_formulas_then_the_hinge_and_the_rating_drops_to_hard(
     new_app: Callable[..., QuizApp], catalog: Catalog
 ) -> None:
     qid = question_ids(catalog, "numeric")[0]
@@ -74,9 +74,15 @@ async def test_a_hint_shows_the_first_step_and_the_rating_drops_to_hard(
         await pilot.press("h")
         await pilot.pause()
         assert inst.derivation.steps[0].label in text_of(app, "#hint-box")
+        assert "Hint 1/" in text_of(app, "#hint-box") and "best rating now Good" in text_of(app, "#hint-box")
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert "Hint 2/" in text_of(app, "#hint-box") and "Hint 1/" in text_of(app, "#hint-box")
         assert screen.query_one("#answer", Input).value == ""  # h gave a hint, it did not type
         await _answer(screen, pilot, inst.expected_text())
-        assert "rated Hard" in text_of(app, "#verdict")
+        assert "rated Hard" in text_of(app, "#verdict") and "2 hints: at most Hard" in text_of(
+            app, "#verdict"
+        )
 
 
 async def test_a_choice_question_answered_by_letter_then_wrong_shows_the_option_feedback(

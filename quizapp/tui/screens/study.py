@@ -45,7 +45,7 @@ class StudyScreen(QuizScreen[None]):
             "hint",
             "Hint",
             priority=True,
-            tooltip="Show the first derivation step (caps at Hard)",
+            tooltip="Next rung of the hint ladder (each lowers the best rating by one)",
             id="study.hint",
         ),
         Binding("ctrl+g", "hint_anywhere", "Hint", show=False, id="study.hint_anywhere"),
@@ -77,6 +77,7 @@ class StudyScreen(QuizScreen[None]):
         self.session = session
         self.revealed = False
         self.pending_explain = False
+        self._hint_lines: list[Text] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -111,6 +112,7 @@ class StudyScreen(QuizScreen[None]):
         """Replaces the body with a fresh question card and the input for its kind."""
         self.revealed = False
         self.pending_explain = False
+        self._hint_lines = []
         body = self.body
         await self._clear_body()
         widgets: list[Widget] = [QuestionCard(card.instance, id="card")]
@@ -316,6 +318,7 @@ class StudyScreen(QuizScreen[None]):
         self.action_hint()
 
     def action_hint(self) -> None:
+        """Shows the next rung of the hint ladder under the ones already shown."""
         try:
             hint = self.session.hint()
         except Exception as exc:
@@ -323,14 +326,17 @@ class StudyScreen(QuizScreen[None]):
             return
         box = self.query_one("#hint-box", Static)
         if hint is None:
-            box.update(Text("No worked derivation for this question, so no hint.", style="dim"))
+            if not self._hint_lines:
+                box.update(Text("No worked derivation for this question, so no hint.", style="dim"))
         else:
-            text = Text()
-            text.append("Hint ", style="bold yellow")
-            text.append("(this card now rates at most Hard): ", style="dim")
-            text.append(hint.text)
-            box.update(text)
+            line = Text()
+            line.append(f"Hint {hint.rung}/{hint.rungs} ", style="bold yellow")
+            line.append(f"(best rating now {hint.cap}): ", style="dim")
+            line.append(hint.text)
+            self._hint_lines.append(line)
+            box.update(Text("\n").join(self._hint_lines))
         box.display = True
+        self.refresh_bindings()
 
     async def action_reveal(self) -> None:
         card = self.session.current

@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown, SelectionList, Static
 
-from quizapp.grading.rating import RATING_NAMES
+from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.heatmap import HeatmapView
 from quizapp.tui.widgets.rendered import RenderedBlock
@@ -40,7 +40,9 @@ def verdict_line(feedback: Feedback) -> Text:
         line.append(" ✗ Not quite ", style="bold white on red")
     line.append(f"  rated {RATING_NAMES.get(feedback.rating, '?')}")
     if feedback.hints_used:
-        line.append(" (hint used: at most Hard)", style="dim")
+        n = feedback.hints_used
+        cap = RATING_NAMES[HINT_CAPS[min(n, len(HINT_CAPS) - 1)]]
+        line.append(f" ({n} hint{'s' * (n != 1)}: at most {cap})", style="dim")
     if feedback.next_interval:
         line.append(f" · next review in {feedback.next_interval}")
     elif not feedback.scheduled:
