@@ -245,8 +245,8 @@ def test_a_saved_interview_reopens_with_the_same_report(
         session.submit(right_answer(asked.instance), now=t)
     report = session.finish(now=t)
     store.close()
-    again = open_store(tmp_path / "progress.db", now=t)
-    reopened = open_report(again, catalog, session.id)
+    with open_store(tmp_path / "progress.db", now=t) as again:
+        reopened = open_report(again, catalog, session.id)
     assert [_plain(i) for i in reopened.items] == [_plain(i) for i in report.items]
     assert (reopened.score_text, reopened.topics, reopened.title) == (
         report.score_text,

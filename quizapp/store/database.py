@@ -11,6 +11,7 @@ import os
 import sqlite3
 import struct
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ class Store:
     notice: str | None = None
     _write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _depth: int = field(default=0, repr=False)
+    _closed: bool = field(default=False, repr=False)
     """Nesting of transaction() on the thread holding the lock: only the outermost begins and commits."""
 
     @contextmanager
@@ -107,7 +109,19 @@ class Store:
         return [tuple(r) for r in rows] == [("ok",)]
 
     def close(self) -> None:
-        self.conn.close()
+        """Closes the database (again is fine)."""
+        if not self._closed:
+            self._closed = True
+            self.conn.close()
+
+    def __del__(self) -> None:
+        """Like Python 3.13's sqlite3, a store dropped while open warns (ResourceWarning) and closes, so a
+        leak shows in the tests on every Python."""
+        if not self.__dict__.get("_closed", True):
+            warnings.warn(
+                f"unclosed progress database {self.path}", ResourceWarning, stacklevel=1, source=self
+            )
+            self.close()
 
     def __enter__(self) -> Store:
         return self
