@@ -106,3 +106,43 @@ def test_completion_completes_question_ids(isolated_home: Path) -> None:
         "kv-cache-anchor-mqa",
         "kv-cache-anchor-decimal-gb",
     }
+
+
+def test_a_foreign_file_named_with_db_is_refused_and_left_untouched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    notes = work / "notes.txt"
+    notes.write_text("my notes, not a database\n", encoding="utf-8")
+    assert main(["stats", "--db", str(notes)]) == 2
+    err = capsys.readouterr().err
+    assert str(notes) in err and "left untouched" in err
+    assert notes.read_text(encoding="utf-8") == "my notes, not a database\n"
+    assert sorted(p.name for p in work.iterdir()) == ["notes.txt"], "nothing renamed, nothing created"
+
+
+def test_an_export_never_replaces_a_file_that_is_not_an_earlier_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "old.json"
+    mine.write_text('{"my": "data"}', encoding="utf-8")
+    assert main(["export", "progress", str(mine)]) == 2
+    assert "not a quizapp progress backup" in capsys.readouterr().err
+    assert mine.read_text(encoding="utf-8") == '{"my": "data"}'
+    assert main(["export", "progress", str(mine), "--force"]) == 0
+    assert json.loads(mine.read_text(encoding="utf-8"))["format"] == "quizapp-progress"
+    assert main(["export", "progress", str(mine)]) == 0, "an earlier backup is replaced without --force"
+    notes = tmp_path / "notes.apkg"
+    notes.write_text("not a package", encoding="utf-8")
+    assert main(["export", "anki", str(notes)]) == 2
+    assert notes.read_text(encoding="utf-8") == "not a package"
+
+
+def test_a_failed_export_leaves_no_temporary_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    work = tmp_path / "work"
+    folder = work / "taken"
+    (folder / "inside").mkdir(parents=True)  # a non-empty folder cannot be replaced by a file
+    assert main(["export", "progress", str(folder), "--force"]) == 2
+    assert "Cannot write" in capsys.readouterr().err
+    assert sorted(p.name for p in work.iterdir()) == ["taken"]

@@ -45,6 +45,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     export.add_argument(
         "--deck", action="append", metavar="ID", help="anki only: export just this deck (repeatable)"
     )
+    export.add_argument(
+        "--force", action="store_true", help="replace FILE even if it is not an earlier export of this kind"
+    )
     export.set_defaults(func=run_export)
 
     imp = sub.add_parser(
@@ -116,7 +119,33 @@ def run_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_replace(file: str, what: str, force: bool) -> None:
+    """Refuses to overwrite a file that is not an earlier export of the same kind (unless --force)."""
+    path = Path(file)
+    if file == "-" or force or not path.exists():
+        return
+    if path.is_dir():
+        raise QuizappError(f"{path} is a folder; give a file name.")
+    if what == "progress":
+        with path.open("rb") as fh:
+            ours = b'"format": "quizapp-progress"' in fh.read(200)
+    else:
+        import zipfile
+
+        ours = False
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as package:
+                ours = "collection.anki2" in package.namelist()
+    if not ours:
+        kind = "progress backup" if what == "progress" else "Anki package"
+        raise QuizappError(
+            f"{path} exists and is not a quizapp {kind}; it was left untouched. "
+            "Choose another name, or pass --force to replace it."
+        )
+
+
 def run_export(args: argparse.Namespace) -> int:
+    _check_replace(args.file, args.what, args.force)
     now = _now()
     if args.what == "progress":
         from quizapp.reports.progress_file import export_progress

@@ -249,6 +249,8 @@ def export_anki(
         os.replace(tmp, target)
     except OSError as exc:
         raise QuizappError(f"Cannot write {target}: {exc.strerror or exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)  # gone after the rename; removed after any failure
     return AnkiExport(path=target, notes=notes, decks=len(decks), skipped=tuple(skipped))
 
 

@@ -210,6 +210,8 @@ def export_progress(store: Store, file: str | os.PathLike[str], *, now: datetime
         os.replace(tmp, target)
     except OSError as exc:
         raise QuizappError(f"Cannot write {target}: {exc.strerror or exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)  # gone after the rename; removed after any failure
     return ProgressCounts(counts["cards"], counts["reviews"], counts["interviews"], len(settings))
 
 

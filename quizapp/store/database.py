@@ -144,6 +144,11 @@ def open_store(path: str | os.PathLike[str] | None = None, *, now: datetime) -> 
         raise QuizappError(f"The progress database {file} is not a regular file.")
     notice = None
     problem = _header_problem(file)
+    if problem is not None and not _inside_data_folder(file):
+        raise QuizappError(
+            f"{file} is not a quizapp progress database ({problem}); it was left untouched. "
+            "Give --db a database file, or a new name to create one."
+        )
     if problem is not None:
         notice = _move_aside(file, now, problem)
     try:
@@ -154,6 +159,16 @@ def open_store(path: str | os.PathLike[str] | None = None, *, now: datetime) -> 
         notice = _move_aside(file, now, str(exc))
         conn = _connect_and_migrate(file)
     return Store(conn=conn, path=file, notice=notice)
+
+
+def _inside_data_folder(file: Path) -> bool:
+    """Only files in quizapp's own data folder are ever moved aside; anything else is the user's."""
+    from quizapp.paths import data_dir
+
+    try:
+        return file.resolve().is_relative_to(data_dir().resolve())
+    except OSError:
+        return False
 
 
 class _Unreadable(Exception):
