@@ -263,15 +263,6 @@ def scheduled_ids(conn: sqlite3.Connection) -> set[str]:
     return {str(qid) for (qid,) in rows}
 
 
-def due_flags(conn: sqlite3.Connection, now: datetime) -> Iterator[tuple[str, bool]]:
-    """(question id, due now and not suspended) of every scheduled card, from the covering due index."""
-    cursor = conn.execute(
-        "SELECT question_id, due_us <= ? AND suspended = 0 FROM cards WHERE due_us IS NOT NULL", (to_us(now),)
-    )
-    for qid, due in cursor:
-        yield str(qid), bool(due)
-
-
 def due_page(conn: sqlite3.Connection, after: tuple[int, str] | None, limit: int) -> list[tuple[str, int]]:
     """The next `limit` unsuspended scheduled cards, soonest due first, after (due_us, question id)
     `after`: keyset paging along cards_by_due, so a cram over 100k cards reads only what is asked."""
