@@ -4,8 +4,11 @@ calculator arguments, an answer typed in base units, and "same value under this 
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import random
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import engine
@@ -53,8 +56,25 @@ def _matrix(rows: int, cols: int, rng: random.Random) -> list[list[int]]:
 
 def random_args(name: str, rng: random.Random) -> dict[str, Any]:
     """Valid random arguments for one of the contract's calculators; None means "leave at the default"."""
-    args = _contract_args(name, rng)
+    maker = area_arg_makers().get(name)
+    args = maker(rng) if maker is not None else _contract_args(name, rng)
     return {k: v for k, v in args.items() if v is not None}
+
+
+ArgMaker = Callable[[random.Random], dict[str, Any]]
+
+
+@cache
+def area_arg_makers() -> dict[str, ArgMaker]:
+    """Argument generators kept beside each newer calculator area: every module in tests/cases/ has an
+    `ARGS` dict from calculator name to a function of a Random that returns valid arguments."""
+    import cases as package
+
+    makers: dict[str, ArgMaker] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"cases.{info.name}")
+        makers.update(module.ARGS)
+    return makers
 
 
 def _contract_args(name: str, rng: random.Random) -> dict[str, Any]:
