@@ -23,6 +23,15 @@ tests/test_calculators.py recomputes this table, so it cannot drift from the eng
     llama-3-70b          80    64   8    8192    128  8192   150,994,944  12,079,595,520    327,680
     mistral-7b           32    32   8    4096    128  8192    41,943,040   1,342,177,280    131,072
     falcon-7b            32    71   1    4544     64  2048    41,877,504   1,340,080,128      8,192
+    mixtral-8x7b         32    32   8    4096    128 32768    41,943,040   1,342,177,280    131,072
+    gemma-7b             28    16  16    3072    256  8192    50,331,648   1,409,286,144    458,752
+    qwen2-7b             28    28   4    3584    128 32768    29,364,736     822,212,608     57,344
+    llama-3.1-405b      126   128   8   16384    128 131072  570,425,344  71,873,593,344    516,096
+
+Gemma 7B's heads are 256 wide although 3072 / 16 = 192 (its config sets head_dim), so W_Q is 3072 x 4096.
+Qwen2 7B has biases on W_Q, W_K and W_V but not on W_O. DeepSeek-V2 uses multi-head latent attention: per
+token and layer it caches a 512-wide latent plus a 64-wide RoPE key, not per-head keys and values, so it
+is left out of the table above (its KV cache comes from the MLA calculator).
 
 How the numbers were checked (the configs were read through the search tool's copies of the Hugging Face
 and GitHub files; where only a faithful copy of an official config was stored, its `_name_or_path` names
@@ -71,6 +80,14 @@ class ModelConfig:
     context_length: int
     bias: bool
     source: str
+    o_bias: bool | None = None
+    """Whether W_O has a bias, when it differs from `bias` (Qwen2: biases on Q, K, V only)."""
+    explicit_head_dim: bool = False
+    """The config sets head_dim on its own, so n_heads x d_head need not equal d_model (Gemma 7B)."""
+    kv_lora_rank: int = 0
+    """Multi-head latent attention (DeepSeek-V2): width of the cached latent c_KV per token per layer."""
+    rope_head_dim: int = 0
+    """Multi-head latent attention: width of the decoupled RoPE key, cached beside the latent."""
 
     def __post_init__(self) -> None:
         sizes = {
@@ -84,7 +101,7 @@ class ModelConfig:
         bad = [f"{k}={v}" for k, v in sizes.items() if v < 1]
         if bad:
             raise ValueError(f"{self.key}: sizes must be positive, got {', '.join(bad)}")
-        if self.n_heads * self.d_head != self.d_model:
+        if self.n_heads * self.d_head != self.d_model and not self.explicit_head_dim:
             raise ValueError(
                 f"{self.key}: n_heads={self.n_heads} x d_head={self.d_head} != d_model={self.d_model}"
             )
@@ -98,8 +115,15 @@ class ModelConfig:
             )
 
     @property
+    def has_o_bias(self) -> bool:
+        """Whether the output projection carries a bias."""
+        return self.bias if self.o_bias is None else self.o_bias
+
+    @property
     def attention_kind(self) -> str:
-        """MHA, GQA or MQA, as interviewers name them."""
+        """MHA, GQA, MQA or MLA, as interviewers name them."""
+        if self.kv_lora_rank:
+            return "MLA"
         if self.n_kv_heads == self.n_heads:
             return "MHA"
         return "MQA" if self.n_kv_heads == 1 else "GQA"
@@ -217,6 +241,86 @@ _ALL = (
         False,
         "tiiuae/falcon-7b config.json (n_layer 32, n_head 71, hidden_size 4544, multi_query true, "
         "bias false) and model card (sequence length 2048)",
+    ),
+)
+
+_ALL += (
+    ModelConfig(
+        "mixtral-8x7b",
+        "Mixtral 8x7B",
+        32,
+        32,
+        8,
+        4096,
+        128,
+        32768,
+        False,
+        "Jiang et al. 2024, Mixtral of Experts (arXiv:2401.04088), Table 1; mistralai/Mixtral-8x7B-v0.1 "
+        "config.json (num_hidden_layers 32, num_attention_heads 32, num_key_value_heads 8, hidden_size "
+        "4096, max_position_embeddings 32768, num_local_experts 8, num_experts_per_tok 2)",
+    ),
+    ModelConfig(
+        "gemma-7b",
+        "Gemma 7B",
+        28,
+        16,
+        16,
+        3072,
+        256,
+        8192,
+        False,
+        "Gemma Team 2024, Gemma (arXiv:2403.08295), Table 1; google/gemma-7b config.json (hidden_size 3072, "
+        "num_attention_heads 16, num_key_value_heads 16, head_dim 256, num_hidden_layers 28, "
+        "max_position_embeddings 8192, attention_bias false)",
+        explicit_head_dim=True,
+    ),
+    ModelConfig(
+        "qwen2-7b",
+        "Qwen2 7B",
+        28,
+        28,
+        4,
+        3584,
+        128,
+        32768,
+        True,
+        "Yang et al. 2024, Qwen2 Technical Report (arXiv:2407.10671); Qwen/Qwen2-7B-Instruct config.json "
+        "(hidden_size 3584, num_attention_heads 28, num_key_value_heads 4, num_hidden_layers 28, "
+        "max_position_embeddings 32768); transformers Qwen2Attention: q_proj, k_proj, v_proj bias=True, "
+        "o_proj bias=False",
+        o_bias=False,
+    ),
+    ModelConfig(
+        "llama-3.1-405b",
+        "Llama-3.1 405B",
+        126,
+        128,
+        8,
+        16384,
+        128,
+        131072,
+        False,
+        "Llama Team 2024, The Llama 3 Herd of Models (arXiv:2407.21783), Table 3 (126 layers, model "
+        "dimension 16,384, 128 attention heads, 8 key/value heads); meta-llama/Llama-3.1-405B config.json "
+        "(max_position_embeddings 131072)",
+    ),
+    ModelConfig(
+        "deepseek-v2",
+        "DeepSeek-V2",
+        60,
+        128,
+        128,
+        5120,
+        128,
+        131072,
+        False,
+        "DeepSeek-AI 2024, DeepSeek-V2 (arXiv:2405.04434), section 3.1.1 and appendix (60 layers, d 5120, "
+        "128 heads, d_h 128, d_c = 4 d_h = 512, d_h^R = d_h / 2 = 64, 128K context); deepseek-ai/"
+        "DeepSeek-V2 config.json (kv_lora_rank 512, qk_rope_head_dim 64, qk_nope_head_dim 128, "
+        "v_head_dim 128)",
+        explicit_head_dim=True,
+        kv_lora_rank=512,
+        rope_head_dim=64,
     ),
 )
 

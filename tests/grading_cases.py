@@ -91,6 +91,8 @@ def _contract_args(name: str, rng: random.Random) -> dict[str, Any]:
             "bias": rng.random() < 0.5,
             "output_projection": rng.random() < 0.7,
             "n_layers": rng.choice([1, 1, 2, 12, 24, 32, 80]),
+            "d_head": rng.choice([None, None, rng.choice([64, 128, 256])]),
+            "o_bias": rng.choice([None, None, False, True]),
         }
     if name == "single_vs_multi_head_parameters":
         return {
@@ -114,7 +116,7 @@ def _contract_args(name: str, rng: random.Random) -> dict[str, Any]:
     if name == "kv_cache_savings":
         return {"n_heads": h, "n_kv_heads": _divisor(h, rng)}
     seq = rng.choice([16, 100, 128, 512, 1024, 2048, 4096])
-    kv_len = rng.choice([None, None, rng.choice([64, 300, 1024, 8192])])
+    kv_len = rng.choice([None, rng.choice([64, 300, 1024, 8192])])
     if name == "attention_flops":
         part = rng.choice(["total", "projections", "scores", "weighted_sum", "output"])
         return {
@@ -124,6 +126,7 @@ def _contract_args(name: str, rng: random.Random) -> dict[str, Any]:
             "batch": rng.randint(1, 8),
             "kv_len": kv_len,
             "part": part,
+            "cached": kv_len is not None and kv_len >= seq and rng.random() < 0.8,
         }
     if name == "score_matrix_bytes":
         return {

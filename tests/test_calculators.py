@@ -91,19 +91,23 @@ def test_every_issue_preset_exists_names_its_source_and_splits_evenly() -> None:
     wanted = (
         "transformer-base transformer-big bert-base bert-large gpt2-small gpt2-medium gpt2-large gpt2-xl "
     )
-    wanted += "gpt3-175b llama-2-7b llama-2-13b llama-2-70b llama-3-8b llama-3-70b mistral-7b falcon-7b"
+    wanted += "gpt3-175b llama-2-7b llama-2-13b llama-2-70b llama-3-8b llama-3-70b mistral-7b falcon-7b "
+    wanted += "mixtral-8x7b gemma-7b qwen2-7b llama-3.1-405b deepseek-v2"
     assert list(MODELS) == wanted.split()
     for key, m in MODELS.items():
         assert m.key == key
         assert re.search(r"config|Table|README|paper|arXiv", m.source), key
-        assert calculate("head_dim", d_model=m.d_model, n_heads=m.n_heads).value == m.d_head
+        if m.explicit_head_dim:  # Gemma, DeepSeek-V2: the config's head_dim, not d_model / h
+            assert calculate("head_dim", d_model=m.d_model, n_heads=m.n_heads).value != m.d_head
+        else:
+            assert calculate("head_dim", d_model=m.d_model, n_heads=m.n_heads).value == m.d_head
         assert calculate("kv_cache_savings", n_heads=m.n_heads, n_kv_heads=m.n_kv_heads).value >= 1
 
 
 def test_the_model_table_in_the_models_docstring_is_what_the_engine_computes() -> None:
     doc = engine.models.__doc__ or ""
     rows = [line.split() for line in doc.splitlines() if line.split() and line.split()[0] in MODELS]
-    assert [r[0] for r in rows] == list(MODELS)
+    assert [r[0] for r in rows] == [k for k, m in MODELS.items() if not m.kv_lora_rank]
     for key, layers, heads, kv, d, d_head, ctx, per_layer, total, kv_token in rows:
         m = MODELS[key]
         assert [int(x) for x in (layers, heads, kv, d, d_head, ctx)] == [
@@ -114,7 +118,15 @@ def test_the_model_table_in_the_models_docstring_is_what_the_engine_computes() -
             m.d_head,
             m.context_length,
         ]
-        args = {"d_model": m.d_model, "n_heads": m.n_heads, "n_kv_heads": m.n_kv_heads, "bias": m.bias}
+        args: dict[str, Any] = {
+            "d_model": m.d_model,
+            "n_heads": m.n_heads,
+            "n_kv_heads": m.n_kv_heads,
+            "bias": m.bias,
+            "o_bias": m.has_o_bias,
+        }
+        if m.explicit_head_dim:
+            args["d_head"] = m.d_head
         assert int(per_layer.replace(",", "")) == calculate("attention_parameters", **args).value
         assert (
             int(total.replace(",", ""))

@@ -26,7 +26,7 @@ _LABELS = {
     summary="FLOPs of one attention layer's matmuls (a multiply-add counts 2); the softmax is ignored.",
     unit="FLOPs",
     args=(
-        Arg("seq_len", "int", "query length T"),
+        Arg("seq_len", "int", "query length T (new tokens when decoding)"),
         D_MODEL,
         N_HEADS,
         Arg("batch", "int", "batch size B", default=1, required=False),
@@ -39,8 +39,24 @@ _LABELS = {
             required=False,
             choices=PARTS,
         ),
+        Arg(
+            "cached",
+            "bool",
+            "the S - T earlier keys and values come from a KV cache, so only the T new tokens are projected",
+            default=False,
+            required=False,
+        ),
     ),
-    misconceptions=("mac-as-one", "forgot-batch", "d-model-per-head", "forgot-av", "q-only-projection"),
+    misconceptions=(
+        "mac-as-one",
+        "forgot-batch",
+        "d-model-per-head",
+        "forgot-av",
+        "forgot-wo",
+        "q-only-projection",
+        "projected-cached-kv",
+        "kv-at-query-length",
+    ),
 )
 def attention_flops(
     seq_len: int,
@@ -49,10 +65,14 @@ def attention_flops(
     batch: int = 1,
     kv_len: int | None = None,
     part: str = "total",
+    cached: bool = False,
     *,
     worked: bool = True,
 ) -> Derivation:
-    """Projections grow with T d^2, scores and the weighted sum with T S d: the T^2 term at long context."""
+    """Projections grow with T d^2, scores and the weighted sum with T S d: the T^2 term at long context.
+
+    The steps shown are those of the part asked for, ending on it; `total` adds up all four.
+    """
     calc = "attention_flops"
     if part not in PARTS:
         raise ValueError(f"{calc}: part={part!r} must be one of {', '.join(PARTS)}")
@@ -60,8 +80,11 @@ def attention_flops(
     b, t, d, h = batch, seq_len, d_model, n_heads
     s = t if kv_len is None else kv_len
     require_positive(calc, seq_len=t, batch=b, kv_len=s)
+    if cached and s < t:
+        raise ValueError(f"{calc}: with a cache, kv_len={s} must include the seq_len={t} new tokens")
+    projected = t if cached else s  # tokens whose keys and values are computed in this call
     proj_q = 2 * b * t * d * d
-    proj_kv = 2 * 2 * b * s * d * d
+    proj_kv = 2 * 2 * b * projected * d * d
     scores = 2 * b * h * t * s * d_k
     av = 2 * b * h * t * s * d_k
     out = 2 * b * t * d * d
@@ -69,21 +92,26 @@ def attention_flops(
     value = sum(parts.values()) if part == "total" else parts[part]
     if not worked:
         return Derivation(calc, value, "FLOPs", ())
-    steps = [
-        Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k),
-        Step(
+    per_part = {
+        "projections": Step(
             _LABELS["projections"],
-            "Q: 2 B T d^2, K and V: 2 x 2 B S d^2",
-            f"2 x {b} x {t:,} x {d}^2 + 2 x 2 x {b} x {s:,} x {d}^2",
+            f"Q: 2 B T d^2, K and V: 2 x 2 B {'T' if cached else 'S'} d^2",
+            f"2 x {b} x {t:,} x {d}^2 + 2 x 2 x {b} x {projected:,} x {d}^2",
             parts["projections"],
             "FLOPs",
         ),
-        Step(_LABELS["scores"], "2 B h T S d_k", f"2 x {b} x {h} x {t:,} x {s:,} x {d_k}", scores, "FLOPs"),
-        Step(_LABELS["weighted_sum"], "2 B h T S d_k", f"2 x {b} x {h} x {t:,} x {s:,} x {d_k}", av, "FLOPs"),
-        Step(_LABELS["output"], "2 B T d^2", f"2 x {b} x {t:,} x {d}^2", out, "FLOPs"),
-    ]
+        "scores": Step(
+            _LABELS["scores"], "2 B h T S d_k", f"2 x {b} x {h} x {t:,} x {s:,} x {d_k}", scores, "FLOPs"
+        ),
+        "weighted_sum": Step(
+            _LABELS["weighted_sum"], "2 B h T S d_k", f"2 x {b} x {h} x {t:,} x {s:,} x {d_k}", av, "FLOPs"
+        ),
+        "output": Step(_LABELS["output"], "2 B T d^2", f"2 x {b} x {t:,} x {d}^2", out, "FLOPs"),
+    }
+    head = Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k)
     label = _LABELS[part]
     if part == "total":
+        steps = [head, *per_part.values()]
         steps.append(
             Step(
                 label,
@@ -93,6 +121,10 @@ def attention_flops(
                 "FLOPs",
             )
         )
+    elif part in ("scores", "weighted_sum"):
+        steps = [head, per_part[part]]
+    else:
+        steps = [per_part[part]]
     wrong = [
         Misconception(
             "mac-as-one",
@@ -126,15 +158,22 @@ def attention_flops(
             )
         )
     if part == "total":
-        wrong.append(
+        wrong += [
             Misconception(
                 "forgot-av",
                 "You left out A V",
                 "Attention has two T x S matmuls: the scores Q K^T and the weighted sum A V.",
                 value - av,
                 _LABELS["weighted_sum"],
-            )
-        )
+            ),
+            Misconception(
+                "forgot-wo",
+                "You left out the output projection W_O",
+                "After the heads are concatenated, W_O (d_model x d_model) mixes them: 2 B T d^2 more.",
+                value - out,
+                _LABELS["output"],
+            ),
+        ]
     if part in ("projections", "total"):
         wrong.append(
             Misconception(
@@ -145,6 +184,27 @@ def attention_flops(
                 _LABELS["projections"],
             )
         )
+        if cached and s > t:
+            wrong.append(
+                Misconception(
+                    "projected-cached-kv",
+                    "You projected K and V again for every cached token",
+                    f"The cache holds the keys and values of the {s - t:,} earlier tokens already projected; "
+                    f"only the {t:,} new token(s) go through W_K and W_V.",
+                    value + 2 * 2 * b * (s - t) * d * d,
+                    _LABELS["projections"],
+                )
+            )
+        elif s != t:
+            wrong.append(
+                Misconception(
+                    "kv-at-query-length",
+                    "You projected K and V for the query length",
+                    f"Keys and values come from the S = {s:,} source positions, not the T = {t:,} queries.",
+                    value - proj_kv + 2 * 2 * b * t * d * d,
+                    _LABELS["projections"],
+                )
+            )
     return Derivation(calc, value, "FLOPs", tuple(steps), distinct(value, wrong))
 
 

@@ -30,10 +30,8 @@ def head_dim(d_model: int, n_heads: int, *, worked: bool = True) -> Derivation:
     if not worked:
         return Derivation("head_dim", d_k, "", ())
     label = "Split d_model across the heads"
-    steps = (
-        Step(label, "d_k = d_v = d_model / h", f"{d_model} / {n_heads}", d_k),
-        Step("Check: the heads tile d_model", "h x d_k = d_model", f"{n_heads} x {d_k}", n_heads * d_k),
-    )
+    steps = (Step(label, "d_k = d_v = d_model / h", f"{d_model} / {n_heads}", d_k),)
+    check = f"Check: the heads tile d_model, h x d_k = {n_heads} x {d_k} = {n_heads * d_k}."
     wrong = [
         Misconception(
             "multiplied",
@@ -51,4 +49,4 @@ def head_dim(d_model: int, n_heads: int, *, worked: bool = True) -> Derivation:
             label,
         ),
     ]
-    return Derivation("head_dim", d_k, "", steps, distinct(d_k, wrong))
+    return Derivation("head_dim", d_k, "", steps, distinct(d_k, wrong), notes=(check,))

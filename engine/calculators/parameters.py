@@ -16,10 +16,15 @@ from engine.derivation import Derivation, Misconception, Step
 _BIAS = Arg("bias", "bool", "whether the projections have bias vectors", default=False, required=False)
 
 
-def count(d: int, kv_dim: int, *, bias: bool, output: bool) -> int:
-    """W_Q (d x d) + W_K and W_V (d x kv_dim each) + W_O (d x d), plus one bias per projection."""
-    weights = d * d + 2 * d * kv_dim + (d * d if output else 0)
-    biases = (d + 2 * kv_dim + (d if output else 0)) if bias else 0
+def count(
+    d: int, kv_dim: int, *, bias: bool, output: bool, q_dim: int | None = None, o_bias: bool | None = None
+) -> int:
+    """W_Q (d x q_dim) + W_K and W_V (d x kv_dim each) + W_O (q_dim x d), plus one bias per projection
+    that has one (`o_bias` defaults to `bias`; Qwen2 has biases on Q, K, V only)."""
+    q = d if q_dim is None else q_dim
+    with_o_bias = bias if o_bias is None else o_bias
+    weights = d * q + 2 * d * kv_dim + (q * d if output else 0)
+    biases = ((q + 2 * kv_dim) if bias else 0) + (d if output and with_o_bias else 0)
     return weights + biases
 
 
@@ -34,12 +39,27 @@ def count(d: int, kv_dim: int, *, bias: bool, output: bool) -> int:
         _BIAS,
         Arg("output_projection", "bool", "whether W_O is counted", default=True, required=False),
         Arg("n_layers", "int", "number of layers", default=1, required=False),
+        Arg(
+            "d_head",
+            "int",
+            "head width when it is not d_model / h (Gemma 7B: 256 with d_model 3072 and 16 heads)",
+            required=False,
+        ),
+        Arg(
+            "o_bias",
+            "bool",
+            "whether W_O has a bias (default: same as `bias`; Qwen2 has biases on Q, K, V only)",
+            required=False,
+        ),
     ),
     misconceptions=(
         "forgot-wo",
         "counted-wo",
         "forgot-biases",
         "added-biases",
+        "one-bias-missing",
+        "counted-o-bias",
+        "head-dim-from-d-model",
         "kv-used-n-heads",
         "qkv-one-matrix",
         "one-head-only",
@@ -55,6 +75,8 @@ def attention_parameters(
     bias: bool = False,
     output_projection: bool = True,
     n_layers: int = 1,
+    d_head: int | None = None,
+    o_bias: bool | None = None,
     *,
     worked: bool = True,
 ) -> Derivation:
@@ -62,35 +84,50 @@ def attention_parameters(
     calc = "attention_parameters"
     d, h = d_model, n_heads
     g = h if n_kv_heads is None else n_kv_heads
-    d_k = split(calc, d, h)
+    if d_head is None:
+        d_k = split(calc, d, h)
+    else:
+        require_positive(calc, d_model=d, n_heads=h, d_head=d_head)
+        d_k = d_head
     require_positive(calc, n_kv_heads=g, n_layers=n_layers)
     require_divisible(calc, "n_heads", h, "n_kv_heads", g)
-    kv_dim, out = g * d_k, output_projection
-    per_layer = count(d, kv_dim, bias=bias, output=out)
+    q_dim, kv_dim, out = h * d_k, g * d_k, output_projection
+    ob = bias if o_bias is None else o_bias
+    has_o_bias = out and ob
+
+    def wrong_count(
+        kv: int, *, with_bias: bool = bias, with_out: bool = out, with_o_bias: bool = ob, q: int = q_dim
+    ) -> int:
+        return count(d, kv, bias=with_bias, output=with_out, q_dim=q, o_bias=with_o_bias) * n_layers
+
+    per_layer = count(d, kv_dim, bias=bias, output=out, q_dim=q_dim, o_bias=ob)
     total = per_layer * n_layers
     if not worked:
         return Derivation(calc, total, "params", ())
 
     q_label, kv_label, o_label = "Query weights W_Q", "Key and value weights W_K, W_V", "Output weights W_O"
     b_label, per_label, all_label = "Bias vectors", "Per layer", "All layers"
+    head = (
+        Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k)
+        if d_head is None
+        else Step("Head width (set by the config, not d_model / h)", "d_k = head_dim", f"{d_k}", d_k)
+    )
     steps = [
-        Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k),
-        Step(q_label, "d_model x (h d_k)", f"{d} x ({h} x {d_k})", d * d, "params"),
+        head,
+        Step(q_label, "d_model x (h d_k)", f"{d} x ({h} x {d_k})", d * q_dim, "params"),
         Step(kv_label, "2 x d_model x (n_kv d_k)", f"2 x {d} x ({g} x {d_k})", 2 * d * kv_dim, "params"),
     ]
     if out:
-        steps.append(Step(o_label, "(h d_v) x d_model", f"({h} x {d_k}) x {d}", d * d, "params"))
-    if bias:
-        nb = d + 2 * kv_dim + (d if out else 0)
-        formula = "h d_k + 2 n_kv d_k" + (" + d_model" if out else "")
-        steps.append(Step(b_label, formula, f"{d} + 2 x {kv_dim}" + (f" + {d}" if out else ""), nb, "params"))
+        steps.append(Step(o_label, "(h d_v) x d_model", f"({h} x {d_k}) x {d}", q_dim * d, "params"))
+    nb = (q_dim + 2 * kv_dim if bias else 0) + (d if has_o_bias else 0)
+    if nb:
+        terms = (["h d_k + 2 n_kv d_k"] if bias else []) + (["d_model"] if has_o_bias else [])
+        numbers = ([f"{q_dim} + 2 x {kv_dim}"] if bias else []) + ([f"{d}"] if has_o_bias else [])
+        steps.append(Step(b_label, " + ".join(terms), " + ".join(numbers), nb, "params"))
     parts = " + ".join(f"{s.value:,}" for s in steps[1:])
     steps.append(Step(per_label, "sum of the above", parts, per_layer, "params"))
     if n_layers > 1:
         steps.append(Step(all_label, "per layer x n_layers", f"{per_layer:,} x {n_layers}", total, "params"))
-
-    def wrong_count(kv: int, *, with_bias: bool = bias, with_out: bool = out) -> int:
-        return count(d, kv, bias=with_bias, output=with_out) * n_layers
 
     wrong: list[Misconception] = []
     if out:
@@ -113,27 +150,61 @@ def attention_parameters(
                 per_label,
             )
         )
+    any_bias = bias or has_o_bias
     wrong.append(
         Misconception(
-            "forgot-biases" if bias else "added-biases",
-            "You left out the biases" if bias else "You added biases the layer does not have",
+            "forgot-biases" if any_bias else "added-biases",
+            "You left out the biases" if any_bias else "You added biases the layer does not have",
             "Each projection with a bias adds one vector as long as its output width.",
-            wrong_count(kv_dim, with_bias=not bias),
-            b_label if bias else per_label,
+            wrong_count(kv_dim, with_bias=not any_bias, with_o_bias=not any_bias),
+            b_label if any_bias else per_label,
         )
     )
+    if bias and has_o_bias:
+        wrong.append(
+            Misconception(
+                "one-bias-missing",
+                "You left out one bias vector",
+                "There is a bias on each of the four projections: b_Q, b_K, b_V and b_O. The output bias "
+                "(d_model numbers) is the one most often forgotten.",
+                total - d * n_layers,
+                b_label,
+            )
+        )
+    if bias and out and not has_o_bias:
+        wrong.append(
+            Misconception(
+                "counted-o-bias",
+                "You gave W_O a bias this model does not have",
+                "Here only the Q, K and V projections carry biases (as in Qwen2); o_proj has none.",
+                total + d * n_layers,
+                b_label,
+            )
+        )
+    if d_head is not None and q_dim != d:
+        wrong.append(
+            Misconception(
+                "head-dim-from-d-model",
+                "You took the head width as d_model / h",
+                f"This model sets head_dim = {d_k} in its config, so h x d_k = {q_dim} is not d_model = {d}.",
+                count(d, ratio_int(d, h) * g, bias=bias, output=out, q_dim=d, o_bias=ob) * n_layers,
+                head.label,
+            )
+        )
     if g != h:
         wrong.append(
             Misconception(
                 "kv-used-n-heads",
                 "You gave K and V all h heads",
                 "With grouped-query or multi-query attention W_K and W_V only produce n_kv heads, so each is "
-                "d_model x (n_kv d_k), not d_model x d_model.",
-                wrong_count(d),
+                "d_model x (n_kv d_k), not d_model x (h d_k).",
+                wrong_count(q_dim),
                 kv_label,
             )
         )
-    one_matrix = (d * d + (d * d if out else 0) + ((d + (d if out else 0)) if bias else 0)) * n_layers
+    one_matrix = (
+        d * q_dim + (q_dim * d if out else 0) + ((q_dim if bias else 0) + (d if has_o_bias else 0))
+    ) * n_layers
     wrong.append(
         Misconception(
             "qkv-one-matrix",
@@ -164,7 +235,7 @@ def attention_parameters(
         )
     )
     full = (
-        3 * d * d * h + (d * d if out else 0) + ((3 * d * h + (d if out else 0)) if bias else 0)
+        3 * d * d * h + (d * d if out else 0) + ((3 * d * h if bias else 0) + (d if has_o_bias else 0))
     ) * n_layers
     wrong.append(
         Misconception(
@@ -186,6 +257,11 @@ def attention_parameters(
             )
         )
     return Derivation(calc, total, "params", tuple(steps), distinct(total, wrong))
+
+
+def ratio_int(n: int, d: int) -> int:
+    """n // d, for a what-if head width that need not divide evenly."""
+    return max(1, n // d)
 
 
 @register(
@@ -227,25 +303,34 @@ def single_vs_multi_head_parameters(
     b3, b1 = (" + 3 d_k", " + d_model") if bias else ("", "")
     per_label, o_label = "One head's Q, K, V", "Output projection W_O"
     multi_label, single_label = "h heads plus W_O", "One head of width d_model plus W_O"
-    steps = (
-        Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k),
-        Step(
-            per_label,
-            "3 x d_model x d_k" + b3,
-            f"3 x {d} x {d_k}" + (f" + 3 x {d_k}" if bias else ""),
-            per_head,
-            "params",
-        ),
-        Step(o_label, "d_model x d_model" + b1, f"{d} x {d}" + (f" + {d}" if bias else ""), w_o, "params"),
-        Step(multi_label, "h x (one head) + W_O", f"{h} x {per_head:,} + {w_o:,}", layer, "params"),
-        Step(
-            single_label,
-            "3 x d_model x d_model" + (" + 3 d_model" if bias else "") + " + W_O",
-            f"3 x {d} x {d}" + (f" + 3 x {d}" if bias else "") + f" + {w_o:,}",
-            wide,
-            "params",
-        ),
+    head = Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k)
+    one = Step(
+        per_label,
+        "3 x d_model x d_k" + b3,
+        f"3 x {d} x {d_k}" + (f" + 3 x {d_k}" if bias else ""),
+        per_head,
+        "params",
     )
+    out = Step(o_label, "d_model x d_model" + b1, f"{d} x {d}" + (f" + {d}" if bias else ""), w_o, "params")
+    multi = Step(multi_label, "h x (one head) + W_O", f"{h} x {per_head:,} + {w_o:,}", layer, "params")
+    single = Step(
+        single_label,
+        "3 x d_model x d_model" + (" + 3 d_model" if bias else "") + " + W_O",
+        f"3 x {d} x {d}" + (f" + 3 x {d}" if bias else "") + f" + {w_o:,}",
+        wide,
+        "params",
+    )
+    steps = {"per_head": (head, one), "multi": (head, one, out, multi), "single": (out, single)}[which]
+    notes: tuple[str, ...] = ()
+    if which != "per_head":
+        qkv = 3 * d * d + (3 * d if bias else 0)
+        notes = (
+            f"h heads plus W_O and one d_model-wide head plus W_O both come to {layer:,}: the heads only "
+            "slice the same three d_model x d_model matrices.",
+            f"Read the other way: one wide head needs no W_O at all, because W_V followed by W_O is a "
+            f"single d_model x d_model map, so a lone head can do with {qkv:,}; multi-head attention needs "
+            "W_O to mix what the separate heads found.",
+        )
     label = {"multi": multi_label, "single": single_label, "per_head": per_label}[which]
     wrong: list[Misconception] = []
     if which == "multi":
@@ -289,4 +374,4 @@ def single_vs_multi_head_parameters(
                 label,
             )
         )
-    return Derivation(calc, value, "params", steps, distinct(value, wrong))
+    return Derivation(calc, value, "params", steps, distinct(value, wrong), notes=notes)

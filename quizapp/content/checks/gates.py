@@ -1,0 +1,314 @@
+"""Provides the quality gates: what a valid deck can still get wrong as teaching, checked seed by seed.
+
+A deck can load and still hand out free points or name the wrong mistake. These gates catch that:
+
+- choice: the correct option is not the tell-tale longest one (bank-wide share, and per question);
+- distinct answers: a computed template has enough different answers that nobody can memorise them;
+- diagnoses: no wrong method lands inside the tolerance, and the question's own trap is always recognised;
+- derivations: every substituted equation is true, and the steps end on the asked quantity.
+
+Each failure names the question and the first seed where it shows, so an author can run
+`quizapp show ID --seed N` and see it.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from engine import Derivation
+from quizapp.content.instance import Instance
+from quizapp.content.schema import ChoiceQuestion, NumericQuestion, Question, ShapeQuestion, TensorQuestion
+from quizapp.content.units import unit
+
+LONGEST_SHARE = 0.30
+"""At most this share of single-answer choice questions may have the correct option as the unique longest."""
+MUCH_LONGER = 1.5
+"""A correct option this many times longer than every wrong one gives itself away."""
+DISTINCT_SEEDS = 200
+MIN_DISTINCT = 8
+DIAGNOSIS_SEEDS = 500
+
+
+@dataclass(frozen=True)
+class GateFailure:
+    """One gate a question fails; `loc` is inside its deck file, `seed` the first seed that shows it."""
+
+    deck_id: str
+    question_id: str
+    loc: tuple[str | int, ...]
+    message: str
+    seed: int | None = None
+
+    def text(self) -> str:
+        return f"{self.message} (seed {self.seed})" if self.seed is not None else self.message
+
+
+Instantiate = Callable[[str, int], Instance]
+
+
+@dataclass(frozen=True)
+class GateInput:
+    """A question to check, where it is, and how to make it concrete at a seed."""
+
+    deck_id: str
+    index: int
+    question: Question
+
+
+# --------------------------------------------------------------------------- choice
+
+
+def correct_is_unique_longest(q: ChoiceQuestion) -> bool:
+    """Whether picking the longest option would win this single-answer question."""
+    lengths = [len(o.text.strip()) for o in q.options]
+    right = max(len(o.text.strip()) for o in q.options if o.correct)
+    return right == max(lengths) and lengths.count(right) == 1
+
+
+def choice_failures(items: Sequence[GateInput]) -> list[GateFailure]:
+    """The bank-wide longest-option share, and each question whose correct option is much longer."""
+    single = [it for it in items if isinstance(it.question, ChoiceQuestion) and not it.question.multiple]
+    out: list[GateFailure] = []
+    longest = [it for it in single if correct_is_unique_longest(_choice(it))]
+    share = len(longest) / len(single) if single else 0.0
+    flagged: set[str] = set()
+    for it in single:
+        q = _choice(it)
+        right = max(len(o.text.strip()) for o in q.options if o.correct)
+        wrong = max((len(o.text.strip()) for o in q.options if not o.correct), default=0)
+        if wrong and right >= MUCH_LONGER * wrong:
+            flagged.add(q.id)
+            out.append(
+                GateFailure(
+                    it.deck_id,
+                    q.id,
+                    ("questions", it.index, "options"),
+                    f"the correct option is {right / wrong:.1f}x as long as the longest wrong one "
+                    f"({right} against {wrong} characters): write options of similar length and form",
+                )
+            )
+    if share > LONGEST_SHARE:
+        for it in longest:
+            if it.question.id in flagged:
+                continue
+            out.append(
+                GateFailure(
+                    it.deck_id,
+                    it.question.id,
+                    ("questions", it.index, "options"),
+                    f"the correct option is the unique longest, as in {len(longest)} of {len(single)} "
+                    f"single-answer questions ({share:.0%}; at most {LONGEST_SHARE:.0%} may be): "
+                    "make a wrong option as long",
+                )
+            )
+    return out
+
+
+def _choice(it: GateInput) -> ChoiceQuestion:
+    assert isinstance(it.question, ChoiceQuestion)
+    return it.question
+
+
+# --------------------------------------------------------------------------- computed templates
+
+Computed = NumericQuestion | TensorQuestion | ShapeQuestion
+
+
+def computed_failures(
+    it: GateInput,
+    instantiate: Instantiate,
+    *,
+    distinct_seeds: int = DISTINCT_SEEDS,
+    diagnosis_seeds: int = DIAGNOSIS_SEEDS,
+) -> list[GateFailure]:
+    """The distinct-answers, diagnosis and derivation gates of one computed template."""
+    q = it.question
+    assert isinstance(q, (NumericQuestion, TensorQuestion, ShapeQuestion))
+    out: list[GateFailure] = []
+
+    def fail(message: str, seed: int | None = None, field: str | None = None) -> None:
+        loc: tuple[str | int, ...] = ("questions", it.index) + ((field,) if field else ())
+        out.append(GateFailure(it.deck_id, q.id, loc, message, seed))
+
+    if q.trap is None:
+        fail("no trap: name the misconception this question exists to catch (`trap: <id>`)")
+    answers: set[object] = set()
+    found: set[str] = set()  # gate messages already given, so each is reported at its first seed only
+    seen: set[tuple[object, ...]] = set()
+    for seed in range(max(distinct_seeds, diagnosis_seeds)):
+        try:
+            inst = instantiate(q.id, seed)
+        except Exception as exc:  # a template that cannot be made concrete is reported, not raised
+            fail(f"cannot be instantiated: {exc}", seed)
+            break
+        if seed < distinct_seeds:
+            answers.add(_answer_key(inst))
+        derivation = inst.derivation
+        if derivation is None:
+            continue
+        key = (inst.prompt, _answer_key(inst))
+        if key in seen:
+            continue
+        seen.add(key)
+        for kind, message, field in _instance_failures(q, inst, derivation):
+            if kind not in found:
+                found.add(kind)
+                fail(message, seed, field)
+    if q.fixed is None and len(answers) < MIN_DISTINCT:
+        shown = ", ".join(sorted(str(a) for a in answers))
+        fail(
+            f"only {len(answers)} distinct answer(s) over {distinct_seeds} seeds ({shown}): widen the draw, "
+            f"or mark it `fixed: <reason>` if it is a cited anchor",
+            field="params",
+        )
+    return out
+
+
+def _answer_key(inst: Instance) -> object:
+    value = inst.expected
+    if isinstance(value, float):
+        return float(f"{value:.6g}")
+    return value
+
+
+def _instance_failures(q: Computed, inst: Instance, d: Derivation) -> Iterable[tuple[str, str, str | None]]:
+    """(gate kind, message, field) for what is wrong with this one instance."""
+    expected = inst.expected
+    numeric = isinstance(expected, (int, float)) and not isinstance(expected, bool)
+    tol = inst.tolerance
+    factor = float(unit(inst.unit).factor)
+    ids = {m.id for m in d.misconceptions}
+
+    def same(a: object, b: object) -> bool:
+        if not numeric or isinstance(a, tuple) or isinstance(b, tuple):
+            return a == b
+        assert isinstance(a, (int, float)) and isinstance(b, (int, float))
+        if tol is None:
+            return math.isclose(a, b, rel_tol=1e-9)
+        return tol.accepts(float(a), float(b), display_factor=factor)
+
+    for m in d.misconceptions:
+        if m.value != expected and same(expected, m.value):
+            yield (
+                f"free-{m.id}",
+                f"the wrong method {m.id!r} ({m.label}) gives {m.value}, inside the tolerance of the answer "
+                f"{expected}: it would be marked correct; tighten the tolerance or change the draw",
+                "tolerance",
+            )
+    if q.trap is not None:
+        if q.trap not in ids:
+            trap = _named(q.trap, d)
+            why = "gives the right answer here" if trap else "is not among the calculator's misconceptions"
+            yield ("trap", f"its trap {q.trap!r} {why}, so the draw cannot catch it", "trap")
+        else:
+            m = next(m for m in d.misconceptions if m.id == q.trap)
+            if same(expected, m.value):
+                yield ("trap", f"its trap {q.trap!r} gives an answer inside the tolerance", "trap")
+    if d.steps:
+        last = d.steps[-1]
+        if last.value != d.value:
+            yield (
+                "ends",
+                f"the derivation ends on {last.label!r} = {last.value}, not on the asked quantity "
+                f"{d.value}: show the steps that lead to the answer and end on it",
+                None,
+            )
+        for step in d.steps:
+            shown = evaluate_arithmetic(step.substituted)
+            if shown is not None and not _agrees(shown, step.value):
+                yield (
+                    f"false-{step.label}",
+                    f"step {step.label!r} shows {step.substituted} = {step.value}, but that arithmetic "
+                    f"gives {shown:.6g}",
+                    None,
+                )
+
+
+def _named(trap: str, d: Derivation) -> bool:
+    """Whether the calculator declares `trap` (it was dropped here for equalling the answer)."""
+    import engine
+
+    calc = engine.CALCULATORS.get(d.calculator)
+    return calc is not None and trap in calc.misconception_ids
+
+
+def _agrees(shown: float, value: object) -> bool:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return True
+    # substituted numbers are written to about four significant figures
+    return math.isclose(shown, float(value), rel_tol=2e-3, abs_tol=1e-9)
+
+
+# --------------------------------------------------------------------------- arithmetic in a step
+
+_OPS: dict[type, Callable[..., float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
+_ARITHMETIC = re.compile(r"^[\d\s.,+\-*/^()x×÷·e]+$")
+_TIMES = re.compile(r"(?<=[\d)\s])[x×·](?=[\s\d(])")
+
+
+def evaluate_arithmetic(text: str) -> float | None:
+    """The value of a step's substituted text when it is plain arithmetic (`2 x 80 x 8,192 / 2^30`),
+    else None: a step that names symbols or functions is not checked this way."""
+    s = text.strip()
+    if not s or not _ARITHMETIC.match(s) or not any(c.isdigit() for c in s):
+        return None
+    s = _TIMES.sub("*", s).replace("÷", "/").replace("^", "**")
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
+    if "x" in s or "," in s:
+        return None
+    try:
+        tree = ast.parse(s, mode="eval")
+        return _eval(tree.body)
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError):
+        return None
+
+
+def _eval(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return float(node.value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        left, right = _eval(node.left), _eval(node.right)
+        if isinstance(node.op, ast.Pow) and abs(right) > 64:
+            raise ValueError("exponent too large")
+        return float(_OPS[type(node.op)](left, right))
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
+        return float(_OPS[type(node.op)](_eval(node.operand)))
+    raise ValueError("not arithmetic")
+
+
+# --------------------------------------------------------------------------- all of them
+
+
+def gate_failures(
+    items: Sequence[GateInput],
+    instantiate: Instantiate,
+    *,
+    distinct_seeds: int = DISTINCT_SEEDS,
+    diagnosis_seeds: int = DIAGNOSIS_SEEDS,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[GateFailure]:
+    """Every gate over `items`; `progress(done, total)` is called after each computed template."""
+    out = choice_failures(items)
+    computed = [
+        it for it in items if isinstance(it.question, (NumericQuestion, TensorQuestion, ShapeQuestion))
+    ]
+    for i, it in enumerate(computed, start=1):
+        out += computed_failures(
+            it, instantiate, distinct_seeds=distinct_seeds, diagnosis_seeds=diagnosis_seeds
+        )
+        if progress is not None:
+            progress(i, len(computed))
+    return out
