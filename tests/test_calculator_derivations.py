@@ -172,7 +172,7 @@ def test_the_samples_cover_every_calculator() -> None:
 
 
 @pytest.mark.parametrize(("name", "args"), SAMPLES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SAMPLES)])
-def test_every_step_is_rendered_and_every_misconception_is_a_different_number_at_a_real_step(
+def test_every_step_is_rendered_and_every_misconception_is_a_wrong_number_at_a_real_step(
     name: str, args: dict[str, Any]
 ) -> None:
     d = calculate(name, **args)
@@ -184,12 +184,10 @@ def test_every_step_is_rendered_and_every_misconception_is_a_different_number_at
     assert text.splitlines()[-1 - len(d.notes)].startswith("Result: ")
     assert d.misconceptions, f"{name} recognised no mistake for {args}"
     labels = {s.label for s in d.steps}
-    values = [d.value]
     for m in d.misconceptions:
         assert m.id in calc.misconception_ids
         assert m.step in labels, (m.id, m.step)
-        assert all(m.value != v for v in values), (m.id, m.value)
-        values.append(m.value)
+        assert m.value != d.value, (m.id, m.value)  # equal ones may coexist: grading names them all
         assert d.misconception(m.id) is m
 
 

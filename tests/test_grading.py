@@ -6,6 +6,7 @@ the only numbers typed here are the published checks of issue 2 (80 GiB for Llam
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import subprocess
 import sys
@@ -306,7 +307,7 @@ def test_every_misconception_of_every_calculator_is_diagnosed(name: str) -> None
     assert calc.misconception_ids, f"{name} knows no misconceptions"
     detected = dict.fromkeys(calc.misconception_ids, 0)
     rng = random.Random(f"misconceptions-{name}")
-    for _ in range(300):
+    for _ in range(1000):
         if all(n >= 10 for n in detected.values()):
             break
         inst = make_instance(name, **random_args(name, rng))
@@ -322,6 +323,20 @@ def test_every_misconception_of_every_calculator_is_diagnosed(name: str) -> None
             assert v.step == (m.step or None)
             detected[m.id] += 1
     assert all(n >= 10 for n in detected.values()), f"{name}: detections per misconception {detected}"
+
+
+@pytest.mark.parametrize("trap", [None, "forgot-av", "forgot-wo"])
+def test_two_mistakes_with_the_same_number_are_both_named_the_trap_first(trap: str | None) -> None:
+    # with S = T = d_model, leaving out A V (2 B T S d) and leaving out W_O (2 B T d^2) cost the same
+    inst = make_instance("attention_flops", seq_len=64, d_model=64, n_heads=4, part="total")
+    inst = dataclasses.replace(inst, trap=trap)
+    assert inst.derivation is not None
+    av, wo = inst.derivation.misconception("forgot-av"), inst.derivation.misconception("forgot-wo")
+    assert av.value == wo.value
+    v = grade(inst, answer_text(av.value, inst.base_unit))
+    assert not v.correct and v.diagnosis is not None
+    assert av.label.lower()[5:] in v.diagnosis.lower() and wo.label.lower()[5:] in v.diagnosis.lower()
+    assert v.diagnosis_id == (trap or "forgot-av")
 
 
 def test_every_calculator_has_an_argument_generator() -> None:

@@ -24,20 +24,23 @@ def ratio(n: int, d: int) -> int | float:
 
 
 def distinct(answer: Value, candidates: list[Misconception]) -> tuple[Misconception, ...]:
-    """Keeps the misconceptions whose value differs from the answer and from earlier ones.
+    """Keeps the misconceptions whose value differs from the answer, once per id.
 
     A wrong formula that happens to give the right number here cannot be told apart from the right one,
-    and two wrong formulas with the same value cannot be told apart from each other, so the later one is
-    dropped: the order of `candidates` is the order of preference.
+    so it is dropped. Two wrong formulas with the same value are both kept: grading then names both
+    (in the order of `candidates`, the order of preference) instead of silently picking one.
     """
     kept: list[Misconception] = []
-    seen = [_keyed(answer)]
+    ids: set[str] = set()
+    answer_key = _keyed(answer)
     for m in candidates:
+        if m.id in ids:
+            continue
         value, number = _keyed(m.value)
-        if any(_same(value, number, s, s_number) for s, s_number in seen):
+        if _same(value, number, *answer_key):
             continue
         kept.append(m)
-        seen.append((value, number))
+        ids.add(m.id)
     return tuple(kept)
 
 

@@ -58,6 +58,10 @@ def _chain(stage: str) -> tuple[str, ...]:
         "merged-kept-heads",
         "torch-layout",
         "per-head-weight",
+        "used-kv-length",
+        "kv-used-query-length",
+        "scores-square",
+        "wo-used-kv-heads",
     ),
 )
 def attention_shape(
@@ -213,4 +217,38 @@ def attention_shape(
     if stage in ("w_q", "w_o"):
         per = (d, d_k) if stage == "w_q" else (d_k, d)
         add("per-head-weight", "That is one head's slice", "The full weight covers all heads.", per)
+    if stage == "w_o" and g != h:
+        add(
+            "wo-used-kv-heads",
+            "You sized W_O by the KV heads",
+            "W_O takes the concatenated outputs of all h query heads; n_kv only shrinks W_K and W_V.",
+            (g * d_k, d),
+        )
+    if s != t:
+        longer = {
+            "context": (b, h, s, d_k),
+            "merged": (b, s, h * d_k),
+            "output": (b, s, d),
+        }
+        if stage in longer:
+            add(
+                "used-kv-length",
+                "You used the key/value length for the queries",
+                "Every query position gets one output row: the length is T (the queries), not S (the keys).",
+                longer[stage],
+            )
+        if stage == "k_heads":
+            add(
+                "kv-used-query-length",
+                "You used the query length for the keys",
+                "Keys and values come from the S source positions, not from the T queries.",
+                (b, g, t, d_k),
+            )
+        if stage == "scores":
+            add(
+                "scores-square",
+                "You made the scores square",
+                "Each of the T queries is scored against each of the S keys: T x S, square only when S = T.",
+                (b, h, t, t),
+            )
     return Derivation(calc, answer, "shape", tuple(steps), distinct(answer, wrong))

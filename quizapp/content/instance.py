@@ -56,6 +56,8 @@ class Instance:
     tags: tuple[str, ...] = ()
     source: str = ""
     target_seconds: float = 90.0
+    trap: str | None = None
+    """The misconception this question exists to catch: named first when several explain an answer."""
 
     @property
     def expected_display(self) -> int | float | None:

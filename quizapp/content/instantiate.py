@@ -117,6 +117,7 @@ def build_instance(
         tolerance=answer.tolerance,
         derivation=derivation,
         heatmap=derivation.heatmap,
+        trap=question.trap,
         **common,
     )
 

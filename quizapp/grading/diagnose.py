@@ -34,6 +34,8 @@ class Diagnosis:
     text: str
     step: str | None = None
     explanation: str = ""
+    also: tuple[str, ...] = ()
+    """Other misconceptions that give the same number with these values: named too, never hidden."""
 
 
 def tolerance_of(inst: Instance) -> Tolerance:
@@ -90,21 +92,40 @@ def diagnose_number(inst: Instance, parsed: ParsedNumber) -> Diagnosis | None:
         return None
     match = _Matcher(inst, float(parsed.value))
     return (
-        _misconception(inst.derivation, match, float(expected))
+        _misconception(inst, match, float(expected))
         or _unit_slip(inst, parsed, match, float(expected))
         or _factor_slip(inst, match, float(expected))
     )
 
 
-def _misconception(derivation: Derivation | None, match: _Matcher, expected: float) -> Diagnosis | None:
+def _misconception(inst: Instance, match: _Matcher, expected: float) -> Diagnosis | None:
+    """Every named mistake that explains the answer; the question's own trap first when it is one.
+
+    Two wrong formulas can give the same number for some draws (leaving out W_O and leaving out A V when
+    T = d): then the verdict names both rather than guessing one.
+    """
+    derivation = inst.derivation
     if derivation is None:
         return None
-    for m in derivation.misconceptions:
-        if isinstance(m.value, tuple) or match.same(expected, m.value):
-            continue  # a misconception that gives the right number here says nothing about the answer
-        if match.near(m.value):
-            return Diagnosis(m.id, m.label, m.step or None, m.explanation)
-    return None
+    fits = [
+        m
+        for m in derivation.misconceptions
+        # a misconception that gives the right number here says nothing about the answer
+        if not isinstance(m.value, tuple) and not match.same(expected, m.value) and match.near(m.value)
+    ]
+    if not fits:
+        return None
+    fits.sort(key=lambda m: m.id != inst.trap)  # stable: otherwise the calculator's order of preference
+    first, others = fits[0], fits[1:]
+    text = first.label
+    if others:
+        text += (
+            " (or, since it gives the same number here: "
+            + "; ".join(o.label[0].lower() + o.label[1:] for o in others)
+            + ")"
+        )
+    explanation = "\n".join([first.explanation, *(o.explanation for o in others)])
+    return Diagnosis(first.id, text, first.step or None, explanation, tuple(o.id for o in others))
 
 
 def _last_step(inst: Instance) -> str | None:

@@ -19,11 +19,17 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+import engine
 from engine import Derivation
 from quizapp.content.instance import Instance
 from quizapp.content.schema import ChoiceQuestion, NumericQuestion, Question, ShapeQuestion, TensorQuestion
 from quizapp.content.units import unit
+
+if TYPE_CHECKING:
+    from quizapp.content.catalog import Catalog
+    from quizapp.content.problems import Problem
 
 LONGEST_SHARE = 0.30
 """At most this share of single-answer choice questions may have the correct option as the unique longest."""
@@ -231,8 +237,6 @@ def _instance_failures(q: Computed, inst: Instance, d: Derivation) -> Iterable[t
 
 def _named(trap: str, d: Derivation) -> bool:
     """Whether the calculator declares `trap` (it was dropped here for equalling the answer)."""
-    import engine
-
     calc = engine.CALCULATORS.get(d.calculator)
     return calc is not None and trap in calc.misconception_ids
 
@@ -311,4 +315,42 @@ def gate_failures(
         )
         if progress is not None:
             progress(i, len(computed))
+    return out
+
+
+def gate_problems(
+    catalog: Catalog,
+    *,
+    distinct_seeds: int = DISTINCT_SEEDS,
+    diagnosis_seeds: int = DIAGNOSIS_SEEDS,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Problem]:
+    """Every gate over every loaded deck, as problems with the file, line and column of the question."""
+    from quizapp.content.load import display_path
+    from quizapp.content.problems import Problem, compose, locate
+
+    items = [
+        GateInput(deck.id, index, question)
+        for deck in catalog.decks.values()
+        for index, question in enumerate(deck.questions)
+    ]
+    failures = gate_failures(
+        items,
+        catalog.instance,
+        distinct_seeds=distinct_seeds,
+        diagnosis_seeds=diagnosis_seeds,
+        progress=progress,
+    )
+    trees: dict[str, object] = {}
+    out = []
+    for f in failures:
+        path = catalog.files[f.deck_id]
+        key = str(path)
+        if key not in trees:
+            try:
+                trees[key] = compose(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                trees[key] = None
+        line, col = locate(trees[key], f.loc)  # type: ignore[arg-type]
+        out.append(Problem(display_path(path), line, col, f.question_id, "", f.text()))
     return out
