@@ -81,7 +81,7 @@ class ModelConfig:
     bias: bool
     source: str
     o_bias: bool | None = None
-    """Whether W_O has a bias, when it differs from `bias` (Qwen2: biases on Q, K, V only)."""
+    """Whether W_O has a bias; None (the default) means as `bias` says (Qwen2: biases on Q, K, V only)."""
     explicit_head_dim: bool = False
     """The config sets head_dim on its own, so n_heads x d_head need not equal d_model (Gemma 7B)."""
     kv_lora_rank: int = 0
@@ -90,6 +90,8 @@ class ModelConfig:
     """Multi-head latent attention: width of the decoupled RoPE key, cached beside the latent."""
 
     def __post_init__(self) -> None:
+        if self.o_bias is None:  # filled in, so decks can pass `model.o_bias` to a calculator
+            object.__setattr__(self, "o_bias", self.bias)
         sizes = {
             "n_layers": self.n_layers,
             "n_heads": self.n_heads,
@@ -113,11 +115,6 @@ class ModelConfig:
             raise ValueError(
                 f"{self.key}: source is empty; name the config file or paper the numbers come from"
             )
-
-    @property
-    def has_o_bias(self) -> bool:
-        """Whether the output projection carries a bias."""
-        return self.bias if self.o_bias is None else self.o_bias
 
     @property
     def attention_kind(self) -> str:

@@ -110,7 +110,12 @@ def _contract_args(name: str, rng: random.Random) -> dict[str, Any]:
     if any(a.name == "n_heads" for a in engine.CALCULATORS[name].args):
         kv["n_heads"] = rng.choice([None, h])  # optional: lets "used n_heads" be recognised
     if name == "kv_cache_bytes":
-        return {**kv, "seq_len": rng.choice([512, 1000, 2048, 4096, 8192]), "batch": rng.randint(1, 32)}
+        return {
+            **kv,
+            "seq_len": rng.choice([512, 1000, 2048, 4096, 8192]),
+            "batch": rng.randint(1, 32),
+            "window": rng.choice([None, 256, 1024, 4096]),
+        }
     if name == "kv_cache_bytes_per_token":
         return kv
     if name == "kv_cache_savings":

@@ -123,7 +123,7 @@ def test_the_model_table_in_the_models_docstring_is_what_the_engine_computes() -
             "n_heads": m.n_heads,
             "n_kv_heads": m.n_kv_heads,
             "bias": m.bias,
-            "o_bias": m.has_o_bias,
+            "o_bias": m.o_bias,
         }
         if m.explicit_head_dim:
             args["d_head"] = m.d_head

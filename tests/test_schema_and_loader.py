@@ -195,7 +195,7 @@ def test_a_duplicate_id_across_files_names_both_places() -> None:
     problems = _problems(FIXTURES, BROKEN / "duplicate_across.yaml")
     assert problems == [
         "tests/broken_decks/duplicate_across.yaml:10:5: question 'sample-card', field 'id': "
-        "duplicate question id 'sample-card', already used at tests/fixtures/decks/sample.yaml:102:5"
+        "duplicate question id 'sample-card', already used at tests/fixtures/decks/sample.yaml:107:5"
     ]
 
 

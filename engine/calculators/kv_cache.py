@@ -151,8 +151,14 @@ def _wrong(
         Arg("batch", "int", "sequences in the batch"),
         _BYTES,
         _HQ,
+        Arg(
+            "window",
+            "int",
+            "sliding-window size: a rolling cache keeps only the last `window` tokens (default: no window)",
+            required=False,
+        ),
     ),
-    misconceptions=(*_COMMON_WRONG, "forgot-seq-len", "forgot-batch"),
+    misconceptions=(*_COMMON_WRONG, "forgot-seq-len", "forgot-batch", "cached-every-token"),
 )
 def kv_cache_bytes(
     n_layers: int,
@@ -162,10 +168,14 @@ def kv_cache_bytes(
     batch: int,
     bytes_per_element: int,
     n_heads: int | None = None,
+    window: int | None = None,
     *,
     worked: bool = True,
 ) -> Derivation:
-    """Per token per layer, then all layers, then every cached token, then every sequence."""
+    """Per token per layer, then all layers, then every cached token, then every sequence.
+
+    With a sliding window the rolling cache holds min(seq_len, window) tokens, however long the text.
+    """
     calc = "kv_cache_bytes"
     _check(
         calc,
@@ -176,18 +186,41 @@ def kv_cache_bytes(
         seq_len=seq_len,
         batch=batch,
         bytes_per_element=bytes_per_element,
+        window=window,
     )
+    kept = seq_len if window is None else min(seq_len, window)
     per_token, steps = _per_token_steps(n_layers, n_kv_heads, d_head, bytes_per_element)
-    per_seq = per_token * seq_len
+    per_seq = per_token * kept
     value = per_seq * batch
     if not worked:
         return Derivation(calc, value, "B", ())
     seq_label, total_label = "One sequence", "Whole batch"
-    steps += [
-        Step(seq_label, "x seq_len", f"{per_token:,} x {seq_len:,}", per_seq, "B"),
-        Step(total_label, "x batch", f"{per_seq:,} x {batch}", value, "B"),
-    ]
-    extra = [
+    if window is None:
+        steps.append(Step(seq_label, "x seq_len", f"{per_token:,} x {seq_len:,}", per_seq, "B"))
+    else:
+        steps.append(
+            Step(
+                seq_label,
+                "x min(seq_len, window): the rolling cache overwrites the oldest slot",
+                f"{per_token:,} x min({seq_len:,}, {window:,})",
+                per_seq,
+                "B",
+            )
+        )
+    steps.append(Step(total_label, "x batch", f"{per_seq:,} x {batch}", value, "B"))
+    extra = []
+    if window is not None and seq_len > window:
+        extra.append(
+            Misconception(
+                "cached-every-token",
+                "You cached every token, not just the window",
+                f"With a window of {window:,} no query looks further back, so the rolling buffer keeps "
+                f"{window:,} positions per sequence and overwrites the oldest.",
+                per_token * seq_len * batch,
+                seq_label,
+            )
+        )
+    extra += [
         Misconception(
             "forgot-seq-len",
             "You left out the sequence length",

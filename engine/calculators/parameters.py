@@ -84,7 +84,7 @@ def attention_parameters(
     calc = "attention_parameters"
     d, h = d_model, n_heads
     g = h if n_kv_heads is None else n_kv_heads
-    if d_head is None:
+    if d_head is None or d_head * h == d:
         d_k = split(calc, d, h)
     else:
         require_positive(calc, d_model=d, n_heads=h, d_head=d_head)
@@ -109,7 +109,7 @@ def attention_parameters(
     b_label, per_label, all_label = "Bias vectors", "Per layer", "All layers"
     head = (
         Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k)
-        if d_head is None
+        if d_k * h == d
         else Step("Head width (set by the config, not d_model / h)", "d_k = head_dim", f"{d_k}", d_k)
     )
     steps = [
@@ -181,7 +181,7 @@ def attention_parameters(
                 b_label,
             )
         )
-    if d_head is not None and q_dim != d:
+    if q_dim != d:
         wrong.append(
             Misconception(
                 "head-dim-from-d-model",

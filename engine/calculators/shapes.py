@@ -62,6 +62,7 @@ def _chain(stage: str) -> tuple[str, ...]:
         "kv-used-query-length",
         "scores-square",
         "wo-used-kv-heads",
+        "query-heads-as-kv",
     ),
 )
 def attention_shape(
@@ -217,6 +218,14 @@ def attention_shape(
     if stage in ("w_q", "w_o"):
         per = (d, d_k) if stage == "w_q" else (d_k, d)
         add("per-head-weight", "That is one head's slice", "The full weight covers all heads.", per)
+    if stage in ("scores", "context") and g != h:
+        add(
+            "query-heads-as-kv",
+            "You gave the queries only the KV heads",
+            "There are still h query heads; each KV head is shared by h / n_kv of them, so the scores and "
+            "outputs keep all h heads.",
+            (b, g, t, s) if stage == "scores" else (b, g, t, d_k),
+        )
     if stage == "w_o" and g != h:
         add(
             "wo-used-kv-heads",

@@ -288,12 +288,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths]
     catalog = load_catalog(paths, use_cache=not args.no_cache)
     problems = list(catalog.problems)
+    chosen = [display_path(p) for p in paths]
     if not args.no_gates:
         from quizapp.content.checks.gates import gate_problems
 
-        problems += gate_problems(catalog, progress=_progress_line if sys.stderr.isatty() else None)
+        decks = [
+            deck_id
+            for deck_id, file in catalog.files.items()
+            if not chosen or any(_inside(display_path(file), c) for c in chosen)
+        ]
+        problems += gate_problems(catalog, decks, progress=_progress_line if sys.stderr.isatty() else None)
     if paths:
-        chosen = [display_path(p) for p in paths]
         problems = [p for p in problems if any(_inside(p.file, c) for c in chosen)]
     for problem in problems:
         print(problem)

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import engine
+from quizapp.content.blind_spots import blind_spots
 from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.content.params import pick_params, place_params
 from quizapp.content.schema import (
@@ -35,6 +36,8 @@ Calculate = Callable[[str, Mapping[str, Any]], engine.Derivation]
 Loc = tuple[str | int, ...]
 Resolver = Callable[[Mapping[str, Any]], dict[str, Any]]
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+REDRAWS = 25
+"""Draws tried for a seed before one with a blind spot is kept anyway (the quality gates then say so)."""
 
 
 def engine_calculate(name: str, args: Mapping[str, Any]) -> engine.Derivation:
@@ -54,9 +57,18 @@ def instantiate(
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InstanceError(f"a seed is a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
-    values = sample_params(question.params, rng, calculate)
-    return build_instance(question, values, rng, deck_id=deck_id, deck_title=deck_title, seed=seed,
-                          calculate=calculate)  # fmt: skip
+    redraw = bool(question.params) and not isinstance(
+        question, (ChoiceQuestion, FlashcardQuestion, ExplainQuestion)
+    )
+    for attempt in range(REDRAWS if redraw else 1):
+        values = sample_params(question.params, rng, calculate)
+        inst = build_instance(question, values, rng, deck_id=deck_id, deck_title=deck_title, seed=seed,
+                              calculate=calculate)  # fmt: skip
+        # a draw where a wrong method passes, or the question's own trap gives the right answer, cannot
+        # teach what the question is for: the generator goes on to the next draw (still fixed by `seed`)
+        if not redraw or attempt == REDRAWS - 1 or not blind_spots(inst):
+            break
+    return inst
 
 
 def build_instance(

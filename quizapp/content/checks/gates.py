@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 import engine
 from engine import Derivation
+from quizapp.content.blind_spots import blind_spots
 from quizapp.content.instance import Instance
 from quizapp.content.schema import ChoiceQuestion, NumericQuestion, Question, ShapeQuestion, TensorQuestion
-from quizapp.content.units import unit
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
@@ -184,37 +184,11 @@ def _answer_key(inst: Instance) -> object:
 
 def _instance_failures(q: Computed, inst: Instance, d: Derivation) -> Iterable[tuple[str, str, str | None]]:
     """(gate kind, message, field) for what is wrong with this one instance."""
-    expected = inst.expected
-    numeric = isinstance(expected, (int, float)) and not isinstance(expected, bool)
-    tol = inst.tolerance
-    factor = float(unit(inst.unit).factor)
-    ids = {m.id for m in d.misconceptions}
-
-    def same(a: object, b: object) -> bool:
-        if not numeric or isinstance(a, tuple) or isinstance(b, tuple):
-            return a == b
-        assert isinstance(a, (int, float)) and isinstance(b, (int, float))
-        if tol is None:
-            return math.isclose(a, b, rel_tol=1e-9)
-        return tol.accepts(float(a), float(b), display_factor=factor)
-
-    for m in d.misconceptions:
-        if m.value != expected and same(expected, m.value):
-            yield (
-                f"free-{m.id}",
-                f"the wrong method {m.id!r} ({m.label}) gives {m.value}, inside the tolerance of the answer "
-                f"{expected}: it would be marked correct; tighten the tolerance or change the draw",
-                "tolerance",
-            )
-    if q.trap is not None:
-        if q.trap not in ids:
-            trap = _named(q.trap, d)
-            why = "gives the right answer here" if trap else "is not among the calculator's misconceptions"
-            yield ("trap", f"its trap {q.trap!r} {why}, so the draw cannot catch it", "trap")
+    for spot in blind_spots(inst):
+        if spot.kind == "trap" and q.trap is not None and not _named(q.trap, d):
+            yield ("trap", f"its trap {q.trap!r} is not among the calculator's misconceptions", "trap")
         else:
-            m = next(m for m in d.misconceptions if m.id == q.trap)
-            if same(expected, m.value):
-                yield ("trap", f"its trap {q.trap!r} gives an answer inside the tolerance", "trap")
+            yield (spot.kind, spot.message, spot.field)
     if d.steps:
         last = d.steps[-1]
         if last.value != d.value:
@@ -320,19 +294,22 @@ def gate_failures(
 
 def gate_problems(
     catalog: Catalog,
+    deck_ids: Iterable[str] | None = None,
     *,
     distinct_seeds: int = DISTINCT_SEEDS,
     diagnosis_seeds: int = DIAGNOSIS_SEEDS,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Problem]:
-    """Every gate over every loaded deck, as problems with the file, line and column of the question."""
+    """Every gate over the decks named (default: all loaded), as problems with the file, line and column
+    of the question; the longest-option share is taken over those decks."""
     from quizapp.content.load import display_path
     from quizapp.content.problems import Problem, compose, locate
 
+    chosen = list(catalog.decks) if deck_ids is None else list(deck_ids)
     items = [
-        GateInput(deck.id, index, question)
-        for deck in catalog.decks.values()
-        for index, question in enumerate(deck.questions)
+        GateInput(deck_id, index, question)
+        for deck_id in chosen
+        for index, question in enumerate(catalog.decks[deck_id].questions)
     ]
     failures = gate_failures(
         items,

@@ -1,0 +1,130 @@
+"""The quality gates of `quizapp validate`: the bundled bank passes every one, and each one fails on a
+small deck broken on purpose, with the file, line, question and first seed named."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.derivation import Derivation, Misconception, Step
+from quizapp.content.catalog import load_catalog
+from quizapp.content.checks.gates import (
+    GateInput,
+    computed_failures,
+    correct_is_unique_longest,
+    evaluate_arithmetic,
+    gate_problems,
+)
+from quizapp.content.instance import Instance
+from quizapp.content.schema import NumericQuestion
+from quizapp.content.tolerance import Tolerance
+
+GATES = Path(__file__).parent / "broken_decks" / "gates"
+
+
+def _validate(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "quizapp", "validate", str(path)], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_the_bundled_bank_passes_every_gate() -> None:
+    problems = gate_problems(load_catalog())
+    assert not problems, "\n".join(str(p) for p in problems)
+
+
+def test_multiple_choice_cannot_be_won_by_picking_the_longest_option() -> None:
+    out = _validate(GATES / "longest_option.yaml")
+    assert out.returncode == 1
+    lines = [line for line in out.stdout.splitlines() if "gate-longest" in line]
+    assert any("gate-longest-a" in line and "as long as the longest wrong one" in line for line in lines)
+    # c's is not much longer, but with a and b the correct option is the longest in 3 of 3 questions
+    assert any("gate-longest-c" in line and "unique longest, as in 3 of 3" in line for line in lines)
+    assert all(line.startswith("tests/broken_decks/gates/longest_option.yaml:") for line in lines)
+
+
+def test_a_template_with_few_answers_is_refused_unless_fixed() -> None:
+    out = _validate(GATES / "few_answers.yaml")
+    assert out.returncode == 1
+    assert "gate-few-head-dim" in out.stdout and "only 1 distinct answer(s) over 200 seeds (64)" in out.stdout
+
+
+def test_a_wrong_method_inside_the_tolerance_is_reported_with_its_seed() -> None:
+    out = _validate(GATES / "free_points.yaml")
+    assert out.returncode == 1
+    line = next(line for line in out.stdout.splitlines() if "gate-free-params" in line)
+    assert "'added-biases'" in line and "would be marked correct" in line and "(seed 0)" in line
+    assert line.startswith("tests/broken_decks/gates/free_points.yaml:")
+
+
+def test_every_computed_question_knows_its_own_trap() -> None:
+    out = _validate(GATES / "lost_trap.yaml").stdout
+    assert "'gate-trap-missing': no trap" in out
+    assert "'gate-trap-unknown'" in out and "not among the calculator's misconceptions" in out
+    assert "'gate-trap-blind'" in out and "gives the right answer here" in out
+
+
+def _question(**extra: object) -> NumericQuestion:
+    return NumericQuestion.model_validate(
+        {
+            "id": "made-up",
+            "type": "numeric",
+            "prompt": "p",
+            "calculator": "head_dim",
+            "explanation": "e",
+            "trap": "wrong",
+            "fixed": "one derivation, built by hand",
+            **extra,
+        }
+    )
+
+
+def _instance(steps: tuple[Step, ...], value: int) -> Instance:
+    wrong = Misconception("wrong", "Wrong", "why", value * 3, steps[0].label)
+    d = Derivation("head_dim", value, "", steps, (wrong,))
+    return Instance(
+        "made-up", "d", "d", "numeric", 0, "p", value, derivation=d, tolerance=Tolerance(), trap="wrong"
+    )
+
+
+def test_a_derivation_must_end_on_the_asked_quantity() -> None:
+    steps = (Step("Split", "d_model / h", "768 / 12", 64), Step("Check", "h x d_k", "12 x 64", 768))
+    fails = computed_failures(GateInput("d", 0, _question()), lambda _q, _s: _instance(steps, 64))
+    assert [f.message for f in fails if "ends on" in f.message] == [
+        "the derivation ends on 'Check' = 768, not on the asked quantity 64: show the steps that lead to "
+        "the answer and end on it"
+    ]
+
+
+def test_a_displayed_equation_must_be_true() -> None:
+    steps = (Step("Per layer", "2 x n_kv x d_head x bytes", "2 x 8 x 128 x 2", 4000),)
+    fails = computed_failures(GateInput("d", 0, _question()), lambda _q, _s: _instance(steps, 4000))
+    assert any("2 x 8 x 128 x 2 = 4000" in f.message and "gives 4096" in f.message for f in fails)
+    good = (Step("Per layer", "2 x n_kv x d_head x bytes", "2 x 8 x 128 x 2", 4096),)
+    assert computed_failures(GateInput("d", 0, _question()), lambda _q, _s: _instance(good, 4096)) == []
+
+
+@given(st.integers(1, 10**6), st.integers(1, 4096), st.integers(0, 999))
+def test_step_arithmetic_is_read_the_way_it_is_written(a: int, b: int, c: int) -> None:
+    assert evaluate_arithmetic(f"{a:,} x {b} + {c}") == pytest.approx(a * b + c)
+    assert evaluate_arithmetic(f"({a:,} + {c}) / 2^10") == pytest.approx((a + c) / 1024)
+    assert evaluate_arithmetic(f"d_model / {b}") is None  # a name: not plain arithmetic, not checked
+
+
+def test_only_a_unique_longest_correct_option_counts_as_a_tell() -> None:
+    from quizapp.content.schema import ChoiceQuestion
+
+    def q(right: str, *wrong: str) -> ChoiceQuestion:
+        options = [{"text": right, "correct": True}] + [{"text": w, "feedback": "no"} for w in wrong]
+        return ChoiceQuestion.model_validate(
+            {"id": "c", "type": "choice", "prompt": "p", "explanation": "e", "options": options}
+        )
+
+    assert correct_is_unique_longest(q("a longer one", "short", "tiny"))
+    assert not correct_is_unique_longest(q("same size", "also same", "tiny"))
+    assert not correct_is_unique_longest(q("short", "a longer one", "tiny"))
