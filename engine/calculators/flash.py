@@ -278,7 +278,7 @@ def online_softmax(
                 where_sum if which != "acc" else where_acc,
             )
         )
-    if which in ("acc", "output"):
+    if which == "output":
         wrong.append(
             Misconception(
                 "rescaled-sum-only",
