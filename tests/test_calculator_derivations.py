@@ -3,7 +3,9 @@ arguments and equal to the engine run with that one mistake; bad arguments are r
 
 from __future__ import annotations
 
+import importlib
 import math
+import pkgutil
 from typing import Any
 
 import numpy as np
@@ -165,6 +167,19 @@ SAMPLES += [
     ("attention_entry", {"q": X, "k": Y, "v": Y, "row": 3, "col": 1, "which": w, "tokens": "a b c d x y"})
     for w in ("weight", "output")
 ]
+
+
+def _area_samples() -> list[tuple[str, dict[str, Any]]]:
+    """Samples kept beside each newer calculator area: a module in tests/cases/ may define SAMPLES."""
+    import cases
+
+    found: list[tuple[str, dict[str, Any]]] = []
+    for info in pkgutil.iter_modules(cases.__path__):
+        found += getattr(importlib.import_module(f"cases.{info.name}"), "SAMPLES", [])
+    return found
+
+
+SAMPLES += _area_samples()
 
 
 def test_the_samples_cover_every_calculator() -> None:
