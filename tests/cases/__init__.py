@@ -1,1 +1,1 @@
-"""Random valid arguments per calculator area (one module each, with an `ARGS` dict), for the grading tests."""
+"""Random valid arguments per calculator area (one module each, with an `ARGS` dict) for grading tests."""
