@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
+import random
 from typing import Any
 
 import numpy as np
@@ -170,12 +171,19 @@ SAMPLES += [
 
 
 def _area_samples() -> list[tuple[str, dict[str, Any]]]:
-    """Samples kept beside each newer calculator area: a module in tests/cases/ may define SAMPLES."""
+    """Samples kept beside each newer calculator area: a module in tests/cases/ may define SAMPLES; a
+    calculator with none gets three draws of its area's argument generator."""
     import cases
+    from grading_cases import area_arg_makers
 
     found: list[tuple[str, dict[str, Any]]] = []
     for info in pkgutil.iter_modules(cases.__path__):
         found += getattr(importlib.import_module(f"cases.{info.name}"), "SAMPLES", [])
+    covered = {name for name, _ in SAMPLES + found}
+    for name, make in sorted(area_arg_makers().items()):
+        if name not in covered:
+            rng = random.Random(f"samples-{name}")
+            found += [(name, {k: v for k, v in make(rng).items() if v is not None}) for _ in range(3)]
     return found
 
 
