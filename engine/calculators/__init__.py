@@ -8,6 +8,6 @@ Every calculator also takes the keyword `worked=False` (see engine.calculator.ca
 the same checks and computes the same value, then returns before writing the steps and misconceptions.
 """
 
-from engine.calculators import cost, dimensions, entry, kv_cache, parameters, shapes
+from engine.calculators import cost, dimensions, entry, kv_cache, latent, parallel, parameters, shapes
 
-__all__ = ["cost", "dimensions", "entry", "kv_cache", "parameters", "shapes"]
+__all__ = ["cost", "dimensions", "entry", "kv_cache", "latent", "parallel", "parameters", "shapes"]
