@@ -76,7 +76,7 @@ def tp_heads_per_gpu(
         return Derivation(calc, value, "", ())
     wrong: list[Misconception] = []
     if which == "query":
-        steps = (Step(_Q_LOCAL, "n_heads / tp", f"{n_heads} / {tp}", q_local),)
+        steps: tuple[Step, ...] = (Step(_Q_LOCAL, "n_heads / tp", f"{n_heads} / {tp}", q_local),)
         wrong.append(
             Misconception(
                 "no-split",
@@ -431,7 +431,7 @@ def tp_allreduce_bytes(
                 "You divided the message by tp",
                 "After the row-parallel W_O every GPU holds a partial sum of the WHOLE (B, T, d_model) "
                 "output, not a 1/tp slice of it; the all-reduce adds these full-size tensors.",
-                ratio(value, tp),
+                ratio(int(value), tp),
                 msg_label,
             )
         )
