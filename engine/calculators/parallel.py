@@ -424,26 +424,6 @@ def tp_allreduce_bytes(
         )
     ]
     wrong: list[Misconception] = []
-    if scope != "ring_per_gpu":
-        wrong.append(
-            Misconception(
-                "divided-by-tp",
-                "You divided the message by tp",
-                "After the row-parallel W_O every GPU holds a partial sum of the WHOLE (B, T, d_model) "
-                "output, not a 1/tp slice of it; the all-reduce adds these full-size tensors.",
-                ratio(int(value), tp),
-                msg_label,
-            )
-        )
-    wrong.append(
-        Misconception(
-            "forgot-bytes",
-            "You counted numbers, not bytes",
-            "Multiply the elements by the bytes per element.",
-            ratio(value, bytes_per_element) if isinstance(value, int) else value / bytes_per_element,
-            msg_label,
-        )
-    )
     if scope == "ring_per_gpu":
         label = "Sent per GPU (ring)"
         steps.append(
@@ -488,4 +468,24 @@ def tp_allreduce_bytes(
                     label,
                 )
             )
+    if scope != "ring_per_gpu":
+        wrong.append(
+            Misconception(
+                "divided-by-tp",
+                "You divided the message by tp",
+                "After the row-parallel W_O every GPU holds a partial sum of the WHOLE (B, T, d_model) "
+                "output, not a 1/tp slice of it; the all-reduce adds these full-size tensors.",
+                ratio(int(value), tp),
+                msg_label,
+            )
+        )
+    wrong.append(
+        Misconception(
+            "forgot-bytes",
+            "You counted numbers, not bytes",
+            "Multiply the elements by the bytes per element.",
+            ratio(value, bytes_per_element) if isinstance(value, int) else value / bytes_per_element,
+            msg_label,
+        )
+    )
     return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
