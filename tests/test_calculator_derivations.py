@@ -170,6 +170,65 @@ SAMPLES += [
 ]
 
 
+_V2_MLA = {
+    "n_layers": 60,
+    "kv_lora_rank": 512,
+    "rope_dim": 64,
+    "bytes_per_element": 2,
+    "n_heads": 128,
+    "d_head": 128,
+}
+_TP = {"n_layers": 80, "n_heads": 64, "d_head": 128, "seq_len": 4096, "batch": 8, "bytes_per_element": 2}
+_MLA_SHAPE = {
+    "batch": 2,
+    "seq_len": 1,
+    "kv_len": 4096,
+    "n_heads": 128,
+    "kv_lora_rank": 512,
+    "rope_dim": 64,
+    "d_nope": 128,
+}
+SAMPLES += [
+    ("mla_cache_bytes_per_token", _V2_MLA),
+    ("mla_cache_bytes", {**_V2_MLA, "seq_len": 4096, "batch": 8}),
+    ("mla_cache_ratio", {"n_kv_heads": 128, "d_head": 128, "kv_lora_rank": 512, "rope_dim": 64}),
+    ("mla_equivalent_gqa_groups", {"d_head": 128, "kv_lora_rank": 512, "rope_dim": 64}),
+    *[
+        ("mla_shape", {**_MLA_SHAPE, "stage": st})
+        for st in ("latent_cache", "rope_key_cache", "absorbed_query", "w_uk", "absorbed_context")
+    ],
+    *[
+        ("tp_heads_per_gpu", {"n_heads": 64, "n_kv_heads": 8, "tp": tp, "which": w})
+        for tp in (4, 16)
+        for w in ("query", "kv", "kv_replicas")
+    ],
+    *[
+        ("tp_kv_cache_bytes", {**_TP, "n_kv_heads": 8, "tp": tp, "scope": sc})
+        for tp in (4, 16)
+        for sc in ("per_gpu", "all_gpus")
+    ],
+    (
+        "tp_attention_params_per_gpu",
+        {"d_model": 8192, "n_heads": 64, "n_kv_heads": 8, "tp": 16, "n_layers": 80},
+    ),
+    *[
+        (
+            "tp_allreduce_bytes",
+            {
+                "batch": 8,
+                "seq_len": 2048,
+                "d_model": 8192,
+                "bytes_per_element": 2,
+                "tp": 8,
+                "n_layers": 80,
+                "scope": sc,
+            },
+        )
+        for sc in ("message", "ring_per_gpu", "forward")
+    ],
+]
+
+
 def _area_samples() -> list[tuple[str, dict[str, Any]]]:
     """Samples kept beside each newer calculator area: a module in tests/cases/ may define SAMPLES; a
     calculator with none gets three draws of its area's argument generator."""

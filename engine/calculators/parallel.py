@@ -1,0 +1,491 @@
+"""Provides tensor-parallel (Megatron-LM) attention sizes per GPU: heads, KV cache, weights, all-reduce.
+
+Megatron-LM (Shoeybi et al. 2019) splits attention by heads: W_Q, W_K, W_V are column-parallel (each GPU
+holds the columns of its heads), W_O is row-parallel (each GPU holds the matching rows), and one
+all-reduce of a (B, T, d_model) tensor sums the partial outputs after W_O in the forward pass. With fewer
+KV heads than GPUs a KV head cannot be split, so each is replicated on TP / n_kv GPUs (vLLM's
+QKVParallelLinear: num_kv_heads = 1, num_kv_head_replicas = tp_size / total_num_kv_heads).
+"""
+
+from __future__ import annotations
+
+from engine.calculator import Arg, register
+from engine.calculators.common import distinct, ratio, require_divisible, require_positive
+from engine.derivation import Derivation, Misconception, Step
+
+_H = Arg("n_heads", "int", "query heads")
+_G = Arg("n_kv_heads", "int", "key/value heads (MHA: n_heads, MQA: 1)")
+_TP = Arg("tp", "int", "tensor-parallel degree (GPUs sharing one layer)")
+_DH = Arg("d_head", "int", "width of one head")
+_BYTES = Arg("bytes_per_element", "int", "bytes per number (fp16/bf16: 2, fp32: 4, fp8: 1)")
+_KV_LOCAL = "KV heads per GPU"
+_Q_LOCAL = "Query heads per GPU"
+
+
+def _check_split(calc: str, n_heads: int, n_kv_heads: int, tp: int) -> None:
+    """TP must split the query heads evenly, and KV heads must split or replicate evenly."""
+    require_positive(calc, n_heads=n_heads, n_kv_heads=n_kv_heads, tp=tp)
+    require_divisible(calc, "n_heads", n_heads, "tp", tp)
+    require_divisible(calc, "n_heads", n_heads, "n_kv_heads", n_kv_heads)
+    if n_kv_heads >= tp:
+        require_divisible(calc, "n_kv_heads", n_kv_heads, "tp", tp)
+    else:
+        require_divisible(calc, "tp", tp, "n_kv_heads", n_kv_heads)
+
+
+def _kv_local(n_kv_heads: int, tp: int) -> int:
+    """KV heads a GPU holds: its share when there are enough, else one replicated head."""
+    return n_kv_heads // tp if n_kv_heads >= tp else 1
+
+
+def _kv_step(n_kv_heads: int, tp: int) -> Step:
+    local = _kv_local(n_kv_heads, tp)
+    if n_kv_heads >= tp:
+        return Step(_KV_LOCAL, "n_kv_heads / tp (enough KV heads to split)", f"{n_kv_heads} / {tp}", local)
+    return Step(
+        _KV_LOCAL,
+        "1 when n_kv_heads < tp: each KV head is replicated on tp / n_kv_heads GPUs",
+        f"{n_kv_heads} < {tp}, so 1 (replicated on {tp // n_kv_heads} GPUs)",
+        local,
+    )
+
+
+@register(
+    "tp_heads_per_gpu",
+    summary="Heads one GPU holds under tensor parallelism: query h / tp; KV n_kv / tp, at least 1.",
+    unit="",
+    args=(
+        _H,
+        _G,
+        _TP,
+        Arg("which", "str", "query, kv or kv_replicas", choices=("query", "kv", "kv_replicas")),
+    ),
+    misconceptions=("fractional-kv", "used-query-heads", "no-split", "inverted"),
+)
+def tp_heads_per_gpu(
+    n_heads: int, n_kv_heads: int, tp: int, which: str, *, worked: bool = True
+) -> Derivation:
+    """The head split decides everything else: weights, cache and compute per GPU follow from it."""
+    calc = "tp_heads_per_gpu"
+    _check_split(calc, n_heads, n_kv_heads, tp)
+    q_local = n_heads // tp
+    kv_local = _kv_local(n_kv_heads, tp)
+    replicas = tp // n_kv_heads if n_kv_heads < tp else 1
+    value = {"query": q_local, "kv": kv_local, "kv_replicas": replicas}[which]
+    if not worked:
+        return Derivation(calc, value, "", ())
+    wrong: list[Misconception] = []
+    if which == "query":
+        steps: tuple[Step, ...] = (Step(_Q_LOCAL, "n_heads / tp", f"{n_heads} / {tp}", q_local),)
+        wrong.append(
+            Misconception(
+                "no-split",
+                "You did not split the heads",
+                "Tensor parallelism gives each GPU a disjoint slice of the heads: n_heads / tp each.",
+                n_heads,
+                _Q_LOCAL,
+            )
+        )
+    elif which == "kv":
+        steps = (_kv_step(n_kv_heads, tp),)
+        wrong += [
+            Misconception(
+                "fractional-kv",
+                "You split the KV heads below one per GPU",
+                "A head cannot be cut in pieces: its attention needs its whole key and value. With fewer "
+                "KV heads than GPUs each GPU keeps one whole (replicated) KV head.",
+                ratio(n_kv_heads, tp),
+                _KV_LOCAL,
+            ),
+            Misconception(
+                "used-query-heads",
+                "You split the query heads, not the KV heads",
+                "Each GPU holds the KV heads its query heads read, n_kv_heads / tp of them (at least 1).",
+                q_local,
+                _KV_LOCAL,
+            ),
+            Misconception(
+                "no-split",
+                "You kept every KV head on every GPU",
+                "KV heads are split with their query groups; only when there are too few are they copied.",
+                n_kv_heads,
+                _KV_LOCAL,
+            ),
+        ]
+    else:
+        label = "Copies of each KV head"
+        steps = (
+            _kv_step(n_kv_heads, tp),
+            Step(
+                label,
+                "tp / n_kv_heads when n_kv_heads < tp, else 1",
+                f"{tp} / {n_kv_heads}" if n_kv_heads < tp else f"{n_kv_heads} >= {tp}, so 1",
+                replicas,
+            ),
+        )
+        wrong.append(
+            Misconception(
+                "inverted",
+                "You inverted the ratio",
+                "There are tp GPUs and n_kv_heads heads: each head is copied tp / n_kv_heads times.",
+                ratio(n_kv_heads, tp),
+                label,
+            )
+        )
+        wrong.append(
+            Misconception(
+                "used-query-heads",
+                "You counted query heads per GPU",
+                "Copies of a KV head is a count of GPUs, tp / n_kv_heads, not of query heads per GPU.",
+                q_local,
+                label,
+            )
+        )
+    return Derivation(calc, value, "", steps, distinct(value, wrong))
+
+
+@register(
+    "tp_kv_cache_bytes",
+    summary="KV-cache bytes per GPU (or over the TP group) with heads sharded and, if too few, replicated.",
+    unit="B",
+    args=(
+        Arg("n_layers", "int", "number of layers"),
+        _H,
+        _G,
+        _DH,
+        Arg("seq_len", "int", "tokens cached per sequence"),
+        Arg("batch", "int", "sequences in the batch"),
+        _BYTES,
+        _TP,
+        Arg(
+            "scope",
+            "str",
+            "per_gpu or all_gpus (summed over the TP group)",
+            "per_gpu",
+            False,
+            ("per_gpu", "all_gpus"),
+        ),
+    ),
+    misconceptions=("fractional-kv", "no-split", "used-query-heads", "divided-twice", "forgot-replication"),
+)
+def tp_kv_cache_bytes(
+    n_layers: int,
+    n_heads: int,
+    n_kv_heads: int,
+    d_head: int,
+    seq_len: int,
+    batch: int,
+    bytes_per_element: int,
+    tp: int,
+    scope: str = "per_gpu",
+    *,
+    worked: bool = True,
+) -> Derivation:
+    """Each GPU caches K and V only for the KV heads it holds, for every token of every sequence."""
+    calc = "tp_kv_cache_bytes"
+    _check_split(calc, n_heads, n_kv_heads, tp)
+    require_positive(
+        calc,
+        n_layers=n_layers,
+        d_head=d_head,
+        seq_len=seq_len,
+        batch=batch,
+        bytes_per_element=bytes_per_element,
+    )
+    local = _kv_local(n_kv_heads, tp)
+    per_head = 2 * n_layers * d_head * seq_len * batch * bytes_per_element
+    per_gpu = local * per_head
+    value = per_gpu * tp if scope == "all_gpus" else per_gpu
+    if not worked:
+        return Derivation(calc, value, "B", ())
+    cache_label = "KV cache on one GPU"
+    steps = [
+        _kv_step(n_kv_heads, tp),
+        Step(
+            cache_label,
+            "2 x n_layers x kv_per_gpu x d_head x seq_len x batch x bytes",
+            f"2 x {n_layers} x {local} x {d_head} x {seq_len:,} x {batch} x {bytes_per_element}",
+            per_gpu,
+            "B",
+        ),
+    ]
+    full = n_kv_heads * per_head
+    wrong: list[Misconception] = []
+    if scope == "all_gpus":
+        label = "Over the TP group"
+        steps.append(Step(label, "x tp", f"{per_gpu:,} x {tp}", value, "B"))
+        wrong.append(
+            Misconception(
+                "forgot-replication",
+                "You counted each KV head once",
+                "With fewer KV heads than GPUs every head is stored on tp / n_kv_heads GPUs, so the group "
+                "holds that many copies of the unsharded cache.",
+                full,
+                label,
+            )
+        )
+        wrong += [
+            Misconception(
+                "no-split",
+                "You put the whole cache on every GPU",
+                "Each GPU caches only the KV heads its query heads use, so the group holds tp x that.",
+                full * tp,
+                _KV_LOCAL,
+            ),
+            Misconception(
+                "used-query-heads",
+                "You cached the query heads",
+                "Only key/value heads are cached; the query heads do not enter the cache size.",
+                n_heads * per_head,
+                _KV_LOCAL,
+            ),
+        ]
+        return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+    wrong += [
+        Misconception(
+            "fractional-kv",
+            "You divided the whole cache by tp",
+            "With fewer KV heads than GPUs a head cannot be cut: each GPU keeps one whole KV head, so the "
+            "per-GPU cache is one head's worth, not 1/tp of the total.",
+            ratio(full, tp),
+            _KV_LOCAL,
+        ),
+        Misconception(
+            "no-split",
+            "You put the whole cache on every GPU",
+            "Each GPU caches only the KV heads its query heads use.",
+            full,
+            _KV_LOCAL,
+        ),
+        Misconception(
+            "used-query-heads",
+            "You cached the query heads per GPU",
+            "Only key/value heads are cached; the query heads per GPU do not enter the cache size.",
+            (n_heads // tp) * per_head,
+            _KV_LOCAL,
+        ),
+        Misconception(
+            "divided-twice",
+            "You divided by tp twice",
+            "Sharding the heads already gives each GPU its share; the batch and tokens are not split again.",
+            ratio(per_gpu, tp),
+            cache_label,
+        ),
+    ]
+    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+
+
+@register(
+    "tp_attention_params_per_gpu",
+    summary="Attention weights one GPU holds: W_Q, W_K, W_V column slices and W_O row slice, per layer.",
+    unit="params",
+    args=(
+        Arg("d_model", "int", "model width"),
+        _H,
+        _G,
+        _TP,
+        Arg("n_layers", "int", "number of layers", 1, False),
+    ),
+    misconceptions=("fractional-kv", "used-query-heads", "wo-not-split", "divided-twice", "forgot-layers"),
+)
+def tp_attention_params_per_gpu(
+    d_model: int, n_heads: int, n_kv_heads: int, tp: int, n_layers: int = 1, *, worked: bool = True
+) -> Derivation:
+    """Column slices of W_Q, W_K, W_V for the local heads, and the matching rows of W_O (no biases)."""
+    calc = "tp_attention_params_per_gpu"
+    _check_split(calc, n_heads, n_kv_heads, tp)
+    require_positive(calc, d_model=d_model, n_layers=n_layers)
+    require_divisible(calc, "d_model", d_model, "n_heads", n_heads)
+    d_head = d_model // n_heads
+    q_local, kv_local = n_heads // tp, _kv_local(n_kv_heads, tp)
+    q_cols, kv_cols = q_local * d_head, kv_local * d_head
+    wq, wkv, wo = d_model * q_cols, 2 * d_model * kv_cols, q_cols * d_model
+    per_layer = wq + wkv + wo
+    value = per_layer * n_layers
+    if not worked:
+        return Derivation(calc, value, "params", ())
+    kv_label, wo_label, layer_label = "W_K and W_V slices", "W_O row slice", "One layer on one GPU"
+    steps = [
+        Step("Head width", "d_head = d_model / n_heads", f"{d_model} / {n_heads}", d_head),
+        Step(_Q_LOCAL, "n_heads / tp", f"{n_heads} / {tp}", q_local),
+        _kv_step(n_kv_heads, tp),
+        Step("W_Q column slice", "d_model x (q_per_gpu x d_head)", f"{d_model} x {q_cols}", wq, "params"),
+        Step(kv_label, "2 x d_model x (kv_per_gpu x d_head)", f"2 x {d_model} x {kv_cols}", wkv, "params"),
+        Step(wo_label, "(q_per_gpu x d_head) x d_model", f"{q_cols} x {d_model}", wo, "params"),
+        Step(layer_label, "W_Q + W_K + W_V + W_O", f"{wq:,} + {wkv:,} + {wo:,}", per_layer, "params"),
+    ]
+    if n_layers > 1:
+        steps.append(Step("All layers", "x n_layers", f"{per_layer:,} x {n_layers}", value, "params"))
+    kv_frac = 2 * d_model * ratio(n_kv_heads * d_head, tp)
+    wrong = [
+        Misconception(
+            "fractional-kv",
+            "You gave each GPU a fraction of a KV head",
+            "A KV head is never cut: with fewer KV heads than GPUs each GPU holds one whole, replicated "
+            "head.",
+            (wq + kv_frac + wo) * n_layers,
+            _KV_LOCAL,
+        ),
+        Misconception(
+            "used-query-heads",
+            "You sized W_K and W_V with the query heads",
+            "W_K and W_V have one d_head-wide block per KV head, not per query head.",
+            (wq + 2 * d_model * q_cols + wo) * n_layers,
+            kv_label,
+        ),
+        Misconception(
+            "wo-not-split",
+            "You kept the whole W_O on every GPU",
+            "W_O is row-parallel: each GPU keeps the rows that read its own heads' outputs.",
+            (wq + wkv + d_model * d_model) * n_layers,
+            wo_label,
+        ),
+        Misconception(
+            "divided-twice",
+            "You divided by tp twice",
+            "The slices already hold 1/tp of the heads; the head width d_head is not split again.",
+            ratio(per_layer, tp) * n_layers,
+            layer_label,
+        ),
+    ]
+    if n_layers > 1:
+        wrong.append(
+            Misconception(
+                "forgot-layers",
+                "You left out the layers",
+                "Every layer has its own attention weights, sharded the same way.",
+                per_layer,
+                "All layers",
+            )
+        )
+    return Derivation(calc, value, "params", tuple(steps), distinct(value, wrong))
+
+
+@register(
+    "tp_allreduce_bytes",
+    summary="Attention all-reduce under TP: message B x T x d x bytes, ring traffic per GPU, per pass.",
+    unit="B",
+    args=(
+        Arg("batch", "int", "sequences in the batch"),
+        Arg("seq_len", "int", "tokens per sequence in this pass"),
+        Arg("d_model", "int", "model width"),
+        _BYTES,
+        _TP,
+        Arg("n_layers", "int", "number of layers", 1, False),
+        Arg(
+            "scope",
+            "str",
+            "message (one all-reduce), ring_per_gpu (bytes one GPU sends in a ring all-reduce) or "
+            "forward (all attention all-reduces of one forward pass)",
+            "message",
+            False,
+            ("message", "ring_per_gpu", "forward"),
+        ),
+    ),
+    misconceptions=("divided-by-tp", "forgot-bytes", "ring-no-x2", "two-per-block", "forgot-layers"),
+)
+def tp_allreduce_bytes(
+    batch: int,
+    seq_len: int,
+    d_model: int,
+    bytes_per_element: int,
+    tp: int,
+    n_layers: int = 1,
+    scope: str = "message",
+    *,
+    worked: bool = True,
+) -> Derivation:
+    """Each GPU's W_O slice gives a full-size partial sum of the output; all-reduce adds them up."""
+    calc = "tp_allreduce_bytes"
+    require_positive(
+        calc,
+        batch=batch,
+        seq_len=seq_len,
+        d_model=d_model,
+        bytes_per_element=bytes_per_element,
+        tp=tp,
+        n_layers=n_layers,
+    )
+    if scope == "ring_per_gpu" and tp < 2:
+        raise ValueError(f"{calc}: a ring all-reduce needs tp >= 2, got tp={tp}")
+    msg = batch * seq_len * d_model * bytes_per_element
+    ring = ratio(2 * (tp - 1) * msg, tp)
+    value = {"message": msg, "ring_per_gpu": ring, "forward": msg * n_layers}[scope]
+    if not worked:
+        return Derivation(calc, value, "B", ())
+    msg_label = "One all-reduce message"
+    steps = [
+        Step(
+            msg_label,
+            "batch x seq_len x d_model x bytes (a full-size partial output)",
+            f"{batch} x {seq_len:,} x {d_model} x {bytes_per_element}",
+            msg,
+            "B",
+        )
+    ]
+    wrong: list[Misconception] = []
+    if scope == "ring_per_gpu":
+        label = "Sent per GPU (ring)"
+        steps.append(
+            Step(
+                label,
+                "2 (tp - 1) / tp x message (reduce-scatter + all-gather)",
+                f"2 x {tp - 1} / {tp} x {msg:,}",
+                ring,
+                "B",
+            )
+        )
+        wrong.append(
+            Misconception(
+                "ring-no-x2",
+                "You counted only the reduce-scatter half",
+                "A ring all-reduce is a reduce-scatter then an all-gather, each sending (tp - 1) / tp of "
+                "the message from every GPU.",
+                ratio((tp - 1) * msg, tp),
+                label,
+            )
+        )
+    elif scope == "forward":
+        label = "Attention all-reduces, one forward pass"
+        steps.append(Step(label, "1 per attention block x n_layers", f"{msg:,} x {n_layers}", value, "B"))
+        wrong.append(
+            Misconception(
+                "two-per-block",
+                "You counted two all-reduces per attention block",
+                "Column-parallel W_Q/W_K/W_V need no communication in the forward pass (the input is "
+                "already on every GPU); only the row-parallel W_O output is all-reduced.",
+                2 * value,
+                label,
+            )
+        )
+        if n_layers > 1:
+            wrong.append(
+                Misconception(
+                    "forgot-layers",
+                    "You left out the layers",
+                    "Every layer's attention block ends with its own all-reduce.",
+                    msg,
+                    label,
+                )
+            )
+    if scope != "ring_per_gpu":
+        wrong.append(
+            Misconception(
+                "divided-by-tp",
+                "You divided the message by tp",
+                "After the row-parallel W_O every GPU holds a partial sum of the WHOLE (B, T, d_model) "
+                "output, not a 1/tp slice of it; the all-reduce adds these full-size tensors.",
+                ratio(int(value), tp),
+                msg_label,
+            )
+        )
+    wrong.append(
+        Misconception(
+            "forgot-bytes",
+            "You counted numbers, not bytes",
+            "Multiply the elements by the bytes per element.",
+            ratio(value, bytes_per_element) if isinstance(value, int) else value / bytes_per_element,
+            msg_label,
+        )
+    )
+    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
