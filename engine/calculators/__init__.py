@@ -2,12 +2,13 @@
 
 One module per area: dimensions (head_dim), shapes (attention_shape), parameters (attention and
 single-vs-multi-head counts), kv_cache (cache bytes and savings), cost (FLOPs and score memory), entry
-(one entry of a worked attention example).
+(one entry of a worked attention example), positions (RoPE and ALiBi),
+long_context (sliding windows, rolling caches, sparse and linear attention costs).
 
 Every calculator also takes the keyword `worked=False` (see engine.calculator.calculate_value): it makes
 the same checks and computes the same value, then returns before writing the steps and misconceptions.
 """
 
-from engine.calculators import cost, dimensions, entry, kv_cache, parameters, shapes
+from engine.calculators import cost, dimensions, entry, kv_cache, long_context, parameters, positions, shapes
 
-__all__ = ["cost", "dimensions", "entry", "kv_cache", "parameters", "shapes"]
+__all__ = ["cost", "dimensions", "entry", "kv_cache", "long_context", "parameters", "positions", "shapes"]
