@@ -305,7 +305,7 @@ def rope_rotate(
         Arg("key_position", "int", "position n of the key"),
         _BASE,
     ),
-    misconceptions=("unrotated", "added-positions", "only-query-rotated", "degrees-not-radians"),
+    misconceptions=("unrotated", "added-positions", "only-query-rotated", "offset-sign-flipped"),
 )
 def rope_score(
     q: Matrix,
@@ -376,10 +376,11 @@ def rope_score(
             offset_label,
         ),
         Misconception(
-            "degrees-not-radians",
-            "You took the angles in degrees",
-            "The angles (n - m) theta_i are in radians.",
-            float((q @ rotate(k, math.radians(n - m), base).T)[0, 0]),  # (1, d) @ (d, 1)
+            "offset-sign-flipped",
+            "You turned the key by m - n instead of n - m",
+            "q . R(n - m) k: the key is turned by its own position minus the query's. Turning it the other "
+            "way gives the logit of the mirrored pair.",
+            float((q @ rotate(k, m - n, base).T)[0, 0]),  # (1, d) @ (d, 1)
             "Rotated key",
         ),
     ]
