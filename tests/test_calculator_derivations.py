@@ -169,6 +169,40 @@ SAMPLES += [
     for w in ("weight", "output")
 ]
 
+SAMPLES += [  # positions and long context
+    ("rope_angle", {"position": 100, "pair": 3, "d_head": 64}),
+    ("rope_wavelength", {"pair": 5, "d_head": 128, "base": 500000.0}),
+    ("rope_rotate", {"x0": 2.0, "x1": -1.0, "position": 7, "pair": 1, "d_head": 8, "component": "first"}),
+    ("rope_rotate", {"x0": 2.0, "x1": -1.0, "position": 7, "pair": 1, "d_head": 8, "component": "second"}),
+    ("rope_score", {"q": [[1, 2, -1, 3]], "k": [[2, -1, 1, 1]], "query_position": 12, "key_position": 9}),
+    ("rope_decode_angle", {"cached_tokens": 37, "pair": 2, "d_head": 16, "base": 100.0}),
+    (
+        "rope_interpolated_angle",
+        {"position": 6000, "train_len": 4096, "target_len": 8192, "pair": 1, "d_head": 64},
+    ),
+    ("alibi_slope", {"n_heads": 8, "head": 3}),
+    ("alibi_bias", {"n_heads": 16, "head": 5, "distance": 40}),
+    ("sliding_window_reach", {"n_layers": 32, "window": 4096}),
+    ("rolling_cache_tokens", {"window": 1024, "tokens": 5000, "sink_tokens": 4}),
+    ("rolling_cache_tokens", {"window": 1024, "tokens": 600}),
+    (
+        "rolling_cache_bytes",
+        {
+            "n_layers": 32,
+            "n_kv_heads": 8,
+            "d_head": 128,
+            "bytes_per_element": 2,
+            "window": 4096,
+            "tokens": 9000,
+        },
+    ),
+    ("sparse_attention_pairs", {"seq_len": 4096, "window": 128, "stride": 64}),
+    ("sparse_attention_savings", {"seq_len": 4096, "window": 128, "stride": 64}),
+    ("mixing_flops", {"seq_len": 4096, "d_head": 128, "n_heads": 32, "kind": "softmax"}),
+    ("mixing_flops", {"seq_len": 4096, "d_head": 128, "n_heads": 32, "kind": "linear"}),
+    ("linear_attention_crossover", {"d_head": 128, "n_heads": 32}),
+]
+
 
 _V2_MLA = {
     "n_layers": 60,
