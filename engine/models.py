@@ -138,7 +138,7 @@ _GPT2 = "openai-community/{hf} config.json (n_layer, n_head, n_embd, n_ctx); ope
 _LLAMA2 = "Touvron et al. 2023, Llama 2 (arXiv:2307.09288), Table 1; meta-llama/Llama-2-{s}-hf config.json"
 _LLAMA3 = "meta-llama/Meta-Llama-3-{s} config.json (num_key_value_heads 8, max_position_embeddings 8192)"
 
-_ALL = (
+_ALL: tuple[ModelConfig, ...] = (
     ModelConfig("transformer-base", "Transformer base", 6, 8, 8, 512, 64, 256, False, _AIAYN),
     ModelConfig("transformer-big", "Transformer big", 6, 16, 16, 1024, 64, 256, False, _AIAYN),
     ModelConfig(

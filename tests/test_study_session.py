@@ -223,3 +223,134 @@ def test_an_empty_selection_is_refused_with_a_message(catalog: Catalog, store: S
             rng=random.Random(0),
             question_ids=("no-such-question",),
         )
+
+
+# ---------------------------------------------------------------------------- grade yourself, undo
+
+
+def _study(catalog: Catalog, store: Store, qids: list[str], clock: Clock) -> StudySession:
+    questions = QuestionSet.from_catalog(catalog).select(question_ids=qids)
+    return StudySession.start(
+        catalog, store, questions, mode="study", clock=clock, rng=random.Random(1), fuzzing=False
+    )
+
+
+def _card_row(store: Store, qid: str) -> tuple[object, ...] | None:
+    """The card's stored row, column by column: what "exactly as before" is checked against."""
+    row = store.conn.execute("SELECT * FROM cards WHERE question_id = ?", (qid,)).fetchone()
+    return None if row is None else tuple(row)
+
+
+def test_the_suggested_rating_comes_with_every_ratings_interval_and_can_be_overridden(
+    catalog: Catalog, store: Store
+) -> None:
+    qid = _first(catalog, "numeric")
+    clock = Clock()
+    session = _study(catalog, store, [qid], clock)
+    card = session.current
+    assert card is not None
+    clock.tick(20)
+    feedback = session.submit(_right_answer(card.instance))
+    assert isinstance(feedback, Feedback) and feedback.verdict.correct
+    expected = preview_intervals(None, make_scheduler(fuzzing=False), now=clock.now)
+    assert [c.interval for c in feedback.choices] == [p.label for p in expected]
+    assert feedback.suggested == feedback.rating and session.can_override
+    again = session.override(1)
+    assert again.rating == 1 and again.next_interval == feedback.choices[0].interval
+    reviews = reviews_for(store, qid)
+    assert [r.rating for r in reviews] == [1]  # re-rated in place: one review, not two
+    assert reviews[0].reviewed_at == clock.now and review_count(store) == 1
+    easy = session.override(4)
+    assert easy.next_interval == feedback.choices[3].interval
+    assert [r.rating for r in reviews_for(store, qid)] == [4]
+
+
+@pytest.mark.parametrize("kind", ["numeric", "flashcard"])
+def test_undo_restores_the_card_byte_for_byte_and_asks_the_question_again(
+    catalog: Catalog, store: Store, kind: str
+) -> None:
+    qids = _all(catalog, kind)[:2]
+    clock = Clock()
+    session = _study(catalog, store, qids, clock)
+    first = session.current
+    assert first is not None
+    qid = first.instance.question_id
+    # a first review of a new card: after undo the question has no card row at all, as before
+    before_first = _card_row(store, qid)
+    saved = session.rate(3) if kind == "flashcard" else session.submit(_right_answer(first.instance))
+    assert isinstance(saved, Feedback) and review_count(store) == 1
+    back = session.undo()
+    assert back.instance.question_id == qid and back.instance.seed == first.instance.seed
+    assert _card_row(store, qid) == before_first and review_count(store) == 0
+    assert session.progress().done == 0 and not session.can_undo
+    # a second review of a card already scheduled: undo restores the scheduled row exactly
+    session.rate(1) if kind == "flashcard" else session.submit("0")
+    scheduled = _card_row(store, qid)
+    assert scheduled is not None
+    session.advance()
+    clock.tick(3600)
+    while session.current is not None and session.current.instance.question_id != qid:
+        session.rate(3) if kind == "flashcard" else session.submit("1")
+        session.advance()
+    assert session.current is not None, "the card rated Again came back within the hour"
+    session.rate(4) if kind == "flashcard" else session.submit(_right_answer(session.current.instance))
+    assert _card_row(store, qid) != scheduled
+    session.undo()
+    assert _card_row(store, qid) == scheduled
+
+
+def test_undo_of_an_earlier_card_puts_the_unanswered_one_back_in_line(catalog: Catalog, store: Store) -> None:
+    qids = _all(catalog, "numeric")[:3]
+    session = _drill_many(catalog, store, qids)
+    first = session.current
+    assert first is not None
+    session.submit("1")
+    second = session.advance()
+    assert second is not None
+    again = session.undo()
+    assert again.instance.question_id == first.instance.question_id
+    session.submit(_right_answer(again.instance))
+    assert session.advance() is not None
+    assert session.current is not None
+    assert session.current.instance.question_id == second.instance.question_id
+
+
+def _drill_many(catalog: Catalog, store: Store, qids: list[str]) -> StudySession:
+    return StudySession.start(
+        catalog,
+        store,
+        QuestionSet.from_catalog(catalog),
+        mode="drill",
+        clock=Clock(),
+        rng=random.Random(5),
+        question_ids=qids,
+        fuzzing=False,
+    )
+
+
+def test_i_dont_know_shows_the_answer_and_saves_again(catalog: Catalog, store: Store) -> None:
+    qid = _first(catalog, "numeric")
+    session = _study(catalog, store, [qid], Clock())
+    card = session.current
+    assert card is not None
+    feedback = session.dont_know()
+    assert feedback.rating == 1 and not feedback.verdict.correct
+    assert card.instance.expected_text() in feedback.verdict.message
+    assert [r.rating for r in reviews_for(store, qid)] == [1]
+
+
+def test_the_right_number_without_its_unit_or_a_little_rounded_earns_hard_not_again(
+    catalog: Catalog, store: Store
+) -> None:
+    from quizapp.grading import grade
+
+    qid = "kv-cache-anchor-gqa"  # 10 GiB: 10,737,418,240 bytes
+    inst = catalog.instance(qid, 0)
+    assert isinstance(inst.expected, int)
+    bare = grade(inst, str(inst.expected), seconds=10)  # the byte count, written without "B"
+    assert not bare.correct and bare.diagnosis_id == "slip-bare-number-unit" and bare.rating == 2
+    shown = to_display(inst.expected, inst.unit)
+    rounded = grade(inst, f"{shown * 1.008:.4g} {inst.unit}", seconds=10)  # 0.8% off: rounded too early
+    assert not rounded.correct and rounded.diagnosis_id == "slip-rounding" and rounded.rating == 2
+    wrong = grade(inst, f"{shown / 2:g} {inst.unit}", seconds=10)  # the missing x2: a real mistake
+    assert wrong.rating == 1

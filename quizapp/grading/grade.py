@@ -183,7 +183,20 @@ def _grade_number(inst: Instance, p: ParsedNumber, rate: _Rater) -> Verdict:
             f"Not quite: {_how_far(float(p.value), float(expected))}. The answer is {expected_words(inst)}."
         )
         return _verdict(inst, False, p.reading, p.value, None, rate(False), message=message)
+    if diag.id in PARTIAL_CREDIT:
+        # the right number with the unit left off, or rounded a little too far: known, not forgotten
+        rating = min(HARD, rate(True))
+        expected = expected_words(inst)
+        message = (
+            f"Almost: {diag.text.rstrip('.')}. The answer is {expected}. "
+            f"Partial credit: rated {RATING_NAMES[rating]}, not Again."
+        )
+        return _verdict(inst, False, p.reading, p.value, diag, rating, message=message)
     return _verdict(inst, False, p.reading, p.value, diag, rate(False))
+
+
+PARTIAL_CREDIT = frozenset({"slip-bare-number-unit", "slip-rounding"})
+"""Diagnoses that mean the value was known: suggested Hard (a pass for FSRS), not Again."""
 
 
 def _how_far(got: float, expected: float) -> str:

@@ -192,6 +192,15 @@ def write_card(conn: sqlite3.Connection, card: CardRecord) -> None:
     conn.execute(f"INSERT OR REPLACE INTO cards ({_COLUMNS}) VALUES ({', '.join('?' * 14)})", _row(card))
 
 
+def restore_card(conn: sqlite3.Connection, question_id: str, before: CardRecord | None) -> None:
+    """Puts a card back as it was (inside the caller's transaction): its old row, or no row at all if the
+    question had none (undo of a first review)."""
+    if before is None:
+        conn.execute("DELETE FROM cards WHERE question_id = ?", (question_id,))
+    else:
+        write_card(conn, before)
+
+
 def iter_cards(conn: sqlite3.Connection) -> Iterator[CardRecord]:
     """Every card, in question id order (export, tests)."""
     for row in conn.execute(f"SELECT {_COLUMNS} FROM cards ORDER BY question_id"):

@@ -81,6 +81,11 @@ def insert_review(conn: sqlite3.Connection, review: ReviewRecord) -> int:
     return cursor.lastrowid
 
 
+def delete_review(conn: sqlite3.Connection, review_id: int) -> bool:
+    """Removes one review row (inside the caller's transaction); False if there was none."""
+    return conn.execute("DELETE FROM reviews WHERE id = ?", (review_id,)).rowcount == 1
+
+
 def _record(row: Any) -> ReviewRecord:
     (rid, qid, deck, at, seed, answer, correct, rating, dur, diag, diag_id, mode, before, sched) = tuple(row)
     return ReviewRecord(

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 from fsrs import Rating, Scheduler, State
 
 from quizapp.errors import QuizappError
-from quizapp.store.cards import CardRecord, QuestionRef, ensure_card, read_card, write_card
+from quizapp.store.cards import CardRecord, QuestionRef, ensure_card, read_card, restore_card, write_card
 from quizapp.store.database import Store
-from quizapp.store.reviews import ReviewMode, ReviewRecord, check_mode, insert_review
+from quizapp.store.reviews import ReviewMode, ReviewRecord, check_mode, delete_review, insert_review
 from quizapp.store.settings import load_settings
 from quizapp.store.times import utc
 
@@ -51,6 +51,8 @@ class ReviewOutcome:
     """The card was in review state and rated Again: it was forgotten."""
     became_leech: bool
     """This answer made the card a leech (LEECH_LAPSES lapses): tell the user; the card is now flagged."""
+    previous: CardRecord | None = None
+    """The card row as it was before this answer (None: the question had no row), so it can be undone."""
 
     @property
     def interval(self) -> timedelta | None:
@@ -99,6 +101,7 @@ def record_review(
     if scheduled and scheduler is None:
         scheduler = scheduler_for(store)
     with store.transaction() as conn:
+        previous = read_card(conn, question.question_id)
         before = ensure_card(conn, question)
         after, lapsed, became_leech = before, False, False
         if scheduled:
@@ -123,8 +126,52 @@ def record_review(
         )
         review = replace(review, id=insert_review(conn, review))
     return ReviewOutcome(
-        review=review, card=after, scheduled=scheduled, lapsed=lapsed, became_leech=became_leech
+        review=review,
+        card=after,
+        scheduled=scheduled,
+        lapsed=lapsed,
+        became_leech=became_leech,
+        previous=previous,
     )
+
+
+def undo_review(store: Store, outcome: ReviewOutcome) -> None:
+    """Takes one recorded answer back: its review row goes and its card is exactly as before, in one
+    transaction. Only the most recent answer to a card can be undone this way (as Anki's Ctrl+Z)."""
+    with store.transaction() as conn:
+        if not delete_review(conn, outcome.review.id):
+            raise QuizappError("That answer was already taken back.")
+        restore_card(conn, outcome.review.question_id, outcome.previous)
+
+
+def rerate_review(
+    store: Store,
+    question: QuestionRef,
+    outcome: ReviewOutcome,
+    rating: int,
+    *,
+    scheduler: Scheduler | None = None,
+) -> ReviewOutcome:
+    """The same answer with another rating (the user overrides the suggestion): the review is undone and
+    recorded again at its original time with `rating`, in one transaction."""
+    r = outcome.review
+    with store.transaction():
+        undo_review(store, outcome)
+        return record_review(
+            store,
+            question,
+            seed=r.seed,
+            answer=r.answer,
+            correct=r.correct,
+            rating=rating,
+            duration_ms=r.duration_ms,
+            now=r.reviewed_at,
+            mode=r.mode,
+            diagnosis=r.diagnosis,
+            diagnosis_id=r.diagnosis_id,
+            update_schedule=r.scheduled,
+            scheduler=scheduler,
+        )
 
 
 def _reviewed(
@@ -194,6 +241,11 @@ def preview_for(
 ) -> tuple[IntervalPreview, ...]:
     """preview_intervals for a question's stored card (or a new card if it has none)."""
     return preview_intervals(read_card(store.conn, question_id), scheduler, now=now)
+
+
+def preview_before(outcome: ReviewOutcome, scheduler: Scheduler) -> tuple[IntervalPreview, ...]:
+    """The interval each rating would have given the answer just recorded (for overriding it)."""
+    return preview_intervals(outcome.previous, scheduler, now=outcome.review.reviewed_at)
 
 
 def format_interval(interval: timedelta) -> str:

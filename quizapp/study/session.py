@@ -19,7 +19,7 @@ from engine import Step, format_quantity
 from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard
-from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
+from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
 from quizapp.store.database import Store
 from quizapp.store.reports import deck_counts
 from quizapp.study import (
@@ -34,6 +34,7 @@ from quizapp.study import (
     record_review,
     scheduler_for,
 )
+from quizapp.study.scheduler import ReviewOutcome, preview_before, rerate_review, undo_review
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -117,6 +118,10 @@ class Feedback:
     became_leech: bool
     covered: tuple[int, ...] = ()
     """The key points ticked, for explain answers (0-based indexes into instance.key_points)."""
+    choices: tuple[RatingChoice, ...] = ()
+    """Every rating with the interval it gives, so the user can override the suggestion (study mode)."""
+    suggested: int = 0
+    """The rating grading suggested (the one saved until the user picks another)."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,10 @@ class StudySession:
         self._correct = 0
         self._attempts: dict[str, int] = {}
         self._broken: set[str] = set()
+        self._saved: list[_Saved] = []
+        """Every answer saved in this session, newest last: what Ctrl+Z takes back."""
+        self._pushback: list[QueueItem] = []
+        """Items to ask again before the queue's next (an undone answer's question)."""
         self._decks = sorted({ref.deck_id for ref in questions.ordered})
         self.new_per_day: int | None = None
         """Set by start() when an interview date drives the daily new-card limit; None: the setting."""
@@ -305,6 +314,8 @@ class StudySession:
             return self._current
 
     def _next_item(self) -> QueueItem | None:
+        if self._pushback:
+            return self._pushback.pop()
         if self._items is not None:
             for item in self._items:
                 if item.question.question_id not in self._broken:
@@ -391,6 +402,68 @@ class StudySession:
         verdict = grade_flashcard(card.instance, rating)
         return self._save(card, verdict, RATING_NAMES[rating].lower(), self._seconds(card))
 
+    def dont_know(self) -> Feedback:
+        """ "I don't know": the answer and its derivation are shown, and the card is saved as Again."""
+        card = self._require_open()
+        inst = card.instance
+        verdict = Verdict(
+            correct=False,
+            parsed="I don't know",
+            value=None,
+            diagnosis=None,
+            diagnosis_id=None,
+            step=None,
+            message=f"The answer is {inst.expected_text()}. Read the worked steps, then try it again soon.",
+            rating=AGAIN,
+            expected=inst.expected_text(),
+        )
+        self._pending = None
+        return self._save(card, verdict, "I don't know", self._seconds(card))
+
+    @property
+    def can_override(self) -> bool:
+        """Whether the answer just saved can be re-rated (it was the last one saved, in study mode)."""
+        return self._answered and bool(self._saved) and self._saved[-1].outcome.scheduled
+
+    def override(self, rating: int) -> Feedback:
+        """Replaces the suggested rating of the answer just saved with the user's own (1 Again .. 4 Easy):
+        its review is recorded again with `rating`, in one transaction."""
+        if rating not in (1, 2, 3, 4):
+            raise QuizappError(f"A rating is 1 (again) to 4 (easy), got {rating!r}.")
+        if not self.can_override:
+            raise QuizappError("Only the answer just saved, in a scheduled study session, can be re-rated.")
+        saved = self._saved[-1]
+        outcome = rerate_review(
+            self.store, saved.item.question, saved.outcome, rating, scheduler=self.scheduler
+        )
+        feedback = _with_outcome(saved.feedback, outcome, rating)
+        self._saved[-1] = replace(saved, outcome=outcome, feedback=feedback)
+        return feedback
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._saved)
+
+    def undo(self) -> Card:
+        """Takes the last saved answer back (its review row deleted, its card exactly as before, in one
+        transaction) and asks that question again; a question on screen unanswered is asked after it."""
+        if not self._saved:
+            raise QuizappError("Nothing to undo: no answer has been saved in this session.")
+        saved = self._saved.pop()
+        undo_review(self.store, saved.outcome)
+        if self._current is not None and self._item is not None and not self._answered:
+            self._pushback.append(self._item)
+            self._taken -= 1
+        qid = saved.card.instance.question_id
+        self._attempts[qid] = max(0, self._attempts.get(qid, 1) - 1)
+        self._done -= 1
+        self._correct -= int(saved.feedback.verdict.correct)
+        self._pending, self._answered, self._hints, self._ticked = None, False, 0, set()
+        self._item = saved.item
+        self._current = replace(saved.card, number=self._done + 1, shown_at=self.clock())
+        self.finished = False
+        return self._current
+
     def close(self) -> Feedback | None:
         """Saves a pending explain answer with the points ticked so far (on Escape or before advancing)."""
         if self._pending is not None and self._current is not None and not self._answered:
@@ -431,19 +504,53 @@ class StudySession:
         self._answered = True
         self._done += 1
         self._correct += int(verdict.correct)
-        interval = outcome.interval
-        return Feedback(
-            instance=card.instance,
-            verdict=verdict,
-            answer=answer,
-            rating=rating,
-            hints_used=self._hints,
-            seconds=seconds,
-            review_id=outcome.review.id,
-            scheduled=outcome.scheduled,
-            next_interval=format_interval(interval) if interval is not None else None,
-            became_leech=outcome.became_leech,
+        choices: tuple[RatingChoice, ...] = ()
+        if outcome.scheduled:
+            labels = {int(p.rating): p.label for p in preview_before(outcome, self.scheduler)}
+            choices = tuple(RatingChoice(r, RATING_NAMES[r], labels[r]) for r in (1, 2, 3, 4))
+        feedback = _with_outcome(
+            Feedback(
+                instance=card.instance,
+                verdict=verdict,
+                answer=answer,
+                rating=rating,
+                hints_used=self._hints,
+                seconds=seconds,
+                review_id=0,
+                scheduled=False,
+                next_interval=None,
+                became_leech=False,
+                choices=choices,
+                suggested=rating,
+            ),
+            outcome,
+            rating,
         )
+        self._saved.append(_Saved(self._item, card, outcome, feedback))
+        return feedback
+
+
+@dataclass(frozen=True)
+class _Saved:
+    """One saved answer of the session, with what undoing or re-rating it needs."""
+
+    item: QueueItem
+    card: Card
+    outcome: ReviewOutcome
+    feedback: Feedback
+
+
+def _with_outcome(feedback: Feedback, outcome: ReviewOutcome, rating: int) -> Feedback:
+    """The feedback for `outcome`: its review id, the rating saved and where the card goes next."""
+    interval = outcome.interval
+    return replace(
+        feedback,
+        rating=rating,
+        review_id=outcome.review.id,
+        scheduled=outcome.scheduled,
+        next_interval=format_interval(interval) if interval is not None else None,
+        became_leech=outcome.became_leech,
+    )
 
 
 def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) -> int | None:
