@@ -33,6 +33,9 @@ class Step:
     substituted: str
     value: Value
     unit: str = ""
+    picks: str = ""
+    """When `substituted` works out a whole row, the name of the one entry `value` is (`a_1,0`), so the
+    display reads `[...] -> a_1,0 = 0.94` rather than an untrue `[...] = 0.94`."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,8 @@ class Derivation:
             lines.append(f"     {step.formula}")
             if step.substituted and step.substituted != step.formula:
                 lines.append(f"   = {step.substituted}")
-            lines.append(f"   = {format_quantity(step.value, step.unit)}")
+            shown = format_quantity(step.value, step.unit)
+            lines.append(f"   -> {step.picks} = {shown}" if step.picks else f"   = {shown}")
         lines.append(f"Result: {format_quantity(self.value, self.unit)}")
         lines.extend(self.notes)
         return "\n".join(lines)

@@ -144,17 +144,28 @@ def attention_entry(
         ]
     )
     steps = [
-        Step(f"Dot products of query {r} with every key", f"q{r} . k_j{at}", dots, float(raw[r, j])),
+        Step(
+            f"Dot products of query {r} with every key",
+            f"q{r} . k_j{at}",
+            dots,
+            float(raw[r, j]),
+            picks=f"q{r}.k{j}",
+        ),
         Step(
             _SCALE,
             f"s_{r}j = q{r} . k_j / sqrt(d_k), d_k = {d_k}{at}",
             f"{_vec(raw[r])} / {np.sqrt(d_k):.4g} = {_vec(scaled[r])}",
             float(scaled[r, j]),
+            picks=f"s_{r},{j}",
         ),
     ]
     notes: list[str] = []
     if causal and which != "score":
-        steps.append(Step(_MASK, f"keys j > {r} get -inf{at}", _vec(masked[r]), float(masked[r, j])))
+        steps.append(
+            Step(
+                _MASK, f"keys j > {r} get -inf{at}", _vec(masked[r]), float(masked[r, j]), picks=f"s_{r},{j}"
+            )
+        )
     if causal and which == "score":
         notes.append(
             "The score is taken before the causal mask, which would set keys after the query to -inf."
@@ -166,6 +177,7 @@ def attention_entry(
                 f"a_{r}j = exp(s_{r}j) / sum_j' exp(s_{r}j'){at}",
                 f"softmax({_vec(masked[r])}) = {_vec(weights[r])}",
                 float(weights[r, j]),
+                picks=f"a_{r},{j}",
             )
         )
     if which == "output":

@@ -49,6 +49,22 @@ class StudyScreen(QuizScreen[None]):
             id="study.hint",
         ),
         Binding("ctrl+g", "hint_anywhere", "Hint", show=False, id="study.hint_anywhere"),
+        Binding(
+            "ctrl+d",
+            "dont_know",
+            "Don't know",
+            priority=True,
+            tooltip="Show the answer and its derivation; the card is saved as Again",
+            id="study.dont_know",
+        ),
+        Binding(
+            "ctrl+z",
+            "undo",
+            "Undo",
+            priority=True,
+            tooltip="Take back the last answer (the card is restored) and ask it again",
+            id="study.undo",
+        ),
         Binding("space", "reveal", "Reveal", tooltip="Show the back of the flashcard", id="study.reveal"),
         Binding("enter", "reveal", "Reveal", show=False, id="study.reveal_enter"),
         Binding("1", "rate(1)", "Again", id="study.rate_again"),
@@ -280,7 +296,13 @@ class StudyScreen(QuizScreen[None]):
         if action == "reveal":
             return kind == "flashcard" and not self.revealed and not answered
         if action == "rate":
-            return kind == "flashcard" and self.revealed and not answered
+            if answered:
+                return self.session.can_override
+            return kind == "flashcard" and self.revealed
+        if action == "dont_know":
+            return card is not None and not answered and not self.pending_explain and kind != "flashcard"
+        if action == "undo":
+            return self.session.can_undo and not isinstance(self.focused, TextArea)
         if action == "submit_explain":
             return kind == "explain" and not answered
         if action == "values":
@@ -355,7 +377,10 @@ class StudyScreen(QuizScreen[None]):
         self.refresh_bindings()
 
     async def action_rate(self, rating: int) -> None:
-        if not self.revealed or self.session.answered:
+        if self.session.answered:
+            self._override(rating)
+            return
+        if not self.revealed:
             return
         try:
             feedback = self.session.rate(rating)
@@ -365,6 +390,39 @@ class StudyScreen(QuizScreen[None]):
         when = f"; next review in {feedback.next_interval}" if feedback.next_interval else ""
         self.notify(f"Saved: {feedback.verdict.parsed}{when}.", timeout=3)
         await self.action_next()
+
+    def _override(self, rating: int) -> None:
+        """1-4 after the feedback: the user's own rating replaces the suggested one (saved at once)."""
+        if not self.session.can_override:
+            return
+        try:
+            feedback = self.session.override(rating)
+        except Exception as exc:
+            self.router.report_error(exc)
+            return
+        self.query_one(FeedbackPanel).rerated(feedback)
+        self.update_bar()
+
+    async def action_dont_know(self) -> None:
+        """Shows the answer and the worked steps at once; the card is saved as Again."""
+        if self.session.answered or self.session.current is None:
+            return
+        try:
+            feedback = self.session.dont_know()
+        except Exception as exc:
+            self.router.report_error(exc)
+            return
+        await self.show_feedback(feedback)
+
+    async def action_undo(self) -> None:
+        """Ctrl+Z: the last answer is taken back (the card exactly as before) and asked again."""
+        try:
+            card = self.session.undo()
+        except Exception as exc:
+            self.router.report_error(exc)
+            return
+        self.notify("Took back your last answer: the card is as it was before.", timeout=3)
+        await self.show_card(card)
 
     async def action_submit_explain(self) -> None:
         if self.pending_explain:

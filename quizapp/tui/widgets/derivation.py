@@ -27,7 +27,8 @@ def step_text(step: Step, *, astray: bool = False) -> Text:
     text.append("\n= ")
     if step.substituted and step.substituted != step.formula:
         text.append(step.substituted)
-        text.append(" = ")
+        # a step that works out a whole row names the entry it carries on with: true as shown
+        text.append(f"  → {step.picks} = " if step.picks else " = ")
     text.append(format_quantity(step.value, step.unit), style="bold")
     return text
 

@@ -87,6 +87,9 @@ class FeedbackPanel(Vertical):
     def compose(self) -> ComposeResult:
         inst = self.instance
         yield Static(id="verdict")
+        choices = Static(id="rating-choices")
+        choices.display = False
+        yield choices
         yield Static(id="verdict-message")
         diagnosis = Static(id="diagnosis")
         diagnosis.display = False
@@ -117,8 +120,8 @@ class FeedbackPanel(Vertical):
         Returns the mount of a choice question's per-option lines (None for the other kinds)."""
         v = feedback.verdict
         verdict = self.query_one("#verdict", Static)
-        verdict.update(verdict_line(feedback))
         verdict.add_class("correct" if v.correct else "wrong")
+        self.rerated(feedback)
         message = self.query_one("#verdict-message", Static)
         mounting = None
         if feedback.instance.kind == "choice":
@@ -135,6 +138,31 @@ class FeedbackPanel(Vertical):
             view.mark_astray(v.step)
         self.display = True
         return mounting
+
+    def rerated(self, feedback: Feedback) -> None:
+        """Shows the rating saved (suggested, or the user's own) and the keys that change it."""
+        self.query_one("#verdict", Static).update(verdict_line(feedback))
+        box = self.query_one("#rating-choices", Static)
+        if feedback.choices:
+            box.update(rating_choices_line(feedback))
+            box.display = True
+
+
+def rating_choices_line(feedback: Feedback) -> Text:
+    """`1 Again 10m · 2 Hard 1d · [3 Good 3d] · 4 Easy 8d`: the saved rating marked, Enter to accept."""
+    line = Text()
+    line.append("Your call: ", style="bold")
+    for i, choice in enumerate(feedback.choices):
+        if i:
+            line.append(" · ", style="dim")
+        label = f"{choice.rating} {choice.name} {choice.interval}"
+        if choice.rating == feedback.rating:
+            line.append(f"[{label}]", style="bold reverse")
+        else:
+            line.append(label)
+    suggested = RATING_NAMES.get(feedback.suggested, "?")
+    line.append(f"  (suggested {suggested}; 1-4 to change, Enter accepts)", style="dim")
+    return line
 
 
 def diagnosis_text(feedback: Feedback) -> Text | None:
