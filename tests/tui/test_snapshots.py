@@ -114,6 +114,40 @@ class TestStudy:
 
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=run_before)
 
+    def test_study_answer_with_its_rating_to_override(
+        self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog
+    ) -> None:
+        """After a study answer: the suggested rating and every rating's interval, 1-4 to change it."""
+        qid = question_ids(catalog, "numeric")[0]
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await _wait(pilot)
+            app = pilot.app
+            assert isinstance(app, QuizApp)
+            app.start_session("study", question_ids=(qid,))
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, StudyScreen)
+            await _answer_right(screen, pilot)
+            await pilot.pause()
+            await pilot.press("2")  # the user overrides the suggestion with Hard
+            await pilot.pause()
+
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=run_before)
+
+    def test_hint_ladder_two_rungs(
+        self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog
+    ) -> None:
+        """Two presses of h: which quantities matter, then the step it hinges on, each capping the rating."""
+
+        async def two_hints(screen: StudyScreen, pilot: Pilot[Any]) -> None:
+            await pilot.press("h")
+            await pilot.pause()
+            await pilot.press("h")
+
+        qid = question_ids(catalog, "numeric")[0]
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=_drill_and(qid, two_hints))
+
     def test_explain_key_points(
         self, snap_compare: Snap, new_app: Callable[..., QuizApp], catalog: Catalog
     ) -> None:

@@ -155,3 +155,53 @@ async def test_escape_goes_home_and_keeps_every_answer(new_app: Callable[..., Qu
         assert isinstance(app.screen, HomeScreen)
         assert review_count(app.backend.store) >= 1  # type: ignore[union-attr]
         assert "1 answered today" in text_of(app, "#home-totals")
+
+
+async def test_study_answer_can_be_re_rated_with_each_interval_then_taken_back(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "numeric")[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        app.start_session("study", question_ids=(qid,))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StudyScreen)
+        inst = current(screen)
+        await _answer(screen, pilot, inst.expected_text())
+        choices = text_of(app, "#rating-choices")
+        assert "1 Again" in choices and "4 Easy" in choices and "Enter accepts" in choices
+        assert app.backend is not None
+        store = app.backend.store
+        suggested = reviews_for(store, qid)[0].rating
+        assert suggested >= 3
+
+        await pilot.press("1")  # the user knows they guessed: Again, saved at once
+        await pilot.pause()
+        assert [r.rating for r in reviews_for(store, qid)] == [1]
+        assert "rated Again" in text_of(app, "#verdict")
+        assert "[1 Again" in text_of(app, "#rating-choices")
+
+        await pilot.press("ctrl+z")  # and takes it back: no review, the same question to answer again
+        await pilot.pause()
+        assert review_count(store) == 0
+        assert current(screen).question_id == qid and current(screen).seed == inst.seed
+        assert screen.query_one("#answer", Input).has_focus
+
+
+async def test_i_dont_know_shows_the_answer_and_saves_again(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "numeric")[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        inst = current(screen)
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert "Not quite" in text_of(app, "#verdict") and "rated Again" in text_of(app, "#verdict")
+        assert inst.expected_text() in text_of(app, "#verdict-message")
+        assert screen.query("#derivation")
+        assert app.backend is not None
+        assert [r.answer for r in reviews_for(app.backend.store, qid)] == ["I don't know"]

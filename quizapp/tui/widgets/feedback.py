@@ -161,7 +161,7 @@ def rating_choices_line(feedback: Feedback) -> Text:
         else:
             line.append(label)
     suggested = RATING_NAMES.get(feedback.suggested, "?")
-    line.append(f"  (suggested {suggested}; 1-4 to change, Enter accepts)", style="dim")
+    line.append(f"\nSuggested {suggested} · press 1-4 to change it · Enter accepts", style="dim")
     return line
 
 
