@@ -146,3 +146,23 @@ def test_a_failed_export_leaves_no_temporary_file(tmp_path: Path, capsys: pytest
     assert main(["export", "progress", str(folder), "--force"]) == 2
     assert "Cannot write" in capsys.readouterr().err
     assert sorted(p.name for p in work.iterdir()) == ["taken"]
+
+
+def test_suspended_questions_are_listed_and_brought_back_from_the_shell(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from quizapp.store import QuestionRef, open_store, set_suspended
+    from quizapp.store.cards import suspended_ids
+
+    db = tmp_path / "p.db"
+    with open_store(db, now=datetime(2026, 1, 5, tzinfo=UTC)) as store:
+        set_suspended(store, QuestionRef("kv-cache-anchor-gqa", "kv-cache"), True)
+    run = [sys.executable, "-m", "quizapp", "--db", str(db)]
+    listed = subprocess.run([*run, "suspended"], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and listed.stdout.split() == ["kv-cache-anchor-gqa"]
+    wrong = subprocess.run([*run, "unsuspend", "nope"], capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "not suspended: nope" in wrong.stderr
+    back = subprocess.run([*run, "unsuspend", "--all"], capture_output=True, text=True, timeout=60)
+    assert back.returncode == 0 and "kv-cache-anchor-gqa" in back.stdout
+    with open_store(db, now=datetime(2026, 1, 5, tzinfo=UTC)) as store:
+        assert suspended_ids(store) == ()

@@ -354,3 +354,46 @@ def test_the_right_number_without_its_unit_or_a_little_rounded_earns_hard_not_ag
     assert not rounded.correct and rounded.diagnosis_id == "slip-rounding" and rounded.rating == 2
     wrong = grade(inst, f"{shown / 2:g} {inst.unit}", seconds=10)  # the missing x2: a real mistake
     assert wrong.rating == 1
+
+
+@pytest.mark.parametrize("how", ["suspend", "bury"])
+def test_a_question_set_aside_leaves_the_queue_and_ctrl_z_brings_it_back(
+    catalog: Catalog, store: Store, how: str
+) -> None:
+    qids = _all(catalog, "numeric")[:2]
+    clock = Clock()
+    session = _study(catalog, store, qids, clock)
+    first = session.current
+    assert first is not None
+    following = session.set_aside(how)  # type: ignore[arg-type]
+    assert following is not None and following.instance.question_id != first.instance.question_id
+    session.submit(_right_answer(following.instance))
+    assert session.advance() is None  # the set-aside question does not come back today
+    # a new session the same day does not ask it either
+    assert _study_or_none(catalog, store, qids, clock) is None
+    if how == "bury":  # the next day it is back, its schedule untouched (still new)
+        clock.tick(24 * 3600)
+        again = _study_or_none(catalog, store, qids, clock)
+        assert again is not None and again.instance.question_id == first.instance.question_id
+        return
+    clock.tick(30 * 24 * 3600)  # suspended stays out, however long it has been
+    later = _study(catalog, store, qids, clock)
+    assert later.current is None or later.current.instance.question_id != first.instance.question_id
+
+
+def test_undo_of_a_suspend_brings_the_question_straight_back(catalog: Catalog, store: Store) -> None:
+    qids = _all(catalog, "numeric")[:2]
+    session = _study(catalog, store, qids, Clock())
+    first = session.current
+    assert first is not None
+    session.set_aside("suspend")
+    back = session.undo()
+    assert back.instance.question_id == first.instance.question_id
+    from quizapp.store.cards import suspended_ids
+
+    assert suspended_ids(store) == ()
+
+
+def _study_or_none(catalog: Catalog, store: Store, qids: list[str], clock: Clock) -> object:
+    session = _study(catalog, store, qids, clock)
+    return session.current

@@ -60,6 +60,23 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     imp.add_argument("file", metavar="FILE", help="a file written by `quizapp export progress`, or -")
     imp.set_defaults(func=run_import)
 
+    listing = sub.add_parser(
+        "suspended",
+        help="list the questions you suspended (Ctrl+T while studying)",
+        description="The questions taken out of every queue, one id per line; `quizapp unsuspend ID` "
+        "brings one back.",
+    )
+    listing.set_defaults(func=run_suspended)
+    back = sub.add_parser(
+        "unsuspend",
+        help="bring suspended questions back into the queues",
+        description="Brings the suspended questions back, with their schedule as it was; --all brings "
+        "back every one.",
+    )
+    back.add_argument("ids", nargs="*", metavar="ID", help="question ids, as `quizapp suspended` lists them")
+    back.add_argument("--all", action="store_true", help="every suspended question")
+    back.set_defaults(func=run_unsuspend)
+
 
 @contextmanager
 def _file_for(name: str, mode: str) -> Iterator[str]:
@@ -116,6 +133,39 @@ def run_stats(args: argparse.Namespace) -> int:
         print(json.dumps(dataclasses.asdict(stats), default=str, indent=2))
     else:
         print(render_stats(stats, deck_titles=_deck_titles()))
+    return 0
+
+
+def run_suspended(args: argparse.Namespace) -> int:
+    from quizapp.store.cards import suspended_ids
+
+    with open_store_for(args, _now()) as store:
+        ids = suspended_ids(store)
+    for qid in ids:
+        print(qid)
+    if not ids:
+        print("No question is suspended.", file=sys.stderr)
+    return 0
+
+
+def run_unsuspend(args: argparse.Namespace) -> int:
+    from quizapp.store.cards import QuestionRef, get_card, set_suspended, suspended_ids
+
+    with open_store_for(args, _now()) as store:
+        suspended = suspended_ids(store)
+        wanted = list(suspended) if args.all else list(args.ids)
+        if not wanted:
+            print("quizapp: name the questions to bring back, or pass --all", file=sys.stderr)
+            return 2
+        unknown = [qid for qid in wanted if qid not in suspended]
+        if unknown:
+            print(f"quizapp: not suspended: {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        for qid in wanted:
+            card = get_card(store, qid)
+            assert card is not None
+            set_suspended(store, QuestionRef(qid, card.deck_id), False)
+            print(f"back in the queues: {qid}")
     return 0
 
 

@@ -219,6 +219,12 @@ def set_suspended(store: Store, question: QuestionRef, suspended: bool) -> CardR
     return card
 
 
+def suspended_ids(store: Store) -> tuple[str, ...]:
+    """The questions the user suspended, in id order (to list and bring back)."""
+    rows = store.conn.execute("SELECT question_id FROM cards WHERE suspended = 1 ORDER BY question_id")
+    return tuple(str(r[0]) for r in rows)
+
+
 def set_flagged(store: Store, question: QuestionRef, flagged: bool) -> CardRecord:
     """Flags (or unflags) a card; leeches are flagged automatically, the user can flag any card."""
     with store.transaction() as conn:

@@ -20,8 +20,11 @@ from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard
 from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
+from quizapp.store.buried import buried_on, bury, unbury
+from quizapp.store.cards import set_suspended
 from quizapp.store.database import Store
 from quizapp.store.reports import deck_counts
+from quizapp.store.times import day_start
 from quizapp.study import (
     QuestionSet,
     QueueItem,
@@ -171,8 +174,8 @@ class StudySession:
         self._correct = 0
         self._attempts: dict[str, int] = {}
         self._broken: set[str] = set()
-        self._saved: list[_Saved] = []
-        """Every answer saved in this session, newest last: what Ctrl+Z takes back."""
+        self._saved: list[_Saved | _SetAside] = []
+        """Every answer saved and card set aside in this session, newest last: what Ctrl+Z takes back."""
         self._pushback: list[QueueItem] = []
         """Items to ask again before the queue's next (an undone answer's question)."""
         self._decks = sorted({ref.deck_id for ref in questions.ordered})
@@ -326,9 +329,10 @@ class StudySession:
         )
 
     def _pool(self) -> QuestionSet:
-        if not self._broken:
+        skip = self._broken | buried_on(self.store, day_start(self.clock()).date())
+        if not skip:
             return self.questions
-        keep = [qid for qid in self.questions.by_id if qid not in self._broken]
+        keep = [qid for qid in self.questions.by_id if qid not in skip]
         return self.questions.select(question_ids=keep)
 
     def hint(self) -> Hint | None:
@@ -423,7 +427,25 @@ class StudySession:
     @property
     def can_override(self) -> bool:
         """Whether the answer just saved can be re-rated (it was the last one saved, in study mode)."""
-        return self._answered and bool(self._saved) and self._saved[-1].outcome.scheduled
+        last = self._saved[-1] if self._saved else None
+        return self._answered and isinstance(last, _Saved) and last.outcome.scheduled
+
+    def set_aside(self, how: Literal["suspend", "bury"]) -> Card | None:
+        """Suspends the question on screen (out of every queue until brought back) or buries it (until
+        tomorrow, its schedule untouched), then moves on. Ctrl+Z brings it back."""
+        card, item = self._current, self._item
+        if card is None or item is None:
+            raise QuizappError("There is no question on screen to set aside.")
+        if self._answered or self._pending is not None:
+            raise QuizappError("This question is answered and saved; set aside the next one instead.")
+        if how == "suspend":
+            set_suspended(self.store, item.question, True)
+        else:
+            bury(self.store, item.question.question_id, day_start(self.clock()).date())
+        self._saved.append(_SetAside(item, card, how))
+        self._answered = True  # nothing pending: advance() moves on without saving anything
+        self._pending = None
+        return self.advance()
 
     def override(self, rating: int) -> Feedback:
         """Replaces the suggested rating of the answer just saved with the user's own (1 Again .. 4 Easy):
@@ -433,6 +455,7 @@ class StudySession:
         if not self.can_override:
             raise QuizappError("Only the answer just saved, in a scheduled study session, can be re-rated.")
         saved = self._saved[-1]
+        assert isinstance(saved, _Saved)
         outcome = rerate_review(
             self.store, saved.item.question, saved.outcome, rating, scheduler=self.scheduler
         )
@@ -450,10 +473,19 @@ class StudySession:
         if not self._saved:
             raise QuizappError("Nothing to undo: no answer has been saved in this session.")
         saved = self._saved.pop()
-        undo_review(self.store, saved.outcome)
         if self._current is not None and self._item is not None and not self._answered:
             self._pushback.append(self._item)
             self._taken -= 1
+        if isinstance(saved, _SetAside):
+            if saved.how == "suspend":
+                set_suspended(self.store, saved.item.question, False)
+            else:
+                unbury(self.store, saved.item.question.question_id, day_start(self.clock()).date())
+            self._pending, self._answered, self._hints, self._ticked = None, False, 0, set()
+            self._item, self._current = saved.item, replace(saved.card, shown_at=self.clock())
+            self.finished = False
+            return self._current
+        undo_review(self.store, saved.outcome)
         qid = saved.card.instance.question_id
         self._attempts[qid] = max(0, self._attempts.get(qid, 1) - 1)
         self._done -= 1
@@ -538,6 +570,15 @@ class _Saved:
     card: Card
     outcome: ReviewOutcome
     feedback: Feedback
+
+
+@dataclass(frozen=True)
+class _SetAside:
+    """A question suspended or buried in this session, so Ctrl+Z can bring it back."""
+
+    item: QueueItem
+    card: Card
+    how: Literal["suspend", "bury"]
 
 
 def _with_outcome(feedback: Feedback, outcome: ReviewOutcome, rating: int) -> Feedback:

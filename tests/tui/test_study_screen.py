@@ -198,7 +198,7 @@ async def test_i_dont_know_shows_the_answer_and_saves_again(
     async with app.run_test(size=SIZE) as pilot:
         screen = await drill(app, pilot, qid)
         inst = current(screen)
-        await pilot.press("ctrl+d")
+        await pilot.press("ctrl+o")
         await pilot.pause()
         assert "Not quite" in text_of(app, "#verdict") and "rated Again" in text_of(app, "#verdict")
         assert inst.expected_text() in text_of(app, "#verdict-message")

@@ -50,7 +50,7 @@ class StudyScreen(QuizScreen[None]):
         ),
         Binding("ctrl+g", "hint_anywhere", "Hint", show=False, id="study.hint_anywhere"),
         Binding(
-            "ctrl+d",
+            "ctrl+o",
             "dont_know",
             "Don't know",
             priority=True,
@@ -64,6 +64,22 @@ class StudyScreen(QuizScreen[None]):
             priority=True,
             tooltip="Take back the last answer (the card is restored) and ask it again",
             id="study.undo",
+        ),
+        Binding(
+            "ctrl+b",
+            "set_aside('bury')",
+            "Bury",
+            priority=True,
+            tooltip="Set this question aside until tomorrow (its schedule is untouched)",
+            id="study.bury",
+        ),
+        Binding(
+            "ctrl+t",
+            "set_aside('suspend')",
+            "Suspend",
+            priority=True,
+            tooltip="Take this question out of every queue (quizapp suspended lists them; Ctrl+Z undoes)",
+            id="study.suspend",
         ),
         Binding("space", "reveal", "Reveal", tooltip="Show the back of the flashcard", id="study.reveal"),
         Binding("enter", "reveal", "Reveal", show=False, id="study.reveal_enter"),
@@ -300,7 +316,9 @@ class StudyScreen(QuizScreen[None]):
                 return self.session.can_override
             return kind == "flashcard" and self.revealed
         if action == "dont_know":
-            return card is not None and not answered and not self.pending_explain and kind != "flashcard"
+            return card is not None and not answered and kind in ("numeric", "tensor", "shape", "choice")
+        if action == "set_aside":
+            return card is not None and not answered and not self.pending_explain
         if action == "undo":
             return self.session.can_undo and not isinstance(self.focused, TextArea)
         if action == "submit_explain":
@@ -414,6 +432,24 @@ class StudyScreen(QuizScreen[None]):
             return
         await self.show_feedback(feedback)
 
+    async def action_set_aside(self, how: str) -> None:
+        """Ctrl+B buries the question until tomorrow, Ctrl+T suspends it; the next question follows."""
+        if how not in ("bury", "suspend"):
+            return
+        card = self.session.current
+        try:
+            following = self.session.set_aside("bury" if how == "bury" else "suspend")
+        except Exception as exc:
+            self.router.report_error(exc)
+            return
+        what = "buried until tomorrow" if how == "bury" else "suspended (`quizapp suspended` lists it)"
+        if card is not None:
+            self.notify(f"{card.instance.question_id} {what}. Ctrl+Z brings it back.", timeout=4)
+        if following is None:
+            await self.show_done()
+        else:
+            await self.show_card(following)
+
     async def action_undo(self) -> None:
         """Ctrl+Z: the last answer is taken back (the card exactly as before) and asked again."""
         try:
@@ -421,7 +457,7 @@ class StudyScreen(QuizScreen[None]):
         except Exception as exc:
             self.router.report_error(exc)
             return
-        self.notify("Took back your last answer: the card is as it was before.", timeout=3)
+        self.notify("Undone: the question is back, exactly as it was before.", timeout=3)
         await self.show_card(card)
 
     async def action_submit_explain(self) -> None:
