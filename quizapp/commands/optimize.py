@@ -24,9 +24,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def run_optimize(args: argparse.Namespace) -> int:
     from quizapp.commands.progress import open_store_for
-    from quizapp.store import load_settings, save_setting
-    from quizapp.store.memory import scheduled_reviews
-    from quizapp.study.optimize import optimize
+    from quizapp.store import save_setting
+    from quizapp.study.optimize import describe_fit, fit_and_save
 
     now = datetime.now().astimezone()
     with open_store_for(args, now) as store:
@@ -34,13 +33,5 @@ def run_optimize(args: argparse.Namespace) -> int:
             save_setting(store, "fsrs_parameters", [])
             print("The scheduler uses the default FSRS weights again.")
             return 0
-        result = optimize(scheduled_reviews(store), load_settings(store).fsrs_parameters)
-        print(f"Fitted on {result.items:,} reviews.")
-        print(f"  log-loss with the weights in use: {result.log_loss_before:.4f}")
-        print(f"  log-loss with the fitted weights: {result.log_loss_after:.4f}")
-        if not result.improved:
-            print("The fitted weights predict your history no better; the weights in use are kept.")
-            return 0
-        save_setting(store, "fsrs_parameters", list(result.parameters))
-    print("Saved: the scheduler now uses your own weights (`quizapp optimize --reset` undoes it).")
+        print(describe_fit(*fit_and_save(store)))
     return 0

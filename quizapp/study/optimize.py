@@ -12,8 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from quizapp.errors import QuizappError
+
+if TYPE_CHECKING:
+    from quizapp.store.database import Store
 
 MIN_ITEMS = 100
 """Fewer reviews on a later day than this, and the fit would only learn noise: the defaults are kept."""
@@ -80,3 +84,29 @@ def optimize(history: Sequence[tuple[str, int, int]], current: Sequence[float] =
             raise
         raise QuizappError(f"The FSRS optimizer could not fit your history: {exc}") from exc
     return Optimized(fitted, len(items), before, after)
+
+
+def fit_and_save(store: Store) -> tuple[Optimized, bool]:
+    """Fits weights to the user's scheduled reviews and stores them when they predict the history better;
+    (the fit, whether the new weights are now in use). Raises QuizappError with too few reviews."""
+    from quizapp.store import load_settings, save_setting
+    from quizapp.store.memory import scheduled_reviews
+
+    result = optimize(scheduled_reviews(store), load_settings(store).fsrs_parameters)
+    if result.improved:
+        save_setting(store, "fsrs_parameters", list(result.parameters))
+    return result, result.improved
+
+
+def describe_fit(result: Optimized, saved: bool) -> str:
+    """The fit in words, for the command line and the settings screen."""
+    lines = [
+        f"Fitted on {result.items:,} reviews.",
+        f"  log-loss with the weights in use: {result.log_loss_before:.4f}",
+        f"  log-loss with the fitted weights: {result.log_loss_after:.4f}",
+    ]
+    if saved:
+        lines.append("Saved: the scheduler now uses your own weights (`quizapp optimize --reset` undoes it).")
+    else:
+        lines.append("The fitted weights predict your history no better; the weights in use are kept.")
+    return "\n".join(lines)

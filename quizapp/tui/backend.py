@@ -92,6 +92,16 @@ class Backend:
         )
         return plan.summary()
 
+    def fit_weights(self) -> tuple[str, bool]:
+        """Runs the FSRS optimizer on the user's history: (what it found in words, whether it ran)."""
+        from quizapp.errors import QuizappError
+        from quizapp.study.optimize import describe_fit, fit_and_save
+
+        try:
+            return describe_fit(*fit_and_save(self.store)), True
+        except QuizappError as exc:
+            return str(exc), False
+
     def close(self) -> None:
         """Closes the progress database (every answer was committed when it was given)."""
         self.store.close()

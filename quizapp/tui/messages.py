@@ -46,3 +46,11 @@ class OverviewLoaded(Message):
 
     overview: Overview
     plan_line: str
+
+
+@dataclass
+class WeightsFitted(Message):
+    """The FSRS optimizer finished (in a worker): what it found, in words, or why it could not run."""
+
+    summary: str
+    ok: bool

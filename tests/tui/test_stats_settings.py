@@ -151,3 +151,47 @@ async def test_home_shows_no_plan_line_without_a_date(new_app: Callable[..., Qui
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert not app.screen.query_one("#home-plan").display
+
+
+async def test_the_interview_date_is_set_in_settings_and_home_shows_the_plan(
+    new_app: Callable[..., QuizApp], db_file: Path
+) -> None:
+    from datetime import timedelta
+
+    day = (NOW + timedelta(days=6)).date().isoformat()
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        field = screen.query_one("#setting-interview_date", Input)
+        field.value = "3 Dec"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "YYYY-MM-DD" in text_of(app, "#settings-error")  # refused, nothing saved, still here
+        field.value = day
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert text_of(app, "#home-plan").startswith("Interview 6 days left: ")
+    with open_store(db_file, now=NOW) as store:
+        assert load_settings(store).interview_date == day
+
+
+async def test_optimize_from_settings_says_politely_when_there_is_too_little_history(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = text_of(app, "#settings-optimized")
+        assert "at least 100 reviews" in shown and "you have 0" in shown

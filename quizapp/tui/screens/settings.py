@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
+from quizapp.tui.messages import WeightsFitted
 from quizapp.tui.screens.base import QuizScreen
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ FIELDS: tuple[tuple[str, str, str], ...] = (
     ("new_per_day", "New cards per day", "unseen questions per day"),
     ("interview_questions", "Interview questions", "mock interview length"),
     ("interview_minutes", "Interview minutes", "mock interview time limit"),
+    ("interview_date", "Interview date", "YYYY-MM-DD; empty: no date"),
 )
 
 
@@ -31,6 +33,14 @@ class SettingsScreen(QuizScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", tooltip="Leave without saving", id="settings.back"),
         Binding("ctrl+s", "save", "Save", priority=True, tooltip="Save the settings", id="settings.save"),
+        Binding(
+            "ctrl+o",
+            "optimize",
+            "Optimize",
+            priority=True,
+            tooltip="Fit the scheduler's FSRS weights to your own reviews",
+            id="settings.optimize",
+        ),
     ]
 
     def compose(self) -> ComposeResult:
@@ -54,12 +64,15 @@ class SettingsScreen(QuizScreen[None]):
             yield Static("", id="settings-error")
             with Horizontal(classes="buttons"):
                 yield Button("Save (Ctrl+S)", id="settings-save", variant="primary", compact=True)
+                yield Button("Optimize FSRS (Ctrl+O)", id="settings-optimize", compact=True)
+            yield Static("", id="settings-optimized")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "settings"
         self.router.set_blink(self)
         self.query_one("#settings-error").display = False
+        self.query_one("#settings-optimized").display = False
         self.query_one(f"#setting-{FIELDS[0][0]}", Input).focus()
 
     @on(Select.Changed, "#setting-theme")
@@ -70,6 +83,32 @@ class SettingsScreen(QuizScreen[None]):
     @on(Button.Pressed, "#settings-save")
     def _save_pressed(self) -> None:
         self.action_save()
+
+    @on(Button.Pressed, "#settings-optimize")
+    def _optimize_pressed(self) -> None:
+        self.action_optimize()
+
+    def action_optimize(self) -> None:
+        """Fits the FSRS weights in a worker (it takes seconds on a long history); the result follows."""
+        backend = self.router.require_backend()
+        if backend is None:
+            return
+        box = self.query_one("#settings-optimized", Static)
+        box.update("Fitting FSRS weights to your reviews…")
+        box.display = True
+        self._fit(backend)
+
+    @work(thread=True, exclusive=True, group="optimize")
+    def _fit(self, backend: object) -> None:
+        from quizapp.tui.backend import Backend
+
+        assert isinstance(backend, Backend)
+        summary, ok = backend.fit_weights()
+        self.post_message(WeightsFitted(summary, ok))
+
+    @on(WeightsFitted)
+    def _fitted(self, event: WeightsFitted) -> None:
+        self.query_one("#settings-optimized", Static).update(event.summary)
 
     @on(Input.Submitted)
     def _enter(self) -> None:
@@ -82,6 +121,9 @@ class SettingsScreen(QuizScreen[None]):
         values: dict[str, object] = {}
         for key, label, _ in FIELDS:
             raw = self.query_one(f"#setting-{key}", Input).value.strip()
+            if isinstance(getattr(base, key), str):
+                values[key] = raw
+                continue
             try:
                 values[key] = float(raw) if isinstance(getattr(base, key), float) else int(raw)
             except ValueError:
@@ -109,9 +151,11 @@ class SettingsScreen(QuizScreen[None]):
             self.router.report_error(exc)
             return
         error.display = False
+        date_words = f", interview on {saved.interview_date}" if saved.interview_date else ""
         self.notify(
             f"Retention {saved.desired_retention:g}, {saved.new_per_day} new cards a day, interviews of "
-            f"{saved.interview_questions} questions in {saved.interview_minutes} min, theme {saved.theme}.",
+            f"{saved.interview_questions} questions in {saved.interview_minutes} min, theme {saved.theme}"
+            f"{date_words}.",
             title="Settings saved",
             timeout=5,
         )
