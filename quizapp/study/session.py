@@ -619,7 +619,10 @@ def hint_ladder(steps: tuple[Step, ...], misconceptions: tuple[Any, ...] = ()) -
     if len(steps) == 1:
         return tuple(rungs)
     labels = [m.step for m in misconceptions if m.step]
-    hinge = next((s for s in steps if labels and s.label == max(set(labels), key=labels.count)), steps[-1])
+    # the step most mistakes point at; a tie goes to the later step (nearer the answer), never to chance
+    counts = [labels.count(s.label) for s in steps]
+    best = max(counts)
+    hinge = steps[len(counts) - 1 - counts[::-1].index(best)] if best else steps[-1]
     rungs.append(f"The step it hinges on, {hinge.label}: {hinge.formula} = {hinge.substituted}")
     worked = "; ".join(f"{s.label}: {s.substituted} = {format_quantity(s.value, s.unit)}" for s in steps[:-1])
     rungs.append(f"Everything but the last step: {worked}")
