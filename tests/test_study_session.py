@@ -397,3 +397,37 @@ def test_undo_of_a_suspend_brings_the_question_straight_back(catalog: Catalog, s
 def _study_or_none(catalog: Catalog, store: Store, qids: list[str], clock: Clock) -> object:
     session = _study(catalog, store, qids, clock)
     return session.current
+
+
+def test_in_the_last_days_the_new_cards_of_the_weakest_decks_come_first(
+    catalog: Catalog, store: Store
+) -> None:
+    from quizapp.store import save_setting
+
+    clock = Clock()
+    decks = sorted({catalog.deck_of(q).id for q in catalog.questions})[:3]
+    qids = [q for q in sorted(catalog.questions) if catalog.deck_of(q).id in decks]
+    strong, weak = decks[0], decks[1:]
+    # the first deck is well known: every card answered Easy a while ago
+    questions = QuestionSet.from_catalog(catalog).select(question_ids=qids)
+    from quizapp.study import record_review
+
+    for ref in questions.ordered:
+        if ref.deck_id == strong:
+            record_review(
+                store,
+                ref,
+                seed=1,
+                answer="x",
+                correct=True,
+                rating=4,
+                duration_ms=1000,
+                now=T0,
+                scheduler=make_scheduler(fuzzing=False),
+            )
+    clock.tick(2 * 24 * 3600)
+    save_setting(store, "interview_date", (clock.now + timedelta(days=1)).date().isoformat())
+    session = _study(catalog, store, qids, clock)
+    assert session.focus_decks and strong not in session.focus_decks
+    card = session.current
+    assert card is not None and catalog.deck_of(card.instance.question_id).id in weak

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from engine import Step, format_quantity
@@ -177,6 +177,9 @@ class StudySession:
         self._saved: list[_Saved | _SetAside] = []
         """Every answer saved and card set aside in this session, newest last: what Ctrl+Z takes back."""
         self._pushback: list[QueueItem] = []
+        self.focus_decks: tuple[str, ...] = ()
+        """In the interview's last days, the weakest decks, which come first (see _focus_on_weak_decks)."""
+        self._focus_until: datetime | None = None
         """Items to ask again before the queue's next (an undone answer's question)."""
         self._decks = sorted({ref.deck_id for ref in questions.ordered})
         self.new_per_day: int | None = None
@@ -231,6 +234,7 @@ class StudySession:
         )
         if mode == "study":
             session.new_per_day = _planned_new_per_day(store, questions, clock())
+            session._focus_on_weak_decks()
         session.advance()
         return session
 
@@ -316,6 +320,42 @@ class StudySession:
             )
             return self._current
 
+    def _focus_on_weak_decks(self) -> None:
+        """In the last days before the interview, the weakest decks (lowest expected recall on the day)
+        come first: their new cards lead, and once nothing is due and no new card is left, their cards
+        due before the interview are reviewed early. Reviews stay ordinary FSRS reviews."""
+        from datetime import date
+
+        from quizapp.store.memory import card_memories
+        from quizapp.store.settings import load_settings
+        from quizapp.study.plan import FINAL_DAYS, make_plan
+
+        day = load_settings(self.store).interview_date
+        now = self.clock()
+        today = now.astimezone().date()
+        if not day or not 0 <= (date.fromisoformat(day) - today).days <= FINAL_DAYS:
+            return
+        refs = self.questions.ordered
+        decks = {r.deck_id: [q.question_id for q in refs if q.deck_id == r.deck_id] for r in refs}
+        plan = make_plan(
+            [(d, d, qids) for d, qids in decks.items()],
+            card_memories(self.store),
+            interview=date.fromisoformat(day),
+            today=today,
+            now=now,
+            scheduler=self.scheduler,
+        )
+        if not plan.focus:
+            return
+        weak = set(plan.focus)
+        self.focus_decks = plan.focus
+        self.questions = QuestionSet(
+            by_id=self.questions.by_id,
+            ordered=tuple(r for r in refs if r.deck_id in weak)
+            + tuple(r for r in refs if r.deck_id not in weak),
+        )
+        self._focus_until = now + timedelta(days=max(plan.days_left, 0) + 1)
+
     def _next_item(self) -> QueueItem | None:
         if self._pushback:
             return self._pushback.pop()
@@ -324,9 +364,22 @@ class StudySession:
                 if item.question.question_id not in self._broken:
                     return item
             return None
-        return next_card(
-            self.store, self._pool(), now=self.clock(), rng=self.rng, new_per_day=self.new_per_day
-        )
+        pool, now = self._pool(), self.clock()
+        found = next_card(self.store, pool, now=now, rng=self.rng, new_per_day=self.new_per_day)
+        if found is None and self._focus_until is not None:
+            weak = pool.select(
+                question_ids=[r.question_id for r in pool.ordered if r.deck_id in self.focus_decks]
+            )
+            if len(weak):
+                found = next_card(
+                    self.store,
+                    weak,
+                    now=now,
+                    rng=self.rng,
+                    new_per_day=0,
+                    learn_ahead=self._focus_until - now,
+                )
+        return found
 
     def _pool(self) -> QuestionSet:
         skip = self._broken | buried_on(self.store, day_start(self.clock()).date())
