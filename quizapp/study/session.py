@@ -2,9 +2,11 @@
 
 One card at a time: pick the next question from the queue, make its Instance with a seed from the
 injected rng, time the answer with the injected clock, grade it, and record the review in the store
-*before* returning the feedback, so nothing answered is ever lost. Hints (the first derivation step) cap
-the rating at Hard; flashcards are self-rated with each rating's next interval shown; explain answers are
-rated from the key points the user ticks. Everything handed back is a frozen dataclass.
+*before* returning the feedback, so nothing answered is ever lost. Each rung of the hint ladder lowers the
+best rating by one; the suggested rating comes with every rating's interval and the user may replace it
+(`override`); `undo` takes the last answers back, `set_aside` suspends or buries a question, `dont_know`
+shows the answer as Again. Flashcards are self-rated; explain answers are rated from the key points the
+user ticks. Everything handed back is a frozen dataclass.
 """
 
 from __future__ import annotations
