@@ -15,10 +15,8 @@ import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
-from engine import Step, format_quantity
-from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard
 from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
@@ -39,103 +37,37 @@ from quizapp.study import (
     record_review,
     scheduler_for,
 )
+from quizapp.study.hints import hint_ladder
+from quizapp.study.records import (
+    Card,
+    ExplainPending,
+    Feedback,
+    Hint,
+    InstanceSource,
+    Progress,
+    RatingChoice,
+    Unreadable,
+)
 from quizapp.study.scheduler import ReviewOutcome, preview_before, rerate_review, undo_review
+
+__all__ = [
+    "Card",
+    "ExplainPending",
+    "Feedback",
+    "Hint",
+    "InstanceSource",
+    "Progress",
+    "RatingChoice",
+    "StudySession",
+    "Unreadable",
+    "hint_ladder",
+]
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
 SessionMode = Literal["study", "drill", "cram"]
 Clock = Callable[[], datetime]
-
-
-class InstanceSource(Protocol):
-    """What the session needs from the catalog: a question made concrete by a seed."""
-
-    def instance(self, question_id: str, seed: int) -> Instance: ...
-
-
-@dataclass(frozen=True)
-class Card:
-    """The question on screen: its instance, why it was picked, and which try this is."""
-
-    number: int
-    instance: Instance
-    reason: str
-    attempt: int
-    shown_at: datetime
-
-
-@dataclass(frozen=True)
-class Hint:
-    """One rung of the hint ladder, shown on request; each rung lowers the best rating by one."""
-
-    rung: int
-    """1: which quantities matter; 2: the step the question hinges on, with its numbers; 3: every step
-    but the last."""
-    rungs: int
-    text: str
-    cap: str
-    """The best rating still possible: "Good", "Hard" or "Again"."""
-
-
-@dataclass(frozen=True)
-class RatingChoice:
-    """One of the four self-ratings of a flashcard, labelled with where it sends the card next."""
-
-    rating: int
-    name: str
-    interval: str
-    """"10m", "3d"... in study mode; "" in drill and cram, which never change the schedule."""
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """The answer could not be read; nothing was saved and the question stays open to fix and resubmit
-    (in study and in a mock interview alike)."""
-
-    message: str
-
-
-@dataclass(frozen=True)
-class ExplainPending:
-    """An explain answer was kept; the model answer and key points are shown for ticking."""
-
-    instance: Instance
-    answer: str
-    model_answer: str
-    key_points: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """A graded and *already saved* answer, with everything the feedback panel shows."""
-
-    instance: Instance
-    verdict: Verdict
-    answer: str
-    rating: int
-    hints_used: int
-    seconds: float
-    review_id: int
-    scheduled: bool
-    next_interval: str | None
-    """When the card is due again ("3d"), if this answer moved its schedule."""
-    became_leech: bool
-    covered: tuple[int, ...] = ()
-    """The key points ticked, for explain answers (0-based indexes into instance.key_points)."""
-    choices: tuple[RatingChoice, ...] = ()
-    """Every rating with the interval it gives, so the user can override the suggestion (study mode)."""
-    suggested: int = 0
-    """The rating grading suggested (the one saved until the user picks another)."""
-
-
-@dataclass(frozen=True)
-class Progress:
-    """The session bar: answers saved, how many were right, and what is left (None: endless drill)."""
-
-    done: int
-    correct: int
-    left: int | None
 
 
 class StudySession:
@@ -662,23 +594,3 @@ def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) ->
     unseen = sum(1 for qid in questions.by_id if qid not in taken)
     today = now.astimezone().date()
     return daily_new_limit(settings.new_per_day, settings.interview_date, unseen=unseen, today=today)
-
-
-def hint_ladder(steps: tuple[Step, ...], misconceptions: tuple[Any, ...] = ()) -> tuple[str, ...]:
-    """The rungs for a derivation: the formulas in symbols; the step where mistakes happen (the one most
-    of the calculator's named misconceptions point at, else the last), with its numbers; then every
-    step before the last, worked. A one-step derivation stops after the first rung: its numbers are the
-    answer."""
-    symbols = "; ".join(f"{s.label}: {s.formula}" for s in steps)
-    rungs = [f"Which quantities matter: {symbols}"]
-    if len(steps) == 1:
-        return tuple(rungs)
-    labels = [m.step for m in misconceptions if m.step]
-    # the step most mistakes point at; a tie goes to the later step (nearer the answer), never to chance
-    counts = [labels.count(s.label) for s in steps]
-    best = max(counts)
-    hinge = steps[len(counts) - 1 - counts[::-1].index(best)] if best else steps[-1]
-    rungs.append(f"The step it hinges on, {hinge.label}: {hinge.formula} = {hinge.substituted}")
-    worked = "; ".join(f"{s.label}: {s.substituted} = {format_quantity(s.value, s.unit)}" for s in steps[:-1])
-    rungs.append(f"Everything but the last step: {worked}")
-    return tuple(rungs)
