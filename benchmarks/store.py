@@ -1,5 +1,6 @@
 """Provides the store benchmark: a synthetic 100,000-card, 1,000,000-review database, then the medians of
-the next-card query, recording a review (with its durable commit), computing all stats, and opening.
+the next-card query, recording a review (with its durable commit), overriding its rating and undoing it
+(each one transaction, issue 14: at most 5 ms), computing all stats, and opening.
 
 Each measure is reported against its target and against a bare SQLite reference timed in the same run
 (machines here are noisy: trust the ratios more than single times).
@@ -29,6 +30,7 @@ from quizapp.store import QuestionRef, Store, card_id_for, open_store
 from quizapp.store.cards import cards_among, scheduled_ids
 from quizapp.store.times import US_PER_DAY, to_us
 from quizapp.study import QuestionSet, cram_queue, make_scheduler, next_card, record_review
+from quizapp.study.scheduler import rerate_review, undo_review
 from quizapp.study.session import StudySession
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
@@ -143,6 +145,7 @@ def measure(path: Path, n_cards: int, runs: int) -> list[tuple[str, float, float
         results.append(
             ("record review + commit", median_s(review, runs * 2), 0.005, "1-row write+COMMIT", commit_ref)
         )
+        results += _override_and_undo(store, refs, scheduler, runs * 2, commit_ref)
         count = median_s(
             lambda: store.conn.execute("SELECT count(*) FROM reviews").fetchone(), max(5, runs // 4)
         )
@@ -180,6 +183,37 @@ def measure(path: Path, n_cards: int, runs: int) -> list[tuple[str, float, float
         if extra.name.startswith(("fresh-", "bare-")):
             extra.unlink()
     return results
+
+
+def _override_and_undo(
+    store: Store, refs: QuestionSet, scheduler: Any, runs: int, commit_ref: float
+) -> list[tuple[str, float, float, str, float]]:
+    """The user's own rating replacing the suggested one, and Ctrl+Z: each one transaction, committed."""
+    rng = random.Random(2)
+    clock = iter(range(10**9, 2 * 10**9))
+
+    def recorded() -> tuple[QuestionRef, Any]:
+        ref = refs.ordered[rng.randrange(len(refs))]
+        when = NOW + timedelta(seconds=next(clock))
+        return ref, record_review(
+            store, ref, seed=1, answer="42", correct=True, rating=3, duration_ms=1000, now=when,
+            scheduler=scheduler,
+        )  # fmt: skip
+
+    override, undo = [], []
+    for i in range(runs + 3):
+        ref, outcome = recorded()
+        t = time.perf_counter()
+        outcome = rerate_review(store, ref, outcome, 1 + i % 4, scheduler=scheduler)
+        override.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        undo_review(store, outcome)
+        undo.append(time.perf_counter() - t)
+    return [
+        ("override rating + commit", statistics.median(override[3:]), 0.005, "1-row write+COMMIT",
+         commit_ref),
+        ("undo answer + commit", statistics.median(undo[3:]), 0.005, "1-row write+COMMIT", commit_ref),
+    ]  # fmt: skip
 
 
 def _home_and_queues(

@@ -91,10 +91,37 @@ def data_problem(data: Any) -> tuple[Loc, str] | None:
         return None
     for index, question in enumerate(questions):
         if isinstance(question, dict):
-            found = _walk(list(_free_values(question, ("questions", index))))
+            free = list(_free_values(question, ("questions", index)))
+            if _within_limits(free):
+                continue
+            found = _walk(free)  # only on the error path: the walk that says where
             if found is not None:
                 return found
     return None
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _within_limits(free: list[tuple[Any, Loc]]) -> bool:
+    """Whether a question's free values stay within both limits, counted the way `_walk` counts them but
+    without building a location for every node (the common case, at a fraction of the cost)."""
+    try:
+        total = sum(_size(node, len(loc)) for node, loc in free)
+    except _TooDeep:
+        return False
+    return total <= MAX_QUESTION_NODES
+
+
+def _size(node: Any, depth: int) -> int:
+    if depth > MAX_DEPTH:
+        raise _TooDeep
+    n = len(node)
+    for value in node.values() if isinstance(node, dict) else node:
+        if isinstance(value, dict | list):
+            n += _size(value, depth + 1)
+    return n
 
 
 def _free_values(question: dict[str, Any], loc: tuple[str | int, ...]) -> Iterator[tuple[Any, Loc]]:
