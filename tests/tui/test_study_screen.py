@@ -205,3 +205,34 @@ async def test_i_dont_know_shows_the_answer_and_saves_again(
         assert screen.query("#derivation")
         assert app.backend is not None
         assert [r.answer for r in reviews_for(app.backend.store, qid)] == ["I don't know"]
+
+
+async def test_escape_with_a_typed_explanation_asks_before_leaving(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "explain")[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        screen.query_one("#explain-text", TextArea).text = "Heads look at different subspaces."
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen, "the typed explanation would be lost: Escape asks first"
+        assert any("not submitted" in str(n.message) for n in app._notifications)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert app.backend is not None and review_count(app.backend.store) == 0
+
+
+async def test_escape_on_an_empty_answer_leaves_at_once(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "numeric")[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await drill(app, pilot, qid)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)

@@ -109,6 +109,7 @@ class StudyScreen(QuizScreen[None]):
         self.session = session
         self.revealed = False
         self.pending_explain = False
+        self._leave_armed = False
         self._hint_lines: list[Text] = []
 
     def compose(self) -> ComposeResult:
@@ -144,6 +145,7 @@ class StudyScreen(QuizScreen[None]):
         """Replaces the body with a fresh question card and the input for its kind."""
         self.revealed = False
         self.pending_explain = False
+        self._leave_armed = False
         self._hint_lines = []
         body = self.body
         await self._clear_body()
@@ -277,7 +279,9 @@ class StudyScreen(QuizScreen[None]):
             await self.show_feedback(result)
 
     @on(Input.Changed)
+    @on(TextArea.Changed)
     def _typing(self) -> None:
+        self._leave_armed = False  # typing more means the next Escape asks again
         self.refresh_bindings()  # "h" gives a hint only while the answer box is empty
 
     @on(SelectionList.SelectedChanged, "#key-points")
@@ -327,7 +331,30 @@ class StudyScreen(QuizScreen[None]):
             return answered and bool(self.query(HeatmapView))
         return True
 
+    def _unsaved_text(self) -> str:
+        """What the user typed for a question not yet answered ("" if nothing would be lost)."""
+        if self.session.answered or self.pending_explain or self.session.current is None:
+            return ""
+        for area in self.query(TextArea).results(TextArea):
+            if area.text.strip():
+                return area.text
+        for field in self.query("#answer").results(Input):
+            if field.value.strip():
+                return field.value
+        return ""
+
     def action_home(self) -> None:
+        """Escape: leaves the screen, but asks first (a second Escape) when a typed answer would be lost."""
+        if self._unsaved_text() and not self._leave_armed:
+            self._leave_armed = True
+            self.notify(
+                "Your answer is not submitted yet. Press Escape again to leave without it, or submit it "
+                "first (Enter, or Ctrl+S for an explanation).",
+                title="Leave this question?",
+                severity="warning",
+                timeout=6,
+            )
+            return
         try:
             saved = self.session.close()
         except Exception as exc:
