@@ -80,6 +80,19 @@ class TestHome:
     def test_first_run_at_80x24(self, snap_compare: Snap, new_app: Callable[..., QuizApp]) -> None:
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=_wait)
 
+    def test_home_with_the_interview_plan(
+        self, snap_compare: Snap, new_app: Callable[..., QuizApp], db_file: Path
+    ) -> None:
+        """A date set: the plan line ("N days left: x new + ~y reviews a day; expected recall") on home."""
+        from datetime import timedelta
+
+        from quizapp.store import open_store, save_setting
+        from tests.tui.helpers import NOW
+
+        with open_store(db_file, now=NOW) as store:
+            save_setting(store, "interview_date", (NOW + timedelta(days=9)).date().isoformat())
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=_wait)
+
     def test_help(self, snap_compare: Snap, new_app: Callable[..., QuizApp]) -> None:
         assert snap_compare(new_app(), press=["question_mark"], terminal_size=SMALL, run_before=_wait)
 

@@ -84,7 +84,9 @@ async def test_a_first_run_says_what_to_press_and_every_key_is_in_the_palette(
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        assert "Press s to start studying" in text_of(app, "#home-hint")
+        assert "s to start studying" in text_of(
+            app, "#home-hint"
+        ) and ", to set your interview date" in text_of(app, "#home-hint")
         titles = {c.title for c in app.get_system_commands(app.screen)}
         for description in ("Study", "Drill", "Cram", "Interview", "Explore", "Stats", "Settings", "Help"):
             assert description in titles

@@ -173,7 +173,10 @@ def _totals(o: Overview) -> str:
 
 def _hint(o: Overview) -> str:
     if o.first_run:
-        return "First time here? Press [b]s[/b] to start studying, or [b]?[/b] for every key."
+        return (
+            "First time here? Press [b],[/b] to set your interview date, [b]s[/b] to start studying, "
+            "[b]?[/b] for every key."
+        )
     if o.study_now:
         return f"Press [b]s[/b] to study the {o.study_now} card(s) waiting, or [b]d[/b] to drill a deck."
     return "All caught up. Press [b]d[/b] to drill the highlighted deck or [b]c[/b] to cram."

@@ -320,7 +320,7 @@ class StudyScreen(QuizScreen[None]):
                 return self.session.can_override
             return kind == "flashcard" and self.revealed
         if action == "dont_know":
-            return card is not None and not answered and kind in ("numeric", "tensor", "shape", "choice")
+            return card is not None and not answered and not self.pending_explain
         if action == "set_aside":
             return card is not None and not answered and not self.pending_explain
         if action == "undo":
@@ -449,8 +449,15 @@ class StudyScreen(QuizScreen[None]):
         self.update_bar()
 
     async def action_dont_know(self) -> None:
-        """Shows the answer and the worked steps at once; the card is saved as Again."""
-        if self.session.answered or self.session.current is None:
+        """Shows the answer and the worked steps at once; the card is saved as Again (a flashcard shows its
+        back and is rated Again)."""
+        card = self.session.current
+        if self.session.answered or card is None:
+            return
+        if card.instance.kind == "flashcard":
+            if not self.revealed:
+                await self.action_reveal()
+            await self.action_rate(1)
             return
         try:
             feedback = self.session.dont_know()
