@@ -90,7 +90,7 @@ def data_problem(data: Any) -> tuple[Loc, str] | None:
     if not isinstance(questions, list):
         return None
     for index, question in enumerate(questions):
-        if isinstance(question, dict):
+        if isinstance(question, dict) and not _small(question):
             free = list(_free_values(question, ("questions", index)))
             if _within_limits(free):
                 continue
@@ -98,6 +98,42 @@ def data_problem(data: Any) -> tuple[Loc, str] | None:
             if found is not None:
                 return found
     return None
+
+
+def _small(question: dict[str, Any]) -> bool:
+    """The common case, decided without building locations: every free value is a flat mapping or list,
+    or a list of flat mappings, with far fewer values than the limit and no nesting to speak of."""
+    params = question.get("params")
+    count = 0
+    for spec in params.values() if isinstance(params, dict) else ():
+        if not isinstance(spec, dict):
+            continue
+        for key in ("value", "choices", "args"):
+            value = spec.get(key)
+            if isinstance(value, dict | list):
+                size = _flat_size(value)
+                if size < 0:
+                    return False
+                count += size
+    args = question.get("args")
+    if isinstance(args, dict):
+        size = _flat_size(args)
+        if size < 0:
+            return False
+        count += size
+    return count <= MAX_QUESTION_NODES
+
+
+def _flat_size(node: dict[str, Any] | list[Any]) -> int:
+    """Values in `node` if it is at most two levels deep (a list of flat mappings), else -1."""
+    n = len(node)
+    for value in node.values() if isinstance(node, dict) else node:
+        if isinstance(value, dict | list):
+            n += len(value)
+            inner = value.values() if isinstance(value, dict) else value
+            if any(isinstance(v, dict | list) for v in inner):
+                return -1
+    return n
 
 
 class _TooDeep(Exception):
