@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from engine.calculator import Arg
 from engine.derivation import Misconception, Value
+
+N_LAYERS = Arg("n_layers", "int", "number of layers")
+BYTES_PER_ELEMENT = Arg("bytes_per_element", "int", "bytes per number (fp16/bf16: 2, fp32: 4, int8/fp8: 1)")
 
 
 def require_positive(calculator: str, **sizes: int | None) -> None:

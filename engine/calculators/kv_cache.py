@@ -8,16 +8,22 @@ real 8, 1.25 GiB with one (85,899,345,920 / 10,737,418,240 / 1,342,177,280 bytes
 from __future__ import annotations
 
 from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_divisible, require_positive
+from engine.calculators.common import (
+    BYTES_PER_ELEMENT,
+    N_LAYERS,
+    distinct,
+    require_divisible,
+    require_positive,
+)
 from engine.derivation import Derivation, Misconception, Step
 
 GIB_AS_GB = 1000**3 / 1024**3
 """A byte count b shown as b / 2^30 "GiB" but read as GB is b / 2^30 x 10^9 bytes: b x GIB_AS_GB."""
 
-_L = Arg("n_layers", "int", "number of layers")
+_L = N_LAYERS
 _G = Arg("n_kv_heads", "int", "number of key/value heads")
 _DH = Arg("d_head", "int", "width of one head")
-_BYTES = Arg("bytes_per_element", "int", "bytes per number (fp16/bf16: 2, fp32: 4, int8/fp8: 1)")
+_BYTES = BYTES_PER_ELEMENT
 _HQ = Arg(
     "n_heads",
     "int",

@@ -10,13 +10,13 @@ Checked against DeepSeek-V2 (kv_lora_rank 512, qk_rope_head_dim 64, 128 heads of
 from __future__ import annotations
 
 from engine.calculator import Arg, register
-from engine.calculators.common import distinct, ratio, require_positive
+from engine.calculators.common import BYTES_PER_ELEMENT, N_LAYERS, distinct, ratio, require_positive
 from engine.derivation import Derivation, Misconception, Step
 
-_L = Arg("n_layers", "int", "number of layers")
+_L = N_LAYERS
 _R = Arg("kv_lora_rank", "int", "width of the compressed KV latent c_KV (DeepSeek-V2/V3: 512)")
 _ROPE = Arg("rope_dim", "int", "width of the decoupled RoPE key shared by all heads (qk_rope_head_dim: 64)")
-_BYTES = Arg("bytes_per_element", "int", "bytes per number (fp16/bf16: 2, fp32: 4, fp8: 1)")
+_BYTES = BYTES_PER_ELEMENT
 _H = Arg(
     "n_heads",
     "int",

@@ -11,7 +11,7 @@ a multiply-add as 2, as in engine.calculators.cost.
 from __future__ import annotations
 
 from engine.calculator import Arg, register
-from engine.calculators.common import distinct, ratio, require_divisible, require_positive
+from engine.calculators.common import N_LAYERS, distinct, ratio, require_divisible, require_positive
 from engine.derivation import Derivation, Misconception, Step
 
 _W = Arg("window", "int", "sliding-window length W in tokens")
@@ -157,7 +157,7 @@ def rolling_cache_tokens(
     summary="Bytes of a rolling (sliding-window or StreamingLLM) KV cache: 2 L n_kv d_head bytes x held x B.",
     unit="B",
     args=(
-        Arg("n_layers", "int", "number of layers"),
+        N_LAYERS,
         Arg("n_kv_heads", "int", "number of key/value heads"),
         Arg("d_head", "int", "width of one head"),
         Arg("bytes_per_element", "int", "bytes per number (fp16/bf16: 2)"),

@@ -10,14 +10,21 @@ QKVParallelLinear: num_kv_heads = 1, num_kv_head_replicas = tp_size / total_num_
 from __future__ import annotations
 
 from engine.calculator import Arg, register
-from engine.calculators.common import distinct, ratio, require_divisible, require_positive
+from engine.calculators.common import (
+    BYTES_PER_ELEMENT,
+    N_LAYERS,
+    distinct,
+    ratio,
+    require_divisible,
+    require_positive,
+)
 from engine.derivation import Derivation, Misconception, Step
 
 _H = Arg("n_heads", "int", "query heads")
 _G = Arg("n_kv_heads", "int", "key/value heads (MHA: n_heads, MQA: 1)")
 _TP = Arg("tp", "int", "tensor-parallel degree (GPUs sharing one layer)")
 _DH = Arg("d_head", "int", "width of one head")
-_BYTES = Arg("bytes_per_element", "int", "bytes per number (fp16/bf16: 2, fp32: 4, fp8: 1)")
+_BYTES = BYTES_PER_ELEMENT
 _KV_LOCAL = "KV heads per GPU"
 _Q_LOCAL = "Query heads per GPU"
 
@@ -149,7 +156,7 @@ def tp_heads_per_gpu(
     summary="KV-cache bytes per GPU (or over the TP group) with heads sharded and, if too few, replicated.",
     unit="B",
     args=(
-        Arg("n_layers", "int", "number of layers"),
+        N_LAYERS,
         _H,
         _G,
         _DH,

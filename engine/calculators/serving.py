@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from engine.calculator import Arg, register
-from engine.calculators.common import distinct
+from engine.calculators.common import N_LAYERS, distinct
 from engine.calculators.kv_cache import GIB_AS_GB
 from engine.derivation import Derivation, Misconception, Step
 
@@ -22,7 +22,7 @@ DECODE_WHICH = ("per_sequence", "total")
 BLOCK_WHICH = ("blocks", "wasted_slots")
 
 _N = Arg("n_params", "float", "number of parameters N")
-_L = Arg("n_layers", "int", "number of layers")
+_L = N_LAYERS
 _D = Arg("d_model", "int", "model width d_model")
 _G = Arg("n_kv_heads", "int", "number of key/value heads")
 _DH = Arg("d_head", "int", "width of one head")
