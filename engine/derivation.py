@@ -58,6 +58,9 @@ class Heatmap:
     row_labels: tuple[str, ...]
     col_labels: tuple[str, ...]
     head_labels: tuple[str, ...] = ()
+    allowed: npt.NDArray[np.bool_] | None = None  # (H, T, S) False where the mask removed the key
+    asked: tuple[int, int | None] | None = None
+    """The (row, column) the question asks about (column None when it asks about a whole row)."""
 
 
 @dataclass(frozen=True, eq=False)

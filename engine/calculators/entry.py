@@ -254,5 +254,6 @@ def attention_entry(
             uniform @ v,
             last,
         )
-    heat = Heatmap(weights[None], rows, cols, ("weights",))  # (1, T, S)
+    asked = (r, None) if which == "output" else (r, j)
+    heat = Heatmap(weights[None], rows, cols, ("weights",), allowed=allowed[None], asked=asked)  # (1, T, S)
     return Derivation(calc, value, "", tuple(steps), distinct(value, wrong), heatmap=heat, notes=tuple(notes))

@@ -190,6 +190,10 @@ class HeatmapView(Widget):
         per_row = max(1, (max(width, block) + GAP) // (block + GAP))
         lo, hi = float(weights.min()), float(weights.max())
         span = hi - lo if hi > lo else 1.0
+        allowed = heatmap.allowed
+        if allowed is not None and allowed.ndim == 2:
+            allowed = allowed[None]
+        asked_row, asked_col = heatmap.asked if heatmap.asked is not None else (None, None)
 
         lines: list[Text] = [Text(shorten(self.title, max(width, 8)), style="bold")]
         for first in range(0, n_heads, per_row):
@@ -208,24 +212,42 @@ class HeatmapView(Widget):
                 for k, h in enumerate(group):
                     if k:
                         line.append(gap)
-                    line.append(shorten(rows[i], geo.row_label).ljust(geo.row_label) + " ", style="dim")
+                    mark = "▸" if i == asked_row else " "
+                    line.append(
+                        shorten(rows[i], geo.row_label).ljust(geo.row_label),
+                        style="bold yellow" if i == asked_row else "dim",
+                    )
+                    line.append(mark, style="bold yellow")
                     for j in range(n_cols):
                         v = float(weights[h, i, j])
-                        self._cell(line, v, (v - lo) / span, geo)
+                        if allowed is not None and not allowed[h % allowed.shape[0], i, j]:
+                            self._masked(line, geo)
+                        else:
+                            asked = i == asked_row and j == asked_col
+                            self._cell(line, v, (v - lo) / span, geo, asked=asked)
                 lines.append(line)
         lines.append(self._legend(lo, hi, width))
         return lines
 
-    def _cell(self, line: Text, v: float, t: float, geo: _Geometry) -> None:
+    def _cell(self, line: Text, v: float, t: float, geo: _Geometry, *, asked: bool = False) -> None:
+        """One weight; the asked cell is underlined and bold, with a ▸ in place of its padding."""
         if self.monochrome:
             mark = shade(t)
             text = (mark + cell_value(v)) if geo.values else (mark * geo.cell)
-            line.append(text[: geo.cell].ljust(geo.cell))
+            line.append(text[: geo.cell].ljust(geo.cell), style="bold underline" if asked else "")
             return
         r, g, b = ramp_colour(t)
         ink = Color.from_rgb(0, 0, 0) if t > 0.55 else Color.from_rgb(255, 255, 255)
         text = cell_value(v).rjust(geo.cell - 1) + " " if geo.values else " " * geo.cell
-        line.append(text, style=Style(bgcolor=Color.from_rgb(r, g, b), color=ink))
+        style = Style(bgcolor=Color.from_rgb(r, g, b), color=ink, bold=asked, underline=asked)
+        line.append(text, style=style)
+
+    def _masked(self, line: Text, geo: _Geometry) -> None:
+        """A key the mask removed: crossed out on a neutral ground, never mistaken for a weight of 0."""
+        text = ("×".center(geo.cell - 1) + " ") if geo.cell > 1 else "×"
+        line.append(
+            text[: geo.cell], style="dim" if self.monochrome else Style(color="grey50", bgcolor="grey15")
+        )
 
     def _legend(self, lo: float, hi: float, width: int) -> Text:
         legend = Text()
@@ -238,6 +260,9 @@ class HeatmapView(Widget):
                 legend.append("  ", style=Style(bgcolor=Color.from_rgb(r, g, b)))
             legend.append(" ")
         legend.append(f"max {hi:.3g}", style="dim")
-        if legend.cell_len + 20 <= width:
-            legend.append("   · = masked" if lo == 0.0 else "", style="dim")
+        if legend.cell_len + 30 <= width:
+            masked = self.heatmap.allowed is not None and not bool(self.heatmap.allowed.all())
+            legend.append("   × = masked" if masked else "", style="dim")
+            if self.heatmap.asked is not None:
+                legend.append("   ▸ = asked", style="dim")
         return legend
