@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rich.style import Style
 from textual.app import App, ComposeResult
 
 from engine import Heatmap, init_attention, multi_head_attention
@@ -80,3 +81,25 @@ async def test_no_color_environment_switches_the_widget_to_shading(monkeypatch: 
         view = app.query_one(HeatmapView)
         assert view.monochrome
         assert view.size.height == len(view._lines(view.content_size.width))
+
+
+@pytest.mark.parametrize("monochrome", [False, True])
+def test_masked_keys_are_crossed_out_and_the_asked_cell_is_marked(monochrome: bool) -> None:
+    from engine import calculate
+
+    q = [[1, 0], [0, 1], [1, 1]]
+    d = calculate("attention_entry", q=q, k=q, v=q, row=1, col=0, which="weight", causal=True)
+    assert d.heatmap is not None
+    view = HeatmapView(d.heatmap, monochrome=monochrome)
+    rows = [line for line in view._lines(80) if line.plain.startswith(("t0", "t1", "t2"))]
+    assert [r.plain.count("×") for r in rows] == [2, 1, 0]  # the causal mask removes keys after the query
+    asked = [r for r in rows if "▸" in r.plain]
+    assert len(asked) == 1 and asked[0].plain.startswith("t1")
+    underlined = [span for span in asked[0].spans if _underlined(span.style)]
+    assert len(underlined) == 1, "exactly the asked cell is underlined"
+    legend = view._lines(80)[-1].plain
+    assert "× = masked" in legend and "▸ = asked" in legend
+
+
+def _underlined(style: object) -> bool:
+    return bool(style.underline) if isinstance(style, Style) else "underline" in str(style).split()
