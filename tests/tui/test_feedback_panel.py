@@ -71,3 +71,29 @@ async def test_an_unreadable_answer_leaves_the_panel_hidden_and_a_right_one_show
         assert panel.display and not screen.query_one("#answer-error").display
         body = screen.query_one(StudyBody)
         assert body.scroll_y == min(panel.virtual_region.y - panel.styles.margin.top, body.max_scroll_y)
+
+
+async def test_long_key_points_wrap_in_full_instead_of_being_cut_off() -> None:
+    from pathlib import Path
+
+    from textual.app import App, ComposeResult
+
+    import quizapp.tui.app as tui_app
+    from quizapp.tui.widgets.feedback import KeyPointList
+
+    long = (
+        "Same parameters and projection FLOPs as one wide head, because the heads only slice the same three "
+        "d_model x d_model matrices into h parts"
+    )
+
+    class OneList(App[None]):
+        CSS_PATH = Path(tui_app.__file__).with_name("app.tcss")  # the app's own stylesheet
+
+        def compose(self) -> ComposeResult:
+            yield KeyPointList((long, 0), ("short", 1))
+
+    app = OneList()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        shown = app.query_one(KeyPointList)
+        assert shown.size.height >= 4, "the long key point takes several lines, the short one one"

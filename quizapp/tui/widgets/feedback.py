@@ -233,7 +233,7 @@ class KeyPointsPanel(Vertical):
 
     DEFAULT_CSS = """
     KeyPointsPanel { height: auto; }
-    KeyPointsPanel KeyPointList { height: auto; max-height: 12; }
+    KeyPointsPanel KeyPointList { height: auto; max-height: 30; }
     """
 
     def __init__(self, pending: ExplainPending, *, id: str | None = None) -> None:
