@@ -98,7 +98,7 @@ async def run(repeats: int) -> dict[str, list[float]]:
     from quizapp.tui.screens.study import StudyScreen
     from quizapp.tui.widgets.derivation import DerivationView
     from quizapp.tui.widgets.heatmap import HeatmapView
-    from quizapp.tui.widgets.question_card import QuestionCard
+    from quizapp.tui.widgets.question_card import PromptView
 
     class Reference(Static):
         """The reference widget: one line of text."""
@@ -111,7 +111,7 @@ async def run(repeats: int) -> dict[str, list[float]]:
     painted.wrap(HeatmapView, "heatmap")
     painted.wrap(DerivationView, "derivation")
     painted.wrap(Reference, "reference")
-    painted.wrap(QuestionCard, "card")
+    painted.wrap(PromptView, "card")
     submit_times: list[float] = []
     original_submit = StudySession.submit
 

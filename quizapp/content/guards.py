@@ -25,6 +25,8 @@ MAX_DEPTH = 24
 """Nesting of the parsed data (deck -> questions -> question -> params -> ... is about eight)."""
 MAX_QUESTION_NODES = 20_000
 """Values inside one question: a literal matrix of about 140 x 140."""
+_CONTAINERS = (dict, list)
+"""What a parsed YAML value nests in (a tuple: isinstance is faster with one than with `dict | list`)."""
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """C0 and C1 controls (tab and newline are kept), DEL, and the bidirectional overrides."""
@@ -110,7 +112,7 @@ def _small(question: dict[str, Any]) -> bool:
             continue
         for key in ("value", "choices", "args"):
             value = spec.get(key)
-            if isinstance(value, dict | list):
+            if isinstance(value, _CONTAINERS):
                 size = _flat_size(value)
                 if size < 0:
                     return False
@@ -128,10 +130,10 @@ def _flat_size(node: dict[str, Any] | list[Any]) -> int:
     """Values in `node` if it is at most two levels deep (a list of flat mappings), else -1."""
     n = len(node)
     for value in node.values() if isinstance(node, dict) else node:
-        if isinstance(value, dict | list):
+        if isinstance(value, _CONTAINERS):
             n += len(value)
             inner = value.values() if isinstance(value, dict) else value
-            if any(isinstance(v, dict | list) for v in inner):
+            if any(isinstance(v, _CONTAINERS) for v in inner):
                 return -1
     return n
 
@@ -155,7 +157,7 @@ def _size(node: Any, depth: int) -> int:
         raise _TooDeep
     n = len(node)
     for value in node.values() if isinstance(node, dict) else node:
-        if isinstance(value, dict | list):
+        if isinstance(value, _CONTAINERS):
             n += _size(value, depth + 1)
     return n
 
@@ -165,7 +167,7 @@ def _free_values(question: dict[str, Any], loc: tuple[str | int, ...]) -> Iterat
     for name, spec in params.items() if isinstance(params, dict) else ():
         if isinstance(spec, dict):
             for key in ("value", "choices"):
-                if isinstance(spec.get(key), dict | list):
+                if isinstance(spec.get(key), _CONTAINERS):
                     yield spec[key], (*loc, "params", str(name), key)
             if isinstance(spec.get("args"), dict):
                 yield spec["args"], (*loc, "params", str(name), "args")
@@ -179,11 +181,11 @@ def _walk(stack: list[tuple[Any, Loc]]) -> tuple[Loc, str] | None:
         node, loc = stack.pop()
         if len(loc) > MAX_DEPTH:
             return loc[:MAX_DEPTH], f"values nested more than {MAX_DEPTH} deep"
-        nodes += len(node) if isinstance(node, dict | list) else 1
+        nodes += len(node) if isinstance(node, _CONTAINERS) else 1
         if nodes > MAX_QUESTION_NODES:
             return loc[:2], f"the question holds more than {MAX_QUESTION_NODES:,} values"
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-        stack.extend((value, (*loc, key)) for key, value in items if isinstance(value, dict | list))
+        stack.extend((value, (*loc, key)) for key, value in items if isinstance(value, _CONTAINERS))
     return None
 
 
@@ -233,7 +235,7 @@ def clean_text(data: Any) -> tuple[Any, list[tuple[tuple[str | int, ...], str]]]
 
 def _rebuild(data: Any, loc: tuple[str | int, ...], clean: Any) -> Any:
     """Copies `data` bottom-up with `clean` applied to every string (keys included), without recursion."""
-    if not isinstance(data, dict | list):
+    if not isinstance(data, _CONTAINERS):
         return clean(data, loc)
     out: dict[Any, Any] | list[Any] = {} if isinstance(data, dict) else []
     stack: list[tuple[Any, Any, tuple[str | int, ...]]] = [(data, out, loc)]
@@ -242,7 +244,7 @@ def _rebuild(data: Any, loc: tuple[str | int, ...], clean: Any) -> Any:
         items = source.items() if isinstance(source, dict) else enumerate(source)
         for key, value in items:
             here = (*where, key if isinstance(source, list) else str(key))
-            if isinstance(value, dict | list):
+            if isinstance(value, _CONTAINERS):
                 child: dict[Any, Any] | list[Any] = {} if isinstance(value, dict) else []
                 stack.append((value, child, here))
                 value = child

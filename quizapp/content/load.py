@@ -256,7 +256,8 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
         models = [question for _, question in questions]
         raws = [data["questions"][index] for index, _ in questions]
         keys = [static_checks.signature(question, item) for question, item in zip(models, raws, strict=True)]
-        found = static_checks.check_questions(models, raws, keys)
+        with gc_paused():
+            found = static_checks.check_questions(models, raws, keys)
         for (index, _), problems in zip(questions, found, strict=True):
             if problems:
                 issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in problems)

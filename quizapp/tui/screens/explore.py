@@ -16,10 +16,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Checkbox, Footer, Header, Input, Label, Select, Static
+from textual.widgets import Checkbox, Header, Input, Label, Select, Static
 
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView, derivation_table
+from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ class ExploreScreen(QuizScreen[None]):
             yield Static("", id="ex-cost-title")
             yield DerivationView(self.result.cost.parameters, id="ex-params")
             yield DerivationView(self.result.cost.kv_cache, id="ex-kv")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Explore"

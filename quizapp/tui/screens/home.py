@@ -8,10 +8,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Header, LoadingIndicator, Static
+from textual.widgets import Header, LoadingIndicator, Static
 
 from quizapp.tui.messages import OverviewLoaded
 from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from textual.widgets import DataTable
@@ -64,7 +65,7 @@ class HomeScreen(QuizScreen[None]):
             yield Static("", id="home-plan")
             yield Static("", id="home-totals")
             yield Static("", id="home-hint")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         backend = self.router.backend

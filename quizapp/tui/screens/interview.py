@@ -18,11 +18,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, Input, SelectionList, Static, TextArea
+from textual.widgets import Button, Header, Input, SelectionList, Static, TextArea
 
 from quizapp.tui.messages import AnswerSubmitted
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.answer import ExplainArea, MultiChoiceList, answer_widgets
+from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.question_card import QuestionCard
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ class InterviewScreen(QuizScreen[None]):
         yield Header()
         yield Static("", id="interview-bar")
         yield VerticalScroll(id="interview-body")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         self.title = "Mock interview"

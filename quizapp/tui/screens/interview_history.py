@@ -10,9 +10,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     pass
@@ -32,7 +33,7 @@ class InterviewHistoryScreen(QuizScreen[None]):
         with Vertical(id="history-body"):
             yield Static("", id="history-status")
             yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Past interviews"

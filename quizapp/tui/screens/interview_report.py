@@ -15,10 +15,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Header, Markdown, Static
+from textual.widgets import Header, Markdown, Static
 
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView
+from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from quizapp.interview.report import InterviewReport, ReportItem
@@ -165,7 +166,7 @@ class InterviewReportScreen(QuizScreen[None]):
                     Text(f"{report.not_reached} question(s) were not reached before the end.", style="dim"),
                     id="report-not-reached",
                 )
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Interview report"

@@ -15,9 +15,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Checkbox, Header, Input, Label, Select, SelectionList, Static
 
 from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from quizapp.store import InterviewConfig
@@ -95,7 +96,7 @@ class InterviewSetupScreen(QuizScreen[None]):
             with Horizontal(classes="setup-buttons"):
                 yield Button("Start (Ctrl+S)", id="setup-start", variant="primary", compact=True)
                 yield Button("Past interviews (Ctrl+O)", id="setup-history", compact=True)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Mock interview"

@@ -10,10 +10,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+from textual.widgets import Button, Header, Input, Label, Select, Static
 
 from quizapp.tui.messages import WeightsFitted
 from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from quizapp.store import Settings
@@ -66,7 +67,7 @@ class SettingsScreen(QuizScreen[None]):
                 yield Button("Save (Ctrl+S)", id="settings-save", variant="primary", compact=True)
                 yield Button("Optimize FSRS (Ctrl+O)", id="settings-optimize", compact=True)
             yield Static("", id="settings-optimized")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "settings"

@@ -10,13 +10,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Header, OptionList, Static
+from textual.widgets import DataTable, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from quizapp.reports.text import format_hours
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.charts import CalendarView, ForecastChart
 from quizapp.tui.widgets.deck_table import mastery_bar
+from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class StatsScreen(QuizScreen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield VerticalScroll(id="stats-body")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "stats"

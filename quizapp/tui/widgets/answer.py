@@ -36,6 +36,11 @@ class AnswerInput(Input):
     async def action_submit(self) -> None:
         self.post_message(AnswerSubmitted(self.value))
 
+    def reset(self, inst: Instance) -> None:
+        """Empty, for the next question of a kind that takes a typed answer."""
+        self.value = ""
+        self.placeholder = input_placeholder(inst)
+
 
 class ChoiceList(OptionList):
     """One correct option: Enter (or a click) on an option submits it; typing its letter highlights it."""
@@ -45,6 +50,13 @@ class ChoiceList(OptionList):
         self.keys = [o.key for o in inst.options]
 
     def on_mount(self) -> None:
+        self.highlighted = 0
+
+    def reset(self, inst: Instance) -> None:
+        """The options of the next single-answer question, the first highlighted."""
+        self.clear_options()
+        self.add_options([Option(f"{o.key}) {o.text}", id=o.key) for o in inst.options])
+        self.keys = [o.key for o in inst.options]
         self.highlighted = 0
 
     def on_key(self, event: events.Key) -> None:
@@ -68,6 +80,13 @@ class MultiChoiceList(SelectionList[str]):
     def __init__(self, inst: Instance, *, id: str | None = None) -> None:
         super().__init__(*((f"{o.key}) {o.text}", o.key) for o in inst.options), id=id)
         self.keys = [o.key for o in inst.options]
+
+    def reset(self, inst: Instance) -> None:
+        """The options of the next select-all question, none ticked."""
+        self.clear_options()
+        self.add_options([(f"{o.key}) {o.text}", o.key) for o in inst.options])
+        self.keys = [o.key for o in inst.options]
+        self.highlighted = 0
 
     def on_key(self, event: events.Key) -> None:
         if event.character and event.character.lower() in self.keys:
@@ -101,6 +120,10 @@ class ExplainArea(Vertical):
     @property
     def text(self) -> str:
         return self.query_one(TextArea).text
+
+    def reset(self, inst: Instance) -> None:
+        """Empty and enabled again, for the next explain question."""
+        self.query_one(TextArea).clear()
 
     @on(Button.Pressed, "#explain-submit")
     def _pressed(self, event: Button.Pressed) -> None:
@@ -148,35 +171,49 @@ class FlashcardBack(Vertical):
             self.post_message(RatingChosen(int(event.button.id.removeprefix("rate-"))))
 
 
+ANSWER_WIDGETS = (AnswerInput, ChoiceList, MultiChoiceList, ExplainArea)
+"""What `answer_widgets` gives as #answer: each can `reset` for another question of its kind."""
+
+
+def answer_kind(inst: Instance) -> str:
+    """Which input a question takes: questions of one kind can share one input, reset between them."""
+    if inst.kind in ("numeric", "tensor", "shape"):
+        return "typed"
+    if inst.kind == "choice":
+        return "multiple" if inst.multiple else "single"
+    return inst.kind
+
+
+def input_placeholder(inst: Instance) -> str:
+    return "e.g. (2, 8, 128, 64)" if inst.kind == "shape" else f"your answer in {inst.unit or 'a number'}"
+
+
+HINTS = {
+    "single": "Arrows or a letter pick an option; Enter submits.",
+    "multiple": "Space or a letter ticks an option; Enter submits.",
+    "explain": "Explain it as you would in an interview. Ctrl+S submits.",
+    "flashcard": "Recall the answer, then press Space to reveal it.",
+}
+
+
+def answer_hint(inst: Instance) -> Text:
+    """The reminder line that goes with the input: the accepted forms, or the keys that answer."""
+    kind = answer_kind(inst)
+    return Text(inst.answer_hint() if kind == "typed" else HINTS[kind], style="dim")
+
+
 def answer_widgets(inst: Instance) -> list[Widget]:
     """The input that fits the question's kind, with its reminder line where there is one."""
-    if inst.kind in ("numeric", "tensor", "shape"):
-        placeholder = (
-            "e.g. (2, 8, 128, 64)" if inst.kind == "shape" else f"your answer in {inst.unit or 'a number'}"
-        )
-        return [
-            AnswerInput(placeholder=placeholder, id="answer"),
-            Static(Text(inst.answer_hint(), style="dim"), id="answer-hint"),
-        ]
-    if inst.kind == "choice":
-        if inst.multiple:
-            return [
-                MultiChoiceList(inst, id="answer"),
-                Static(
-                    Text("Space or a letter ticks an option; Enter submits.", style="dim"), id="answer-hint"
-                ),
-            ]
-        return [
-            ChoiceList(inst, id="answer"),
-            Static(Text("Arrows or a letter pick an option; Enter submits.", style="dim"), id="answer-hint"),
-        ]
-    if inst.kind == "explain":
-        return [
-            Static(
-                Text("Explain it as you would in an interview. Ctrl+S submits.", style="dim"),
-                id="answer-hint",
-            ),
-            ExplainArea(id="answer"),
-        ]
-    reveal = Text("Recall the answer, then press Space to reveal it.", style="dim")
-    return [Static(reveal, id="answer-hint", classes="instructions")]
+    kind = answer_kind(inst)
+    hint = Static(
+        answer_hint(inst), id="answer-hint", classes="instructions" if kind == "flashcard" else None
+    )
+    if kind == "typed":
+        return [AnswerInput(placeholder=input_placeholder(inst), id="answer"), hint]
+    if kind == "multiple":
+        return [MultiChoiceList(inst, id="answer"), hint]
+    if kind == "single":
+        return [ChoiceList(inst, id="answer"), hint]
+    if kind == "explain":
+        return [hint, ExplainArea(id="answer")]
+    return [hint]

@@ -61,15 +61,22 @@ class DerivationView(RenderedBlock):
     """
 
     def __init__(
-        self, derivation: Derivation, *, astray_step: str | None = None, id: str | None = None
+        self, derivation: Derivation | None, *, astray_step: str | None = None, id: str | None = None
     ) -> None:
-        super().__init__(derivation_table(derivation, astray_step=astray_step), id=id)
+        table = derivation_table(derivation, astray_step=astray_step) if derivation is not None else ""
+        super().__init__(table, id=id)
         self.derivation = derivation
         self.astray_step = astray_step
         self.border_title = "Worked derivation"
 
+    def show_derivation(self, derivation: Derivation | None) -> None:
+        """Shows another derivation, no step marked (the study screen reuses one view per question)."""
+        self.derivation = derivation
+        self.astray_step = None
+        self.update(derivation_table(derivation) if derivation is not None else "")
+
     def mark_astray(self, step: str | None) -> None:
         """Marks the step where an answer went astray (None: no mark)."""
-        if step != self.astray_step:
+        if step != self.astray_step and self.derivation is not None:
             self.astray_step = step
             self.update(derivation_table(self.derivation, astray_step=step))

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group
-from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.await_remove import AwaitRemove
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import AwaitMount, Widget
@@ -19,7 +19,7 @@ from textual.widgets import Markdown, SelectionList, Static
 from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.heatmap import HeatmapView
-from quizapp.tui.widgets.rendered import RenderedBlock
+from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
@@ -70,48 +70,77 @@ def answer_lines(feedback: Feedback) -> Text:
 class FeedbackPanel(Vertical):
     """Everything learned from one answer, top to bottom: verdict, diagnosis, derivation, why, heatmap.
 
-    It is mounted hidden with the question: the derivation, heatmap and explanation depend only on the
-    instance, so they are built (and rendered, by `prepare`) while the question is being answered, and
-    `show` only fills in the verdict and what it says about the answer, then reveals the panel.
+    The study screen keeps one panel and `load`s each question into it, hidden: the derivation, heatmap
+    and explanation depend only on the instance, so they are built (and rendered, by `prepare`) while
+    the question is being answered, and `show` only fills in the verdict and what it says about the
+    answer, then reveals the panel. Nothing is mounted per question but a choice question's option lines.
     """
 
     DEFAULT_CSS = """
     FeedbackPanel { height: auto; }
+    FeedbackPanel > #choice-lines { height: auto; }
     """
 
     def __init__(self, instance: Instance, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.instance = instance
         self.display = False
+        self._verdict = Static(id="verdict")
+        self._choices = Static(id="rating-choices")
+        self._message = Static(id="verdict-message")
+        self._diagnosis = Static(id="diagnosis")
+        self._option_lines = Vertical(id="choice-lines")
+        self._derivation = DerivationView(None, id="derivation")
+        self._heatmap = HeatmapView(None, id="feedback-heatmap")
+        self._explanation = RenderedBlock("", id="explanation")
+        self._next_hint = Static(id="next-hint")
+        self.load(instance)
 
     def compose(self) -> ComposeResult:
-        inst = self.instance
-        yield Static(id="verdict")
-        choices = Static(id="rating-choices")
-        choices.display = False
-        yield choices
-        yield Static(id="verdict-message")
-        diagnosis = Static(id="diagnosis")
-        diagnosis.display = False
-        yield diagnosis
-        if inst.derivation is not None and inst.kind in ("numeric", "tensor", "shape"):
-            yield DerivationView(inst.derivation, id="derivation")
-        if inst.heatmap is not None:
-            yield HeatmapView(inst.heatmap, id="feedback-heatmap")
-        if inst.explanation.strip():
-            # A Rich renderable rather than Textual's Markdown: one widget, rendered ahead of time.
-            title = Text("Why", style="bold")
-            yield RenderedBlock(Group(title, RichMarkdown(inst.explanation)), id="explanation")
+        yield self._verdict
+        yield self._choices
+        yield self._message
+        yield self._diagnosis
+        yield self._option_lines
+        yield self._derivation
+        yield self._heatmap
+        # A Rich renderable rather than Textual's Markdown: one widget, rendered ahead of time.
+        yield self._explanation
+        yield self._next_hint
+
+    def load(self, inst: Instance) -> AwaitRemove | None:
+        """Hides the panel and fills in what depends only on `inst`, for its answer to `show` later.
+
+        Returns the removal of the last choice question's option lines (None when there were none)."""
+        self.instance = inst
+        self.display = False
+        self._verdict.remove_class("correct", "wrong")
+        self._choices.display = False
+        self._diagnosis.display = False
+        worked = inst.derivation is not None and inst.kind in ("numeric", "tensor", "shape")
+        self._derivation.show_derivation(inst.derivation if worked else None)
+        self._derivation.display = worked
+        self._heatmap.set_heatmap(inst.heatmap)
+        if self._heatmap.show_values:
+            self._heatmap.show_values = False
+        self._heatmap.display = inst.heatmap is not None
+        explained = bool(inst.explanation.strip())
+        why = Group(Text("Why", style="bold"), CompactMarkdown(inst.explanation)) if explained else ""
+        self._explanation.update(why)
+        self._explanation.display = explained
         closing = Text()
         if inst.source:
             closing.append(f"Source: {inst.source}\n", style="dim")
         closing.append("Enter: next question · Escape: home", style="dim")
-        yield Static(closing, id="next-hint")
+        self._next_hint.update(closing)
+        if self._option_lines.children:
+            return self._option_lines.remove_children()
+        return None
 
     def prepare(self, width: int) -> None:
         """Renders the derivation, heatmap and explanation for a panel `width` wide (its content box)."""
         for block in self.children:
-            if isinstance(block, (RenderedBlock, HeatmapView)):
+            if isinstance(block, (RenderedBlock, HeatmapView)) and block.display:
                 block.prepare(width - block.styles.gutter.width - block.styles.margin.width)
 
     def show(self, feedback: Feedback) -> AwaitMount | None:
@@ -119,33 +148,28 @@ class FeedbackPanel(Vertical):
 
         Returns the mount of a choice question's per-option lines (None for the other kinds)."""
         v = feedback.verdict
-        verdict = self.query_one("#verdict", Static)
-        verdict.add_class("correct" if v.correct else "wrong")
+        self._verdict.add_class("correct" if v.correct else "wrong")
         self.rerated(feedback)
-        message = self.query_one("#verdict-message", Static)
         mounting = None
         if feedback.instance.kind == "choice":
-            message.update(chosen_line(feedback))
-            mounting = self.mount_all(choice_lines(feedback), after=message)
+            self._message.update(chosen_line(feedback))
+            mounting = self._option_lines.mount_all(choice_lines(feedback))
         else:
-            message.update(answer_lines(feedback))
+            self._message.update(answer_lines(feedback))
             diagnosis = diagnosis_text(feedback)
             if diagnosis is not None:
-                box = self.query_one("#diagnosis", Static)
-                box.update(diagnosis)
-                box.display = True
-        for view in self.query(DerivationView).results(DerivationView):
-            view.mark_astray(v.step)
+                self._diagnosis.update(diagnosis)
+                self._diagnosis.display = True
+        self._derivation.mark_astray(v.step)
         self.display = True
         return mounting
 
     def rerated(self, feedback: Feedback) -> None:
         """Shows the rating saved (suggested, or the user's own) and the keys that change it."""
-        self.query_one("#verdict", Static).update(verdict_line(feedback))
-        box = self.query_one("#rating-choices", Static)
+        self._verdict.update(verdict_line(feedback))
         if feedback.choices:
-            box.update(rating_choices_line(feedback))
-            box.display = True
+            self._choices.update(rating_choices_line(feedback))
+            self._choices.display = True
 
 
 def rating_choices_line(feedback: Feedback) -> Text:

@@ -106,7 +106,7 @@ class HeatmapView(Widget):
 
     def __init__(
         self,
-        heatmap: Heatmap,
+        heatmap: Heatmap | None,
         *,
         title: str = "Attention weights (rows: queries, columns: keys)",
         monochrome: bool | None = None,
@@ -128,8 +128,9 @@ class HeatmapView(Widget):
             return self._monochrome
         return bool(getattr(self.app, "no_color", False))
 
-    def set_heatmap(self, heatmap: Heatmap) -> None:
-        """Shows other weights (the explore screen's toggles)."""
+    def set_heatmap(self, heatmap: Heatmap | None) -> None:
+        """Shows other weights (the explore screen's toggles; None: nothing, the study screen's view
+        for a question without weights)."""
         self.heatmap = heatmap
         self._cache.clear()
         self.refresh(layout=True)
@@ -178,6 +179,8 @@ class HeatmapView(Widget):
 
     def _layout(self, width: int) -> list[Text]:
         heatmap = self.heatmap
+        if heatmap is None:
+            return []
         weights = heatmap.weights
         if weights.ndim == 2:  # one head given as (T, S)
             weights = weights[None]
@@ -261,8 +264,9 @@ class HeatmapView(Widget):
             legend.append(" ")
         legend.append(f"max {hi:.3g}", style="dim")
         if legend.cell_len + 30 <= width:
-            masked = self.heatmap.allowed is not None and not bool(self.heatmap.allowed.all())
+            heatmap = self.heatmap
+            masked = heatmap is not None and heatmap.allowed is not None and not bool(heatmap.allowed.all())
             legend.append("   × = masked" if masked else "", style="dim")
-            if self.heatmap.asked is not None:
+            if heatmap is not None and heatmap.asked is not None:
                 legend.append("   ▸ = asked", style="dim")
         return legend

@@ -1,4 +1,9 @@
-"""Provides QuestionCard (deck, difficulty stars, prompt as Markdown) and SessionBar (done and left)."""
+"""Provides QuestionCard (deck, difficulty stars, prompt as Markdown) and SessionBar (done and left).
+
+The prompt is a Rich Markdown renderable in one widget, like the feedback's explanation, rather than
+Textual's Markdown (a widget per block, remounted for every question): the study screen keeps one card
+and shows each new question in it.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,10 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from quizapp.tui.widgets.heatmap import shorten
+from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
@@ -45,12 +51,19 @@ def card_header(inst: Instance) -> Text:
     return text
 
 
+class PromptView(RenderedBlock):
+    """The prompt, as Markdown with its numbers filled in."""
+
+    def show(self, inst: Instance) -> None:
+        self.update(CompactMarkdown(inst.prompt))
+
+
 class QuestionCard(Vertical):
     """The question being asked: deck, stars, and the prompt with its numbers filled in."""
 
     DEFAULT_CSS = """
     QuestionCard { height: auto; }
-    QuestionCard > Markdown { margin: 0; padding: 0 1; }
+    QuestionCard > #prompt { margin: 0; padding: 0 1; height: auto; }
     """
 
     def __init__(self, inst: Instance, *, id: str | None = None) -> None:
@@ -59,7 +72,13 @@ class QuestionCard(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(card_header(self.instance), id="card-header")
-        yield Markdown(self.instance.prompt, id="prompt")
+        yield PromptView(CompactMarkdown(self.instance.prompt), id="prompt")
+
+    def show(self, inst: Instance) -> None:
+        """Shows another question in the same widgets (cheaper than a new card: nothing is mounted)."""
+        self.instance = inst
+        self.query_one("#card-header", Static).update(card_header(inst))
+        self.query_one(PromptView).show(inst)
 
 
 def progress_text(title: str, progress: Progress, number: int | None) -> Text:

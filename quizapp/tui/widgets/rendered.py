@@ -9,22 +9,42 @@ question is still being answered.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.markdown import CodeBlock, Markdown, MarkdownElement
 from rich.protocol import is_renderable
 from rich.segment import Segment
 from rich.style import Style as RichStyle
+from rich.syntax import Syntax
 from textual.render import measure
 from textual.strip import Strip
 from textual.visual import Visual, VisualType
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
     from textual.css.styles import RulesMap
     from textual.style import Style
     from textual.visual import RenderOptions
     from textual.widget import Widget
+
+
+class _CompactCode(CodeBlock):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        yield Syntax(code, self.lexer_name, theme=self.theme, word_wrap=True, padding=(0, 1))
+
+
+class CompactMarkdown(Markdown):
+    """Rich Markdown whose code blocks are padded by a column, not a blank line above and below: a
+    question with two matrices must still fit 80x24 with its answer box."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "fence": _CompactCode,
+        "code_block": _CompactCode,
+    }
+
 
 CACHED_WIDTHS = 4
 """Renders kept per renderable (a resize brings a new width; the old ones are rarely needed again)."""
