@@ -102,3 +102,34 @@ async def test_a_preset_fills_the_cost_panel_and_scales_the_heatmaps(new_app: Ca
         assert screen.query_one(HeatmapView).heatmap.weights.shape[0] == 8
         assert "Llama-2 70B" in str(screen.query_one("#ex-note").render())
         assert screen.result.inputs.preset == "llama-2-70b"  # redrawing the fields kept the preset
+
+
+async def test_tab_reaches_every_control_in_reading_order_and_shows_it(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("e")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExploreScreen)
+        controls = [w for w in screen.query("Input, Select, Checkbox") if w.focusable]
+        body = screen.query_one("#explore-body")
+        seen = []
+        for _ in range(len(controls) + 1):
+            await pilot.press("tab")
+            await pilot.pause()
+            focused = screen.focused
+            assert focused is not None
+            if focused is body:
+                continue
+            seen.append(focused)
+            # the focused control is on screen: scrolled to, never hidden below the fold
+            assert focused.region.height > 0 and screen.region.contains_region(focused.region), focused.id
+            if len(seen) == len(controls):
+                break
+        assert [w.id for w in seen] == [w.id for w in controls]
+        await pilot.press("tab")  # round to the picture, where the one-letter keys work again
+        assert screen.focused is body
+        await pilot.press("shift+tab", "shift+tab")  # and back the other way
+        assert screen.focused is controls[-2]

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Input, TextArea
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.content.instance import Instance
 from quizapp.content.units import to_display
+from quizapp.interview.report import summary_line
 from quizapp.store import list_interviews, load_interview, reviews_for
 from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.screens.home import HomeScreen
@@ -162,6 +163,16 @@ async def test_skip_flag_and_ending_early_are_saved(
             (True, False, 0.0),
         ]
         assert summary.finished_at is not None
+
+        # the list of past interviews is readable at 80x24: every cell in full, nothing cut off
+        await pilot.press("p")
+        await pilot.pause()
+        history = app.screen
+        assert isinstance(history, InterviewHistoryScreen)
+        table = history.query_one(DataTable)
+        shown = "\n".join(str(line.text) for line in table.render_lines(table.region.reset_offset))
+        for cell in summary_line(summary):
+            assert cell in shown, (cell, shown)
 
 
 async def test_an_explain_answer_is_kept_for_the_report_with_the_model_answer(tmp_path: Path) -> None:

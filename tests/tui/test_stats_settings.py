@@ -33,7 +33,19 @@ async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
         assert app.screen.query("#calendar") and app.screen.query("#forecast")
         misconceptions = app.screen.query_one("#misconceptions", OptionList)
         assert misconceptions.option_count >= 1 and "3×" in str(misconceptions.get_option_at_index(0).prompt)
-        misconceptions.focus()
+        body = app.screen.query_one("#stats-body")
+        assert app.screen.focused is body and body.max_scroll_y > 0  # taller than 80x24
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y
+        await pilot.press("home")
+        await pilot.pause()
+        assert body.scroll_y == 0
+        await pilot.press("tab")
+        assert app.screen.focused is misconceptions
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, StudyScreen)

@@ -71,7 +71,8 @@ class ExploreScreen(QuizScreen[None]):
         Binding("v", "values", "Values", tooltip="Print the weights in the cells", id="explore.values"),
         Binding("p", "presets", "Presets", tooltip="Choose a model preset", id="explore.presets"),
         Binding("r", "reset", "Reset", tooltip="Back to the default sandbox", id="explore.reset"),
-        Binding("tab", "next_field", "Next field", show=False, id="explore.next_field"),
+        Binding("tab", "next_field(1)", "Next field", show=False, id="explore.next_field"),
+        Binding("shift+tab", "next_field(-1)", "Previous field", show=False, id="explore.previous_field"),
     ]
 
     def __init__(self, inputs: ExploreInputs | None = None) -> None:
@@ -279,12 +280,14 @@ class ExploreScreen(QuizScreen[None]):
         preset.focus()
         preset.action_show_overlay()
 
-    def action_next_field(self) -> None:
-        """Tab from the picture goes to the sentence (the top of the form), not into the cost panel."""
-        if self.focused is self.query_one("#explore-body"):
-            self.query_one("#ex-sentence", Input).focus()
-        else:
-            self.focus_next()
+    def action_next_field(self, step: int) -> None:
+        """Tab goes round the picture, then every field in reading order (the form at the top, then the
+        cost panel), and back to the picture; Shift+Tab goes the other way. (Textual's own order would
+        put the picture, which holds the cost panel, between the two and skip it from the top.)"""
+        body = self.query_one("#explore-body")
+        ring = [body, *(w for w in self.focus_chain if w is not body)]
+        here = ring.index(self.focused) if self.focused in ring else 0
+        ring[(here + step) % len(ring)].focus()
 
     def action_reset(self) -> None:
         from quizapp.sandbox.model import ExploreInputs

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -14,9 +14,6 @@ from textual.widgets import DataTable, Header, Static
 
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
-
-if TYPE_CHECKING:
-    pass
 
 
 class InterviewHistoryScreen(QuizScreen[None]):
@@ -58,9 +55,13 @@ class InterviewHistoryScreen(QuizScreen[None]):
             self.router.report_error(exc)
             return
         table.clear(columns=True)
-        table.add_columns("#", "Started", "Answered", "Right", "")
-        for summary in past:
-            table.add_row(str(summary.id), *summary_line(summary), key=str(summary.id))
+        rows = [(str(summary.id), *summary_line(summary)) for summary in past]
+        # Widths from the cells: the table's own sizing, on a screen shown again, kept the labels' widths
+        # and cut every date and score short.
+        for i, label in enumerate(("#", "Started", "Answered", "Right", "")):
+            table.add_column(label, width=max([len(label), *(len(row[i]) for row in rows)]))
+        for summary, row in zip(past, rows, strict=True):
+            table.add_row(*row, key=str(summary.id))
         if past:
             status.update(Text(f"{len(past)} saved interview(s), newest first.", style="dim"))
             table.display = True

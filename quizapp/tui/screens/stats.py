@@ -79,6 +79,7 @@ class StatsScreen(QuizScreen[None]):
         summary.append(_percent(overall), style="bold")
 
         decks = DataTable[str | Text](id="deck-stats", cursor_type="none", zebra_stripes=True)
+        decks.can_focus = False  # nothing to pick in it: Tab goes from the page to the misconceptions
         body.mount_all(
             [
                 Static(summary, id="stats-summary"),
@@ -92,7 +93,8 @@ class StatsScreen(QuizScreen[None]):
                 ),
                 ForecastChart(stats.forecast, id="forecast"),
                 Static(
-                    "Your most frequent misconceptions (Enter drills the questions that showed one)",
+                    "Your most frequent misconceptions (Tab to the list; Enter drills the questions that "
+                    "showed one)",
                     classes="section-title",
                 ),
             ]
@@ -114,9 +116,7 @@ class StatsScreen(QuizScreen[None]):
                 for d in stats.diagnoses
             ]
             self._diagnoses = {d.diagnosis_id: d for d in stats.diagnoses}
-            misconceptions = OptionList(*options, id="misconceptions")
-            body.mount(misconceptions)
-            misconceptions.focus(scroll_visible=False)
+            body.mount(OptionList(*options, id="misconceptions"))
         else:
             body.mount(
                 Static(
@@ -127,7 +127,7 @@ class StatsScreen(QuizScreen[None]):
                     id="misconceptions-empty",
                 )
             )
-            body.focus()
+        body.focus()  # the arrows and page keys scroll the whole page; Tab reaches the list
 
     def _fill_decks(self, table: DataTable[str | Text], stats: Stats, backend: Backend) -> None:
         table.add_column("Deck")
