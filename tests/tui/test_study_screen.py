@@ -236,3 +236,21 @@ async def test_escape_on_an_empty_answer_leaves_at_once(
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_a_long_question_opens_at_its_first_line_and_typing_shows_the_input(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    typed = [q for q in catalog.questions.values() if q.type in ("numeric", "tensor", "shape")]
+    longest = max(typed, key=lambda q: (q.prompt.count("\n"), q.id))
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await drill(app, pilot, longest.id)
+        body = screen.body
+        field = screen.query_one("#answer", Input)
+        assert field.has_focus and body.scroll_y == 0
+        assert not body.region.contains_region(field.region)  # taller than 80x24: the input is below
+        await pilot.press("1", "2")
+        await pilot.pause()
+        assert field.value == "12" and body.scroll_y > 0
+        assert body.region.contains_region(field.region)

@@ -227,15 +227,17 @@ class StudyScreen(QuizScreen[None]):
                 node._query_one_cache.clear()
 
     def _focus_answer(self) -> None:
+        """Focuses the input without scrolling to it: a long question opens at its first line (the arrow
+        keys and page keys scroll down to the input)."""
         target = self.query("#answer")
         if not target:
-            self.body.focus()
+            self.body.focus(scroll_visible=False)
             return
         widget = target.first()
         if isinstance(widget, ExplainArea):
-            widget.query_one(TextArea).focus()
+            widget.query_one(TextArea).focus(scroll_visible=False)
         else:
-            widget.focus()
+            widget.focus(scroll_visible=False)
 
     async def show_done(self) -> None:
         body = self.body
@@ -333,9 +335,16 @@ class StudyScreen(QuizScreen[None]):
 
     @on(Input.Changed)
     @on(TextArea.Changed)
-    def _typing(self) -> None:
+    def _typing(self, event: Input.Changed | TextArea.Changed) -> None:
         self._leave_armed = False  # typing more means the next Escape asks again
         self.refresh_bindings()  # "h" gives a hint only while the answer box is empty
+        if isinstance(event, Input.Changed):
+            field: Widget = event.input
+            typed = event.value
+        else:
+            field, typed = event.text_area, event.text_area.text
+        if field.has_focus and typed:
+            field.scroll_visible(animate=False)  # the question opened at its top; what is typed shows
 
     @on(SelectionList.SelectedChanged, "#key-points")
     def _ticked(self, event: SelectionList.SelectedChanged[int]) -> None:
