@@ -1,6 +1,8 @@
 """Provides the store benchmark: a synthetic 100,000-card, 1,000,000-review database, then the medians of
 the next-card query, recording a review (with its durable commit), overriding its rating and undoing it
-(each one transaction, issue 14: at most 5 ms), computing all stats, and opening.
+(each one transaction, issue 14: at most 5 ms), the interview plan (home's plan line and `quizapp plan`:
+at most 1 s here, and at most 5 ms for a profile the size of the bundled bank, 500 cards and 5,000
+reviews, built beside it), computing all stats, and opening.
 
 Each measure is reported against its target and against a bare SQLite reference timed in the same run
 (machines here are noisy: trust the ratios more than single times).
@@ -28,14 +30,18 @@ from quizapp.reports.overview import DeckInfo, build_overview
 from quizapp.reports.stats import compute_stats
 from quizapp.store import QuestionRef, Store, card_id_for, open_store
 from quizapp.store.cards import cards_among, scheduled_ids
+from quizapp.store.memory import card_memories
 from quizapp.store.times import US_PER_DAY, to_us
 from quizapp.study import QuestionSet, cram_queue, make_scheduler, next_card, record_review
-from quizapp.study.scheduler import rerate_review, undo_review
+from quizapp.study.plan import make_plan
+from quizapp.study.scheduler import rerate_review, scheduler_for, undo_review
 from quizapp.study.session import StudySession
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 DECKS = 20
 DIAGNOSES = 30
+BANK_CARDS = 500
+"""A profile the size of the bundled bank (457 questions), for the plan's 5 ms target."""
 
 
 def build(path: Path, n_cards: int, n_reviews: int, seed: int = 0) -> None:
@@ -150,6 +156,13 @@ def measure(path: Path, n_cards: int, runs: int) -> list[tuple[str, float, float
             lambda: store.conn.execute("SELECT count(*) FROM reviews").fetchone(), max(5, runs // 4)
         )
         results += _home_and_queues(store, refs, max(5, runs // 10))
+        results.append(_plan_row(f"plan ({n_cards // 1000}k cards)", store, refs, 5, 1.0))
+    small = path.parent / "bank-sized.db"
+    if not small.exists():
+        build(small, BANK_CARDS, BANK_CARDS * 10, seed=3)
+    bank = QuestionSet.of(QuestionRef(f"deck{i % DECKS}-q{i}", f"deck{i % DECKS}") for i in range(BANK_CARDS))
+    with open_store(small, now=NOW) as store:
+        results.append(_plan_row(f"plan ({BANK_CARDS} cards)", store, bank, runs, 0.005))
         results.append(
             ("all stats", median_s(lambda: compute_stats(store, now=NOW), max(5, runs // 4), warmup=1), 1.0,
              "count(*) reviews", count)
@@ -214,6 +227,26 @@ def _override_and_undo(
          commit_ref),
         ("undo answer + commit", statistics.median(undo[3:]), 0.005, "1-row write+COMMIT", commit_ref),
     ]  # fmt: skip
+
+
+def _plan_row(
+    name: str, store: Store, refs: QuestionSet, runs: int, target: float
+) -> tuple[str, float, float, str, float]:
+    """The interview plan as home computes it: every card's memory read, then the plan made from it."""
+    decks = [
+        (f"deck{d}", f"Deck {d}", [r.question_id for r in refs.ordered if r.deck_id == f"deck{d}"])
+        for d in range(DECKS)
+    ]
+    scheduler = scheduler_for(store, fuzzing=False)
+
+    def plan() -> None:
+        make_plan(
+            decks, card_memories(store), interview=(NOW + timedelta(days=9)).date(), today=NOW.date(),
+            now=NOW, scheduler=scheduler,
+        )  # fmt: skip
+
+    every_card = median_s(lambda: cards_among(store.conn, refs.by_id), max(3, runs // 10), warmup=1)
+    return (name, median_s(plan, runs, warmup=1), target, "load every card", every_card)
 
 
 def _home_and_queues(

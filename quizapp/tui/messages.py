@@ -9,6 +9,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from quizapp.reports.overview import Overview
+    from quizapp.study.records import Progress
     from quizapp.tui.backend import Backend
 
 
@@ -54,3 +55,10 @@ class WeightsFitted(Message):
 
     summary: str
     ok: bool
+
+
+@dataclass
+class ProgressCounted(Message):
+    """The study session's cards left were counted (in a worker) for the session bar."""
+
+    progress: Progress

@@ -254,3 +254,23 @@ async def test_a_long_question_opens_at_its_first_line_and_typing_shows_the_inpu
         await pilot.pause()
         assert field.value == "12" and body.scroll_y > 0
         assert body.region.contains_region(field.region)
+
+
+async def test_the_bar_counts_what_is_left_in_a_worker_after_each_answer(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StudyScreen) and screen.session.mode == "study"
+        before = screen.session.progress().left
+        assert before is not None and f"{before} left" in text_of(app, "#session-bar")
+        await pilot.press("ctrl+o")  # "I don't know": saved as Again, due again in minutes, not now
+        await pilot.pause()
+        await screen.workers.wait_for_complete()
+        await pilot.pause()
+        bar = text_of(app, "#session-bar")
+        assert "1 done (0 right)" in bar and f"{before - 1} left" in bar, bar

@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
-from quizapp.tui.messages import AnswerSubmitted, RatingChosen
+from quizapp.study.records import Progress
+from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.answer import (
     ANSWER_WIDGETS,
@@ -123,6 +124,8 @@ class StudyScreen(QuizScreen[None]):
         self._answer_kind = ""
         """The kind of input on screen (answer_kind): a card of the same kind reuses it."""
         self._done_shown = False
+        self._left: int | None = None
+        """What was left at the last count (the bar shows it until the next count arrives)."""
         self._locked: list[tuple[Widget, bool]] = []
         """Widgets that could take focus before the answer was saved, to restore for the next card."""
 
@@ -134,6 +137,10 @@ class StudyScreen(QuizScreen[None]):
 
     async def on_mount(self) -> None:
         self.sub_title = self.session.title
+        try:  # the first count on the spot, so the bar never shows a blank; later ones in a worker
+            self._left = self.session.progress().left
+        except Exception as exc:
+            self.router.report_error(exc)
         card = self.session.current
         if card is None:
             await self.show_done()
@@ -147,13 +154,36 @@ class StudyScreen(QuizScreen[None]):
         return self.query_one("#study-body", StudyBody)
 
     def update_bar(self) -> None:
+        """Shows what is done at once; what is left is counted in a worker (in study mode that is SQL over
+        every card) and drawn when it arrives, so the bar never holds up the card or the feedback."""
+        session = self.session
+        card = session.current
+        if session.mode != "study":  # drill and cram count in memory
+            try:
+                progress = session.progress()
+            except Exception as exc:
+                self.router.report_error(exc)
+                return
+        else:
+            progress = Progress(done=session.done, correct=session.correct, left=self._left)
+            self._recount()
+        self.query_one(SessionBar).show(session.title, progress, card.number if card else None)
+
+    @work(thread=True, exclusive=True, group="recount", exit_on_error=False)
+    def _recount(self) -> None:
         try:
             progress = self.session.progress()
         except Exception as exc:
-            self.router.report_error(exc)
+            self.app.call_from_thread(self.router.report_error, exc)
             return
+        self.post_message(ProgressCounted(progress))
+
+    @on(ProgressCounted)
+    def _counted(self, event: ProgressCounted) -> None:
+        event.stop()
+        self._left = event.progress.left
         card = self.session.current
-        self.query_one(SessionBar).show(self.session.title, progress, card.number if card else None)
+        self.query_one(SessionBar).show(self.session.title, event.progress, card.number if card else None)
 
     async def show_card(self, card: Card) -> None:
         """Shows the card in the widgets the last one used: the question card and the feedback panel are
