@@ -1,5 +1,5 @@
 """Provides the feedback benchmark: from submitting an answer to the feedback panel rendered, with its
-worked derivation and attention heatmap, on the real study screen (target: median <= 50 ms).
+worked derivation and attention heatmap, on the real study screen, and from Enter to the next question drawn (targets: median <= 30 ms each).
 
 Run: python benchmarks/feedback.py [--repeats N]
 
@@ -8,13 +8,13 @@ from the bundled bank). Each round types the engine's answer and presses Enter, 
 heatmap and the derivation were first drawn into a frame (render_lines, called by the compositor for
 what is on screen) in the place where they stay, the panel scrolled to the top; the time is the later of
 the two minus the moment Enter was pressed, so it covers the key, grading, saving the review (a durable
-SQLite commit), revealing the panel, layout and painting. (A paint before a later scroll moves the
+SQLite commit, in the save worker), revealing the panel, layout and painting. (A paint before a later scroll moves the
 widgets does not count.) The study screen builds the panel hidden with each question and renders its
 derivation, heatmap and explanation right after the question is first drawn; the pauses before Enter,
 far shorter than anyone's thinking time, let that happen, and its cost shows in the "next card" row:
 Enter again, to the new question card drawn. The reference, timed in the same run and the same way, is
 a one-line Static updated and repainted: what any change on screen costs here. The table gives medians,
-the ratio to the 50 ms target and to the reference; also how much of the total was grading plus saving
+the ratio to the 30 ms target and to the reference; also how much of the total was grading plus saving
 (StudySession.submit), and what one more layout-and-paint of the same study screen costs. The terminal
 is 100x40 so that the derivation and the heatmap are both on screen once the panel is scrolled to the
 top (at 80x24 the heatmap is below the fold and is only painted when scrolled to).
@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-TARGET_SECONDS = 0.050
+TARGET_SECONDS = 0.030
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 SIZE = (100, 40)
 
@@ -195,8 +195,9 @@ def main() -> None:
             f"{label:<34} {median * 1000:10.1f} {p90 * 1000:8.1f} {median / TARGET_SECONDS:8.2f}x "
             f"{median / reference:11.1f}x"
         )
-    verdict = "ok" if feedback <= TARGET_SECONDS else "OVER"
-    print(f"Target: median <= {TARGET_SECONDS * 1000:.0f} ms: {verdict}")
+    for label, median in (("feedback", feedback), ("next card", statistics.median(results["next"]))):
+        verdict = "ok" if median <= TARGET_SECONDS else "OVER"
+        print(f"Target for {label}: median <= {TARGET_SECONDS * 1000:.0f} ms: {verdict}")
 
 
 if __name__ == "__main__":

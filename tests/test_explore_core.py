@@ -21,6 +21,7 @@ from quizapp.sandbox.model import (
     apply_preset,
     embed,
     explore,
+    layer,
     presets,
     sandbox_sizes,
     toggled,
@@ -46,6 +47,20 @@ def test_the_weights_are_the_engines_own_forward_pass() -> None:
     expected = engine.multi_head_attention(embed(result.tokens, 16, 3), params)
     np.testing.assert_allclose(result.heatmap.weights, expected.weights)
     np.testing.assert_allclose(result.output, expected.output)
+
+
+def test_a_configuration_draws_its_weights_once_and_toggles_reuse_them() -> None:
+    layer.cache_clear()
+    explore(BASE)
+    for name in ("causal", "tie_heads", "drop_output_projection"):
+        explore(toggled(BASE, name))
+    explore(replace(BASE, sentence="a different sentence"))
+    info = layer.cache_info()
+    assert (info.misses, info.hits) == (1, 4)
+    explore(replace(BASE, seed=4))  # another seed is another layer
+    assert layer.cache_info().misses == 2
+    with pytest.raises(ValueError, match="read-only"):  # shared, so nobody may change it in place
+        layer(16, 4, 4, 3).w_q[0, 0] = 1.0
 
 
 def test_same_weights_for_all_heads_collapses_them_into_one_pattern() -> None:

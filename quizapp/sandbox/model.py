@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import zlib
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -255,12 +256,20 @@ def embed(tokens: tuple[str, ...], d_model: int, seed: int) -> npt.NDArray[np.fl
     return x + code  # (T, d)
 
 
+@lru_cache(maxsize=32)
+def layer(d_model: int, n_heads: int, n_kv_heads: int, seed: int) -> engine.AttentionParams:
+    """The random weights of one configuration, drawn once: toggling causal, tied heads or W_O, or
+    editing the sentence, keeps the same layer (and skips the draw). AttentionParams is read-only, so
+    sharing it is safe; `layer.cache_clear()` forgets them."""
+    return engine.init_attention(d_model, n_heads, n_kv_heads, seed=seed)
+
+
 def explore(inputs: ExploreInputs) -> ExploreResult:
     """Runs the sandbox: weights per head, the effect of W_O, and the cost panel. Bad inputs raise a
     QuizappError with a message for the user, never a traceback."""
     tokens = check(inputs)
     try:
-        params = engine.init_attention(inputs.d_model, inputs.n_heads, inputs.n_kv_heads, seed=inputs.seed)
+        params = layer(inputs.d_model, inputs.n_heads, inputs.n_kv_heads, inputs.seed)
         x = embed(tokens, inputs.d_model, inputs.seed)  # (T, d)
         mask = "causal" if inputs.causal else None
         tie = inputs.tie_heads

@@ -109,10 +109,11 @@ class Store:
         return [tuple(r) for r in rows] == [("ok",)]
 
     def close(self) -> None:
-        """Closes the database (again is fine)."""
-        if not self._closed:
-            self._closed = True
-            self.conn.close()
+        """Closes the database (again is fine), after a write a worker is in the middle of."""
+        with self._write_lock:
+            if not self._closed:
+                self._closed = True
+                self.conn.close()
 
     def __del__(self) -> None:
         """Like Python 3.13's sqlite3, a store dropped while open warns (ResourceWarning) and closes, so a

@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from quizapp.crash import write_crash_log
 from quizapp.tui.backend import AppConfig, Backend, Clock, load_backend
-from quizapp.tui.messages import BackendFailed, BackendLoaded
+from quizapp.tui.messages import BackendFailed, BackendLoaded, OverviewLoaded
 from quizapp.tui.routing import REGISTRY
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class QuizApp(App[None]):
 
     def on_mount(self) -> None:
         self.open_screen("home")
-        self.call_after_refresh(self.load)  # paint the home screen first, then load in a thread
+        self.load()  # in a thread, while the home screen paints its first frame
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load(self) -> None:
@@ -71,16 +71,21 @@ class QuizApp(App[None]):
             log = write_crash_log()
             self.post_message(BackendFailed(f"Loading failed: {exc!r} (details in {log})"))
             return
-        self.post_message(BackendLoaded(backend))
+        first: OverviewLoaded | None = None
+        theme = ""
+        try:  # what home shows next, read here too: no second trip to a worker before the decks show
+            import quizapp.tui.widgets.deck_table  # noqa: F401
+
+            first = OverviewLoaded(backend.overview(), backend.plan_line())
+            theme = backend.settings().theme
+        except Exception as exc:  # home reads them again in its own worker, and reports what fails
+            self.call_from_thread(self.report_error, exc)
+        self.post_message(BackendLoaded(backend, first, theme))
 
     def on_backend_loaded(self, message: BackendLoaded) -> None:
         self.backend = message.backend
-        try:
-            theme = message.backend.settings().theme
-            if theme in self.available_themes:
-                self.theme = theme
-        except Exception as exc:
-            self.report_error(exc)
+        if message.theme in self.available_themes:
+            self.theme = message.theme
         for notice in message.backend.notices:
             self.notify(notice, title="Progress database", severity="warning", timeout=30)
         if message.backend.skipped_decks:
@@ -89,7 +94,10 @@ class QuizApp(App[None]):
 
         for screen in self.screen_stack:
             if isinstance(screen, HomeScreen):
-                screen.show_backend(message.backend)
+                if message.overview is None:
+                    screen.show_backend(message.backend)
+                else:
+                    screen.post_message(message.overview)
         deferred, self._deferred = self._deferred, None
         if deferred is not None:
             deferred()

@@ -72,15 +72,15 @@ class Backend:
 
     def plan_line(self) -> str:
         """The interview plan in one line for home ("" when no date is set)."""
+        day = self.settings().interview_date
+        if not day:
+            return ""  # before the imports: the scheduler and fsrs are not needed to start without a date
         from datetime import date
 
         from quizapp.store.memory import card_memories
         from quizapp.study.plan import make_plan
         from quizapp.study.scheduler import scheduler_for
 
-        day = self.settings().interview_date
-        if not day:
-            return ""
         now = self.now()
         plan = make_plan(
             self.catalog.deck_headers(),

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 if TYPE_CHECKING:
     from quizapp.reports.overview import Overview
+    from quizapp.sandbox.model import ExploreInputs, ExploreResult
     from quizapp.study.records import Progress
     from quizapp.tui.backend import Backend
 
 
 @dataclass
 class BackendLoaded(Message):
-    """The catalog is loaded and the progress database is open."""
+    """The catalog is loaded and the progress database is open; the home screen's first counts and the
+    saved theme were read in the same worker, so the decks show without a second trip."""
 
     backend: Backend
+    overview: OverviewLoaded | None
+    """None if reading the counts failed (home then tries again in its own worker)."""
+    theme: str
 
 
 @dataclass
@@ -62,3 +68,34 @@ class ProgressCounted(Message):
     """The study session's cards left were counted (in a worker) for the session bar."""
 
     progress: Progress
+
+
+@dataclass
+class SandboxComputed(Message):
+    """Explore's forward pass finished (in a worker) for the inputs now on screen."""
+
+    result: ExploreResult
+
+
+@dataclass
+class SandboxRefused(Message):
+    """Explore's inputs were refused; `message` says why in the user's words."""
+
+    inputs: ExploreInputs
+    message: str
+
+
+@dataclass
+class AnswerSaved(Message):
+    """A study write (an answer, a rating, an undo, a question set aside) was committed in the save worker;
+    `then` shows its `outcome` on the screen."""
+
+    outcome: Any
+    then: Callable[[Any], Awaitable[None]]
+
+
+@dataclass
+class SaveFailed(Message):
+    """A study write in the save worker raised; nothing of it was committed."""
+
+    error: Exception

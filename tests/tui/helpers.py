@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from textual.pilot import Pilot
 
@@ -45,6 +46,22 @@ async def loaded(app: QuizApp, pilot: Pilot[None]) -> None:
             return
         await pilot.pause(0.01)
     raise AssertionError("the catalog worker never handed over the backend")
+
+
+async def settled(pilot: Pilot[Any]) -> None:
+    """Waits for the screen's workers (Explore's forward pass, the study bar's recount) and the redraw
+    their messages cause."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def press(pilot: Pilot[Any], *keys: str) -> None:
+    """Presses keys one by one, each after the writes the one before started (answers are graded and saved
+    in a worker) have finished and been drawn, as they would be at a person's typing speed."""
+    for key in keys:
+        await pilot.press(key)
+        await settled(pilot)
 
 
 async def drill(app: QuizApp, pilot: Pilot[None], qid: str) -> StudyScreen:

@@ -13,7 +13,7 @@ from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.backend import AppConfig, Backend
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
-from tests.tui.helpers import NOW, SIZE, drill, question_ids, text_of
+from tests.tui.helpers import NOW, SIZE, drill, press, question_ids, text_of
 
 
 async def test_a_bug_while_answering_becomes_a_notification_and_the_app_keeps_running(
@@ -27,12 +27,12 @@ async def test_a_bug_while_answering_becomes_a_notification_and_the_app_keeps_ru
             raise RuntimeError("grader exploded")
 
         monkeypatch.setattr(screen.session, "submit", broken)
-        await pilot.press("1", "enter")
+        await press(pilot, "1", "enter")
         await pilot.pause()
         assert isinstance(app.screen, StudyScreen)
         messages = [n.message for n in app._notifications]
         assert any("grader exploded" in m and "crash.log" in m for m in messages)
-        await pilot.press("escape", "escape")  # the typed "1" is unsaved: the first Escape asks
+        await press(pilot, "escape", "escape")  # the typed "1" is unsaved: the first Escape asks
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
 

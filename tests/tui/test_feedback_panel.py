@@ -14,7 +14,7 @@ from quizapp.tui.app import QuizApp
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.feedback import FeedbackPanel
 from quizapp.tui.widgets.study_body import StudyBody
-from tests.tui.helpers import current, drill, question_ids
+from tests.tui.helpers import current, drill, press, question_ids
 
 
 def _with_heatmap(inst: Instance) -> bool:
@@ -35,7 +35,7 @@ async def test_the_answer_reveals_a_panel_rendered_while_the_question_was_shown(
         prepared = [width for width in range(1, 101) if derivation.is_prepared(width)]
         assert prepared  # rendered while the question is on screen
         screen.query_one("#answer", Input).value = current(screen).expected_text()
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await pilot.pause()
         assert panel.display
         assert derivation.content_size.width in prepared  # at the width it was going to have
@@ -44,9 +44,9 @@ async def test_the_answer_reveals_a_panel_rendered_while_the_question_was_shown(
         top = panel.virtual_region.y - panel.styles.margin.top
         assert body.scroll_y == min(top, body.max_scroll_y) > 0
         assert screen.focused is None  # nothing restyled by a focus move
-        await pilot.press("home")
+        await press(pilot, "home")
         assert body.scroll_y == 0  # the screen's keys scroll the body instead
-        await pilot.press("down")
+        await press(pilot, "down")
         assert body.scroll_y == 1
 
 
@@ -59,13 +59,13 @@ async def test_an_unreadable_answer_leaves_the_panel_hidden_and_a_right_one_show
         screen = await drill(app, pilot, qid)
         field = screen.query_one("#answer", Input)
         field.value = "not a number at all"
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await pilot.pause()
         assert screen.query_one("#answer-error").display
         assert not screen.query_one(FeedbackPanel).display
 
         field.value = current(screen).expected_text()
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await pilot.pause()
         panel = screen.query_one(FeedbackPanel)
         assert panel.display and not screen.query_one("#answer-error").display

@@ -12,7 +12,7 @@ from quizapp.store import reviews_for
 from quizapp.study import make_scheduler, preview_intervals
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
-from tests.tui.helpers import NOW, SIZE, current, drill, loaded, question_ids, text_of
+from tests.tui.helpers import NOW, SIZE, current, drill, loaded, press, question_ids, text_of
 
 
 async def test_a_flashcard_is_revealed_then_rated_with_its_next_interval(
@@ -27,7 +27,7 @@ async def test_a_flashcard_is_revealed_then_rated_with_its_next_interval(
         screen = app.screen
         assert isinstance(screen, StudyScreen)
         assert not screen.query("#flashcard")
-        await pilot.press("space")
+        await press(pilot, "space")
         await pilot.pause()
         labels = [str(b.label) for b in screen.query(Button) if (b.id or "").startswith("rate-")]
         intervals = [p.label for p in preview_intervals(None, make_scheduler(fuzzing=False), now=NOW)]
@@ -37,7 +37,7 @@ async def test_a_flashcard_is_revealed_then_rated_with_its_next_interval(
                 (1, 2, 3, 4), ("Again", "Hard", "Good", "Easy"), intervals, strict=True
             )
         ]
-        await pilot.press("3")
+        await press(pilot, "3")
         await pilot.pause()
         saved = reviews_for(app.backend.store, qid)  # type: ignore[union-attr]
         assert [(r.rating, r.mode, r.scheduled) for r in saved] == [(3, "study", True)]
@@ -53,12 +53,12 @@ async def test_an_explain_answer_shows_the_model_answer_and_rates_the_ticked_key
         screen = await drill(app, pilot, qid)
         inst = current(screen)
         screen.query_one("#explain-text", TextArea).text = "Each head attends in its own subspace."
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await pilot.pause()
         points = screen.query_one("#key-points", SelectionList)
         assert points.has_focus and points.option_count == len(inst.key_points)
-        await pilot.press("space")  # tick the first key point
-        await pilot.press("enter")
+        await press(pilot, "space")  # tick the first key point
+        await press(pilot, "enter")
         await pilot.pause()
         assert f"1/{len(inst.key_points)} key points" in text_of(app, "#verdict")
         saved = reviews_for(app.backend.store, qid)  # type: ignore[union-attr]

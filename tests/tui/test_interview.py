@@ -20,7 +20,7 @@ from quizapp.tui.screens.interview import EndInterviewScreen, InterviewScreen
 from quizapp.tui.screens.interview_history import InterviewHistoryScreen
 from quizapp.tui.screens.interview_report import InterviewReportScreen
 from quizapp.tui.screens.interview_setup import InterviewSetupScreen
-from tests.tui.helpers import NOW, SEED, loaded
+from tests.tui.helpers import NOW, SEED, loaded, press
 from tests.tui.interview_helpers import Clock
 
 SIZE = (80, 24)
@@ -47,13 +47,13 @@ def wrong_or_partial(inst: Instance) -> str:
 
 async def start_interview(app: QuizApp, pilot: Pilot[None], tag: str, questions: int, minutes: int) -> None:
     await loaded(app, pilot)
-    await pilot.press("i")
+    await press(pilot, "i")
     setup = app.screen
     assert isinstance(setup, InterviewSetupScreen)
     setup.query_one("#setup-questions", Input).value = str(questions)
     setup.query_one("#setup-minutes", Input).value = str(minutes)
     setup.query_one("#setup-tags", Input).value = tag
-    await pilot.press("ctrl+s")
+    await press(pilot, "ctrl+s")
     await pilot.pause()
 
 
@@ -85,7 +85,7 @@ async def test_an_interview_that_runs_out_of_time_submits_the_open_answer_and_re
         assert first is not None
         clock.advance(seconds=30)
         screen.query_one("#answer", Input).value = first.instance.expected_text()
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await pilot.pause()
         saved = load_interview(store, interview_id).answers
         assert [(a.question_id, a.correct, a.seconds) for a in saved] == [
@@ -115,16 +115,16 @@ async def test_an_interview_that_runs_out_of_time_submits_the_open_answer_and_re
         assert "1/3 right" in str(report_screen.query_one("#report-score").render())
 
         # the report is saved: home, interview set-up, past interviews, Enter reopens it
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
-        await pilot.press("i")
-        await pilot.press("ctrl+o")
+        await press(pilot, "i")
+        await press(pilot, "ctrl+o")
         await pilot.pause()
         history = app.screen
         assert isinstance(history, InterviewHistoryScreen)
         assert history.query_one(DataTable).row_count == 1
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await pilot.pause()
         reopened = app.screen
         assert isinstance(reopened, InterviewReportScreen)
@@ -142,18 +142,18 @@ async def test_skip_flag_and_ending_early_are_saved(
         await start_interview(app, pilot, typed_tag(catalog), questions=3, minutes=10)
         screen = app.screen
         assert isinstance(screen, InterviewScreen)
-        await pilot.press("ctrl+f")  # flag the first question ...
+        await press(pilot, "ctrl+f")  # flag the first question ...
         assert "flagged" in str(screen.query_one("#interview-bar").render())
         clock.advance(seconds=12)
-        await pilot.press("ctrl+n")  # ... and skip it
+        await press(pilot, "ctrl+n")  # ... and skip it
         await pilot.pause()
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await pilot.pause()
         assert isinstance(app.screen, EndInterviewScreen)
-        await pilot.press("n")  # keep going
+        await press(pilot, "n")  # keep going
         await pilot.pause()
         assert app.screen is screen
-        await pilot.press("escape", "y")
+        await press(pilot, "escape", "y")
         await wait_for(pilot, InterviewReportScreen)
         store = app.backend.store  # type: ignore[union-attr]
         (summary,) = list_interviews(store)
@@ -165,7 +165,7 @@ async def test_skip_flag_and_ending_early_are_saved(
         assert summary.finished_at is not None
 
         # the list of past interviews is readable at 80x24: every cell in full, nothing cut off
-        await pilot.press("p")
+        await press(pilot, "p")
         await pilot.pause()
         history = app.screen
         assert isinstance(history, InterviewHistoryScreen)
@@ -189,7 +189,7 @@ async def test_an_explain_answer_is_kept_for_the_report_with_the_model_answer(tm
         assert inst.kind == "explain"
         screen.query_one("#explain-text", TextArea).text = "Each head has its own projections."
         clock.advance(seconds=80)
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, InterviewReportScreen)
         report = app.screen
         assert isinstance(report, InterviewReportScreen)

@@ -19,7 +19,7 @@ from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.content.instance import Instance
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
-from tests.tui.helpers import current, question_ids, seed_history
+from tests.tui.helpers import current, press, question_ids, seed_history
 
 SMALL = (80, 24)
 DECKS = Path(__file__).with_name("decks")
@@ -65,7 +65,7 @@ def _drill_and(qid: str, then: Callable[[StudyScreen, Pilot[Any]], Awaitable[Non
 
 async def _answer_right(screen: StudyScreen, pilot: Pilot[Any]) -> None:
     screen.query_one("#answer", Input).value = current(screen).expected_text()
-    await pilot.press("enter")
+    await press(pilot, "enter")
 
 
 async def _show_heatmap(screen: StudyScreen, pilot: Pilot[Any]) -> None:
@@ -73,7 +73,7 @@ async def _show_heatmap(screen: StudyScreen, pilot: Pilot[Any]) -> None:
     await _answer_right(screen, pilot)
     await pilot.pause()
     await pilot.pause()
-    await pilot.press("end")
+    await press(pilot, "end")
 
 
 class TestHome:
@@ -122,7 +122,7 @@ class TestStudy:
             assert isinstance(app, QuizApp)
             app.start_session("study", question_ids=(qid,))
             await pilot.pause()
-            await pilot.press("space")
+            await press(pilot, "space")
             await pilot.pause()
 
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=run_before)
@@ -143,7 +143,7 @@ class TestStudy:
             assert isinstance(screen, StudyScreen)
             await _answer_right(screen, pilot)
             await pilot.pause()
-            await pilot.press("2")  # the user overrides the suggestion with Hard
+            await press(pilot, "2")  # the user overrides the suggestion with Hard
             await pilot.pause()
 
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=run_before)
@@ -154,9 +154,9 @@ class TestStudy:
         """Two presses of h: which quantities matter, then the step it hinges on, each capping the rating."""
 
         async def two_hints(screen: StudyScreen, pilot: Pilot[Any]) -> None:
-            await pilot.press("h")
+            await press(pilot, "h")
             await pilot.pause()
-            await pilot.press("h")
+            await press(pilot, "h")
 
         qid = question_ids(catalog, "numeric")[0]
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=_drill_and(qid, two_hints))
@@ -168,9 +168,9 @@ class TestStudy:
 
         async def submit(screen: StudyScreen, pilot: Pilot[Any]) -> None:
             screen.query_one("#explain-text", TextArea).text = "Heads attend in separate subspaces."
-            await pilot.press("ctrl+s")
+            await press(pilot, "ctrl+s")
             await pilot.pause()
-            await pilot.press("space", "down", "space")
+            await press(pilot, "space", "down", "space")
 
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=_drill_and(qid, submit))
 

@@ -15,7 +15,7 @@ from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.settings import SettingsScreen
 from quizapp.tui.screens.stats import StatsScreen
 from quizapp.tui.screens.study import StudyScreen
-from tests.tui.helpers import NOW, SIZE, current, loaded, seed_history, text_of
+from tests.tui.helpers import NOW, SIZE, current, loaded, press, seed_history, text_of
 
 
 async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
@@ -25,7 +25,7 @@ async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("t")
+        await press(pilot, "t")
         await pilot.pause()
         assert isinstance(app.screen, StatsScreen)
         summary = text_of(app, "#stats-summary")
@@ -35,18 +35,18 @@ async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
         assert misconceptions.option_count >= 1 and "3×" in str(misconceptions.get_option_at_index(0).prompt)
         body = app.screen.query_one("#stats-body")
         assert app.screen.focused is body and body.max_scroll_y > 0  # taller than 80x24
-        await pilot.press("pagedown")
+        await press(pilot, "pagedown")
         await pilot.pause()
         assert body.scroll_y > 0
-        await pilot.press("end")
+        await press(pilot, "end")
         await pilot.pause()
         assert body.scroll_y == body.max_scroll_y
-        await pilot.press("home")
+        await press(pilot, "home")
         await pilot.pause()
         assert body.scroll_y == 0
-        await pilot.press("tab")
+        await press(pilot, "tab")
         assert app.screen.focused is misconceptions
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await pilot.pause()
         assert isinstance(app.screen, StudyScreen)
         assert app.screen.session.mode == "drill"
@@ -57,17 +57,17 @@ async def test_settings_are_saved_to_the_store(new_app: Callable[..., QuizApp], 
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("comma")
+        await press(pilot, "comma")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, SettingsScreen)
         screen.query_one("#setting-new_per_day", Input).value = "abc"
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await pilot.pause()
         assert "must be a number" in text_of(app, "#settings-error")
         screen.query_one("#setting-desired_retention", Input).value = "0.85"
         screen.query_one("#setting-new_per_day", Input).value = "7"
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
     with open_store(db_file, now=NOW) as store:
@@ -81,10 +81,10 @@ async def test_an_out_of_range_setting_is_refused_with_the_allowed_range(
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("comma")
+        await press(pilot, "comma")
         await pilot.pause()
         app.screen.query_one("#setting-desired_retention", Input).value = "1.5"
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
         assert "between 0.7 and 0.99" in text_of(app, "#settings-error")
@@ -176,17 +176,17 @@ async def test_the_interview_date_is_set_in_settings_and_home_shows_the_plan(
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("comma")
+        await press(pilot, "comma")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, SettingsScreen)
         field = screen.query_one("#setting-interview_date", Input)
         field.value = "3 Dec"
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await pilot.pause()
         assert "YYYY-MM-DD" in text_of(app, "#settings-error")  # refused, nothing saved, still here
         field.value = day
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         await app.workers.wait_for_complete()
@@ -202,9 +202,9 @@ async def test_optimize_from_settings_says_politely_when_there_is_too_little_his
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("comma")
+        await press(pilot, "comma")
         await pilot.pause()
-        await pilot.press("ctrl+o")
+        await press(pilot, "ctrl+o")
         await app.workers.wait_for_complete()
         await pilot.pause()
         shown = text_of(app, "#settings-optimized")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, TextArea
 
 from quizapp.content.catalog import Catalog
@@ -15,7 +16,7 @@ from quizapp.store import review_count, reviews_for
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
-from tests.tui.helpers import SIZE, current, drill, loaded, question_ids, text_of
+from tests.tui.helpers import SIZE, current, drill, loaded, press, question_ids, settled, text_of
 
 
 def _has_misconception(inst: Instance) -> bool:
@@ -30,11 +31,10 @@ def _misconception_answer(inst: Instance) -> str:
     return repr(to_display(wrong.value, inst.unit))
 
 
-async def _answer(screen: StudyScreen, pilot: object, text: str) -> None:
+async def _answer(screen: StudyScreen, pilot: Pilot[None], text: str) -> None:
     field = screen.query_one("#answer", Input)
     field.value = text
-    await pilot.press("enter")  # type: ignore[attr-defined]
-    await pilot.pause()  # type: ignore[attr-defined]
+    await press(pilot, "enter")
 
 
 async def test_numeric_right_then_wrong_shows_the_diagnosis(
@@ -49,7 +49,7 @@ async def test_numeric_right_then_wrong_shows_the_diagnosis(
         assert "Correct" in text_of(app, "#verdict")
         assert app.screen.query("#derivation")
 
-        await pilot.press("enter")  # next card: the same question with fresh numbers
+        await press(pilot, "enter")  # next card: the same question with fresh numbers
         await pilot.pause()
         second = current(screen)
         assert _has_misconception(second)
@@ -62,6 +62,27 @@ async def test_numeric_right_then_wrong_shows_the_diagnosis(
         assert [r.correct for r in saved] == [True, False]
 
 
+async def test_a_slow_disk_never_freezes_the_screen_and_the_answer_is_saved_once_it_is_free(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "numeric")[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        store = app.backend.store  # type: ignore[union-attr]
+        screen.query_one("#answer", Input).value = current(screen).expected_text()
+        with store.transaction():  # the disk is busy: this thread holds the write lock
+            await pilot.press("enter")
+            for _ in range(5):
+                await pilot.pause(0.02)  # the event loop keeps running while the save waits
+            assert not screen.query_one("#feedback").display
+            await pilot.press("enter", "ctrl+z")  # keys that act on the card wait for the save
+            assert review_count(store) == 0
+        await settled(pilot)
+        assert "Correct" in text_of(app, "#verdict")
+        assert review_count(store) == 1 and current(screen).question_id == qid
+
+
 async def test_two_hint_rungs_show_the_formulas_then_the_hinge_and_the_rating_drops_to_hard(
     new_app: Callable[..., QuizApp], catalog: Catalog
 ) -> None:
@@ -71,11 +92,11 @@ async def test_two_hint_rungs_show_the_formulas_then_the_hinge_and_the_rating_dr
         screen = await drill(app, pilot, qid)
         inst = current(screen)
         assert inst.derivation is not None
-        await pilot.press("h")
+        await press(pilot, "h")
         await pilot.pause()
         assert inst.derivation.steps[0].label in text_of(app, "#hint-box")
         assert "Hint 1/" in text_of(app, "#hint-box") and "best rating now Good" in text_of(app, "#hint-box")
-        await pilot.press("ctrl+g")
+        await press(pilot, "ctrl+g")
         await pilot.pause()
         assert "Hint 2/" in text_of(app, "#hint-box") and "Hint 1/" in text_of(app, "#hint-box")
         assert screen.query_one("#answer", Input).value == ""  # h gave a hint, it did not type
@@ -94,16 +115,16 @@ async def test_a_choice_question_answered_by_letter_then_wrong_shows_the_option_
         screen = await drill(app, pilot, qid)
         inst = current(screen)
         right = next(o for o in inst.options if o.correct)
-        await pilot.press(right.key, "enter")
+        await press(pilot, right.key, "enter")
         await pilot.pause()
         assert "Correct" in text_of(app, "#verdict")
 
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await pilot.pause()
         inst = current(screen)
         wrong = next(o for o in inst.options if not o.correct)
         assert isinstance(screen.query_one("#answer"), OptionList)
-        await pilot.press(wrong.key, "enter")
+        await press(pilot, wrong.key, "enter")
         await pilot.pause()
         assert "Not quite" in text_of(app, "#verdict")
         shown = " ".join(str(w.render()) for w in app.screen.query(".option-feedback"))
@@ -127,30 +148,30 @@ async def test_escape_goes_home_and_keeps_every_answer(new_app: Callable[..., Qu
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("s")
+        await press(pilot, "s")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, StudyScreen)
         inst = current(screen)
         if inst.kind == "flashcard":
-            await pilot.press("space", "3")
+            await press(pilot, "space", "3")
         elif inst.kind == "choice":
             field = screen.query_one("#answer")
             if inst.multiple:
                 for option in inst.options:
                     if option.correct:
-                        await pilot.press(option.key)
+                        await press(pilot, option.key)
             else:
-                await pilot.press(next(o.key for o in inst.options if o.correct))
+                await press(pilot, next(o.key for o in inst.options if o.correct))
             assert field.has_focus
-            await pilot.press("enter")
+            await press(pilot, "enter")
         elif inst.kind == "explain":
             screen.query_one("#explain-text", TextArea).text = "Sharing K and V shrinks the cache."
-            await pilot.press("ctrl+s")
+            await press(pilot, "ctrl+s")
         else:
             await _answer(screen, pilot, inst.expected_text())
         await pilot.pause()
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         assert review_count(app.backend.store) >= 1  # type: ignore[union-attr]
@@ -177,13 +198,13 @@ async def test_study_answer_can_be_re_rated_with_each_interval_then_taken_back(
         suggested = reviews_for(store, qid)[0].rating
         assert suggested >= 3
 
-        await pilot.press("1")  # the user knows they guessed: Again, saved at once
+        await press(pilot, "1")  # the user knows they guessed: Again, saved at once
         await pilot.pause()
         assert [r.rating for r in reviews_for(store, qid)] == [1]
         assert "rated Again" in text_of(app, "#verdict")
         assert "[1 Again" in text_of(app, "#rating-choices")
 
-        await pilot.press("ctrl+z")  # and takes it back: no review, the same question to answer again
+        await press(pilot, "ctrl+z")  # and takes it back: no review, the same question to answer again
         await pilot.pause()
         assert review_count(store) == 0
         assert current(screen).question_id == qid and current(screen).seed == inst.seed
@@ -198,7 +219,7 @@ async def test_i_dont_know_shows_the_answer_and_saves_again(
     async with app.run_test(size=SIZE) as pilot:
         screen = await drill(app, pilot, qid)
         inst = current(screen)
-        await pilot.press("ctrl+o")
+        await press(pilot, "ctrl+o")
         await pilot.pause()
         assert "Not quite" in text_of(app, "#verdict") and "rated Again" in text_of(app, "#verdict")
         assert inst.expected_text() in text_of(app, "#verdict-message")
@@ -216,11 +237,11 @@ async def test_escape_with_a_typed_explanation_asks_before_leaving(
         screen = await drill(app, pilot, qid)
         screen.query_one("#explain-text", TextArea).text = "Heads look at different subspaces."
         await pilot.pause()
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await pilot.pause()
         assert app.screen is screen, "the typed explanation would be lost: Escape asks first"
         assert any("not submitted" in str(n.message) for n in app._notifications)
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         assert app.backend is not None and review_count(app.backend.store) == 0
@@ -233,7 +254,7 @@ async def test_escape_on_an_empty_answer_leaves_at_once(
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await drill(app, pilot, qid)
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
 
@@ -250,7 +271,7 @@ async def test_a_long_question_opens_at_its_first_line_and_typing_shows_the_inpu
         field = screen.query_one("#answer", Input)
         assert field.has_focus and body.scroll_y == 0
         assert not body.region.contains_region(field.region)  # taller than 80x24: the input is below
-        await pilot.press("1", "2")
+        await press(pilot, "1", "2")
         await pilot.pause()
         assert field.value == "12" and body.scroll_y > 0
         assert body.region.contains_region(field.region)
@@ -262,13 +283,13 @@ async def test_the_bar_counts_what_is_left_in_a_worker_after_each_answer(
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("s")
+        await press(pilot, "s")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, StudyScreen) and screen.session.mode == "study"
         before = screen.session.progress().left
         assert before is not None and f"{before} left" in text_of(app, "#session-bar")
-        await pilot.press("ctrl+o")  # "I don't know": saved as Again, due again in minutes, not now
+        await press(pilot, "ctrl+o")  # "I don't know": saved as Again, due again in minutes, not now
         await pilot.pause()
         await screen.workers.wait_for_complete()
         await pilot.pause()

@@ -1,22 +1,31 @@
-"""Provides QuizScreen, every full screen's base: the router to the app, and one error guard."""
+"""Provides QuizScreen, every full screen's base: the router to the app, one error guard, and the save
+worker that answers are written in."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar, cast
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from textual import on, work
 from textual.message import Message
 from textual.screen import Screen
+
+from quizapp.tui.messages import AnswerSaved, SaveFailed
 
 if TYPE_CHECKING:
     from quizapp.tui.routing import Router
 
 ResultT = TypeVar("ResultT")
+T = TypeVar("T")
 
 
 class QuizScreen(Screen[ResultT]):
     """A screen that reaches the app only through the Router protocol, and whose handlers never take the
     app down: an exception in any of them becomes a notification (the user's words for a QuizappError,
     a crash log for a bug) and the screen stays usable. Key actions get the same guard in QuizApp."""
+
+    saving = False
+    """A write is in the save worker: keys that act on the session wait for it (see check_action)."""
 
     @property
     def router(self) -> Router:
@@ -27,3 +36,32 @@ class QuizScreen(Screen[ResultT]):
             await super()._on_message(message)
         except Exception as exc:  # the guard: report, keep running
             self.router.report_error(exc)
+
+    def write(self, save: Callable[[], T], then: Callable[[T], Awaitable[None]]) -> None:
+        """Runs one session write (grading, then a commit that waits for the disk) in the save worker, so
+        the screen never waits for it; `then` shows the outcome. One write at a time."""
+        if self.saving:
+            return
+        self.saving = True
+        self._save_worker(save, then)
+
+    @work(thread=True, group="save", exit_on_error=False)
+    def _save_worker(self, save: Callable[[], Any], then: Callable[[Any], Awaitable[None]]) -> None:
+        try:
+            outcome = save()
+        except Exception as exc:
+            self.post_message(SaveFailed(exc))
+            return
+        self.post_message(AnswerSaved(outcome, then))
+
+    @on(AnswerSaved)
+    async def _saved(self, event: AnswerSaved) -> None:
+        self.saving = False
+        await event.then(event.outcome)
+        self.refresh_bindings()
+
+    @on(SaveFailed)
+    def _save_failed(self, event: SaveFailed) -> None:
+        self.saving = False
+        self.router.report_error(event.error)
+        self.refresh_bindings()

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Header, Input, Label, Select, Static
 
+from quizapp.tui.messages import SandboxComputed, SandboxRefused
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView, derivation_table
 from quizapp.tui.widgets.footer import KeyFooter
@@ -196,22 +197,34 @@ class ExploreScreen(QuizScreen[None]):
             dtype.value = inputs.dtype
 
     def apply(self, inputs: ExploreInputs) -> None:
-        """Runs the sandbox on new inputs; an invalid combination shows the core's message instead."""
+        """Asks for the sandbox on new inputs; the forward pass runs in a worker, so typing never waits
+        for it, and only the newest inputs are drawn."""
+        if inputs == self.inputs:
+            return
+        self.inputs = inputs
+        self._compute(inputs)
+
+    @work(thread=True, exclusive=True, group="explore", exit_on_error=False)
+    def _compute(self, inputs: ExploreInputs) -> None:
         from quizapp.errors import QuizappError
         from quizapp.sandbox.model import explore
 
-        if inputs == self.inputs:
-            return
         try:
-            result = explore(inputs)
+            self.post_message(SandboxComputed(explore(inputs)))
         except QuizappError as exc:
-            self.inputs = inputs
-            self.show_error(str(exc))
-            return
+            self.post_message(SandboxRefused(inputs, str(exc)))
         except Exception as exc:
-            self.router.report_error(exc)
-            return
-        self.show(result)
+            self.app.call_from_thread(self.router.report_error, exc)
+
+    @on(SandboxComputed)
+    def _computed(self, event: SandboxComputed) -> None:
+        if event.result.inputs == self.inputs:  # an older pass that finished late is dropped
+            self.show(event.result)
+
+    @on(SandboxRefused)
+    def _refused(self, event: SandboxRefused) -> None:
+        if event.inputs == self.inputs:
+            self.show_error(event.message)
 
     def show_error(self, message: str) -> None:
         error = self.query_one("#ex-error", Static)

@@ -202,6 +202,9 @@ class InterviewScreen(QuizScreen[None]):
         """Time is up or the user ended it: the open answer is saved as it stands, then the report."""
         if self._stopping:
             return
+        if self.saving:  # the answer in the save worker belongs in the report: stop once it is saved
+            self.set_timer(0.01, self.stop)
+            return
         self._stopping = True
         try:
             now = self.router.config.now()
@@ -222,21 +225,20 @@ class InterviewScreen(QuizScreen[None]):
     # -- events and actions -------------------------------------------------------------------------------
 
     @on(AnswerSubmitted)
-    async def _submitted(self, event: AnswerSubmitted) -> None:
+    def _submitted(self, event: AnswerSubmitted) -> None:
         event.stop()
-        from quizapp.study.session import Unreadable
-
         if self._stopping or self.session.current is None:
             return
         now = self.router.config.now()
         if self.session.time_up(now):
             self.stop()
             return
-        try:
-            result = self.session.submit(event.text, now=now)
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        text = event.text
+        self.write(lambda: self.session.submit(text, now=now), self._show_submitted)
+
+    async def _show_submitted(self, result: object) -> None:
+        from quizapp.study.session import Unreadable
+
         if isinstance(result, Unreadable):
             box = self.query_one("#answer-error", Static)
             box.update(Text(result.message, style="red"))
@@ -285,6 +287,8 @@ class InterviewScreen(QuizScreen[None]):
             self.post_message(AnswerSubmitted(found.first().text))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.saving and action in ("skip", "flag", "submit_explain"):
+            return False  # they act on the question being saved
         if action == "submit_explain":
             asked = self.session.current
             return asked is not None and asked.instance.kind == "explain"

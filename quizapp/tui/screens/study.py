@@ -1,7 +1,8 @@
 """Provides StudyScreen: one card at a time from a StudySession, the input that fits it, and feedback.
 
 The screen only lays widgets out and routes keys; the session (quizapp.study.session) picks, grades and
-saves. A review is saved before its feedback is mounted, so Escape at any moment loses nothing.
+saves. Grading and the commit (which waits for the disk) run in one save worker, one write at a time; a
+review is committed before its feedback is shown, so Escape at any moment loses nothing.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
-    from quizapp.study.session import Card, Feedback, StudySession
+    from quizapp.study.session import Card, ExplainPending, Feedback, StudySession, Unreadable
+
+WHILE_SAVING = frozenset({"scroll_body", "values"})
+"""The only actions that run while a write is in the save worker: they do not touch the session."""
 
 
 class StudyScreen(QuizScreen[None]):
@@ -338,17 +342,16 @@ class StudyScreen(QuizScreen[None]):
     # -- events and actions -----------------------------------------------------------------------------
 
     @on(AnswerSubmitted)
-    async def _submitted(self, event: AnswerSubmitted) -> None:
+    def _submitted(self, event: AnswerSubmitted) -> None:
         event.stop()
-        from quizapp.study.session import ExplainPending, Unreadable
-
         if self.session.answered or self.pending_explain:
             return
-        try:
-            result = self.session.submit(event.text)
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        text = event.text
+        self.write(lambda: self.session.submit(text), self._show_submitted)
+
+    async def _show_submitted(self, result: Feedback | Unreadable | ExplainPending) -> None:
+        from quizapp.study.session import ExplainPending, Unreadable
+
         if isinstance(result, Unreadable):
             self.show_error(result.message)
         elif isinstance(result, ExplainPending):
@@ -359,7 +362,6 @@ class StudyScreen(QuizScreen[None]):
             await self.body.mount(panel, before=self.query_one(FeedbackPanel))
             self.query_one(KeyPointList).focus(scroll_visible=False)
             self.call_after_refresh(self.body.bring_to_top, panel)
-            self.refresh_bindings()
         else:
             await self.show_feedback(result)
 
@@ -386,6 +388,8 @@ class StudyScreen(QuizScreen[None]):
         await self.action_rate(event.rating)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.saving and action not in WHILE_SAVING:
+            return False
         card = self.session.current
         answered = self.session.answered
         kind = card.instance.kind if card else None
@@ -519,24 +523,19 @@ class StudyScreen(QuizScreen[None]):
             return
         if not self.revealed:
             return
-        try:
-            feedback = self.session.rate(rating)
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        self.write(lambda: self.session.rate(rating), self._show_rated)
+
+    async def _show_rated(self, feedback: Feedback) -> None:
         when = f"; next review in {feedback.next_interval}" if feedback.next_interval else ""
         self.notify(f"Saved: {feedback.verdict.parsed}{when}.", timeout=3)
         await self.action_next()
 
     def _override(self, rating: int) -> None:
         """1-4 after the feedback: the user's own rating replaces the suggested one (saved at once)."""
-        if not self.session.can_override:
-            return
-        try:
-            feedback = self.session.override(rating)
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        if self.session.can_override:
+            self.write(lambda: self.session.override(rating), self._show_rerated)
+
+    async def _show_rerated(self, feedback: Feedback) -> None:
         self.query_one(FeedbackPanel).rerated(feedback)
         self.update_bar()
 
@@ -551,38 +550,30 @@ class StudyScreen(QuizScreen[None]):
                 await self.action_reveal()
             await self.action_rate(1)
             return
-        try:
-            feedback = self.session.dont_know()
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
-        await self.show_feedback(feedback)
+        self.write(self.session.dont_know, self.show_feedback)
 
     async def action_set_aside(self, how: str) -> None:
         """Ctrl+B buries the question until tomorrow, Ctrl+T suspends it; the next question follows."""
         if how not in ("bury", "suspend"):
             return
         card = self.session.current
-        try:
-            following = self.session.set_aside("bury" if how == "bury" else "suspend")
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
         what = "buried until tomorrow" if how == "bury" else "suspended (`quizapp suspended` lists it)"
-        if card is not None:
-            self.notify(f"{card.instance.question_id} {what}. Ctrl+Z brings it back.", timeout=4)
-        if following is None:
-            await self.show_done()
-        else:
-            await self.show_card(following)
+
+        async def show(following: Card | None) -> None:
+            if card is not None:
+                self.notify(f"{card.instance.question_id} {what}. Ctrl+Z brings it back.", timeout=4)
+            if following is None:
+                await self.show_done()
+            else:
+                await self.show_card(following)
+
+        self.write(lambda: self.session.set_aside("bury" if how == "bury" else "suspend"), show)
 
     async def action_undo(self) -> None:
         """Ctrl+Z: the last answer is taken back (the card exactly as before) and asked again."""
-        try:
-            card = self.session.undo()
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        self.write(self.session.undo, self._show_undone)
+
+    async def _show_undone(self, card: Card) -> None:
         self.notify("Undone: the question is back, exactly as it was before.", timeout=3)
         await self.show_card(card)
 
@@ -598,11 +589,9 @@ class StudyScreen(QuizScreen[None]):
         if not self.pending_explain or self.session.answered:
             return
         ticked = self.query_one(KeyPointsPanel).ticked
-        try:
-            feedback = self.session.finish_explain(ticked)
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        self.write(lambda: self.session.finish_explain(ticked), self._show_explained)
+
+    async def _show_explained(self, feedback: Feedback) -> None:
         self.pending_explain = False
         await self.show_feedback(feedback)
 
