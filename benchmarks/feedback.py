@@ -1,5 +1,6 @@
 """Provides the feedback benchmark: from submitting an answer to the feedback panel rendered, with its
-worked derivation and attention heatmap, on the real study screen, and from Enter to the next question drawn (targets: median <= 30 ms each).
+worked derivation and attention heatmap, on the real study screen, and from Enter to the next question
+drawn (targets: median <= 30 ms each).
 
 Run: python benchmarks/feedback.py [--repeats N]
 
@@ -8,10 +9,10 @@ from the bundled bank). Each round types the engine's answer and presses Enter, 
 heatmap and the derivation were first drawn into a frame (render_lines, called by the compositor for
 what is on screen) in the place where they stay, the panel scrolled to the top; the time is the later of
 the two minus the moment Enter was pressed, so it covers the key, grading, saving the review (a durable
-SQLite commit, in the save worker), revealing the panel, layout and painting. (A paint before a later scroll moves the
-widgets does not count.) The study screen builds the panel hidden with each question and renders its
-derivation, heatmap and explanation right after the question is first drawn; the pauses before Enter,
-far shorter than anyone's thinking time, let that happen, and its cost shows in the "next card" row:
+SQLite commit, in the save worker), revealing the panel, layout and painting. (A paint before a later
+scroll moves the widgets does not count.) The study screen builds the panel hidden with each question and
+renders its derivation, heatmap and explanation right after the question is first drawn; the pauses before
+Enter, far shorter than anyone's thinking time, let that happen, and its cost shows in the "next card" row:
 Enter again, to the new question card drawn. The reference, timed in the same run and the same way, is
 a one-line Static updated and repainted: what any change on screen costs here. The table gives medians,
 the ratio to the 30 ms target and to the reference; also how much of the total was grading plus saving

@@ -13,8 +13,9 @@ as PERF-NOTES.md says; exiting from on_mount would be too early. Variants, inter
 - home + decks: the same, until the catalog and store are loaded and the deck table is drawn with its
                 counts.
 
-The table gives medians and the ratio to the minimal app (targets: home <= 1.3x, home + decks <= 1.6x). `--imports` lists the
-modules the home screen imports that the minimal app does not, slowest first (python -X importtime).
+The table gives medians and the ratio to the minimal app (targets: home <= 1.3x, home + decks <= 1.6x).
+`--imports` lists the modules the home screen imports that the minimal app does not, slowest first
+(python -X importtime).
 All runs share one fresh QUIZAPP_HOME, warmed once so the catalog cache exists (a first run parses YAML).
 """
 
