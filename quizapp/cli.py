@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command and returns its exit code; user-fixable problems print one line, never a traceback."""
+    from quizapp.commands.terminal import use_ascii_where_needed
+
+    use_ascii_where_needed()
     parser = build_parser()
     if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (see `quizapp completion`)
         import argcomplete

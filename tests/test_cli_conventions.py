@@ -4,6 +4,7 @@ ids listed, completion scripts, help text for every command."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,26 @@ def test_suspended_questions_are_listed_and_brought_back_from_the_shell(tmp_path
     assert back.returncode == 0 and "kv-cache-anchor-gqa" in back.stdout
     with open_store(db, now=datetime(2026, 1, 5, tzinfo=UTC)) as store:
         assert suspended_ids(store) == ()
+
+
+@pytest.mark.parametrize(
+    "command", [["stats"], ["show", "dimensions-head-dim"], ["list"], ["check", "--help"]]
+)
+def test_an_ascii_only_terminal_gets_ascii_symbols_instead_of_a_crash(
+    isolated_home: Path, command: list[str]
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    out = subprocess.run(
+        [sys.executable, "-m", "quizapp", *command], capture_output=True, env=env, timeout=120, check=False
+    )
+    assert out.returncode == 0, out.stderr.decode("ascii", "replace")
+    text = out.stdout.decode("ascii")  # raises if anything but ASCII came out
+    assert text.strip() and "Traceback" not in text
+    if command[0] == "stats":
+        assert "less . . : % # more" in text  # the heat scale, in ASCII
+    if command[0] == "show":  # a misconception's value, after its arrow
+        assert re.search(r"You multiplied by h instead of dividing -> [\d,]+", text), text

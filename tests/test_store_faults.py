@@ -265,3 +265,31 @@ def test_a_missing_data_folder_under_a_read_only_parent_gets_a_message_naming_it
     parent.chmod(0o555)
     message = _open_error(parent / "data" / "progress.db")
     assert message.startswith(f"Cannot create the data folder {parent / 'data'}"), message
+
+
+def test_a_read_only_database_is_found_at_start_not_at_the_first_answer(shared_tmp: Path) -> None:
+    folder = shared_tmp / "data"
+    folder.mkdir()
+    folder.chmod(0o777)  # the folder is writable (SQLite's -wal and -shm files), the database is not
+    db = folder / "progress.db"
+    with open_store(db, now=NOW) as store:
+        record_review(store, QuestionRef("q", "d"), seed=1, answer="1", correct=True, rating=3,
+                      duration_ms=5, now=NOW)  # fmt: skip
+    db.chmod(0o444)
+    before = db.read_bytes()
+    message = _open_error(db)
+    assert message.startswith(f"The progress database {db} is read-only"), message
+    assert "chmod u+w" in message
+    assert db.read_bytes() == before
+
+
+def test_a_full_disk_is_reported_as_full_and_the_saved_answers_stay(tmp_path: Path) -> None:
+    with open_store(tmp_path / "p.db", now=NOW) as store:
+        ref = QuestionRef("q", "d")
+        record_review(store, ref, seed=1, answer="1", correct=True, rating=3, duration_ms=5, now=NOW)
+        pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+        store.conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+        with pytest.raises(QuizappError, match=r"The disk holding .* is full \([\d,]+ bytes free\)"):
+            record_review(store, ref, seed=2, answer="x" * 200_000, correct=True, rating=3, duration_ms=5,
+                          now=NOW)  # fmt: skip
+        assert review_count(store) == 1

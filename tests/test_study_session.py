@@ -431,3 +431,29 @@ def test_in_the_last_days_the_new_cards_of_the_weakest_decks_come_first(
     assert session.focus_decks and strong not in session.focus_decks
     card = session.current
     assert card is not None and catalog.deck_of(card.instance.question_id).id in weak
+
+
+def test_a_damaged_card_row_is_started_again_and_the_feedback_says_so(catalog: Catalog, store: Store) -> None:
+    import sqlite3
+
+    from quizapp.store import get_card
+
+    qid = _first(catalog, "numeric")
+    session = _drill(catalog, store, qid, Clock())
+    card = session.current
+    assert card is not None
+    first = session.submit(_right_answer(card.instance))
+    assert isinstance(first, Feedback) and first.notice is None
+    with sqlite3.connect(store.path) as other:  # another program writes what FSRS cannot use
+        other.execute("UPDATE cards SET state = 2, stability = -1.0 WHERE question_id = ?", (qid,))
+    other.close()
+    card = session.advance()
+    assert card is not None
+    result = session.submit(_right_answer(card.instance))
+    assert isinstance(result, Feedback) and result.verdict.correct
+    assert (
+        result.notice and "stability -1.0" in result.notice and "started again as a new card" in result.notice
+    )
+    repaired = get_card(store, qid)
+    assert repaired is not None and repaired.repaired is None and repaired.is_new
+    assert len(reviews_for(store, qid)) == 2  # the history is kept

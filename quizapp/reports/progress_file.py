@@ -11,16 +11,16 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fsrs import State
-from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from quizapp.errors import QuizappError
 from quizapp.store import backup
-from quizapp.store.cards import CardRecord, card_id_for
+from quizapp.store.cards import CardRecord, card_id_for, unsound
 from quizapp.store.database import Store
 from quizapp.store.interviews import InterviewAnswer
 from quizapp.store.reviews import ReviewRecord
@@ -29,6 +29,25 @@ from quizapp.store.times import iso, utc
 
 FORMAT_MARKER = "quizapp-progress"
 FORMAT_VERSION = 1
+SECTIONS = frozenset({"format", "version", "exported_at", "cards", "reviews", "interviews", "settings"})
+MAX_FILE_BYTES = 2 << 30
+"""A progress file of a million reviews is about 300 MB; a larger one is not a backup of ours."""
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(2400, 1, 1, tzinfo=UTC)
+
+
+def _in_range(when: datetime) -> datetime:
+    if not EARLIEST <= when < LATEST:
+        raise ValueError(f"{when.isoformat()} is not a date from 1970 to 2399")
+    return when
+
+
+When = Annotated[AwareDatetime, AfterValidator(_in_range)]
+"""A time the store and the scheduler can hold (SQLite keeps microseconds in 64 bits)."""
+Whole = Annotated[int, Field(ge=0, lt=2**63)]
+Id = Annotated[int, Field(ge=1, lt=2**63)]
+Seed = Annotated[int, Field(ge=-(2**63), lt=2**63)]
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 class _Strict(BaseModel):
@@ -37,31 +56,31 @@ class _Strict(BaseModel):
 
 class CardEntry(_Strict):
     question_id: str
-    card_id: int
+    card_id: Whole
     deck_id: str
     state: Literal[1, 2, 3]
-    step: int | None
-    stability: float | None
-    difficulty: float | None
-    due: AwareDatetime | None
-    last_review: AwareDatetime | None
-    introduced: AwareDatetime | None
-    reps: int
-    lapses: int
+    step: Whole | None
+    stability: Annotated[float, Field(allow_inf_nan=False)] | None
+    difficulty: Annotated[float, Field(allow_inf_nan=False)] | None
+    due: When | None
+    last_review: When | None
+    introduced: When | None
+    reps: Whole
+    lapses: Whole
     suspended: bool
     flagged: bool
 
 
 class ReviewEntry(_Strict):
-    id: int
+    id: Id
     question_id: str
     deck_id: str
-    reviewed_at: AwareDatetime
-    seed: int
+    reviewed_at: When
+    seed: Seed
     answer: str
     correct: bool
     rating: Literal[1, 2, 3, 4]
-    duration_ms: int
+    duration_ms: Whole
     diagnosis: str | None
     diagnosis_id: str | None
     mode: Literal["study", "drill", "cram", "interview"]
@@ -72,22 +91,22 @@ class ReviewEntry(_Strict):
 class AnswerEntry(_Strict):
     question_id: str
     deck_id: str
-    seed: int
+    seed: Seed
     prompt: str
     answer: str
     correct: bool
     expected: str
     diagnosis: str | None
     diagnosis_id: str | None
-    seconds: float
+    seconds: Seconds
     skipped: bool
     flagged: bool
 
 
 class InterviewEntry(_Strict):
-    id: int
-    started_at: AwareDatetime
-    finished_at: AwareDatetime | None
+    id: Id
+    started_at: When
+    finished_at: When | None
     config: dict[str, Any]
     answers: list[AnswerEntry]
 
@@ -95,7 +114,7 @@ class InterviewEntry(_Strict):
 class ProgressFile(_Strict):
     format: Literal["quizapp-progress"]
     version: Literal[1]
-    exported_at: AwareDatetime
+    exported_at: When
     cards: list[CardEntry]
     reviews: list[ReviewEntry]
     interviews: list[InterviewEntry]
@@ -219,7 +238,13 @@ def read_progress_file(file: str | os.PathLike[str]) -> ProgressFile:
     """Parses and checks a progress file; QuizappError names the file and the first problem found."""
     path = Path(file)
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise QuizappError(
+                f"{path} is {size / 2**30:.1f} GiB: far larger than any quizapp progress file "
+                f"(the limit is {MAX_FILE_BYTES >> 30} GiB); is it the right file?"
+            )
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise QuizappError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
     not_ours = f"{path} is not a quizapp progress file"
@@ -231,6 +256,10 @@ def read_progress_file(file: str | os.PathLike[str]) -> ProgressFile:
         ) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT_MARKER:
         raise QuizappError(f'{not_ours}: the format marker "format": "{FORMAT_MARKER}" is missing.')
+    unknown = sorted(set(data) - SECTIONS)
+    if unknown:  # refused before any record is validated: an unknown section may be huge
+        shown = ", ".join(repr(k[:40]) for k in unknown[:5])
+        raise QuizappError(f"{not_ours}: unknown section(s) {shown}; expected only {sorted(SECTIONS)}.")
     if data.get("version") != FORMAT_VERSION:
         raise QuizappError(
             f"{path} is a quizapp progress file of version {data.get('version')!r}; "
@@ -239,7 +268,7 @@ def read_progress_file(file: str | os.PathLike[str]) -> ProgressFile:
     try:
         parsed = ProgressFile.model_validate_json(text)
     except ValidationError as exc:
-        errors = exc.errors()
+        errors = exc.errors(include_url=False, include_input=False, include_context=False)
         first = errors[0]
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
         more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
@@ -253,6 +282,9 @@ def _check_consistency(doc: ProgressFile, path: Path) -> None:
     bad = f"{path} has inconsistent progress data"
     seen: set[str] = set()
     for i, card in enumerate(doc.cards):
+        problem = unsound(_card(card))
+        if problem:
+            raise QuizappError(f"{bad}: cards[{i}] ({card.question_id!r}): {problem}.")
         if card.card_id != card_id_for(card.question_id):
             raise QuizappError(f"{bad}: cards[{i}].card_id does not belong to question {card.question_id!r}.")
         if card.question_id in seen:

@@ -6,10 +6,12 @@ question removed from the content keeps its row (and reviews) and simply stops b
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import math
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -50,6 +52,9 @@ class CardRecord:
     lapses: int = 0
     suspended: bool = False
     flagged: bool = False
+    repaired: str | None = field(default=None, compare=False)
+    """Set when the stored row was impossible for FSRS (a tampered or damaged file) and this record is
+    that card started again as new: what was wrong, in words. Never stored."""
 
     @property
     def is_new(self) -> bool:
@@ -109,28 +114,86 @@ def _opt_us(when: datetime | None) -> int | None:
     return None if when is None else to_us(when)
 
 
-def _opt_dt(us: int | None) -> datetime | None:
-    return None if us is None else from_us(us)
+MAX_STABILITY_DAYS = 1e6
+"""Far beyond any interval FSRS gives (its maximum interval is 36,500 days); larger is a damaged value."""
+
+
+def _opt_dt(us: object) -> datetime | None:
+    if us is None:
+        return None
+    if not isinstance(us, int):
+        raise ValueError(f"time {us!r} is not a whole number of microseconds")
+    try:
+        return from_us(us)
+    except OverflowError as exc:
+        raise ValueError(f"time {us} is outside the calendar") from exc
+
+
+def _whole(value: object, name: str) -> int:
+    if not isinstance(value, int):
+        raise ValueError(f"{name} {value!r} is not a whole number")
+    return value
+
+
+def _number(value: object, name: str) -> float | None:
+    if value is not None and not isinstance(value, (int, float)):
+        raise ValueError(f"{name} {value!r} is not a number")
+    return None if value is None else float(value)
+
+
+def unsound(card: CardRecord) -> str | None:
+    """Why FSRS could not schedule this card (a number out of range, or a review card without its
+    memory), or None. Import refuses such cards; reading one from the database starts it again."""
+    for name, value, low, high in (
+        ("stability", card.stability, 1e-3, MAX_STABILITY_DAYS),
+        ("difficulty", card.difficulty, 1.0, 10.0),
+    ):
+        if value is not None and not (math.isfinite(value) and low <= value <= high):
+            return f"{name} {value!r} is not a number from {low:g} to {high:g}"
+    for name, count in (("step", card.step), ("reps", card.reps), ("lapses", card.lapses)):
+        if count is not None and not 0 <= count < 2**63:
+            return f"{name} {count} is not a whole number >= 0"
+    if card.state != State.Learning and None in (card.stability, card.difficulty, card.last_review):
+        return "a card in review has no stability, difficulty or last review"
+    if card.state != State.Review and card.step is None:
+        return "a learning card has no learning step"
+    return None
 
 
 def _record(row: Any) -> CardRecord:
+    """The card of a row; a row FSRS could never schedule (a state, number or time out of range, or a
+    review card without its memory) becomes the card started again as new, with `repaired` saying why,
+    so the question can always be answered and the next save writes a sound row."""
     (qid, cid, deck, state, step, stab, diff, due, last, intro, reps, lapses, susp, flag) = tuple(row)
-    return CardRecord(
+    card = CardRecord(
         question_id=str(qid),
         card_id=int(cid),
         deck_id=str(deck),
-        state=State(state),
-        step=step,
-        stability=stab,
-        difficulty=diff,
-        due=_opt_dt(due),
-        last_review=_opt_dt(last),
-        introduced=_opt_dt(intro),
-        reps=int(reps),
-        lapses=int(lapses),
         suspended=bool(susp),
         flagged=bool(flag),
     )
+    with contextlib.suppress(ValueError):  # only a statistic: the card stays answerable without it
+        card = replace(card, introduced=_opt_dt(intro))
+    try:
+        if state not in (1, 2, 3):
+            raise ValueError(f"state {state!r} is not learning (1), review (2) or relearning (3)")
+        sound = replace(
+            card,
+            state=State(state),
+            step=None if step is None else _whole(step, "step"),
+            stability=_number(stab, "stability"),
+            difficulty=_number(diff, "difficulty"),
+            due=_opt_dt(due),
+            last_review=_opt_dt(last),
+            reps=_whole(reps, "reps"),
+            lapses=_whole(lapses, "lapses"),
+        )
+        problem = unsound(sound)
+        if problem:
+            raise ValueError(problem)
+        return sound
+    except ValueError as exc:
+        return replace(card, repaired=str(exc))
 
 
 def _row(card: CardRecord) -> tuple[object, ...]:

@@ -8,6 +8,7 @@ file from a newer quizapp is refused and left byte-for-byte untouched.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import struct
 import threading
@@ -101,6 +102,9 @@ class Store:
             return QuizappError(
                 f"The progress database {self.path} is read-only; quizapp cannot save progress."
             )
+        full = _disk_full(exc, self.path)
+        if full:
+            return full
         return QuizappError(f"The progress database {self.path} failed: {text}")
 
     def integrity_ok(self) -> bool:
@@ -275,15 +279,52 @@ def _configure(conn: sqlite3.Connection, file: Path) -> None:
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         migrate(conn)
+        _probe_write(conn)
     except NewerSchemaError as exc:
         raise _newer(file, exc.found) from exc
     except sqlite3.DatabaseError as exc:
         text = str(exc)
         if "readonly" in text or "unable to open" in text:
             raise QuizappError(
-                f"The progress database {file} is read-only; quizapp cannot save progress there."
+                f"The progress database {file} is read-only, so no answer could be saved; make it "
+                f"writable (chmod u+w {file}) or pass --db with another file."
             ) from exc
         raise _unreadable_or_error(exc, file) from exc
+
+
+def _probe_write(conn: sqlite3.Connection) -> None:
+    """A write rolled back at once: a read-only file (its mode, an immutable flag, a read-only mount) is
+    found at start, not at the first answer, which would then be lost. Nothing is committed."""
+    version = schema_version(conn)
+    conn.execute("BEGIN")
+    try:
+        conn.execute(f"PRAGMA user_version = {int(version)}")
+    finally:
+        conn.execute("ROLLBACK")
+
+
+SQLITE_FULL, SQLITE_IOERR = 13, 10
+MIN_FREE_BYTES = 1 << 20
+"""An I/O error with less than this free on the disk is reported as a full disk."""
+
+
+def _disk_full(exc: sqlite3.Error, file: Path) -> QuizappError | None:
+    """The user's words for a full disk: SQLite says so (SQLITE_FULL), or an I/O error on a disk with
+    almost no free space (creating the -wal file on a full disk gives "disk I/O error")."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if code not in (SQLITE_FULL, SQLITE_IOERR):
+        return None
+    try:
+        free = shutil.disk_usage(file.parent).free
+    except OSError:
+        free = None
+    if code == SQLITE_IOERR and (free is None or free >= MIN_FREE_BYTES):
+        return None
+    room = "" if free is None else f" ({free:,} bytes free)"
+    return QuizappError(
+        f"The disk holding {file} is full{room}; free some space and try again. Nothing was lost: "
+        "what was saved before is still there."
+    )
 
 
 _CORRUPT_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB: the file's content is bad, not the disk or a lock
@@ -297,7 +338,7 @@ def _unreadable_or_error(exc: sqlite3.DatabaseError, file: Path) -> Exception:
         return _Unreadable(str(exc))
     if "locked" in str(exc) or "busy" in str(exc):
         return QuizappError(f"The progress database {file} is locked by another program; try again.")
-    return QuizappError(f"Cannot open the progress database {file}: {exc}")
+    return _disk_full(exc, file) or QuizappError(f"Cannot open the progress database {file}: {exc}")
 
 
 def _newer(file: Path, found: int) -> QuizappError:

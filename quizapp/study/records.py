@@ -90,6 +90,8 @@ class Feedback:
     """Every rating with the interval it gives, so the user can override the suggestion (study mode)."""
     suggested: int = 0
     """The rating grading suggested (the one saved until the user picks another)."""
+    notice: str | None = None
+    """Something the user should know about how this answer was saved (a damaged card started again)."""
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,8 @@ class ReviewOutcome:
     """This answer made the card a leech (LEECH_LAPSES lapses): tell the user; the card is now flagged."""
     previous: CardRecord | None = None
     """The card row as it was before this answer (None: the question had no row), so it can be undone."""
+    repaired: str | None = None
+    """The stored card was impossible for FSRS and was started again as new before this answer: why."""
 
     @property
     def interval(self) -> timedelta | None:
@@ -103,6 +105,8 @@ def record_review(
     with store.transaction() as conn:
         previous = read_card(conn, question.question_id)
         before = ensure_card(conn, question)
+        if before.repaired:
+            write_card(conn, before)  # a sound row, whatever this answer does to the schedule
         after, lapsed, became_leech = before, False, False
         if scheduled:
             assert scheduler is not None
@@ -132,6 +136,7 @@ def record_review(
         lapsed=lapsed,
         became_leech=became_leech,
         previous=previous,
+        repaired=before.repaired,
     )
 
 

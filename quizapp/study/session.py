@@ -545,6 +545,12 @@ class StudySession:
             outcome,
             rating,
         )
+        if outcome.repaired:
+            notice = (
+                f"The saved schedule of {qid} was damaged ({outcome.repaired}), so it started again as a new "
+                "card; its review history is kept."
+            )
+            feedback = replace(feedback, notice=notice)
         self._saved.append(_Saved(self._item, card, outcome, feedback))
         return feedback
 

@@ -326,6 +326,8 @@ class StudyScreen(QuizScreen[None]):
             if not self.body.scroll_to_top_now(panel):
                 self.call_after_refresh(self.body.bring_to_top, panel)
             self.refresh(layout=True, repaint=False)  # in the next frame, not after the queued messages
+        if feedback.notice:
+            self.notify(feedback.notice, title="Card repaired", severity="warning", timeout=10)
         if feedback.became_leech:
             self.notify(
                 "You have forgotten this card 8 times: it is now flagged as a leech. "
