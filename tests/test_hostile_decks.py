@@ -161,3 +161,20 @@ def test_an_id_of_100000_characters_is_refused(isolated_home: Path) -> None:
     catalog = load_catalog([path], include_default=False, use_cache=False)
     assert not catalog.decks
     assert any("at most 100 characters" in p.message for p in catalog.problems)
+
+
+def test_validate_warns_where_deck_text_holds_control_characters(isolated_home: Path) -> None:
+    text = "id: noisy\ntitle: Noisy\ntopic: t\nquestions:\n" + FLASHCARD.format(
+        qid="noisy-card", front='"bell \\a and \\e[2J clear"'
+    )
+    deck = _user_deck(isolated_home, "noisy.yaml", text)
+    out = _quizapp("validate", "--no-gates", str(deck), home=isolated_home)
+    assert out.returncode == 0, out.stdout + out.stderr  # a warning, not an error: the deck still loads
+    line = text.splitlines().index(next(x for x in text.splitlines() if "front:" in x)) + 1
+    assert (
+        f"warning: {deck}:{line}:" in out.stderr
+        and "question 'noisy-card', field 'front': control characters U+0007, U+001B shown as escapes"
+        in out.stderr
+    ), out.stderr
+    bundled = _quizapp("validate", "--no-gates", str(ROOT / "content"), home=isolated_home)
+    assert bundled.returncode == 0 and "warning:" not in bundled.stderr  # the bundled decks have none

@@ -10,8 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from quizapp.content.catalog import Catalog
     from quizapp.content.instance import Instance
+    from quizapp.content.problems import Problem
 
 EXIT_OK, EXIT_ERRORS = 0, 1
 
@@ -302,6 +305,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         problems = [p for p in problems if any(_inside(p.file, c) for c in chosen)]
     for problem in problems:
         print(problem)
+    for warning in _control_warnings(catalog.files.values(), chosen):
+        print(f"warning: {warning}", file=sys.stderr)
     if problems:
         files = len({p.file for p in problems})
         print(f"{len(problems)} error(s) in {files} file(s)", file=sys.stderr)
@@ -309,6 +314,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
     scope = f"{len(paths)} path(s) checked; " if paths else ""
     print(f"ok: {scope}{len(catalog.decks)} decks, {len(catalog.questions)} questions valid", file=sys.stderr)
     return EXIT_OK
+
+
+def _control_warnings(files: Iterable[Path], chosen: list[str]) -> list[Problem]:
+    """Control characters in the decks checked: shown as escapes when studied, a warning here."""
+    from quizapp.content.load import control_warnings, display_path
+
+    found: list[Problem] = []
+    for file in sorted(set(files)):
+        if not chosen or any(_inside(display_path(file), c) for c in chosen):
+            found.extend(control_warnings(file))
+    return found
 
 
 def _progress_line(done: int, total: int) -> None:

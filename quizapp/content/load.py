@@ -172,6 +172,32 @@ def load_file(path: Path, *, use_cache: bool = True) -> Loaded:
     return Loaded(path, outcome.deck, problems, digest, outcome.deck_id)
 
 
+def control_warnings(path: Path) -> tuple[Problem, ...]:
+    """Where a deck's text holds control characters or escape sequences, located. Loading already shows
+    them as escapes (deck text never drives the terminal); `validate` warns so the author can remove
+    them. Files that fail to load have their own problems and get no warnings."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return ()
+    if not guards.may_hold_controls(raw):
+        return ()
+    try:
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+        if guards.text_problem(text) is not None:
+            return ()
+        data = parse_yaml(text)
+    except (UnicodeDecodeError, ValueError):
+        return ()
+    if not isinstance(data, dict) or guards.data_problem(data) is not None:
+        return ()
+    _, found = guards.clean_text(data)
+    if not found:
+        return ()
+    placed = _place([Issue(loc, message) for loc, message in found], text, data)
+    return tuple(Problem(display_path(path), *p) for p in placed)
+
+
 def parse_yaml(text: str) -> Any:
     """The fastest safe parse available: yaml_rs, else PyYAML's C safe loader. Raises ValueError."""
     try:
