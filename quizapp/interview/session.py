@@ -38,6 +38,7 @@ from quizapp.store import (
     start_interview,
 )
 from quizapp.study import QuestionRef, QuestionSet, fresh_seed, record_review, scheduler_for
+from quizapp.study.queues import drawable_instance
 from quizapp.study.session import Unreadable
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ class InterviewSession:
         problems: list[str] = []
         for ref in choose(pool, config.questions, config.difficulty_mix, pick):
             try:
-                plan.append((ref, catalog.instance(ref.question_id, fresh_seed(pick))))
+                plan.append((ref, drawable_instance(catalog, ref.question_id, fresh_seed(pick))))
             except Exception as exc:  # a broken template is left out, never shown half-made
                 problems.append(f"{ref.question_id}: {exc}")
         if not plan:

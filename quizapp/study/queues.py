@@ -28,6 +28,8 @@ from quizapp.study.interleave import Placed, interleave
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
+    from quizapp.content.instance import Instance
+    from quizapp.study.records import InstanceSource
 
 SEED_LIMIT = 2**31 - 1
 QueueReason = Literal["due", "new", "drill", "cram"]
@@ -36,6 +38,27 @@ QueueReason = Literal["due", "new", "drill", "cram"]
 def fresh_seed(rng: random.Random) -> int:
     """A seed for a new instance; the caller's rng keeps sessions reproducible."""
     return rng.randrange(SEED_LIMIT)
+
+
+REDRAWS = 8
+"""Further seeds tried when a draw cannot be built. Deck checks try 50 seeds (`validate`, 500), so a rare
+combination of parameters can still fail at study time; the learner then gets the question with other
+numbers instead of losing it."""
+
+
+def drawable_instance(source: InstanceSource, question_id: str, seed: int) -> Instance:
+    """The question at `seed`, or at the next seeds derived from it when that draw cannot be built (the
+    instance records the seed it was built with, so the review can be replayed). Raises the first error
+    when none of them can be built: then the question itself is broken."""
+    first: Exception | None = None
+    for k in range(REDRAWS + 1):
+        candidate = seed if k == 0 else (seed * 0x9E3779B1 + k) % SEED_LIMIT
+        try:
+            return source.instance(question_id, candidate)
+        except Exception as exc:
+            first = first or exc
+    assert first is not None
+    raise first
 
 
 @dataclass(frozen=True, eq=False)

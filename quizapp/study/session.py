@@ -38,6 +38,7 @@ from quizapp.study import (
     scheduler_for,
 )
 from quizapp.study.hints import hint_ladder
+from quizapp.study.queues import drawable_instance
 from quizapp.study.records import (
     Card,
     ExplainPending,
@@ -237,7 +238,7 @@ class StudySession:
                 return None
             qid = item.question.question_id
             try:
-                inst = self.source.instance(qid, item.seed)
+                inst = drawable_instance(self.source, qid, item.seed)
             except Exception as exc:  # a broken template must not end the session
                 self._broken.add(qid)
                 self.problems.append(f"{qid}: {exc}")
