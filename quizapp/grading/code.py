@@ -1,0 +1,152 @@
+"""Provides grade_code: a learner's solution to a coding exercise, run on the seed's inputs (edge cases
+first), compared with the engine's reference, and, when it is wrong in a known way, the mistake named.
+
+```python
+verdict = grade_code("code-mha-forward", source, seed=3)
+verdict.correct, verdict.mistake, verdict.first_failure
+```
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.exercises import EXERCISES, Exercise, Mistake
+from quizapp.errors import QuizappError
+from quizapp.grading.code_runner import MEMORY_LIMIT_BYTES, TIME_LIMIT_S, RunOutput, run_solution
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One input set: passed, or what went wrong (the shapes, how far off, or the error)."""
+
+    index: int
+    passed: bool
+    inputs: dict[str, tuple[int, ...]]
+    """Each argument's shape (() for a number)."""
+    expected_shape: tuple[int, ...]
+    got_shape: tuple[int, ...] | None
+    max_abs_diff: float | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class CodeVerdict:
+    """The whole run: every case, the mistake if it is a known one, and what the code printed."""
+
+    exercise_id: str
+    seed: int
+    cases: tuple[CaseResult, ...]
+    mistake: Mistake | None
+    problem: str | None
+    printed: str
+
+    @property
+    def correct(self) -> bool:
+        return self.problem is None and all(case.passed for case in self.cases)
+
+    @property
+    def first_failure(self) -> CaseResult | None:
+        return next((case for case in self.cases if not case.passed), None)
+
+    def summary(self) -> str:
+        """The verdict in words, for the CLI and the feedback panel."""
+        if self.correct:
+            return f"Correct: all {len(self.cases)} cases pass, edge cases included."
+        lines = [f"Not yet: {sum(c.passed for c in self.cases)} of {len(self.cases)} cases pass."]
+        if self.problem:
+            lines.append(self.problem)
+        if self.mistake is not None:
+            lines.append(f"Mistake: {self.mistake.text}")
+        failure = self.first_failure
+        if failure is not None and not self.problem:
+            shapes = ", ".join(f"{name} {shape}" for name, shape in failure.inputs.items())
+            lines.append(f"First failing case (#{failure.index + 1}): {shapes}")
+            if failure.error:
+                lines.append(failure.error)
+            elif failure.got_shape != failure.expected_shape:
+                lines.append(f"expected shape {failure.expected_shape}, got {failure.got_shape}")
+            elif failure.max_abs_diff is not None:
+                lines.append(f"max |expected - yours| = {failure.max_abs_diff:.3g}")
+        return "\n".join(lines)
+
+
+def exercise(exercise_id: str) -> Exercise:
+    found = EXERCISES.get(exercise_id)
+    if found is None:
+        raise QuizappError(f"No coding exercise with id {exercise_id!r}; they are: {', '.join(EXERCISES)}.")
+    return found
+
+
+def grade_code(
+    exercise_id: str,
+    source: str,
+    *,
+    seed: int,
+    time_limit: float = TIME_LIMIT_S,
+    memory_limit: int = MEMORY_LIMIT_BYTES,
+) -> CodeVerdict:
+    """Runs the solution on the seed's cases and compares it with the reference, case by case."""
+    ex = exercise(exercise_id)
+    cases = ex.cases(seed)
+    run = run_solution(source, ex.function, cases, time_limit=time_limit, memory_limit=memory_limit)
+    expected = [_quiet(ex.reference, case) for case in cases]
+    results = tuple(
+        _case(i, case, want, got, error, ex, memory_limit)
+        for i, (case, want, got, error) in enumerate(
+            zip(cases, expected, run.outputs, run.errors, strict=True)
+        )
+    )
+    wrong = any(not r.passed for r in results)
+    mistake = _named_mistake(ex, cases, run) if wrong and run.problem is None else None
+    return CodeVerdict(ex.id, seed, results, mistake, run.problem, run.printed)
+
+
+def _quiet(func: Any, case: dict[str, Any]) -> np.ndarray:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return np.asarray(func(**case))
+
+
+def _same(got: np.ndarray, want: np.ndarray, ex: Exercise) -> bool:
+    if got.shape != want.shape:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.allclose(got, want, rtol=ex.rtol, atol=ex.atol, equal_nan=True))
+
+
+def _case(
+    index: int,
+    case: dict[str, Any],
+    want: np.ndarray,
+    got: np.ndarray | None,
+    error: str | None,
+    ex: Exercise,
+    memory_limit: int,
+) -> CaseResult:
+    shapes = {name: tuple(np.shape(value)) for name, value in case.items() if value is not None}
+    if got is None:
+        if error and "MemoryError" in error:
+            error = f"stopped: it used more than {memory_limit >> 20} MB of memory\n{error}"
+        return CaseResult(index, False, shapes, want.shape, None, None, error or "no result")
+    diff = None
+    if got.shape == want.shape and np.issubdtype(got.dtype, np.number):
+        with np.errstate(all="ignore"):
+            gap = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        diff = float(np.nanmax(gap)) if gap.size and not np.isnan(gap).all() else float("nan")
+    return CaseResult(index, _same(got, want, ex), shapes, want.shape, got.shape, diff, None)
+
+
+def _named_mistake(ex: Exercise, cases: list[dict[str, Any]], run: RunOutput) -> Mistake | None:
+    """The known mistake the learner's outputs agree with on every case that ran (None: not a known one)."""
+    ran = [(case, got) for case, got in zip(cases, run.outputs, strict=True) if got is not None]
+    if not ran:
+        return None
+    for mistake in ex.mistakes:
+        if all(_same(got, _quiet(mistake.compute, case), ex) for case, got in ran):
+            return mistake
+    return None
