@@ -347,25 +347,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def deck_json_schema() -> dict[str, Any]:
-    """Deck.model_json_schema() plus enums the editor can complete from (taken from the engine)."""
-    import engine
-    from quizapp.content.schema import Deck
-    from quizapp.content.units import UNITS
+    """The deck schema in plain JSON Schema (see quizapp.content.json_schema); loaded only when asked."""
+    from quizapp.content.json_schema import deck_json_schema as build
 
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **Deck.model_json_schema()}
-    schema["title"] = "quizapp deck"
-    defs = schema.get("$defs", {})
-    calculators = sorted(engine.CALCULATORS)
-    for name in ("NumericQuestion", "TensorQuestion", "ShapeQuestion"):
-        props = defs.get(name, {}).get("properties", {})
-        if "calculator" in props and calculators:
-            props["calculator"]["enum"] = calculators
-        if "unit" in props:
-            props["unit"]["anyOf"] = [{"enum": list(UNITS)}, {"type": "null"}]
-    calc = defs.get("CalcParam", {}).get("properties", {})
-    if "calc" in calc and calculators:
-        calc["calc"]["enum"] = calculators
-    preset = defs.get("PresetParam", {}).get("properties", {}).get("preset", {})
-    if "items" in preset and engine.MODELS:
-        preset["items"]["enum"] = sorted(engine.MODELS)
-    return schema
+    return build()
