@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "quizapp.commands.plan",
     "quizapp.commands.optimize",
     "quizapp.commands.completion",
+    "quizapp.commands.code",
 )
 
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = 0, 1, 2

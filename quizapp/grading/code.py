@@ -26,8 +26,8 @@ class CaseResult:
 
     index: int
     passed: bool
-    inputs: dict[str, tuple[int, ...]]
-    """Each argument's shape (() for a number)."""
+    inputs: dict[str, str]
+    """Each argument as the verdict shows it: an array's shape "(4, 8)", a number's value "= 2"."""
     expected_shape: tuple[int, ...]
     got_shape: tuple[int, ...] | None
     max_abs_diff: float | None
@@ -64,7 +64,7 @@ class CodeVerdict:
             lines.append(f"Mistake: {self.mistake.text}")
         failure = self.first_failure
         if failure is not None and not self.problem:
-            shapes = ", ".join(f"{name} {shape}" for name, shape in failure.inputs.items())
+            shapes = ", ".join(f"{name} {shown}" for name, shown in failure.inputs.items())
             lines.append(f"First failing case (#{failure.index + 1}): {shapes}")
             if failure.error:
                 lines.append(failure.error)
@@ -128,7 +128,7 @@ def _case(
     ex: Exercise,
     memory_limit: int,
 ) -> CaseResult:
-    shapes = {name: tuple(np.shape(value)) for name, value in case.items() if value is not None}
+    shapes = {name: _shown(value) for name, value in case.items()}
     if got is None:
         if error and "MemoryError" in error:
             error = f"stopped: it used more than {memory_limit >> 20} MB of memory\n{error}"
@@ -139,6 +139,12 @@ def _case(
             gap = np.abs(got.astype(np.float64) - want.astype(np.float64))
         diff = float(np.nanmax(gap)) if gap.size and not np.isnan(gap).all() else float("nan")
     return CaseResult(index, _same(got, want, ex), shapes, want.shape, got.shape, diff, None)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, np.ndarray) and value.ndim:
+        return str(tuple(value.shape))
+    return f"= {value!r}"
 
 
 def _named_mistake(ex: Exercise, cases: list[dict[str, Any]], run: RunOutput) -> Mistake | None:

@@ -1,0 +1,94 @@
+"""Provides `quizapp code`: list the coding exercises, show one (prompt and starter code, or the model
+solution), and grade a solution file against the engine, naming the mistake."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from quizapp.errors import QuizappError
+
+EXIT_OK, EXIT_WRONG = 0, 1
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    """Adds `code`."""
+    p = sub.add_parser(
+        "code",
+        help="coding exercises: write attention in NumPy, graded by the engine",
+        description=(
+            "Without ID, lists the exercises. With ID, prints the task and the starter code (or the model "
+            "solution with --solution). With --file, runs your solution in a separate process (NumPy only, "
+            "a time and a memory limit) on the seed's inputs, edge cases first, and says which case fails "
+            "and which known mistake it is. Exit status: 0 right, 1 wrong, 2 unreadable file or unknown id."
+        ),
+    )
+    p.add_argument("exercise", nargs="?", metavar="ID", help="an exercise id (see `quizapp code`)")
+    p.add_argument("--file", metavar="PATH", help="your solution (a .py file; - reads standard input)")
+    p.add_argument("--seed", type=int, default=0, help="which inputs to draw (default 0)")
+    p.add_argument("--solution", action="store_true", help="print the model solution")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.set_defaults(func=run_code)
+
+
+def run_code(args: argparse.Namespace) -> int:
+    from engine.exercises import EXERCISES
+    from quizapp.grading.code import exercise, grade_code
+
+    if args.exercise is None:
+        for ex in EXERCISES.values():
+            print(f"{ex.id:<24} {ex.title}")
+        return EXIT_OK
+    ex = exercise(args.exercise)
+    if args.file is None:
+        if args.solution:
+            print(ex.solution, end="")
+        else:
+            print(f"{ex.title}\n\n{ex.prompt}\n\nStarter code:\n\n{ex.starter}")
+        return EXIT_OK
+    verdict = grade_code(ex.id, _read(args.file), seed=args.seed)
+    if args.json:
+        print(json.dumps(_verdict_json(verdict), indent=2))
+    else:
+        print(verdict.summary())
+        if verdict.printed:
+            print(
+                f"\nYour code printed:\n{verdict.printed}", end="" if verdict.printed.endswith("\n") else "\n"
+            )
+    return EXIT_OK if verdict.correct else EXIT_WRONG
+
+
+def _read(file: str) -> str:
+    if file == "-":
+        return sys.stdin.read()
+    try:
+        return Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuizappError(f"Cannot read {file}: {getattr(exc, 'strerror', None) or exc}") from exc
+
+
+def _verdict_json(verdict: Any) -> dict[str, Any]:
+    return {
+        "exercise": verdict.exercise_id,
+        "seed": verdict.seed,
+        "correct": verdict.correct,
+        "mistake": None
+        if verdict.mistake is None
+        else {"id": verdict.mistake.id, "text": verdict.mistake.text},
+        "problem": verdict.problem,
+        "cases": [
+            {
+                "passed": case.passed,
+                "inputs": case.inputs,
+                "expected_shape": list(case.expected_shape),
+                "got_shape": None if case.got_shape is None else list(case.got_shape),
+                "max_abs_diff": case.max_abs_diff,
+                "error": case.error,
+            }
+            for case in verdict.cases
+        ],
+        "printed": verdict.printed,
+    }
