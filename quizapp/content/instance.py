@@ -12,7 +12,7 @@ from engine import Derivation, Heatmap, format_quantity
 from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import to_display, unit
 
-QuestionKind = Literal["numeric", "tensor", "shape", "choice", "flashcard", "explain"]
+QuestionKind = Literal["numeric", "tensor", "shape", "choice", "flashcard", "explain", "code"]
 Expected = int | float | tuple[int, ...] | frozenset[str] | str | None
 ANSWER_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape"})
 
@@ -58,6 +58,12 @@ class Instance:
     target_seconds: float = 90.0
     trap: str | None = None
     """The misconception this question exists to catch: named first when several explain an answer."""
+    exercise: str = ""
+    """Code questions: the engine exercise the solution is run against."""
+    starter: str = ""
+    """Code questions: what the editor opens with."""
+    mistakes: tuple[str, ...] = ()
+    """Code questions: the known mistakes it names (empty: all the exercise knows)."""
 
     @property
     def expected_display(self) -> int | float | None:
@@ -89,4 +95,6 @@ class Instance:
             tol = self.tolerance.describe() if self.tolerance else "exact answer"
             what = f"in {asked.name} ({asked.words})" if asked.name else "as a number"
             return f"Answer {what}; {tol}. Arithmetic like 4*512^2 or 2*80*8*128 B works."
+        if self.kind == "code":
+            return "Write the function in NumPy; Ctrl+R runs it on the seed's inputs, edge cases first."
         return ""

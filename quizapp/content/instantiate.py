@@ -20,6 +20,7 @@ from quizapp.content.params import pick_params, place_params
 from quizapp.content.schema import (
     CalcParam,
     ChoiceQuestion,
+    CodeQuestion,
     ComputedQuestion,
     ExplainQuestion,
     FlashcardQuestion,
@@ -58,7 +59,7 @@ def instantiate(
         raise InstanceError(f"a seed is a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     redraw = bool(question.params) and not isinstance(
-        question, (ChoiceQuestion, FlashcardQuestion, ExplainQuestion)
+        question, (ChoiceQuestion, FlashcardQuestion, ExplainQuestion, CodeQuestion)
     )
     for attempt in range(REDRAWS if redraw else 1):
         values = sample_params(question.params, rng, calculate)
@@ -118,6 +119,18 @@ def build_instance(
     if isinstance(question, ExplainQuestion):
         return Instance(
             kind="explain", expected=question.model_answer, key_points=tuple(question.key_points), **common
+        )
+    if isinstance(question, CodeQuestion):
+        from engine.exercises import EXERCISES
+
+        exercise = EXERCISES[question.exercise]  # checked when the deck loaded
+        return Instance(
+            kind="code",
+            expected=exercise.solution,
+            exercise=exercise.id,
+            starter=question.starter or exercise.starter,
+            mistakes=tuple(question.mistakes),
+            **common,
         )
     answer = compute_answer(question, resolve_args(question.args, values, loc=("args",)), calculate)
     derivation = answer.derivation

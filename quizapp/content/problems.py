@@ -329,6 +329,7 @@ def _allowed_keys(parent: Loc, data: Any) -> list[str]:
             "choice": schema.ChoiceQuestion,
             "flashcard": schema.FlashcardQuestion,
             "explain": schema.ExplainQuestion,
+            "code": schema.CodeQuestion,
         }
         model = models.get(str(node.get("type"))) if isinstance(node, Mapping) else None
         return list(model.model_fields) if model is not None else []

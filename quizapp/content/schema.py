@@ -32,7 +32,7 @@ MAX_ID = 100
 """Ids name cards in the database and lines in every report: long enough for any real name."""
 PARAM_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 DEFAULT_SECONDS: dict[int, float] = {1: 60.0, 2: 90.0, 3: 150.0}
-QUESTION_TYPES: tuple[str, ...] = ("numeric", "tensor", "shape", "choice", "flashcard", "explain")
+QUESTION_TYPES: tuple[str, ...] = ("numeric", "tensor", "shape", "choice", "flashcard", "explain", "code")
 ANSWER_TYPES: frozenset[str] = frozenset({"numeric", "tensor", "shape"})
 PARAM_KINDS: tuple[str, ...] = ("value", "choices", "range", "preset", "calc", "matrix")
 
@@ -282,9 +282,31 @@ class ExplainQuestion(_QuestionBase):
     key_points: tuple[str, ...] = Field(min_length=3, max_length=6)
 
 
+class CodeQuestion(_QuestionBase):
+    """A function to write in NumPy, run against the engine's reference on the seed's inputs (edge cases
+    first); a wrong solution that matches one of the exercise's known wrong versions is told which."""
+
+    type: Literal["code"]
+    prompt: str = Field(min_length=1)
+    exercise: StrictStr = Field(
+        description="the engine exercise it is checked against (engine.exercises.EXERCISES): the "
+        "function's name and signature, the reference, the inputs and the known mistakes"
+    )
+    mistakes: tuple[StrictStr, ...] = Field(
+        default=(), description="ids of the exercise's known mistakes to name (default: all of them)"
+    )
+    starter: str = Field(default="", description="the code the editor opens with (default: the signature)")
+
+
 ComputedQuestion = NumericQuestion | TensorQuestion | ShapeQuestion
 Question = Annotated[
-    NumericQuestion | TensorQuestion | ShapeQuestion | ChoiceQuestion | FlashcardQuestion | ExplainQuestion,
+    NumericQuestion
+    | TensorQuestion
+    | ShapeQuestion
+    | ChoiceQuestion
+    | FlashcardQuestion
+    | ExplainQuestion
+    | CodeQuestion,
     Field(discriminator="type"),
 ]
 

@@ -26,6 +26,7 @@ from quizapp.content.schema import (
     ANSWER_TYPES,
     CalcParam,
     ChoicesParam,
+    CodeQuestion,
     FlashcardQuestion,
     MatrixParam,
     ParamSpec,
@@ -61,6 +62,8 @@ def check_question(
     this process passes again without re-running anything, since every check depends only on that.
     `raw` is the question as parsed from YAML, which makes that signature cheaper to compute.
     """
+    if isinstance(question, CodeQuestion):
+        return _template_issues(question.prompt, "prompt", {}) + _code_issues(question)
     if not question.params and question.type not in ANSWER_TYPES:
         return _template_issues(question.prompt, _prompt_field(question), {})
     cited = _source_issues(question)
@@ -141,6 +144,29 @@ def static_issues(question: Question) -> list[Issue]:
     if question.type in ANSWER_TYPES:
         issues.extend(_answer_issues(question, params))
     return issues
+
+
+def _code_issues(question: CodeQuestion) -> list[Issue]:
+    """A code question names an exercise the engine has, and only mistakes that exercise knows."""
+    from engine.exercises import EXERCISES
+
+    exercise = EXERCISES.get(question.exercise)
+    if exercise is None:
+        return [
+            Issue(
+                ("exercise",),
+                f"unknown exercise {question.exercise!r}{_suggest(question.exercise, EXERCISES)}",
+            )
+        ]
+    known = {m.id for m in exercise.mistakes}
+    return [
+        Issue(
+            ("mistakes", i),
+            f"exercise {exercise.id!r} knows no mistake {name!r} (it knows {', '.join(sorted(known))})",
+        )
+        for i, name in enumerate(question.mistakes)
+        if name not in known
+    ]
 
 
 def _source_issues(question: Question) -> list[Issue]:
