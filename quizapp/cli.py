@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "quizapp.commands.plan",
     "quizapp.commands.optimize",
     "quizapp.commands.completion",
+    "quizapp.commands.config",
     "quizapp.commands.code",
 )
 
@@ -29,6 +30,17 @@ GLOBAL_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("--db", "PATH", "progress database file (default: progress.db in the data folder)"),
 )
 """Options every command takes, before or after its name: `quizapp --db X stats` = `quizapp stats --db X`."""
+DECKS_HELP = "also load the decks in DIR for this run (repeatable; adds to `decks` in config.toml)"
+
+
+def _epilog() -> str:
+    """Where the config file is looked for, so `quizapp --help` answers "which file?"."""
+    from quizapp.paths import CONFIG_ENV, config_path
+
+    return (
+        f"Run `quizapp COMMAND --help` for a command's options. Config file: {config_path()} "
+        f"(set {CONFIG_ENV} to use another; `quizapp config` checks it)."
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,17 +50,27 @@ def build_parser() -> argparse.ArgumentParser:
             "Drill multi-head attention interview questions in the terminal. "
             "Run with no command to open the app."
         ),
-        epilog="Run `quizapp COMMAND --help` for a command's options.",
+        epilog=_epilog(),
     )
     parser.add_argument("--version", action="version", version=f"quizapp {__version__}")
     for flag, metavar, text in GLOBAL_OPTIONS:
         parser.add_argument(flag, metavar=metavar, help=text)
+    parser.add_argument("--decks", metavar="DIR", action="append", help=DECKS_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     for command in sub.choices.values():  # after the command too; SUPPRESS keeps a value given before it
         for flag, metavar, text in GLOBAL_OPTIONS:
             command.add_argument(flag, metavar=metavar, help=text, default=argparse.SUPPRESS)
+        # its own dest: a subcommand's namespace replaces, not extends, a list given before the name
+        command.add_argument(
+            "--decks",
+            metavar="DIR",
+            action="append",
+            dest="decks_after",
+            help=DECKS_HELP,
+            default=argparse.SUPPRESS,
+        )
     return parser
 
 
@@ -64,7 +86,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
     try:
+        from quizapp.config import load_config, run_deck_args
+
+        args.config = load_config(run_deck_args(args))
         func = getattr(args, "func", None)
+        if func is not None and not getattr(args, "quiet_config", False):  # the app and `config` show them
+            for message in args.config.messages:
+                print(f"quizapp: warning: {message}", file=sys.stderr)
         if func is None:
             from quizapp.launch import launch_app
 

@@ -11,8 +11,9 @@ import argparse
 
 def launch_app(args: argparse.Namespace) -> int:
     """Runs the app until the user quits; returns its exit code (3 after an internal error)."""
+    from quizapp.config import for_run
     from quizapp.tui.app import make_app
 
-    app = make_app(db_path=getattr(args, "db", None))
+    app = make_app(db_path=getattr(args, "db", None), user_config=for_run(args))
     app.run()
     return int(app.return_code or 0)

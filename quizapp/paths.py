@@ -7,6 +7,8 @@ from pathlib import Path
 
 APP_NAME = "quizapp"
 DB_FILENAME = "progress.db"
+CONFIG_FILENAME = "config.toml"
+CONFIG_ENV = "QUIZAPP_CONFIG"
 
 
 def data_dir() -> Path:
@@ -22,6 +24,25 @@ def data_dir() -> Path:
 def db_path(override: str | os.PathLike[str] | None = None) -> Path:
     """The progress database: `--db PATH` if given, else progress.db in the data folder."""
     return Path(override).expanduser() if override else data_dir() / DB_FILENAME
+
+
+def config_path() -> Path:
+    """The config file: $QUIZAPP_CONFIG if set, else config.toml in $QUIZAPP_HOME (so a throwaway home
+    brings its own) or in the platform's user config dir."""
+    chosen = os.environ.get(CONFIG_ENV)
+    if chosen:
+        return Path(chosen).expanduser()
+    home = os.environ.get("QUIZAPP_HOME")
+    if home:
+        return Path(home).expanduser() / CONFIG_FILENAME
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / CONFIG_FILENAME
+
+
+def backups_dir() -> Path:
+    """Where the rolling daily copies of the default progress database go."""
+    return data_dir() / "backups"
 
 
 def user_decks_dir() -> Path:

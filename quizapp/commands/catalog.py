@@ -81,10 +81,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(func=cmd_schema)
 
 
-def _load(paths: list[str] | None = None) -> Catalog:
+def _load(args: argparse.Namespace) -> Catalog:
+    """The bank with the config's and `--decks` folders; each skipped deck said on stderr."""
+    from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
 
-    catalog = load_catalog(paths or ())
+    catalog = load_catalog(for_run(args).deck_dirs)
     for skipped in catalog.skipped:
         print(skipped, file=sys.stderr)
     return catalog
@@ -97,7 +99,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     """Prints one row per deck (counts by type and by difficulty), or the question ids."""
     from quizapp.content.schema import QUESTION_TYPES  # not at import: `quizapp` alone never loads pydantic
 
-    catalog = _load()
+    catalog = _load(args)
     if args.questions is not None:
         return _list_questions(catalog, args.questions, as_json=args.json)
     columns = ("total", *QUESTION_TYPES, "d1", "d2", "d3")
@@ -149,7 +151,7 @@ def _list_questions(catalog: Catalog, deck_id: str, *, as_json: bool) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Prints an instance: prompt, expected answer, derivation, misconceptions, explanation."""
-    catalog = _load()
+    catalog = _load(args)
     inst = catalog.instance(args.question_id, seed=args.seed)
     print(json.dumps(instance_json(inst), indent=2) if args.json else render_instance(inst))
     return EXIT_OK
@@ -285,11 +287,12 @@ def _heatmap(inst: Instance) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Checks decks (all of them, or only PATHs against the rest of the bank); one error per line."""
+    from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
     from quizapp.content.load import display_path
 
     paths = [Path(p) for p in args.paths]
-    catalog = load_catalog(paths, use_cache=not args.no_cache)
+    catalog = load_catalog([*for_run(args).deck_dirs, *paths], use_cache=not args.no_cache)
     problems = list(catalog.problems)
     chosen = [display_path(p) for p in paths]
     if not args.no_gates:

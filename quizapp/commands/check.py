@@ -45,13 +45,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Loads the instance, grades the answer, prints the verdict and returns the exit code."""
+    from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
     from quizapp.grading import grade, grade_explain
     from quizapp.grading.grade import expected_words
     from quizapp.grading.rating import RATING_NAMES
 
     try:
-        inst = load_catalog().instance(args.id, args.seed)
+        inst = load_catalog(for_run(args).deck_dirs).instance(args.id, args.seed)
     except (QuizappError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"quizapp: {message}", file=sys.stderr)

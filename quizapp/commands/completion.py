@@ -37,21 +37,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def question_ids(prefix: str, **_: Any) -> list[str]:
+def _catalog(parsed_args: argparse.Namespace | None) -> Any:
+    """The bank with the config's deck folders and any `--decks` typed so far."""
+    from quizapp.config import for_run
+    from quizapp.content.catalog import load_catalog
+
+    return load_catalog(for_run(parsed_args or argparse.Namespace()).deck_dirs)
+
+
+def question_ids(prefix: str, parsed_args: argparse.Namespace | None = None, **_: Any) -> list[str]:
     """Completes a question id (argcomplete completer); nothing when the decks cannot be loaded."""
     try:
-        from quizapp.content.catalog import load_catalog
-
-        return [qid for qid in load_catalog().questions if qid.startswith(prefix)]
+        return [qid for qid in _catalog(parsed_args).questions if qid.startswith(prefix)]
     except Exception:  # completion must never print a traceback into the user's shell
         return []
 
 
-def deck_ids(prefix: str, **_: Any) -> list[str]:
+def deck_ids(prefix: str, parsed_args: argparse.Namespace | None = None, **_: Any) -> list[str]:
     """Completes a deck id (argcomplete completer)."""
     try:
-        from quizapp.content.catalog import load_catalog
-
-        return [deck for deck in load_catalog().decks if deck.startswith(prefix)]
+        return [deck for deck in _catalog(parsed_args).decks if deck.startswith(prefix)]
     except Exception:
         return []

@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def run_plan(args: argparse.Namespace) -> int:
     from quizapp.commands.progress import open_store_for
+    from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
     from quizapp.reports.plan_text import render_plan
     from quizapp.store import load_settings, save_setting
@@ -57,7 +58,7 @@ def run_plan(args: argparse.Namespace) -> int:
         if not settings.interview_date:
             raise QuizappError("No interview date is set. Set one with `quizapp plan --date YYYY-MM-DD`.")
         plan = make_plan(
-            load_catalog().deck_headers(),
+            load_catalog(for_run(args).deck_dirs).deck_headers(),
             card_memories(store),
             interview=date.fromisoformat(settings.interview_date),
             today=now.date(),

@@ -101,21 +101,31 @@ def _now() -> datetime:
 
 
 def open_store_for(args: argparse.Namespace, now: datetime) -> Any:
-    """The store named by the global `--db`, with anything opening repaired said on stderr."""
+    """The store named by the global `--db`, with config.toml's setting defaults and the daily backup of the
+    default database; anything opening repaired, or a backup that failed, is said on stderr."""
+    from quizapp.config import for_run
     from quizapp.store import open_store
+    from quizapp.store.rolling_backup import automatic_backup
 
-    store = open_store(getattr(args, "db", None), now=now)
+    db = getattr(args, "db", None)
+    backup = automatic_backup(db, _now, _warn)
+    store = open_store(db, now=now, defaults=for_run(args).setting_defaults(), backup=backup)
     if store.notice:
         print(f"quizapp: {store.notice}", file=sys.stderr)
     return store
 
 
-def _deck_titles() -> Mapping[str, str]:
+def _warn(message: str) -> None:
+    print(f"quizapp: warning: {message}", file=sys.stderr)
+
+
+def _deck_titles(args: argparse.Namespace) -> Mapping[str, str]:
     """Deck titles for nicer stats; the stats still print (with ids) if the content cannot be loaded."""
     try:
+        from quizapp.config import for_run
         from quizapp.content.catalog import load_catalog
 
-        decks = load_catalog().decks
+        decks = load_catalog(for_run(args).deck_dirs).decks
     except (ImportError, QuizappError, OSError):
         return {}
     items = decks.values() if isinstance(decks, Mapping) else decks
@@ -132,7 +142,7 @@ def run_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(dataclasses.asdict(stats), default=str, indent=2))
     else:
-        print(render_stats(stats, deck_titles=_deck_titles()))
+        print(render_stats(stats, deck_titles=_deck_titles(args)))
     return 0
 
 
@@ -213,10 +223,11 @@ def run_export(args: argparse.Namespace) -> int:
         return 0
     if args.file == "-":
         raise QuizappError("An Anki package is a binary file; give a file name ending in .apkg.")
+    from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
     from quizapp.reports.anki import export_anki
 
-    result = export_anki(load_catalog(), args.file, now=now, deck_ids=args.deck)
+    result = export_anki(load_catalog(for_run(args).deck_dirs), args.file, now=now, deck_ids=args.deck)
     print(f"Wrote {result.path}: {result.notes:,} cards in {result.decks} decks.")
     for question_id, reason in result.skipped:
         print(f"quizapp: skipped {question_id}: {reason}", file=sys.stderr)

@@ -19,11 +19,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from quizapp.errors import QuizappError
 from quizapp.paths import db_path
 from quizapp.store.migrations import SCHEMA_VERSION, NewerSchemaError, migrate, schema_version
 from quizapp.store.times import utc
+
+if TYPE_CHECKING:
+    from quizapp.store.rolling_backup import DailyBackup
+    from quizapp.store.settings import Settings
 
 BUSY_TIMEOUT_S = 10.0
 """How long a writer waits for another process's transaction before giving up."""
@@ -39,6 +44,10 @@ class Store:
     conn: sqlite3.Connection
     path: Path
     notice: str | None = None
+    defaults: Settings | None = None
+    """Settings in force where the user saved none (config.toml's); None: the built-in ones."""
+    backup: DailyBackup | None = None
+    """Takes the day's copy before its first write (quizapp.store.rolling_backup); None: no backups."""
     _write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _depth: int = field(default=0, repr=False)
     _closed: bool = field(default=False, repr=False)
@@ -63,6 +72,8 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
+            if self.backup is not None:
+                self.backup.before_write(self.conn)
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
@@ -137,11 +148,19 @@ class Store:
         self.close()
 
 
-def open_store(path: str | os.PathLike[str] | None = None, *, now: datetime) -> Store:
+def open_store(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    now: datetime,
+    defaults: Settings | None = None,
+    backup: DailyBackup | None = None,
+) -> Store:
     """Opens (creating or migrating as needed) the progress database at `path` or the default location.
 
-    `now` stamps the name a corrupt file is moved to. Raises QuizappError, naming the path, when the data
-    folder cannot be created or written, or when the file comes from a newer quizapp.
+    `now` stamps the name a corrupt file is moved to; `defaults` are the settings where none is saved;
+    `backup` takes the rolling daily copies (see quizapp.store.rolling_backup.automatic_backup). Raises
+    QuizappError, naming the path, when the data folder cannot be created or written, or when the file
+    comes from a newer quizapp.
     """
     file = db_path(path)
     _check_folder(file.parent)
@@ -163,7 +182,7 @@ def open_store(path: str | os.PathLike[str] | None = None, *, now: datetime) -> 
             raise QuizappError(f"The progress database {file} cannot be created: {exc}") from exc
         notice = _move_aside(file, now, str(exc))
         conn = _connect_and_migrate(file)
-    return Store(conn=conn, path=file, notice=notice)
+    return Store(conn=conn, path=file, notice=notice, defaults=defaults, backup=backup)
 
 
 def _inside_data_folder(file: Path) -> bool:

@@ -105,7 +105,7 @@ def load_settings(store: Store) -> Settings:
             values[key] = check_setting(key, json.loads(raw))
         except (ValueError, QuizappError):
             continue
-    return replace(Settings(), **values)
+    return replace(store.defaults or Settings(), **values)
 
 
 def save_setting(store: Store, key: str, value: Any) -> Settings:
@@ -117,12 +117,15 @@ def save_setting(store: Store, key: str, value: Any) -> Settings:
 
 
 def save_settings(store: Store, settings: Settings) -> Settings:
-    """Validates and stores every field of `settings` in one transaction."""
+    """Validates every field of `settings` and stores, in one transaction, those that differ from the
+    settings in force or were saved before: a field the user left alone keeps following config.toml."""
     checked = {f.name: check_setting(f.name, getattr(settings, f.name)) for f in fields(Settings)}
+    current = load_settings(store)
     with store.transaction() as conn:
+        saved = {str(k) for (k,) in conn.execute("SELECT key FROM settings")}
         conn.executemany(
             "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
-            [(k, json.dumps(v)) for k, v in checked.items()],
+            [(k, json.dumps(v)) for k, v in checked.items() if k in saved or v != getattr(current, k)],
         )
     return load_settings(store)
 

@@ -6,6 +6,7 @@ screens. Every error a screen meets becomes a notification; no traceback reaches
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
@@ -21,10 +22,11 @@ from textual.worker import Worker, WorkerState
 
 from quizapp.crash import write_crash_log
 from quizapp.tui.backend import AppConfig, Backend, Clock, load_backend
-from quizapp.tui.messages import BackendFailed, BackendLoaded, OverviewLoaded
+from quizapp.tui.messages import BackendFailed, BackendLoaded, BackupFailed, OverviewLoaded
 from quizapp.tui.routing import REGISTRY
 
 if TYPE_CHECKING:
+    from quizapp.config import UserConfig
     from quizapp.content.catalog import Catalog
     from quizapp.study.session import SessionMode
 
@@ -46,7 +48,7 @@ class QuizApp(App[None]):
 
     def __init__(self, config: AppConfig | None = None) -> None:
         super().__init__()
-        self.config = config or AppConfig()
+        self.config = dataclasses.replace(config or AppConfig(), report=self._backup_failed)
         self.backend: Backend | None = None
         self._deferred: Callable[[], None] | None = None
         """A session or screen asked for while the decks were loading; it opens once they are ready."""
@@ -54,8 +56,41 @@ class QuizApp(App[None]):
     # -- start-up -----------------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self.apply_user_config()
         self.open_screen("home")
         self.load()  # in a thread, while the home screen paints its first frame
+
+    def apply_user_config(self) -> None:
+        """Applies config.toml's keymap and says what in it was ignored (the file, the key, why)."""
+        user = self.config.user
+        if user is None:
+            return
+        problems = list(user.messages)
+        if user.keymap:
+            from quizapp.tui.keys import binding_ids
+
+            known = binding_ids()
+            unknown = [binding_id for binding_id, _ in user.keymap if binding_id not in known]
+            if unknown:
+                problems.append(
+                    f"{user.file}: [keymap] unknown binding id{'s' if len(unknown) > 1 else ''} "
+                    f"{', '.join(unknown)} ignored; the help screen (?) lists every id."
+                )
+            self.set_keymap({k: v for k, v in user.keymap if k in known})
+        if user.theme and user.theme not in self.available_themes:
+            problems.append(
+                f"{user.file}: theme {user.theme!r} is not a Textual theme; "
+                f"known: {', '.join(sorted(self.available_themes))}."
+            )
+        for problem in problems:
+            self.notify(problem, title="config.toml", severity="warning", timeout=30, markup=False)
+
+    def _backup_failed(self, text: str) -> None:
+        """The store's report hook: called in whichever thread wrote; post_message is thread-safe."""
+        self.post_message(BackupFailed(text))
+
+    def on_backup_failed(self, message: BackupFailed) -> None:
+        self.notify(message.message, title="Backup", severity="warning", timeout=20, markup=False)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load(self) -> None:
@@ -283,10 +318,12 @@ def make_app(
     fuzzing: bool | None = None,
     cursor_blink: bool = True,
     catalog: Catalog | None = None,
+    user_config: UserConfig | None = None,
 ) -> QuizApp:
     """Builds the app. Tests pass a fixed `now` (or a clock) and a seed so every screen is reproducible;
     fuzzing of intervals is off whenever a seed is given unless asked for. `catalog` skips loading decks
-    (tests load the bank once), `cursor_blink=False` keeps snapshots stable."""
+    (tests load the bank once), `cursor_blink=False` keeps snapshots stable. `user_config` is config.toml
+    with `--decks` (quizapp.config.load_config); None reads no config file."""
     clock: Clock | None
     if now is None:
         clock = None
@@ -303,5 +340,6 @@ def make_app(
         fuzzing=(rng_seed is None) if fuzzing is None else fuzzing,
         cursor_blink=cursor_blink,
         catalog=catalog,
+        user=user_config,
     )
     return QuizApp(config)

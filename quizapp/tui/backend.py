@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from quizapp.config import UserConfig
     from quizapp.content.catalog import Catalog
     from quizapp.reports.overview import DeckInfo, Overview
     from quizapp.store import Settings, Store
@@ -35,6 +36,10 @@ class AppConfig:
     """Off in snapshot tests, so every screenshot shows the cursor the same way."""
     catalog: Catalog | None = None
     """A catalog loaded already (tests share one); None loads the bundled and user decks."""
+    user: UserConfig | None = None
+    """config.toml and `--decks`: setting defaults, deck folders, keymap, and the problems to show."""
+    report: Callable[[str], None] | None = None
+    """Receives a warning, from whichever thread wrote, when the daily backup of the database fails."""
 
     def now(self) -> datetime:
         """The current time from the injected clock, or the system's (aware, local zone)."""
@@ -118,10 +123,15 @@ def load_backend(config: AppConfig) -> Backend:
     from quizapp.content.catalog import load_catalog
     from quizapp.reports.overview import DeckInfo
     from quizapp.store import open_store
+    from quizapp.store.rolling_backup import automatic_backup
     from quizapp.study import QuestionSet
 
-    store = open_store(config.db_path, now=config.now())
-    catalog = config.catalog if config.catalog is not None else load_catalog(config.content_paths)
+    user = config.user
+    defaults = user.setting_defaults() if user is not None else None
+    backup = automatic_backup(config.db_path, config.now, config.report or (lambda _: None))
+    store = open_store(config.db_path, now=config.now(), defaults=defaults, backup=backup)
+    extra = (*config.content_paths, *(user.deck_dirs if user is not None else ()))
+    catalog = config.catalog if config.catalog is not None else load_catalog(extra)
     decks = tuple(DeckInfo(id=d, title=t, question_ids=ids) for d, t, ids in catalog.deck_headers())
     skipped = tuple(s.deck_id or Path(s.file).stem for s in catalog.skipped)
     return Backend(

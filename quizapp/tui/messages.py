@@ -34,6 +34,13 @@ class BackendFailed(Message):
 
 
 @dataclass
+class BackupFailed(Message):
+    """The daily backup of the progress database failed (the write went ahead); posted from any thread."""
+
+    message: str
+
+
+@dataclass
 class AnswerSubmitted(Message):
     """The user submitted an answer (the text typed, the letters chosen, or the explanation)."""
 

@@ -3,6 +3,7 @@ drifts."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -31,8 +32,9 @@ def _keys(title: str, screen: type[Screen[Any]]) -> Text:
     return text
 
 
-def help_text() -> Text:
-    """The help: one block of keys per registered screen (quizapp.tui.routing), from its own bindings."""
+def help_text(keymap: Mapping[str, str] | None = None) -> Text:
+    """The help: one block of keys per registered screen (quizapp.tui.routing), from its own bindings, then
+    every binding id with its key (after config.toml's `keymap`), for remapping."""
     from quizapp.tui.routing import SCREENS
 
     out = Text()
@@ -44,7 +46,20 @@ def help_text() -> Text:
             out.append_text(block)
         if entry.name == "study":
             out.append(TYPING_NOTE + "\n", style="dim")
+    out.append_text(_ids(keymap or {}))
     return out
+
+
+def _ids(keymap: Mapping[str, str]) -> Text:
+    from quizapp.tui.keys import bindings
+
+    text = Text()
+    text.append("\nBinding ids, for [keymap] in config.toml (see the README)\n", style="bold")
+    for binding_id, binding in bindings().items():
+        key = keymap.get(binding_id, binding.key)
+        text.append(f"  {binding_id:<26}", style="bold")
+        text.append(f"{key:<22}{binding.description}\n")
+    return text
 
 
 class HelpScreen(ModalScreen[None]):
@@ -56,7 +71,8 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
-            yield Static(help_text(), id="help-text")
+            user = getattr(getattr(self.app, "config", None), "user", None)
+            yield Static(help_text(dict(user.keymap) if user is not None else None), id="help-text")
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()

@@ -1,0 +1,70 @@
+"""Provides `quizapp config`: which config file is used, what it sets, and every problem in it.
+
+The app shows the same problems as notifications and commands print them on stderr; this command is
+where a user checks an edit before starting the app (exit 1 when anything was ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from quizapp.config import UserConfig, for_run
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    """Adds `config`."""
+    p = sub.add_parser(
+        "config",
+        help="show which config.toml is used, what it sets, and any problem in it",
+        description="Print the config file quizapp reads (QUIZAPP_CONFIG, else config.toml in the config "
+        "folder), the setting defaults, deck folders and keymap it gives, and one line per problem. "
+        "Exit 0 when the file is fine (or absent), 1 when something in it was ignored.",
+    )
+    p.add_argument("--json", action="store_true", help="print the same as JSON")
+    p.set_defaults(func=run, quiet_config=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = for_run(args)
+    problems = [*config.messages, *_theme_problems(config)]
+    if args.json:
+        print(json.dumps(_as_json(config, problems), indent=2))
+        return 1 if problems else 0
+    state = "found" if config.found else "not found: built-in defaults"
+    print(f"Config file: {config.file} ({state})")
+    for key, value in config.settings:
+        print(f"  setting {key} = {value!r}")
+    for folder in config.deck_dirs:
+        print(f"  decks from {folder}")
+    for binding_id, keys in config.keymap:
+        print(f"  key {binding_id} = {keys}")
+    if config.keymap:
+        print("  (binding ids are checked when the app starts; the help screen, ?, lists them)")
+    for problem in problems:
+        print(f"problem: {problem}")
+    return 1 if problems else 0
+
+
+def _theme_problems(config: UserConfig) -> list[str]:
+    """Theme names belong to Textual: checked here against its built-in themes, imported only now."""
+    if not config.theme:
+        return []
+    from textual.theme import BUILTIN_THEMES
+
+    if config.theme in BUILTIN_THEMES:
+        return []
+    known = ", ".join(sorted(BUILTIN_THEMES))
+    return [f"{config.file}: theme {config.theme!r} is not a Textual theme; known: {known}."]
+
+
+def _as_json(config: UserConfig, problems: list[str]) -> dict[str, Any]:
+    return {
+        "file": str(config.file),
+        "found": config.found,
+        "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in config.settings},
+        "decks": [str(d) for d in config.deck_dirs],
+        "keymap": dict(config.keymap),
+        "problems": problems,
+    }

@@ -1,0 +1,220 @@
+"""Provides the user's config file (config.toml): setting defaults, extra deck folders, a keymap, a theme.
+
+The file is optional and never fatal: every problem becomes one line in `UserConfig.messages` (the file,
+the key, what is allowed) and the key falls back to its built-in default, so a typo cannot keep the app
+from starting. Precedence, lowest first: built-in defaults < config.toml < what was saved from the Settings
+screen (or `quizapp plan`) in the progress database. Deck folders add up: bundled decks, the user's decks
+folder, `decks = [...]` from the file, then `--decks DIR` for this run.
+
+Plain Python on purpose (tomllib, no textual): commands read it too. Binding ids and theme names can only
+be checked against the app itself, so the TUI warns about unknown ones when it applies them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from quizapp import paths
+
+if TYPE_CHECKING:
+    from quizapp.store.settings import Settings
+
+TOP_KEYS = ("settings", "decks", "keymap", "theme")
+
+
+@dataclass(frozen=True)
+class UserConfig:
+    """What config.toml (and `--decks`) asks for, validated; `messages` says what was ignored and why."""
+
+    file: Path | None = None
+    """The config file looked at (it may not exist)."""
+    found: bool = False
+    settings: tuple[tuple[str, Any], ...] = ()
+    """Valid (key, value) pairs from [settings] (and the top-level theme), in file order."""
+    deck_dirs: tuple[Path, ...] = ()
+    """Extra deck folders that exist: the file's `decks`, then `--decks` in order."""
+    keymap: tuple[tuple[str, str], ...] = ()
+    """(binding id, keys) pairs; keys as Textual takes them, several joined by commas."""
+    messages: tuple[str, ...] = ()
+    """One line per problem, for stderr or a notification."""
+
+    def setting_defaults(self) -> Settings | None:
+        """The built-in settings with the file's values over them; None when the file sets none."""
+        if not self.settings:
+            return None
+        from dataclasses import replace
+
+        from quizapp.store.settings import Settings
+
+        return replace(Settings(), **dict(self.settings))
+
+    @property
+    def theme(self) -> str:
+        """The theme the file asks for, or ""."""
+        return str(dict(self.settings).get("theme", ""))
+
+
+def load_config(extra_decks: Iterable[str | Path] = (), *, file: Path | None = None) -> UserConfig:
+    """Reads config.toml (`file`, else $QUIZAPP_CONFIG or the default place) and adds `--decks` folders.
+
+    Never raises for anything in the file: a missing default file is simply no config, anything else
+    wrong is a message."""
+    explicit = file is not None or bool(_env_config())
+    target = file if file is not None else paths.config_path()
+    messages: list[str] = []
+    data: dict[str, Any] = {}
+    found = target.is_file()
+    if found:
+        data = _read(target, messages)
+    elif target.exists():
+        messages.append(f"{target}: is not a file; using the built-in defaults.")
+    elif explicit:
+        messages.append(f"{target}: no such config file (named by {paths.CONFIG_ENV}); using the defaults.")
+    unknown = sorted(set(data) - set(TOP_KEYS))
+    if unknown:
+        messages.append(
+            f"{target}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} ignored; "
+            f"known: {', '.join(TOP_KEYS)}."
+        )
+    settings = _settings(target, data, messages)
+    decks = _deck_dirs(target, data.get("decks"), messages)
+    for extra in extra_decks:
+        folder = Path(extra).expanduser()
+        if folder.exists():
+            decks.append(folder)
+        else:
+            messages.append(f"--decks {extra}: no such deck folder; it is left out.")
+    keymap = _keymap(target, data.get("keymap"), messages)
+    return UserConfig(
+        file=target,
+        found=found,
+        settings=settings,
+        deck_dirs=tuple(decks),
+        keymap=keymap,
+        messages=tuple(messages),
+    )
+
+
+def for_run(args: argparse.Namespace) -> UserConfig:
+    """The config `quizapp` loaded for this run (main() puts it on args); loaded afresh, quietly, for a
+    command function called on its own (tests, shell completion)."""
+    loaded = getattr(args, "config", None)
+    if isinstance(loaded, UserConfig):
+        return loaded
+    return load_config(run_deck_args(args))
+
+
+def run_deck_args(args: argparse.Namespace) -> list[str]:
+    """Every `--decks DIR` given, before the command name and after it, in order."""
+    return [*(getattr(args, "decks", None) or ()), *(getattr(args, "decks_after", None) or ())]
+
+
+def _env_config() -> str:
+    import os
+
+    return os.environ.get(paths.CONFIG_ENV, "")
+
+
+def _read(target: Path, messages: list[str]) -> dict[str, Any]:
+    try:
+        with target.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        messages.append(f"{target}: not valid TOML ({exc}); using the built-in defaults.")
+    except OSError as exc:
+        messages.append(f"{target}: cannot be read ({exc.strerror or exc}); using the built-in defaults.")
+    return {}
+
+
+def _settings(target: Path, data: Mapping[str, Any], messages: list[str]) -> tuple[tuple[str, Any], ...]:
+    """The valid [settings] values (and a top-level theme), each checked like the Settings screen does."""
+    table = data.get("settings", {})
+    if not isinstance(table, dict):
+        messages.append(f"{target}: settings must be a table ([settings]); it is ignored.")
+        table = {}
+    raw = dict(table)
+    if "theme" in data:
+        if "theme" in raw:
+            messages.append(f"{target}: theme is set twice; the one in [settings] is used.")
+        else:
+            raw["theme"] = data["theme"]
+    if not raw:
+        return ()
+    from quizapp.errors import QuizappError
+    from quizapp.store.settings import SETTING_NAMES, Settings, check_setting
+
+    defaults = Settings()
+    values: list[tuple[str, Any]] = []
+    for key, value in raw.items():
+        where = f"{target}: [settings] {key}" if key in table else f"{target}: {key}"
+        if key not in SETTING_NAMES:
+            messages.append(f"{where}: unknown setting, ignored; known: {', '.join(SETTING_NAMES)}.")
+            continue
+        if isinstance(value, date):  # TOML has real dates: interview_date = 2026-12-03
+            value = value.isoformat()
+        try:
+            values.append((key, check_setting(key, value)))
+        except QuizappError as exc:
+            messages.append(f"{where}: {exc} Using the default {getattr(defaults, key)!r}.")
+    return tuple(values)
+
+
+def _deck_dirs(target: Path, value: Any, messages: list[str]) -> list[Path]:
+    """Existing folders from `decks`; a relative one is taken from the config file's folder."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        messages.append(f'{target}: decks must be a list of folder names, like decks = ["~/my-decks"].')
+        return []
+    found: list[Path] = []
+    for name in value:
+        folder = Path(name).expanduser()
+        if not folder.is_absolute():
+            folder = target.parent / folder
+        if folder.exists():
+            found.append(folder)
+        else:
+            messages.append(f"{target}: decks: {name}: no such deck folder; it is left out.")
+    return found
+
+
+def _keymap(target: Path, value: Any, messages: list[str]) -> tuple[tuple[str, str], ...]:
+    """(binding id, keys) pairs. `study.hint = "f1"` unquoted is a nested table in TOML: it is flattened."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        messages.append(f'{target}: keymap must be a table, like [keymap] "study.hint" = "f1".')
+        return ()
+    pairs: list[tuple[str, str]] = []
+    for binding_id, keys in _flatten(value):
+        if isinstance(keys, str):
+            keys = [keys]
+        ok = isinstance(keys, list) and all(isinstance(k, str) for k in keys)
+        names = [k.strip() for k in keys] if ok else []
+        if not names or not all(k and " " not in k for k in names):
+            messages.append(
+                f'{target}: [keymap] {binding_id}: keys must be a key name or a list of them, like "f1" '
+                'or ["f1", "ctrl+h"]; ignored.'
+            )
+            continue
+        pairs.append((binding_id, ",".join(names)))
+    return tuple(pairs)
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.extend(_flatten(value, f"{name}."))
+        else:
+            out.append((name, value))
+    return out
