@@ -114,7 +114,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(json.dumps({"decks": decks}, indent=2))
         return EXIT_OK
     short = {"numeric": "num", "tensor": "tensor", "shape": "shape", "choice": "choice",
-             "flashcard": "card", "explain": "explain"}  # fmt: skip
+             "flashcard": "card", "explain": "explain", "code": "code"}  # fmt: skip
     header = ["deck", "total", *(short[t] for t in QUESTION_TYPES), "d1", "d2", "d3", "title"]
     totals: Counter[str] = sum((c for _, _, c in table), Counter())
     rows = [[i, *(str(c[k]) for k in columns), t] for i, t, c in table]
@@ -201,6 +201,13 @@ def _plain(value: Any) -> Any:
     return float(value)
 
 
+def _code_mistakes(inst: Instance) -> str:
+    from engine.exercises import EXERCISES
+
+    known = EXERCISES[inst.exercise].mistakes
+    return "\n".join(f"- {m.id}: {m.text}" for m in known if not inst.mistakes or m.id in inst.mistakes)
+
+
 def render_instance(inst: Instance) -> str:
     """The whole instance as plain text, for `quizapp show` and for deck authors checking their work."""
     out = [
@@ -225,6 +232,11 @@ def render_instance(inst: Instance) -> str:
         out.append(_section("Key points", "\n".join(f"- {p}" for p in inst.key_points)))
     elif inst.kind == "flashcard":
         out.append(_section("Back", str(inst.expected).rstrip()))
+    elif inst.kind == "code":
+        out.append(_section("Starter code", inst.starter.rstrip()))
+        out.append(_section("Model solution", str(inst.expected).rstrip()))
+        out.append(_section("Mistakes it names", _code_mistakes(inst)))
+        out.append(f"Grade a file: quizapp code {inst.exercise} --file solution.py --seed {inst.seed}\n")
     else:
         tolerance = inst.tolerance.describe() if inst.tolerance else "exact answer"
         out.append(f"Expected answer: {inst.expected_text()} ({tolerance})")

@@ -90,6 +90,8 @@ def grade(
             return _grade_choice(inst, chosen, rate)
         if inst.kind == "flashcard":
             return grade_flashcard(inst, parse_rating(text))
+        if inst.kind == "code":
+            return _grade_code(inst, text, rate)
         return Verdict(
             correct=False,
             parsed=_words(text),
@@ -220,6 +222,29 @@ def expected_words(inst: Instance) -> str:
 def _compatible(got: str, asked: str) -> bool:
     plain = {"number", "ratio"}
     return got == asked or (got in plain and asked in plain)
+
+
+def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
+    """Runs the solution in a child process (see quizapp.grading.code); slow for the event loop, so the
+    TUI grades in its save worker."""
+    from quizapp.grading.code import grade_code
+
+    if not text.strip():
+        raise AnswerParseError("the code is empty")
+    run = grade_code(inst.exercise, text, seed=inst.seed, mistakes=inst.mistakes)
+    mistake = run.mistake
+    lines = len(text.strip().splitlines())
+    return Verdict(
+        correct=run.correct,
+        parsed=f"your code ({lines} line{'s' if lines != 1 else ''})",
+        value=text,
+        diagnosis=mistake.text if mistake else None,
+        diagnosis_id=mistake.id if mistake else None,
+        step=None,
+        message=run.summary(),
+        rating=rate(run.correct),
+        expected="the model solution",
+    )
 
 
 def _grade_shape(inst: Instance, got: tuple[int, ...], rate: _Rater) -> Verdict:

@@ -194,4 +194,6 @@ def accepted_forms(kind: str, display: str = "", *, multiple: bool = False, n_op
         return f"Type one option, as a letter ({span}) or its number: b or 2."
     if kind == "flashcard":
         return "Rate yourself: again, hard, good or easy (or 1-4)."
+    if kind == "code":
+        return "Write the function in NumPy; the starter code shows its signature."
     return "Type your answer in your own words."

@@ -70,6 +70,18 @@ class Backend:
 
         return load_settings(self.store)
 
+    def code_text(self, question_id: str, starter: str) -> str:
+        """What a code question's editor opens with: the draft, else the code last submitted, else the
+        starter code."""
+        from quizapp.store import reviews_for
+        from quizapp.study.drafts import load_draft
+
+        draft = load_draft(question_id)
+        if draft is not None:
+            return draft
+        answered = [r.answer for r in reviews_for(self.store, question_id) if r.answer.strip()]
+        return answered[-1] if answered else starter
+
     def overview(self) -> Overview:
         from quizapp.reports.overview import build_overview
 

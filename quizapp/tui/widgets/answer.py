@@ -131,6 +131,44 @@ class ExplainArea(Vertical):
         self.post_message(AnswerSubmitted(self.text))
 
 
+class CodeArea(Vertical):
+    """The editor of a code question: Python highlighting and line numbers; Ctrl+R (or Run) grades it."""
+
+    DEFAULT_CSS = """
+    CodeArea { height: auto; }
+    CodeArea TextArea { height: 18; }
+    CodeArea Button { margin: 0 0 0 1; }
+    """
+
+    def __init__(self, inst: Instance, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._starter = inst.starter
+
+    def compose(self) -> ComposeResult:
+        yield TextArea.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
+        with Horizontal(classes="buttons"):
+            yield Button("Run (Ctrl+R)", id="code-run", variant="primary", compact=True)
+
+    @property
+    def text(self) -> str:
+        return self.query_one(TextArea).text
+
+    def load(self, text: str) -> None:
+        """Puts `text` in the editor (a saved draft, the last answer, or the starter code)."""
+        area = self.query_one(TextArea)
+        if area.text != text:
+            area.load_text(text)
+
+    def reset(self, inst: Instance) -> None:
+        """The starter code of the next code question (the screen then loads a draft if there is one)."""
+        self.load(inst.starter)
+
+    @on(Button.Pressed, "#code-run")
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(AnswerSubmitted(self.text))
+
+
 class FlashcardBack(Vertical):
     """The back of a flashcard and the four rating buttons, each with its next interval."""
 
@@ -171,7 +209,7 @@ class FlashcardBack(Vertical):
             self.post_message(RatingChosen(int(event.button.id.removeprefix("rate-"))))
 
 
-ANSWER_WIDGETS = (AnswerInput, ChoiceList, MultiChoiceList, ExplainArea)
+ANSWER_WIDGETS = (AnswerInput, ChoiceList, MultiChoiceList, ExplainArea, CodeArea)
 """What `answer_widgets` gives as #answer: each can `reset` for another question of its kind."""
 
 
@@ -193,6 +231,8 @@ HINTS = {
     "multiple": "Space or a letter ticks an option; Enter submits.",
     "explain": "Explain it as you would in an interview. Ctrl+S submits.",
     "flashcard": "Recall the answer, then press Space to reveal it.",
+    "code": "Write the function in NumPy. Ctrl+R runs it against the engine (edge cases first); Ctrl+E "
+    "opens $EDITOR. Your draft is kept as you type.",
 }
 
 
@@ -216,4 +256,6 @@ def answer_widgets(inst: Instance) -> list[Widget]:
         return [ChoiceList(inst, id="answer"), hint]
     if kind == "explain":
         return [hint, ExplainArea(id="answer")]
+    if kind == "code":
+        return [hint, CodeArea(inst, id="answer")]
     return [hint]

@@ -55,7 +55,9 @@ def answer_lines(feedback: Feedback) -> Text:
     """What was typed, how it was read, and the verdict's own sentence."""
     v = feedback.verdict
     text = Text()
-    if feedback.instance.kind not in ("flashcard", "explain"):
+    if feedback.instance.kind == "code":
+        text.append(f"Ran {v.parsed} on this review's inputs, edge cases first.\n", style="dim")
+    elif feedback.instance.kind not in ("flashcard", "explain"):
         text.append("You answered: ", style="dim")
         text.append(feedback.answer.strip() or "(nothing)")
         if v.parsed and v.parsed != feedback.answer.strip():
@@ -125,7 +127,13 @@ class FeedbackPanel(Vertical):
             self._heatmap.show_values = False
         self._heatmap.display = inst.heatmap is not None
         explained = bool(inst.explanation.strip())
-        why = Group(Text("Why", style="bold"), CompactMarkdown(inst.explanation)) if explained else ""
+        why: Group | str = (
+            Group(Text("Why", style="bold"), CompactMarkdown(inst.explanation)) if explained else ""
+        )
+        if inst.kind == "code":  # the model answer to read after any verdict
+            solution = CompactMarkdown(f"```python\n{str(inst.expected).rstrip()}\n```")
+            why = Group(*([why] if explained else []), Text("Model solution", style="bold"), solution)
+            explained = True
         self._explanation.update(why)
         self._explanation.display = explained
         closing = Text()

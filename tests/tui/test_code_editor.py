@@ -1,0 +1,88 @@
+"""Code questions in the study screen: the editor opens with the starter code, Ctrl+R runs the code against
+the engine and names the mistake, the draft survives a restart, and Ctrl+E edits it in $EDITOR."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.widgets import TextArea
+
+from engine.exercises import EXERCISES
+from engine.exercises.base import source_as
+from quizapp.store import reviews_for
+from quizapp.tui.app import QuizApp
+from quizapp.tui.widgets.answer import CodeArea
+from tests.tui.helpers import drill, press, settled, text_of
+
+SIZE = (100, 40)
+QID = "code-kv-cache-bytes"
+
+
+def _editor(screen: object) -> TextArea:
+    return screen.query_one(CodeArea).query_one(TextArea)  # type: ignore[attr-defined]
+
+
+async def test_run_names_the_mistake_and_saves_the_code(new_app: Callable[..., QuizApp]) -> None:
+    ex = EXERCISES[QID]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, QID)
+        editor = _editor(screen)
+        assert editor.text == ex.starter and editor.has_focus and editor.language == "python"
+        wrong = source_as(ex.mistakes[0].compute, ex.function)  # forgets the x2 for K and V
+        editor.load_text(wrong)
+        await press(pilot, "ctrl+r")
+        assert "Not quite" in text_of(app, "#verdict")
+        assert "You dropped the x2 for K and V" in text_of(app, "#verdict-message")
+        assert "First failing case (#1)" in text_of(app, "#verdict-message")
+        saved = reviews_for(app.backend.store, QID)  # type: ignore[union-attr]
+        assert [r.answer for r in saved] == [wrong] and saved[0].diagnosis_id == "no-x2"
+
+        await press(pilot, "enter")  # the same exercise again, with the code last submitted in the editor
+        assert _editor(screen).text == wrong
+        _editor(screen).load_text(ex.solution)
+        await press(pilot, "ctrl+r")
+        assert "Correct" in text_of(app, "#verdict")
+
+
+async def test_the_draft_survives_a_restart(new_app: Callable[..., QuizApp]) -> None:
+    draft = "import numpy as np\n\ndef kv_cache_bytes(*sizes):\n    return 2  # half-way\n"
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, QID)
+        editor = _editor(screen)
+        editor.load_text("")
+        editor.insert(draft)  # typed: the draft is written shortly after the last change
+        await pilot.pause(0.6)
+        await settled(pilot)
+        await press(pilot, "escape")  # no "unsaved answer" question: the draft is kept
+        assert not isinstance(app.screen, type(screen))
+    again = new_app()
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await drill(again, pilot, QID)
+        assert _editor(screen).text == draft
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for the editor")
+async def test_ctrl_e_edits_the_draft_in_the_editor(
+    new_app: Callable[..., QuizApp], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ex = EXERCISES[QID]
+    solution = tmp_path / "solution.py"
+    solution.write_text(ex.solution, encoding="utf-8")
+    script = tmp_path / "fake-editor"
+    script.write_text(f'#!/bin/sh\ncat "{solution}" > "$1"\n', encoding="utf-8")  # "saves" a solution
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(script))
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, QID)
+        await press(pilot, "ctrl+e")
+        assert _editor(screen).text == ex.solution
+        await press(pilot, "ctrl+r")
+        assert "Correct" in text_of(app, "#verdict")
