@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import engine
 from engine.exercises import EXERCISES
 from engine.exercises.base import source_as
 from quizapp.errors import QuizappError
@@ -62,6 +63,8 @@ def test_a_seed_always_draws_the_same_cases_and_every_mistake_shows_on_some_case
 
 MHA_LOOP = """
 import numpy as np
+
+import engine
 
 def mha(x, w_q, w_k, w_v, w_o, n_heads, causal=False):
     outs = []
@@ -164,3 +167,34 @@ def test_the_cli_grades_a_file_and_exits_by_the_verdict(tmp_path: Path) -> None:
     assert all(exercise_id in listing for exercise_id in EXERCISES)
     shown = run("code-mha-forward").stdout
     assert "def mha(x, w_q, w_k, w_v, w_o, n_heads, causal=False):" in shown
+
+
+def test_the_backward_reference_matches_finite_differences() -> None:
+    ex = EXERCISES["code-attention-backward"]
+    for case in ex.cases(2)[:4]:
+        grads = ex.reference(**case)
+
+        def loss(q: np.ndarray, k: np.ndarray, v: np.ndarray, d_out: np.ndarray = case["d_out"]) -> float:
+            weights = engine.softmax(q @ k.T / np.sqrt(q.shape[-1]))  # (T, T)
+            return float(((weights @ v) * d_out).sum())
+
+        for index, name in enumerate(("q", "k", "v")):
+            numeric = np.zeros_like(case[name])
+            for i in np.ndindex(numeric.shape):
+                up = {n: case[n].copy() for n in ("q", "k", "v")}
+                down = {n: case[n].copy() for n in ("q", "k", "v")}
+                up[name][i] += 1e-6
+                down[name][i] -= 1e-6
+                numeric[i] = (loss(**up) - loss(**down)) / 2e-6
+            np.testing.assert_allclose(grads[index], numeric, atol=1e-7)
+
+
+def test_the_flash_and_decode_references_agree_with_the_engines_attention() -> None:
+    for case in EXERCISES["code-flash-forward"].cases(7):
+        weights = engine.softmax(case["q"] @ case["k"].T / np.sqrt(case["q"].shape[-1]))  # (T, S)
+        np.testing.assert_allclose(EXERCISES["code-flash-forward"].reference(**case), weights @ case["v"])
+    for case in EXERCISES["code-kv-decode"].cases(7):
+        k = np.concatenate([case["k_cache"], case["k_new"]])  # (P + 1, d)
+        v = np.concatenate([case["v_cache"], case["v_new"]])  # (P + 1, d_v)
+        weights = engine.softmax(case["q_new"] @ k.T / np.sqrt(k.shape[-1]))  # (1, P + 1) the last causal row
+        np.testing.assert_allclose(EXERCISES["code-kv-decode"].reference(**case), weights @ v)

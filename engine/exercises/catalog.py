@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.exercises import advanced_code as adv
 from engine.exercises import attention_code as code
 from engine.exercises.base import Exercise, Inputs, Mistake, rng_for
 
@@ -100,6 +101,73 @@ def _kv_cache_cases(seed: int) -> list[Inputs]:
     ]  # fmt: skip
     names = ("n_layers", "n_kv_heads", "d_head", "seq_len", "batch", "bytes_per_element")
     return [dict(zip(names, values, strict=True)) for values in fixed + drawn]
+
+
+def _gqa_cases(seed: int) -> list[Inputs]:
+    rng = rng_for("code-gqa-broadcast", seed)
+    configs = [(2, 1, 1, 1), (4, 2, 3, 5), (8, 2, 4, 4)] + [
+        (6, 3, int(rng.integers(2, 7)), 6) for _ in range(3)
+    ]
+    return [
+        {"q": _normal(rng, h, t, 4), "k": _normal(rng, kv, s, 4), "v": _normal(rng, kv, s, 3)}
+        for h, kv, t, s in configs
+    ]
+
+
+def _decode_cases(seed: int) -> list[Inputs]:
+    rng = rng_for("code-kv-decode", seed)
+    cases = []
+    for past in [1, 2, 7] + [int(rng.integers(3, 12)) for _ in range(3)]:  # one cached token first
+        d = int(rng.choice([4, 8]))
+        cases.append({"q_new": _normal(rng, 1, d), "k_new": _normal(rng, 1, d), "v_new": _normal(rng, 1, d),
+                      "k_cache": _normal(rng, past, d), "v_cache": _normal(rng, past, d)})  # fmt: skip
+    return cases
+
+
+def _rope_cases(seed: int) -> list[Inputs]:
+    rng = rng_for("code-rope", seed)
+    shapes = [(1, 4), (3, 2), (6, 8)] + [
+        (int(rng.integers(2, 10)), 2 * int(rng.integers(2, 9))) for _ in range(3)
+    ]
+    return [{"x": _normal(rng, t, d)} for t, d in shapes]
+
+
+def _window_cases(seed: int) -> list[Inputs]:
+    rng = rng_for("code-sliding-window", seed)
+    sizes = [(1, 1), (5, 1), (6, 2), (4, 10)] + [
+        (int(rng.integers(3, 12)), int(rng.integers(2, 5))) for _ in range(2)
+    ]
+    return [{"t": t, "window": w} for t, w in sizes]
+
+
+def _cross_cases(seed: int) -> list[Inputs]:
+    rng = rng_for("code-cross-attention", seed)
+    sizes = [(1, 3, 4), (3, 1, 4), (4, 6, 8)] + [
+        (int(rng.integers(2, 7)), int(rng.integers(2, 9)), 8) for _ in range(3)
+    ]
+    return [
+        {"x": _normal(rng, t, d), "memory": _normal(rng, s, d),
+         **{w: _normal(rng, d, d, scale=d**-0.5) for w in ("w_q", "w_k", "w_v")}}
+        for t, s, d in sizes
+    ]  # fmt: skip
+
+
+def _flash_cases(seed: int) -> list[Inputs]:
+    rng = rng_for("code-flash-forward", seed)
+    configs = [(1, 1, 1), (3, 7, 2), (4, 8, 8), (2, 9, 4)] + [
+        (int(rng.integers(2, 6)), 12, 5) for _ in range(2)
+    ]
+    cases = []
+    for t, s, block in configs:  # one key; a last block shorter than the rest; one block; large scores
+        cases.append({"q": _normal(rng, t, 4, scale=3.0), "k": _normal(rng, s, 4, scale=3.0),
+                      "v": _normal(rng, s, 3), "block": block})  # fmt: skip
+    return cases
+
+
+def _backward_cases(seed: int) -> list[Inputs]:
+    rng = rng_for("code-attention-backward", seed)
+    sizes = [(1, 2), (3, 4), (5, 8)] + [(int(rng.integers(2, 7)), 4) for _ in range(3)]
+    return [{name: _normal(rng, t, d) for name in ("q", "k", "v", "d_out")} for t, d in sizes]
 
 
 def _exercises() -> tuple[Exercise, ...]:
@@ -241,6 +309,125 @@ def _exercises() -> tuple[Exercise, ...]:
             cases=_kv_cache_cases,
             rtol=0.0,
             atol=0.0,
+        ),
+        Exercise(
+            id="code-gqa-broadcast",
+            title="GQA without copying keys and values",
+            function="gqa_attention",
+            signature="gqa_attention(q, k, v)",
+            prompt="q is (n_heads, T, d), k is (n_kv_heads, S, d), v is (n_kv_heads, S, d_v); query heads "
+            "0..g-1 share KV head 0, and so on. Return (n_heads, T, d_v) without repeating k or v: group "
+            "the query heads with a reshape and let broadcasting do the rest.",
+            reference=adv.gqa_attention,
+            mistakes=(
+                Mistake("strided-groups", "Your reshape grouped query heads 0, n_kv, 2*n_kv, ... together "
+                        "(head i reads KV head i % n_kv): reshape to (n_kv, g, T, d) so consecutive heads "
+                        "share one.", adv.gqa_attention_strided_groups),
+            ),
+            cases=_gqa_cases,
+        ),
+        Exercise(
+            id="code-kv-decode",
+            title="One decode step with a KV cache",
+            function="decode_step",
+            signature="decode_step(q_new, k_new, v_new, k_cache, v_cache)",
+            prompt="The new token's q_new, k_new (1, d) and v_new (1, d_v); the cache holds the P earlier "
+            "tokens' keys (P, d) and values (P, d_v). Return the new token's attention output (1, d_v): it "
+            "must equal the last row of the full causal forward over all P + 1 tokens.",
+            reference=adv.decode_step,
+            mistakes=(
+                Mistake("new-token-left-out", "The new token attends to itself too: append k_new and v_new "
+                        "to the cache before computing the scores.", adv.decode_step_without_itself),
+            ),
+            cases=_decode_cases,
+        ),
+        Exercise(
+            id="code-rope",
+            title="Rotary position embedding (RoPE)",
+            function="rope",
+            signature="rope(x, base=10000.0)",
+            prompt="x is (T, d), d even. Rotate pair i = (x[:, i], x[:, i + d/2]) (the \"halves\" "
+            "layout of Llama and Hugging Face) by the angle m * base^(-i / (d/2)) at position m = 0..T-1. "
+            "Return (T, d).",
+            reference=adv.rope,
+            mistakes=(
+                Mistake("interleaved-pairs", "You rotated adjacent pairs (x0, x1), (x2, x3): that is the "
+                        "interleaved (GPT-J) layout; this exercise pairs i with i + d/2.",
+                        adv.rope_interleaved),
+                Mistake("positions-from-one", "Your positions start at 1: the first token (m = 0) is not "
+                        "rotated at all.", adv.rope_from_one),
+            ),
+            cases=_rope_cases,
+        ),
+        Exercise(
+            id="code-sliding-window",
+            title="A sliding-window causal mask",
+            function="window_mask",
+            signature="window_mask(t, window)",
+            prompt="Return a boolean (t, t) mask, True where query i may attend to key j: causal, and at "
+            "most `window` keys per query, itself included (Mistral-style sliding window).",
+            reference=adv.window_mask,
+            mistakes=(
+                Mistake("one-too-many", "Each query sees window + 1 keys: keep j > i - window, not "
+                        "j >= i - window.", adv.window_mask_one_too_many),
+                Mistake("both-sides", "Your window reaches into the future (|i - j| < window): a decoder's "
+                        "window is causal.", adv.window_mask_both_sides),
+            ),
+            cases=_window_cases,
+            rtol=0.0,
+            atol=0.0,
+        ),
+        Exercise(
+            id="code-cross-attention",
+            title="Cross-attention",
+            function="cross_attention",
+            signature="cross_attention(x, memory, w_q, w_k, w_v)",
+            prompt="A decoder's x (T, d) attends to an encoder's memory (S, d) with one head of width d; "
+            "each "
+            "weight is (d, d), applied as x @ w. Return (T, d).",
+            reference=adv.cross_attention,
+            mistakes=(
+                Mistake("self-attention", "Your keys and values come from x: in cross-attention they come "
+                        "from the encoder's memory; only the queries come from x.",
+                        adv.cross_attention_from_x),
+                Mistake("roles-swapped", "Your queries come from the memory: the decoder asks (queries from "
+                        "x), the encoder answers (keys and values).",
+                        adv.cross_attention_queries_from_memory),
+            ),
+            cases=_cross_cases,
+        ),
+        Exercise(
+            id="code-flash-forward",
+            title="The FlashAttention forward: an online softmax over key blocks",
+            function="flash_attention",
+            signature="flash_attention(q, k, v, block)",
+            prompt="q is (T, d), k is (S, d), v is (S, d_v). Visit the keys `block` at a time, never "
+            "holding the full (T, S) score matrix: keep each query's running maximum, running sum and "
+            "running output. Return softmax(q k^T / sqrt(d)) v, (T, d_v).",
+            reference=adv.flash_attention,
+            mistakes=(
+                Mistake("accumulator-not-rescaled", "When the running maximum grows, the output "
+                        "accumulator must be rescaled by exp(m_old - m_new) as the sum is.",
+                        adv.flash_attention_no_rescale),
+            ),
+            cases=_flash_cases,
+        ),
+        Exercise(
+            id="code-attention-backward",
+            title="The backward pass of one attention head",
+            function="attention_backward",
+            signature="attention_backward(q, k, v, d_out)",
+            prompt="out = softmax(q k^T / sqrt(d)) v for q, k, v of shape (T, d). Given d_out = dL/d(out), "
+            "return np.stack([dq, dk, dv]), shape (3, T, d). It is checked against the engine's gradient, "
+            "itself checked against finite differences.",
+            reference=adv.attention_backward,
+            mistakes=(
+                Mistake("no-softmax-jacobian", "You passed the gradient through the softmax unchanged: dS = "
+                        "P * (dP - rowsum(dP * P)).", adv.attention_backward_no_jacobian),
+                Mistake("scale-left-out", "dq and dk need the forward's 1/sqrt(d) too.",
+                        adv.attention_backward_unscaled),
+            ),
+            cases=_backward_cases,
         ),
     )  # fmt: skip
 
