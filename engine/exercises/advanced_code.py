@@ -4,17 +4,12 @@ their classic wrong versions. Self-contained like attention_code: each source is
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-
-Array = Any
-
 
 # -- GQA by broadcasting ------------------------------------------------------------------------------------
 
 
-def gqa_attention(q: Array, k: Array, v: Array) -> Array:
+def gqa_attention(q, k, v):
     h, t, d = q.shape
     n_kv = k.shape[0]
     qg = q.reshape(n_kv, h // n_kv, t, d)  # (n_kv, g, T, d) query heads grouped by their KV head
@@ -24,7 +19,7 @@ def gqa_attention(q: Array, k: Array, v: Array) -> Array:
     return out.reshape(h, t, -1)  # (h, T, d_v)
 
 
-def gqa_attention_strided_groups(q: Array, k: Array, v: Array) -> Array:
+def gqa_attention_strided_groups(q, k, v):
     h, t, d = q.shape
     n_kv = k.shape[0]
     qg = q.reshape(h // n_kv, n_kv, t, d).transpose(1, 0, 2, 3)  # (n_kv, g, T, d) heads 0, n_kv, ... grouped
@@ -37,7 +32,7 @@ def gqa_attention_strided_groups(q: Array, k: Array, v: Array) -> Array:
 # -- one decode step with a KV cache ---------------------------------------------------------------------
 
 
-def decode_step(q_new: Array, k_new: Array, v_new: Array, k_cache: Array, v_cache: Array) -> Array:
+def decode_step(q_new, k_new, v_new, k_cache, v_cache):
     k = np.concatenate([k_cache, k_new], axis=0)  # (P + 1, d) the new token's key joins the cache
     v = np.concatenate([v_cache, v_new], axis=0)  # (P + 1, d_v)
     scores = q_new @ k.T / np.sqrt(q_new.shape[-1])  # (1, P + 1) no mask: every cached key is in the past
@@ -45,9 +40,7 @@ def decode_step(q_new: Array, k_new: Array, v_new: Array, k_cache: Array, v_cach
     return e / e.sum(axis=-1, keepdims=True) @ v  # (1, d_v) = the last row of the full causal forward
 
 
-def decode_step_without_itself(
-    q_new: Array, k_new: Array, v_new: Array, k_cache: Array, v_cache: Array
-) -> Array:
+def decode_step_without_itself(q_new, k_new, v_new, k_cache, v_cache):
     scores = q_new @ k_cache.T / np.sqrt(q_new.shape[-1])  # (1, P) the new key never joined the cache
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # (1, P)
     return e / e.sum(axis=-1, keepdims=True) @ v_cache  # (1, d_v)
@@ -56,7 +49,7 @@ def decode_step_without_itself(
 # -- RoPE ---------------------------------------------------------------------------------------------------
 
 
-def rope(x: Array, base: float = 10000.0) -> Array:
+def rope(x, base=10000.0):
     t, d = x.shape
     half = d // 2
     freq = base ** (-np.arange(half) / half)  # (d/2,) one frequency per pair
@@ -66,7 +59,7 @@ def rope(x: Array, base: float = 10000.0) -> Array:
     return np.concatenate([x1 * cos - x2 * sin, x1 * sin + x2 * cos], axis=1)  # (T, d)
 
 
-def rope_interleaved(x: Array, base: float = 10000.0) -> Array:
+def rope_interleaved(x, base=10000.0):
     t, d = x.shape
     half = d // 2
     freq = base ** (-np.arange(half) / half)  # (d/2,)
@@ -78,7 +71,7 @@ def rope_interleaved(x: Array, base: float = 10000.0) -> Array:
     return out  # (T, d)
 
 
-def rope_from_one(x: Array, base: float = 10000.0) -> Array:
+def rope_from_one(x, base=10000.0):
     t, d = x.shape
     half = d // 2
     freq = base ** (-np.arange(half) / half)  # (d/2,)
@@ -91,19 +84,19 @@ def rope_from_one(x: Array, base: float = 10000.0) -> Array:
 # -- a sliding window ---------------------------------------------------------------------------------------
 
 
-def window_mask(t: int, window: int) -> Array:
+def window_mask(t, window):
     i = np.arange(t)[:, None]  # (T, 1) queries
     j = np.arange(t)[None, :]  # (1, T) keys
     return (j <= i) & (j > i - window)  # (T, T) itself and the window - 1 tokens before it
 
 
-def window_mask_one_too_many(t: int, window: int) -> Array:
+def window_mask_one_too_many(t, window):
     i = np.arange(t)[:, None]  # (T, 1)
     j = np.arange(t)[None, :]  # (1, T)
     return (j <= i) & (j >= i - window)  # (T, T) window + 1 keys per query
 
 
-def window_mask_both_sides(t: int, window: int) -> Array:
+def window_mask_both_sides(t, window):
     i = np.arange(t)[:, None]  # (T, 1)
     j = np.arange(t)[None, :]  # (1, T)
     return np.abs(i - j) < window  # (T, T) sees the future too: not causal
@@ -112,7 +105,7 @@ def window_mask_both_sides(t: int, window: int) -> Array:
 # -- cross-attention ------------------------------------------------------------------------------------
 
 
-def cross_attention(x: Array, memory: Array, w_q: Array, w_k: Array, w_v: Array) -> Array:
+def cross_attention(x, memory, w_q, w_k, w_v):
     q = x @ w_q  # (T, d_k) queries from the decoder
     k, v = memory @ w_k, memory @ w_v  # (S, d_k), (S, d_v) keys and values from the encoder's output
     scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, S)
@@ -120,14 +113,14 @@ def cross_attention(x: Array, memory: Array, w_q: Array, w_k: Array, w_v: Array)
     return e / e.sum(axis=-1, keepdims=True) @ v  # (T, d_v)
 
 
-def cross_attention_from_x(x: Array, memory: Array, w_q: Array, w_k: Array, w_v: Array) -> Array:
+def cross_attention_from_x(x, memory, w_q, w_k, w_v):
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # (T, d) each: self-attention, the memory ignored
     scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, T)
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # (T, T)
     return e / e.sum(axis=-1, keepdims=True) @ v  # (T, d_v)
 
 
-def cross_attention_queries_from_memory(x: Array, memory: Array, w_q: Array, w_k: Array, w_v: Array) -> Array:
+def cross_attention_queries_from_memory(x, memory, w_q, w_k, w_v):
     q = memory @ w_q  # (S, d_k) queries from the encoder: the roles swapped
     k, v = x @ w_k, x @ w_v  # (T, d_k), (T, d_v)
     scores = q @ k.T / np.sqrt(q.shape[-1])  # (S, T)
@@ -138,7 +131,7 @@ def cross_attention_queries_from_memory(x: Array, memory: Array, w_q: Array, w_k
 # -- the FlashAttention forward ---------------------------------------------------------------------------
 
 
-def flash_attention(q: Array, k: Array, v: Array, block: int) -> Array:
+def flash_attention(q, k, v, block):
     t, d = q.shape
     m = np.full((t, 1), -np.inf)  # (T, 1) running maximum of each query's scores
     row_sum = np.zeros((t, 1))  # (T, 1) running sum of exp(score - m)
@@ -154,7 +147,7 @@ def flash_attention(q: Array, k: Array, v: Array, block: int) -> Array:
     return acc / row_sum  # (T, d_v) equal to softmax(q k^T / sqrt(d)) v
 
 
-def flash_attention_no_rescale(q: Array, k: Array, v: Array, block: int) -> Array:
+def flash_attention_no_rescale(q, k, v, block):
     t, d = q.shape
     m = np.full((t, 1), -np.inf)  # (T, 1)
     row_sum = np.zeros((t, 1))  # (T, 1)
@@ -172,7 +165,7 @@ def flash_attention_no_rescale(q: Array, k: Array, v: Array, block: int) -> Arra
 # -- one head's backward pass -----------------------------------------------------------------------------
 
 
-def attention_backward(q: Array, k: Array, v: Array, d_out: Array) -> Array:
+def attention_backward(q, k, v, d_out):
     scale = 1.0 / np.sqrt(q.shape[-1])
     s = q @ k.T * scale  # (T, S)
     e = np.exp(s - s.max(axis=-1, keepdims=True))  # (T, S)
@@ -185,7 +178,7 @@ def attention_backward(q: Array, k: Array, v: Array, d_out: Array) -> Array:
     return np.stack([dq, dk, dv])  # (3, T, d) with T = S
 
 
-def attention_backward_no_jacobian(q: Array, k: Array, v: Array, d_out: Array) -> Array:
+def attention_backward_no_jacobian(q, k, v, d_out):
     scale = 1.0 / np.sqrt(q.shape[-1])
     s = q @ k.T * scale  # (T, S)
     e = np.exp(s - s.max(axis=-1, keepdims=True))  # (T, S)
@@ -195,7 +188,7 @@ def attention_backward_no_jacobian(q: Array, k: Array, v: Array, d_out: Array) -
     return np.stack([ds @ k * scale, ds.T @ q * scale, dv])  # (3, T, d)
 
 
-def attention_backward_unscaled(q: Array, k: Array, v: Array, d_out: Array) -> Array:
+def attention_backward_unscaled(q, k, v, d_out):
     scale = 1.0 / np.sqrt(q.shape[-1])
     s = q @ k.T * scale  # (T, S)
     e = np.exp(s - s.max(axis=-1, keepdims=True))  # (T, S)

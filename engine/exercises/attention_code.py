@@ -6,28 +6,23 @@ the learner reads as the model answer, and what the tests run as "a solution wit
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-
-Array = Any  # np.ndarray of float64; kept loose so the sources read like interview code
-
 
 # -- softmax ------------------------------------------------------------------------------------------------
 
 
-def softmax(x: Array) -> Array:
+def softmax(x):
     z = x - x.max(axis=-1, keepdims=True)  # (..., n) largest entry 0: exp cannot overflow
     e = np.exp(z)  # (..., n)
     return e / e.sum(axis=-1, keepdims=True)  # (..., n) rows sum to 1
 
 
-def softmax_no_shift(x: Array) -> Array:
+def softmax_no_shift(x):
     e = np.exp(x)  # (..., n) overflows to inf for scores above ~709
     return e / e.sum(axis=-1, keepdims=True)  # (..., n) inf / inf = nan
 
 
-def softmax_wrong_axis(x: Array) -> Array:
+def softmax_wrong_axis(x):
     z = x - x.max(axis=0, keepdims=True)  # (..., n)
     e = np.exp(z)  # (..., n)
     return e / e.sum(axis=0, keepdims=True)  # (..., n) columns sum to 1, not rows
@@ -36,7 +31,7 @@ def softmax_wrong_axis(x: Array) -> Array:
 # -- scaled dot-product attention ---------------------------------------------------------------------------
 
 
-def attention(q: Array, k: Array, v: Array, mask: Array | None = None) -> Array:
+def attention(q, k, v, mask=None):
     scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, S)
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)  # (T, S) masked keys can get no weight
@@ -48,7 +43,7 @@ def attention(q: Array, k: Array, v: Array, mask: Array | None = None) -> Array:
     return weights @ v  # (T, d_v)
 
 
-def attention_no_scale(q: Array, k: Array, v: Array, mask: Array | None = None) -> Array:
+def attention_no_scale(q, k, v, mask=None):
     scores = q @ k.T  # (T, S) without 1/sqrt(d_k): the softmax saturates as d_k grows
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)  # (T, S)
@@ -59,7 +54,7 @@ def attention_no_scale(q: Array, k: Array, v: Array, mask: Array | None = None) 
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0) @ v  # (T, d_v)
 
 
-def attention_softmax_over_queries(q: Array, k: Array, v: Array, mask: Array | None = None) -> Array:
+def attention_softmax_over_queries(q, k, v, mask=None):
     scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, S)
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)  # (T, S)
@@ -70,7 +65,7 @@ def attention_softmax_over_queries(q: Array, k: Array, v: Array, mask: Array | N
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0) @ v  # (T, d_v)
 
 
-def attention_mask_after_softmax(q: Array, k: Array, v: Array, mask: Array | None = None) -> Array:
+def attention_mask_after_softmax(q, k, v, mask=None):
     scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, S)
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # (T, S)
     weights = e / e.sum(axis=-1, keepdims=True)  # (T, S) normalised over every key
@@ -82,7 +77,7 @@ def attention_mask_after_softmax(q: Array, k: Array, v: Array, mask: Array | Non
 # -- causal self-attention ----------------------------------------------------------------------------------
 
 
-def causal_attention(q: Array, k: Array, v: Array) -> Array:
+def causal_attention(q, k, v):
     t = q.shape[0]
     future = np.triu(np.ones((t, t), dtype=bool), k=1)  # (T, T) True strictly above the diagonal
     scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, T)
@@ -91,7 +86,7 @@ def causal_attention(q: Array, k: Array, v: Array) -> Array:
     return e / e.sum(axis=-1, keepdims=True) @ v  # (T, d_v)
 
 
-def causal_attention_hides_itself(q: Array, k: Array, v: Array) -> Array:
+def causal_attention_hides_itself(q, k, v):
     t = q.shape[0]
     future = np.triu(np.ones((t, t), dtype=bool), k=0)  # (T, T) the diagonal masked too
     scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, T)
@@ -103,7 +98,7 @@ def causal_attention_hides_itself(q: Array, k: Array, v: Array) -> Array:
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0) @ v  # (T, d_v)
 
 
-def causal_attention_mask_after_softmax(q: Array, k: Array, v: Array) -> Array:
+def causal_attention_mask_after_softmax(q, k, v):
     t = q.shape[0]
     keep = np.tril(np.ones((t, t)))  # (T, T)
     scores = q @ k.T / np.sqrt(q.shape[-1])  # (T, T)
@@ -114,32 +109,32 @@ def causal_attention_mask_after_softmax(q: Array, k: Array, v: Array) -> Array:
 # -- heads ------------------------------------------------------------------------------------------------
 
 
-def split_heads(x: Array, n_heads: int) -> Array:
+def split_heads(x, n_heads):
     t, d = x.shape
     return x.reshape(t, n_heads, d // n_heads).transpose(1, 0, 2)  # (T, d) -> (h, T, d_head)
 
 
-def split_heads_no_transpose(x: Array, n_heads: int) -> Array:
+def split_heads_no_transpose(x, n_heads):
     t, d = x.shape
     return x.reshape(n_heads, t, d // n_heads)  # (h, T, d_head) but each "head" mixes tokens
 
 
-def merge_heads(x: Array) -> Array:
+def merge_heads(x):
     h, t, dh = x.shape
     return x.transpose(1, 0, 2).reshape(t, h * dh)  # (h, T, d_head) -> (T, h * d_head)
 
 
-def merge_heads_no_transpose(x: Array) -> Array:
+def merge_heads_no_transpose(x):
     h, t, dh = x.shape
     return x.reshape(t, h * dh)  # (T, h * d_head) rows now mix tokens of one head
 
 
-def expand_kv(k: Array, n_heads: int) -> Array:
+def expand_kv(k, n_heads):
     group = n_heads // k.shape[0]
     return np.repeat(k, group, axis=0)  # (n_kv, S, d_head) -> (h, S, d_head): kv0 kv0 kv1 kv1
 
 
-def expand_kv_tiled(k: Array, n_heads: int) -> Array:
+def expand_kv_tiled(k, n_heads):
     group = n_heads // k.shape[0]
     return np.tile(k, (group, 1, 1))  # (h, S, d_head) kv0 kv1 kv0 kv1: query head 1 reads kv1
 
@@ -147,9 +142,7 @@ def expand_kv_tiled(k: Array, n_heads: int) -> Array:
 # -- multi-head attention ---------------------------------------------------------------------------------
 
 
-def mha(
-    x: Array, w_q: Array, w_k: Array, w_v: Array, w_o: Array, n_heads: int, causal: bool = False
-) -> Array:
+def mha(x, w_q, w_k, w_v, w_o, n_heads, causal=False):
     t, d = x.shape
     dh = d // n_heads
     q = (x @ w_q).reshape(t, n_heads, dh).transpose(1, 0, 2)  # (h, T, d_head)
@@ -164,9 +157,7 @@ def mha(
     return heads.transpose(1, 0, 2).reshape(t, d) @ w_o  # (T, d_model)
 
 
-def mha_softmax_wrong_axis(
-    x: Array, w_q: Array, w_k: Array, w_v: Array, w_o: Array, n_heads: int, causal: bool = False
-) -> Array:
+def mha_softmax_wrong_axis(x, w_q, w_k, w_v, w_o, n_heads, causal=False):
     t, d = x.shape
     dh = d // n_heads
     q = (x @ w_q).reshape(t, n_heads, dh).transpose(1, 0, 2)  # (h, T, d_head)
@@ -180,9 +171,7 @@ def mha_softmax_wrong_axis(
     return (weights @ v).transpose(1, 0, 2).reshape(t, d) @ w_o  # (T, d_model)
 
 
-def mha_no_scale(
-    x: Array, w_q: Array, w_k: Array, w_v: Array, w_o: Array, n_heads: int, causal: bool = False
-) -> Array:
+def mha_no_scale(x, w_q, w_k, w_v, w_o, n_heads, causal=False):
     t, d = x.shape
     dh = d // n_heads
     q = (x @ w_q).reshape(t, n_heads, dh).transpose(1, 0, 2)  # (h, T, d_head)
@@ -196,9 +185,7 @@ def mha_no_scale(
     return (weights @ v).transpose(1, 0, 2).reshape(t, d) @ w_o  # (T, d_model)
 
 
-def mha_merge_without_transpose(
-    x: Array, w_q: Array, w_k: Array, w_v: Array, w_o: Array, n_heads: int, causal: bool = False
-) -> Array:
+def mha_merge_without_transpose(x, w_q, w_k, w_v, w_o, n_heads, causal=False):
     t, d = x.shape
     dh = d // n_heads
     q = (x @ w_q).reshape(t, n_heads, dh).transpose(1, 0, 2)  # (h, T, d_head)
@@ -212,9 +199,7 @@ def mha_merge_without_transpose(
     return (weights @ v).reshape(t, d) @ w_o  # (T, d_model) but rows mix tokens of one head
 
 
-def mha_mask_after_softmax(
-    x: Array, w_q: Array, w_k: Array, w_v: Array, w_o: Array, n_heads: int, causal: bool = False
-) -> Array:
+def mha_mask_after_softmax(x, w_q, w_k, w_v, w_o, n_heads, causal=False):
     t, d = x.shape
     dh = d // n_heads
     q = (x @ w_q).reshape(t, n_heads, dh).transpose(1, 0, 2)  # (h, T, d_head)
@@ -231,19 +216,13 @@ def mha_mask_after_softmax(
 # -- KV cache size ------------------------------------------------------------------------------------------
 
 
-def kv_cache_bytes(
-    n_layers: int, n_kv_heads: int, d_head: int, seq_len: int, batch: int, bytes_per_element: int
-) -> int:
+def kv_cache_bytes(n_layers, n_kv_heads, d_head, seq_len, batch, bytes_per_element):
     return 2 * n_layers * n_kv_heads * d_head * seq_len * batch * bytes_per_element  # K and V
 
 
-def kv_cache_bytes_no_x2(
-    n_layers: int, n_kv_heads: int, d_head: int, seq_len: int, batch: int, bytes_per_element: int
-) -> int:
+def kv_cache_bytes_no_x2(n_layers, n_kv_heads, d_head, seq_len, batch, bytes_per_element):
     return n_layers * n_kv_heads * d_head * seq_len * batch * bytes_per_element  # K only
 
 
-def kv_cache_bytes_in_bits(
-    n_layers: int, n_kv_heads: int, d_head: int, seq_len: int, batch: int, bytes_per_element: int
-) -> int:
+def kv_cache_bytes_in_bits(n_layers, n_kv_heads, d_head, seq_len, batch, bytes_per_element):
     return 2 * n_layers * n_kv_heads * d_head * seq_len * batch * bytes_per_element * 8  # bits, not bytes

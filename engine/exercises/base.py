@@ -52,13 +52,10 @@ class Exercise:
 
 
 def source_as(func: Callable[..., Any], name: str) -> str:
-    """A function's source renamed to `name`, with its imports, so it runs on its own."""
+    """A function's source renamed to `name`, with its import, so it runs on its own."""
     source = textwrap.dedent(inspect.getsource(func))
     head, _, rest = source.partition("(")
-    imports = (
-        "from __future__ import annotations\n\nfrom typing import Any as Array\n\nimport numpy as np\n\n\n"
-    )
-    return imports + head.rsplit(" ", 1)[0] + f" {name}(" + rest
+    return "import numpy as np\n\n\n" + head.rsplit(" ", 1)[0] + f" {name}(" + rest
 
 
 def rng_for(exercise_id: str, seed: int) -> np.random.Generator:

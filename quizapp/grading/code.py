@@ -54,14 +54,14 @@ class CodeVerdict:
     def first_failure(self) -> CaseResult | None:
         return next((case for case in self.cases if not case.passed), None)
 
-    def summary(self) -> str:
-        """The verdict in words, for the CLI and the feedback panel."""
+    def summary(self, *, with_mistake: bool = True) -> str:
+        """The verdict in words, for the CLI and the feedback panel (which names the mistake itself)."""
         if self.correct:
             return f"Correct: all {len(self.cases)} cases pass, edge cases included."
         lines = [f"Not yet: {sum(c.passed for c in self.cases)} of {len(self.cases)} cases pass."]
         if self.problem:
             lines.append(self.problem)
-        if self.mistake is not None:
+        if self.mistake is not None and with_mistake:
             lines.append(f"Mistake: {self.mistake.text}")
         failure = self.first_failure
         if failure is not None and not self.problem:

@@ -241,7 +241,7 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
         diagnosis=mistake.text if mistake else None,
         diagnosis_id=mistake.id if mistake else None,
         step=None,
-        message=run.summary(),
+        message=run.summary(with_mistake=False),
         rating=rate(run.correct),
         expected="the model solution",
     )

@@ -7,8 +7,10 @@ import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import TextArea
 
 from engine.exercises import EXERCISES
@@ -37,7 +39,7 @@ async def test_run_names_the_mistake_and_saves_the_code(new_app: Callable[..., Q
         editor.load_text(wrong)
         await press(pilot, "ctrl+r")
         assert "Not quite" in text_of(app, "#verdict")
-        assert "You dropped the x2 for K and V" in text_of(app, "#verdict-message")
+        assert "You dropped the x2 for K and V" in text_of(app, "#diagnosis")
         assert "First failing case (#1)" in text_of(app, "#verdict-message")
         saved = reviews_for(app.backend.store, QID)  # type: ignore[union-attr]
         assert [r.answer for r in saved] == [wrong] and saved[0].diagnosis_id == "no-x2"
@@ -86,3 +88,19 @@ async def test_ctrl_e_edits_the_draft_in_the_editor(
         assert _editor(screen).text == ex.solution
         await press(pilot, "ctrl+r")
         assert "Correct" in text_of(app, "#verdict")
+
+
+def test_a_failing_verdict_with_its_named_mistake_at_80x24(
+    snap_compare: Callable[..., bool], new_app: Callable[..., QuizApp]
+) -> None:
+    """Look at it as PNG after `--snapshot-update`: the verdict, the mistake, the first failing case."""
+    ex = EXERCISES[QID]
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, QuizApp)
+        screen = await drill(app, pilot, QID)
+        _editor(screen).load_text(source_as(ex.mistakes[0].compute, ex.function))
+        await press(pilot, "ctrl+r")
+
+    assert snap_compare(new_app(), terminal_size=(80, 24), run_before=run_before)
