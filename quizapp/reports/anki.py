@@ -179,6 +179,9 @@ def card_sides(inst: Any) -> tuple[str, str]:
             back += "<ul>" + "".join(f"<li>{markdown_html(p)}</li>" for p in inst.key_points) + "</ul>"
     elif kind == "flashcard":
         back = markdown_html(str(inst.expected))
+    elif kind == "code":  # the model solution; the starter code shows the signature to write
+        front += markdown_html(f"```python\n{inst.starter.rstrip()}\n```")
+        back = markdown_html(f"```python\n{str(inst.expected).rstrip()}\n```")
     else:  # the prompt says what unit it wants; the app's "a bare number is read as ..." has no place here
         back = f"<b>{html.escape(inst.expected_text())}</b>"
         if inst.derivation is not None:
