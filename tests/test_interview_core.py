@@ -274,3 +274,28 @@ def test_choose_picks_distinct_questions_easiest_first(
     assert len(chosen) == min(count, len(pool))
     assert len({r.question_id for r in chosen}) == len(chosen)
     assert [r.difficulty for r in chosen] == sorted(r.difficulty for r in chosen)
+
+
+def test_an_interview_asks_at_most_one_coding_question_and_grades_it(store: Store) -> None:
+    from engine.exercises import EXERCISES
+
+    bank = load_catalog(use_cache=False)
+    questions = QuestionSet.from_catalog(bank)
+    cfg = InterviewConfig(questions=12, minutes=30, deck_ids=("code", "dimensions"))
+    coding = []
+    for seed in range(6):
+        session = InterviewSession.start(bank, store, questions, cfg, rng=random.Random(seed), now=T0)
+        coding.append([inst for _, inst in session.plan if inst.kind == "code"])
+    assert all(len(found) <= 1 for found in coding) and any(coding)
+    seed = next(i for i, found in enumerate(coding) if found)
+    session = InterviewSession.start(bank, store, questions, cfg, rng=random.Random(seed), now=T0)
+    while (asked := session.current) is not None:
+        inst = asked.instance
+        answer = EXERCISES[inst.exercise].solution if inst.kind == "code" else ""
+        if inst.kind == "code":
+            assert not isinstance(session.submit(answer, now=T0 + timedelta(minutes=1)), Unreadable)
+        else:
+            session.skip(now=T0 + timedelta(minutes=1))
+    report = session.finish(now=T0 + timedelta(minutes=2))
+    graded = [item for item in report.items if item.kind == "code"]
+    assert len(graded) == 1 and graded[0].outcome == "right"

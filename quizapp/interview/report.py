@@ -20,7 +20,7 @@ from quizapp.store import InterviewAnswer, InterviewRecord, InterviewSummary
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
 
-SCORED_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice"})
+SCORED_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice", "code"})
 """Kinds graded automatically; explain answers are compared with the model answer by the user."""
 
 

@@ -46,8 +46,10 @@ if TYPE_CHECKING:
 
     from quizapp.content.catalog import Catalog
 
-INTERVIEW_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice", "explain"})
+INTERVIEW_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice", "explain", "code"})
 """Kinds an interview asks: everything but flashcards, which are self-rated recall cards."""
+MAX_CODE_QUESTIONS = 1
+"""A coding question takes a real interview's whole slot; one per mock interview."""
 MAX_QUESTIONS = 200
 MAX_MINUTES = 600
 DIFFICULTY_MIXES: dict[str, tuple[int, ...]] = {
@@ -111,6 +113,19 @@ def candidates(catalog: Catalog, questions: QuestionSet, config: InterviewConfig
     if not kept:
         raise QuizappError("No interview question matches those decks and tags; choose more of them.")
     return questions.select(question_ids=kept)
+
+
+def _at_most_one_code(catalog: Catalog, pool: QuestionSet, rng: random.Random) -> QuestionSet:
+    """The pool with all but MAX_CODE_QUESTIONS coding questions (picked with `rng`) left out."""
+    code = [r.question_id for r in pool.ordered if catalog.question(r.question_id).type == "code"]
+    if len(code) <= MAX_CODE_QUESTIONS:
+        return pool
+    kept = set(rng.sample(code, MAX_CODE_QUESTIONS))
+    return pool.select(
+        question_ids=[
+            r.question_id for r in pool.ordered if r.question_id not in code or r.question_id in kept
+        ]
+    )
 
 
 def check_config(config: InterviewConfig) -> InterviewConfig:
@@ -218,7 +233,9 @@ class InterviewSession:
         pick = random.Random(seed)
         plan: list[tuple[QuestionRef, Instance]] = []
         problems: list[str] = []
-        for ref in choose(pool, config.questions, config.difficulty_mix, pick):
+        for ref in choose(
+            _at_most_one_code(catalog, pool, pick), config.questions, config.difficulty_mix, pick
+        ):
             try:
                 plan.append((ref, drawable_instance(catalog, ref.question_id, fresh_seed(pick))))
             except Exception as exc:  # a broken template is left out, never shown half-made

@@ -22,7 +22,7 @@ from textual.widgets import Button, Header, Input, SelectionList, Static, TextAr
 
 from quizapp.tui.messages import AnswerSubmitted
 from quizapp.tui.screens.base import QuizScreen
-from quizapp.tui.widgets.answer import ExplainArea, MultiChoiceList, answer_widgets
+from quizapp.tui.widgets.answer import CodeArea, ExplainArea, MultiChoiceList, answer_widgets
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.question_card import QuestionCard
 
@@ -89,8 +89,16 @@ class InterviewScreen(QuizScreen[None]):
             "submit_explain",
             "Submit",
             priority=True,
-            tooltip="Submit the explanation",
+            tooltip="Submit the explanation or the code",
             id="interview.submit",
+        ),
+        Binding(
+            "ctrl+r",
+            "submit_explain",
+            "Run",
+            priority=True,
+            tooltip="Submit the code (it is graded at the end, with the rest)",
+            id="interview.run",
         ),
         Binding(
             "escape",
@@ -147,7 +155,7 @@ class InterviewScreen(QuizScreen[None]):
         if not found:
             return
         widget = found.first()
-        if isinstance(widget, ExplainArea):
+        if isinstance(widget, (ExplainArea, CodeArea)):
             widget.query_one(TextArea).focus()
         else:
             widget.focus()
@@ -194,7 +202,7 @@ class InterviewScreen(QuizScreen[None]):
             return widget.value
         if isinstance(widget, MultiChoiceList):
             return ", ".join(sorted(widget.selected))
-        if isinstance(widget, ExplainArea):
+        if isinstance(widget, (ExplainArea, CodeArea)):
             return widget.text
         return ""
 
@@ -282,16 +290,18 @@ class InterviewScreen(QuizScreen[None]):
         self.update_bar()
 
     def action_submit_explain(self) -> None:
-        found = self.query(ExplainArea)
+        found = self.query("ExplainArea, CodeArea")
         if found:
-            self.post_message(AnswerSubmitted(found.first().text))
+            area = found.first()
+            assert isinstance(area, (ExplainArea, CodeArea))
+            self.post_message(AnswerSubmitted(area.text))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.saving and action in ("skip", "flag", "submit_explain"):
             return False  # they act on the question being saved
         if action == "submit_explain":
             asked = self.session.current
-            return asked is not None and asked.instance.kind == "explain"
+            return asked is not None and asked.instance.kind in ("explain", "code")
         return True
 
     def action_end(self) -> None:
