@@ -95,9 +95,14 @@ def item_heading(item: ReportItem) -> Text:
 
 def answer_text(item: ReportItem) -> Text:
     text = Text()
-    text.append("Your answer: ", style="bold")
-    text.append(item.answer.strip() or "(none)", style="" if item.answer.strip() else "dim")
-    if item.kind != "explain":
+    if item.kind == "code":  # the code and the model solution follow as code blocks
+        lines = len(item.answer.strip().splitlines())
+        text.append("Your code: ", style="bold")
+        text.append(f"{lines} line(s), below" if lines else "(none)", style="dim")
+    else:
+        text.append("Your answer: ", style="bold")
+        text.append(item.answer.strip() or "(none)", style="" if item.answer.strip() else "dim")
+    if item.kind not in ("explain", "code"):
         text.append("\nExpected: ", style="bold")
         text.append(item.expected)
     if item.diagnosis:
@@ -122,6 +127,11 @@ class ReportItemView(Vertical):
         yield Static(answer_text(item), classes="item-answer")
         if item.derivation is not None:
             yield DerivationView(item.derivation, astray_step=item.astray_step)
+        if item.kind == "code":
+            if item.answer.strip():
+                yield Markdown(f"```python\n{item.answer.rstrip()}\n```", classes="item-model")
+            yield Static(Text("Model solution", style="bold"), classes="item-subtitle")
+            yield Markdown(f"```python\n{item.expected.rstrip()}\n```", classes="item-model")
         if item.kind == "explain":
             yield Static(Text("Model answer", style="bold"), classes="item-subtitle")
             yield Markdown(item.expected, classes="item-model")
