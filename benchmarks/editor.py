@@ -19,7 +19,6 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 TARGET_SECONDS = 0.030
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
@@ -36,8 +35,7 @@ def long_solution(lines: int = 200) -> str:
 
 
 async def run(repeats: int) -> dict[str, list[float]]:
-    from textual.screen import Screen
-    from textual.widgets import Static, TextArea
+    from textual.widgets import TextArea
 
     from quizapp.content.catalog import load_catalog
     from quizapp.tui.app import make_app
@@ -45,18 +43,11 @@ async def run(repeats: int) -> dict[str, list[float]]:
     from quizapp.tui.widgets.answer import CodeArea
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from feedback import Painted, wait_painted  # the same paint watcher
-
-    class Reference(Static):
-        """The reference widget: one line of text."""
-
-    class ReferenceScreen(Screen[None]):
-        def compose(self) -> Any:
-            yield Reference("reference", id="reference")
+    from feedback import Painted, reference_timer, wait_painted  # the same paint watcher and reference
 
     painted = Painted()
     painted.wrap(TextArea, "editor")
-    painted.wrap(Reference, "reference")
+    reference_paints = reference_timer(painted)
     results: dict[str, list[float]] = {"keystroke": [], "reference": []}
     catalog = load_catalog()
     with tempfile.TemporaryDirectory() as home:
@@ -78,13 +69,7 @@ async def run(repeats: int) -> dict[str, list[float]]:
                 await pilot.press("x")
                 results["keystroke"].append(await wait_painted(pilot, painted, ("editor",), start))
             await app.workers.wait_for_complete()
-            await app.push_screen(ReferenceScreen())
-            await pilot.pause()
-            reference = app.screen.query_one("#reference", Static)
-            for i in range(repeats + 2):
-                start = time.perf_counter()
-                reference.update(f"reference {i}")
-                results["reference"].append(await wait_painted(pilot, painted, ("reference",), start))
+            results["reference"] = await reference_paints(app, pilot, repeats + 2)
     return {name: values[2:] for name, values in results.items()}
 
 

@@ -89,9 +89,37 @@ async def wait_painted(pilot: Any, painted: Painted, names: tuple[str, ...], sin
     raise SystemExit(f"{names} were never painted")
 
 
-async def run(repeats: int) -> dict[str, list[float]]:
+def reference_timer(painted: Painted) -> Callable[[Any, Any, int], Any]:
+    """The reference measure: a one-line Static updated and repainted `n` times, on a screen of its own
+    (what any change on screen costs here); returns the coroutine function that takes the times."""
     from textual.screen import Screen
-    from textual.widgets import Input, Static
+    from textual.widgets import Static
+
+    class Reference(Static):
+        """The reference widget: one line of text."""
+
+    class ReferenceScreen(Screen[None]):
+        def compose(self) -> Any:
+            yield Reference("reference", id="reference")
+
+    painted.wrap(Reference, "reference")
+
+    async def paints(app: Any, pilot: Any, n: int) -> list[float]:
+        await app.push_screen(ReferenceScreen())
+        await pilot.pause()
+        reference = app.screen.query_one("#reference", Static)
+        times = []
+        for i in range(n):
+            start = time.perf_counter()
+            reference.update(f"reference {i}")
+            times.append(await wait_painted(pilot, painted, ("reference",), start))
+        return times
+
+    return paints
+
+
+async def run(repeats: int) -> dict[str, list[float]]:
+    from textual.widgets import Input
 
     from quizapp.content.catalog import load_catalog
     from quizapp.study.session import StudySession
@@ -101,18 +129,11 @@ async def run(repeats: int) -> dict[str, list[float]]:
     from quizapp.tui.widgets.heatmap import HeatmapView
     from quizapp.tui.widgets.question_card import PromptView
 
-    class Reference(Static):
-        """The reference widget: one line of text."""
-
-    class ReferenceScreen(Screen[None]):
-        def compose(self) -> Any:
-            yield Reference("reference", id="reference")
-
     painted = Painted()
     painted.wrap(HeatmapView, "heatmap")
     painted.wrap(DerivationView, "derivation")
-    painted.wrap(Reference, "reference")
     painted.wrap(PromptView, "card")
+    reference_paints = reference_timer(painted)
     submit_times: list[float] = []
     original_submit = StudySession.submit
 
@@ -156,13 +177,7 @@ async def run(repeats: int) -> dict[str, list[float]]:
                 results["next"].append(await wait_painted(pilot, painted, ("card",), start))
                 await pilot.pause()
 
-            await app.push_screen(ReferenceScreen())
-            await pilot.pause()
-            reference = app.screen.query_one("#reference", Static)
-            for i in range(repeats + 2):
-                start = time.perf_counter()
-                reference.update(f"reference {i}")
-                results["reference"].append(await wait_painted(pilot, painted, ("reference",), start))
+            results["reference"] = await reference_paints(app, pilot, repeats + 2)
     results["feedback"] = results["feedback"][2:]
     results["reference"] = results["reference"][2:]
     results["relayout"] = results["relayout"][2:]
