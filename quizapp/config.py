@@ -13,7 +13,6 @@ be checked against the app itself, so the TUI warns about unknown ones when it a
 from __future__ import annotations
 
 import argparse
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -122,6 +121,8 @@ def _env_config() -> str:
 
 
 def _read(target: Path, messages: list[str]) -> dict[str, Any]:
+    import tomllib  # only when there is a file: a start without one skips the parser
+
     try:
         with target.open("rb") as fh:
             return tomllib.load(fh)
