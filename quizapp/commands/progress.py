@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -88,7 +89,8 @@ def _file_for(name: str, mode: str) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="quizapp-") as folder:
         path = Path(folder) / "progress.json"
         if mode == "r":
-            path.write_bytes(sys.stdin.buffer.read())
+            with path.open("wb") as fh:
+                shutil.copyfileobj(sys.stdin.buffer, fh)  # streamed: a large backup never sits in memory
         yield str(path)
         if mode == "w" and path.exists():
             sys.stdout.buffer.write(path.read_bytes())
@@ -235,14 +237,15 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from quizapp.reports.progress_file import import_document, read_progress_file
+    from quizapp.reports.progress_file import import_document
+    from quizapp.reports.progress_reader import read_progress_file
 
     with _file_for(args.file, "r") as source:
-        doc = read_progress_file(source)  # refuse a foreign file before opening (or creating) the database
-    now = _now()
-    with open_store_for(args, now) as store:
-        counts = import_document(store, doc, now=now)
-        where = store.path
+        checked = read_progress_file(source)  # a foreign file is refused before the database is opened
+        now = _now()
+        with open_store_for(args, now) as store:
+            counts = import_document(store, checked, now=now)  # the records stream from the file
+            where = store.path
     print(
         f"Imported into {where}: {counts.cards:,} cards, {counts.reviews:,} reviews, "
         f"{counts.interviews:,} interviews, {counts.settings:,} settings."

@@ -2,7 +2,8 @@
 
 `export_progress` then `import_progress` reproduces the database exactly (times as fixed-format UTC ISO
 strings, floats as JSON numbers, which round-trip exactly). Import checks the format marker, the version
-and every field's type before it touches anything, and keeps a copy of the database it replaces.
+and every field's type and range before it touches anything (as a stream: quizapp.reports.progress_reader),
+and keeps a copy of the database it replaces.
 """
 
 from __future__ import annotations
@@ -13,19 +14,22 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fsrs import State
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from quizapp.errors import QuizappError
 from quizapp.store import backup
-from quizapp.store.cards import CardRecord, card_id_for, unsound
+from quizapp.store.cards import CardRecord
 from quizapp.store.database import Store
 from quizapp.store.interviews import InterviewAnswer
 from quizapp.store.reviews import ReviewRecord
-from quizapp.store.settings import SETTING_NAMES, check_setting, raw_settings
+from quizapp.store.settings import raw_settings
 from quizapp.store.times import iso, utc
+
+if TYPE_CHECKING:
+    from quizapp.reports.progress_reader import CheckedFile
 
 FORMAT_MARKER = "quizapp-progress"
 FORMAT_VERSION = 1
@@ -109,16 +113,6 @@ class InterviewEntry(_Strict):
     finished_at: When | None
     config: dict[str, Any]
     answers: list[AnswerEntry]
-
-
-class ProgressFile(_Strict):
-    format: Literal["quizapp-progress"]
-    version: Literal[1]
-    exported_at: When
-    cards: list[CardEntry]
-    reviews: list[ReviewEntry]
-    interviews: list[InterviewEntry]
-    settings: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -234,96 +228,31 @@ def export_progress(store: Store, file: str | os.PathLike[str], *, now: datetime
     return ProgressCounts(counts["cards"], counts["reviews"], counts["interviews"], len(settings))
 
 
-def read_progress_file(file: str | os.PathLike[str]) -> ProgressFile:
-    """Parses and checks a progress file; QuizappError names the file and the first problem found."""
-    path = Path(file)
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise QuizappError(
-                f"{path} is {size / 2**30:.1f} GiB: far larger than any quizapp progress file "
-                f"(the limit is {MAX_FILE_BYTES >> 30} GiB); is it the right file?"
-            )
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise QuizappError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
-    not_ours = f"{path} is not a quizapp progress file"
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise QuizappError(
-            f"{not_ours}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})."
-        ) from exc
-    if not isinstance(data, dict) or data.get("format") != FORMAT_MARKER:
-        raise QuizappError(f'{not_ours}: the format marker "format": "{FORMAT_MARKER}" is missing.')
-    unknown = sorted(set(data) - SECTIONS)
-    if unknown:  # refused before any record is validated: an unknown section may be huge
-        shown = ", ".join(repr(k[:40]) for k in unknown[:5])
-        raise QuizappError(f"{not_ours}: unknown section(s) {shown}; expected only {sorted(SECTIONS)}.")
-    if data.get("version") != FORMAT_VERSION:
-        raise QuizappError(
-            f"{path} is a quizapp progress file of version {data.get('version')!r}; "
-            f"this quizapp reads version {FORMAT_VERSION}."
-        )
-    try:
-        parsed = ProgressFile.model_validate_json(text)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False, include_input=False, include_context=False)
-        first = errors[0]
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
-        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-        raise QuizappError(f"{not_ours}: {where}: {first['msg']}{more}.") from exc
-    _check_consistency(parsed, path)
-    return parsed
-
-
-def _check_consistency(doc: ProgressFile, path: Path) -> None:
-    """Cross-field rules the types cannot express: stable card ids, unique keys, reviews of known cards."""
-    bad = f"{path} has inconsistent progress data"
-    seen: set[str] = set()
-    for i, card in enumerate(doc.cards):
-        problem = unsound(_card(card))
-        if problem:
-            raise QuizappError(f"{bad}: cards[{i}] ({card.question_id!r}): {problem}.")
-        if card.card_id != card_id_for(card.question_id):
-            raise QuizappError(f"{bad}: cards[{i}].card_id does not belong to question {card.question_id!r}.")
-        if card.question_id in seen:
-            raise QuizappError(f"{bad}: cards[{i}] repeats question {card.question_id!r}.")
-        seen.add(card.question_id)
-    ids: set[int] = set()
-    for i, review in enumerate(doc.reviews):
-        if review.question_id not in seen:
-            raise QuizappError(f"{bad}: reviews[{i}] is for {review.question_id!r}, which has no card.")
-        if review.id in ids or review.id <= 0:
-            raise QuizappError(f"{bad}: reviews[{i}].id {review.id} is repeated or not positive.")
-        ids.add(review.id)
-    if len({iv.id for iv in doc.interviews}) != len(doc.interviews):
-        raise QuizappError(f"{bad}: two interviews share an id.")
-    for key, value in doc.settings.items():
-        if key in SETTING_NAMES:
-            try:
-                check_setting(key, value)
-            except QuizappError as exc:
-                raise QuizappError(f"{bad}: settings.{key}: {exc}") from exc
-
-
 def import_progress(store: Store, file: str | os.PathLike[str], *, now: datetime) -> ProgressCounts:
     """Replaces the store's progress with the file's, in one transaction, after keeping a copy of the
     current database beside it (`<db>.before-import-<UTC timestamp>`) if it held anything."""
+    from quizapp.reports.progress_reader import read_progress_file
+
     return import_document(store, read_progress_file(file), now=now)
 
 
-def import_document(store: Store, doc: ProgressFile, *, now: datetime) -> ProgressCounts:
-    """import_progress for a file already read and checked by read_progress_file."""
+def import_document(store: Store, checked: CheckedFile, *, now: datetime) -> ProgressCounts:
+    """import_progress for a file already checked by read_progress_file: its records stream from the
+    file into the transaction (a file that changed since is refused there, and nothing is written)."""
     kept = _keep_aside(store, now) if backup.has_progress(store) else None
-    backup.replace_all(
-        store,
-        card_rows=(_card(card) for card in doc.cards),
-        review_rows=(_review(review) for review in doc.reviews),
-        interview_rows=(_interview(iv) for iv in doc.interviews),
-        settings=doc.settings,
-    )
-    return ProgressCounts(len(doc.cards), len(doc.reviews), len(doc.interviews), len(doc.settings), kept)
+    try:
+        backup.replace_all(
+            store,
+            card_rows=(card_record(card) for card in checked.records("cards")),
+            review_rows=(_review(review) for review in checked.records("reviews")),
+            interview_rows=(_interview(iv) for iv in checked.records("interviews")),
+            settings=checked.settings,
+        )
+    except BaseException:
+        if kept is not None:
+            kept.unlink(missing_ok=True)  # nothing was replaced: the copy kept aside is not needed
+        raise
+    return ProgressCounts(checked.cards, checked.reviews, checked.interviews, len(checked.settings), kept)
 
 
 def _keep_aside(store: Store, now: datetime) -> Path:
@@ -342,7 +271,7 @@ def _dt(when: datetime | None) -> datetime | None:
     return None if when is None else utc(when)
 
 
-def _card(c: CardEntry) -> CardRecord:
+def card_record(c: CardEntry) -> CardRecord:
     return CardRecord(
         question_id=c.question_id,
         card_id=c.card_id,
@@ -398,5 +327,4 @@ __all__ = [
     "import_document",
     "import_progress",
     "progress_document",
-    "read_progress_file",
 ]
