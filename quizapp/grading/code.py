@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import Heatmap
 from engine.exercises import EXERCISES, Exercise, Mistake
 from quizapp.errors import QuizappError
 from quizapp.grading.code_runner import MEMORY_LIMIT_BYTES, TIME_LIMIT_S, RunOutput, run_solution
@@ -33,6 +34,8 @@ class CaseResult:
     got_shape: tuple[int, ...] | None
     max_abs_diff: float | None
     error: str | None
+    heatmap: Heatmap | None = None
+    """Expected and yours side by side, when the output is a small matrix of attention weights."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,32 @@ def _case(
         with np.errstate(all="ignore"):
             gap = np.abs(got.astype(np.float64) - want.astype(np.float64))
         diff = float(np.nanmax(gap)) if gap.size and not np.isnan(gap).all() else float("nan")
-    return CaseResult(index, _same(got, want, ex), shapes, want.shape, got.shape, diff, None)
+    passed = _same(got, want, ex)
+    heatmap = None if passed else side_by_side(want, got)
+    return CaseResult(index, passed, shapes, want.shape, got.shape, diff, None, heatmap)
+
+
+MAX_HEATMAP_SIDE = 12
+"""Larger matrices do not fit side by side at 80 columns."""
+
+
+def side_by_side(want: np.ndarray, got: np.ndarray) -> Heatmap | None:
+    """Expected and yours as two heatmaps, when both are the same small 2-D matrix of attention weights
+    (every entry from 0 to 1, as a softmax or a mask gives): the pattern shows where they differ."""
+    if want.ndim != 2 or got.shape != want.shape or max(want.shape) > MAX_HEATMAP_SIDE:
+        return None
+    if not (np.issubdtype(got.dtype, np.number) or got.dtype == np.bool_):
+        return None
+    both = np.stack([want, got]).astype(np.float64)  # (2, T, S)
+    if not np.isfinite(both).all() or both.min() < 0 or both.max() > 1:
+        return None
+    rows, cols = want.shape
+    return Heatmap(
+        weights=both,  # (2, T, S) expected, then yours
+        row_labels=tuple(str(i) for i in range(rows)),
+        col_labels=tuple(str(j) for j in range(cols)),
+        head_labels=("expected", "yours"),
+    )
 
 
 def _shown(value: Any) -> str:

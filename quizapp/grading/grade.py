@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine import Heatmap
 from engine.derivation import format_number
 from quizapp.content.instance import Instance
 from quizapp.content.units import unit
@@ -67,6 +68,8 @@ class Verdict:
     """True for an explain answer whose key points are still to be ticked (see grade_explain)."""
     expected: str = ""
     """The expected answer as a user would write it."""
+    heatmap: Heatmap | None = None
+    """A code answer's first failing case drawn as expected and yours side by side (attention weights)."""
 
 
 def grade(
@@ -233,6 +236,7 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
         raise AnswerParseError("the code is empty")
     run = grade_code(inst.exercise, text, seed=inst.seed, mistakes=inst.mistakes)
     mistake = run.mistake
+    failure = run.first_failure
     lines = len(text.strip().splitlines())
     return Verdict(
         correct=run.correct,
@@ -244,6 +248,7 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
         message=run.summary(with_mistake=False),
         rating=rate(run.correct),
         expected="the model solution",
+        heatmap=failure.heatmap if failure is not None else None,
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
@@ -18,7 +19,8 @@ from engine.exercises.base import source_as
 from quizapp.store import reviews_for
 from quizapp.tui.app import QuizApp
 from quizapp.tui.widgets.answer import CodeArea
-from tests.tui.helpers import drill, press, settled, text_of
+from quizapp.tui.widgets.heatmap import HeatmapView
+from tests.tui.helpers import current, drill, press, settled, text_of
 
 SIZE = (100, 40)
 QID = "code-kv-cache-bytes"
@@ -104,3 +106,20 @@ def test_a_failing_verdict_with_its_named_mistake_at_80x24(
         await press(pilot, "ctrl+r")
 
     assert snap_compare(new_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_a_wrong_softmax_shows_expected_and_yours_side_by_side(new_app: Callable[..., QuizApp]) -> None:
+    ex = EXERCISES["code-softmax"]
+    wrong = next(m for m in ex.mistakes if m.id == "wrong-axis")
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, ex.id)
+        _editor(screen).load_text(source_as(wrong.compute, ex.function))
+        await press(pilot, "ctrl+r")
+        view = screen.query_one("#feedback-heatmap", HeatmapView)
+        assert view.display and view.heatmap is not None
+        assert view.heatmap.head_labels == ("expected", "yours")
+        case = ex.cases(current(screen).seed)[0]
+        np.testing.assert_allclose(view.heatmap.weights[0], ex.reference(**case))
+        np.testing.assert_allclose(view.heatmap.weights[1], wrong.compute(**case))
+        assert "expected" in str(view.render()) and "yours" in str(view.render())

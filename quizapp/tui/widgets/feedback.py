@@ -169,6 +169,9 @@ class FeedbackPanel(Vertical):
                 self._diagnosis.update(diagnosis)
                 self._diagnosis.display = True
         self._derivation.mark_astray(v.step)
+        if v.heatmap is not None:  # a code answer's first failure: expected and yours side by side
+            self._heatmap.set_heatmap(v.heatmap)
+            self._heatmap.display = True
         self.display = True
         return mounting
 
