@@ -7,14 +7,11 @@ review is committed before its feedback is shown, so Escape at any moment loses 
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Header, Input, SelectionList, Static, TextArea
@@ -22,6 +19,7 @@ from textual.widgets import Header, Input, SelectionList, Static, TextArea
 from quizapp.study.records import Progress
 from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.screens.study_code import CodeEditing
 from quizapp.tui.widgets.answer import (
     ANSWER_WIDGETS,
     CodeArea,
@@ -38,18 +36,14 @@ from quizapp.tui.widgets.question_card import QuestionCard, SessionBar
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
-
     from quizapp.content.instance import Instance
     from quizapp.study.session import Card, ExplainPending, Feedback, StudySession, Unreadable
 
-DRAFT_DELAY_S = 0.4
-"""A code draft is written this long after the last keystroke."""
 WHILE_SAVING = frozenset({"scroll_body", "values"})
 """The only actions that run while a write is in the save worker: they do not touch the session."""
 
 
-class StudyScreen(QuizScreen[None]):
+class StudyScreen(CodeEditing, QuizScreen[None]):
     """Study, drill or cram: question card, answer input, feedback panel, session bar."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -156,7 +150,6 @@ class StudyScreen(QuizScreen[None]):
         """What was left at the last count (the bar shows it until the next count arrives)."""
         self._locked: list[tuple[Widget, bool]] = []
         """Widgets that could take focus before the answer was saved, to restore for the next card."""
-        self._draft_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -238,7 +231,7 @@ class StudyScreen(QuizScreen[None]):
             for box in self.query("#answer-error, #hint-box").results(Static):
                 box.display = False
             if inst.kind == "code":
-                self._load_code(inst)
+                self.load_code(inst)
             body.scroll_home(animate=False, immediate=True)  # in the frame that draws the card
             self.call_after_refresh(self._prepare_feedback, self.query_one(FeedbackPanel))
             self.router.set_blink(body)
@@ -286,12 +279,6 @@ class StudyScreen(QuizScreen[None]):
             await transients.remove()
             for node in (self, body):
                 node._query_one_cache.clear()
-
-    def _load_code(self, inst: Instance) -> None:
-        """The editor opens with the draft, else the code last submitted, else the starter code."""
-        backend = self.router.backend
-        text = backend.code_text(inst.question_id, inst.starter) if backend is not None else inst.starter
-        self.query_one(CodeArea).load(text)
 
     def _focus_answer(self) -> None:
         """Focuses the input without scrolling to it: a long question opens at its first line (the arrow
@@ -416,25 +403,7 @@ class StudyScreen(QuizScreen[None]):
         if field.has_focus and typed:
             field.scroll_visible(animate=False)  # the question opened at its top; what is typed shows
         if field.id == "code-text" and not self.session.answered:
-            if self._draft_timer is not None:
-                self._draft_timer.stop()
-            self._draft_timer = self.set_timer(DRAFT_DELAY_S, self._keep_draft)
-
-    def _keep_draft(self) -> None:
-        card = self.session.current
-        if card is not None and card.instance.kind == "code" and self.query(CodeArea):
-            self._write_draft(card.instance.question_id, self.query_one(CodeArea).text)
-
-    @work(thread=True, group="draft", exit_on_error=False)
-    def _write_draft(self, question_id: str, text: str) -> None:
-        from quizapp.study.drafts import save_draft
-
-        try:
-            save_draft(question_id, text)
-        except OSError as exc:
-            self.app.call_from_thread(
-                self.notify, f"Could not keep the draft: {exc.strerror or exc}", severity="warning"
-            )
+            self.draft_changed()
 
     @on(SelectionList.SelectedChanged, "#key-points")
     def _ticked(self, event: SelectionList.SelectedChanged[int]) -> None:
@@ -638,36 +607,6 @@ class StudyScreen(QuizScreen[None]):
     async def _show_undone(self, card: Card) -> None:
         self.notify("Undone: the question is back, exactly as it was before.", timeout=3)
         await self.show_card(card)
-
-    def action_run_code(self) -> None:
-        """Ctrl+R: grades the code (in the save worker: it runs in a child process); the draft is kept."""
-        if not self.query(CodeArea):
-            return
-        text = self.query_one(CodeArea).text
-        self._keep_draft()
-        self.query_one("#answer-hint", Static).update(Text("Running your code on this review's inputs…"))
-        self.post_message(AnswerSubmitted(text))
-
-    def action_edit_code(self) -> None:
-        """Ctrl+E: the draft file opens in $EDITOR (the app steps aside); what it saves comes back."""
-        card = self.session.current
-        if card is None or not self.query(CodeArea):
-            return
-        from quizapp.study.drafts import save_draft
-
-        path = save_draft(card.instance.question_id, self.query_one(CodeArea).text)
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        try:
-            with self.app.suspend():
-                ran = subprocess.run([*shlex.split(editor), str(path)], check=False)
-        except SuspendNotSupported:  # no terminal to hand over (a headless run): the editor runs as it is
-            ran = subprocess.run([*shlex.split(editor), str(path)], check=False, capture_output=True)
-        except OSError as exc:
-            self.show_error(f"Could not start the editor {editor!r}: {exc.strerror or exc}. Set $EDITOR.")
-            return
-        if ran.returncode != 0:
-            self.notify(f"{editor} exited with status {ran.returncode}; the draft is as it saved it.")
-        self.query_one(CodeArea).load(path.read_text(encoding="utf-8"))
 
     async def action_submit_explain(self) -> None:
         if self.pending_explain:

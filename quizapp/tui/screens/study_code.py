@@ -1,0 +1,103 @@
+"""Provides CodeEditing, the study screen's part for code questions: the editor opens with the draft (else
+the last code submitted, else the starter), the draft is written shortly after each change, Ctrl+R runs
+the code and Ctrl+E hands the draft file to $EDITOR.
+
+Kept apart from StudyScreen, which mixes it in, so each file holds one idea; it uses only the screen's
+public surface (session, router, write, show_error) and Textual's.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import work
+from textual.app import SuspendNotSupported
+from textual.widgets import Static
+
+from quizapp.tui.messages import AnswerSubmitted
+from quizapp.tui.widgets.answer import CodeArea
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from quizapp.content.instance import Instance
+    from quizapp.study.session import StudySession
+    from quizapp.tui.screens.base import QuizScreen
+
+    _Screen = QuizScreen[None]
+else:
+    _Screen = object  # a mixin at run time; typed as the screen it is mixed into
+
+DRAFT_DELAY_S = 0.4
+"""A code draft is written this long after the last keystroke."""
+
+
+class CodeEditing(_Screen):
+    """Drafts, Ctrl+R and Ctrl+E for a study screen showing code questions."""
+
+    session: StudySession
+    _draft_timer: Timer | None = None
+
+    def show_error(self, message: str) -> None: ...  # the study screen's: under the input
+
+    def load_code(self, inst: Instance) -> None:
+        """The editor opens with the draft, else the code last submitted, else the starter code."""
+        backend = self.router.backend
+        text = backend.code_text(inst.question_id, inst.starter) if backend is not None else inst.starter
+        self.query_one(CodeArea).load(text)
+
+    def draft_changed(self) -> None:
+        """Writes the draft a moment after the last change (a burst of typing is one write)."""
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+        self._draft_timer = self.set_timer(DRAFT_DELAY_S, self._keep_draft)
+
+    def _keep_draft(self) -> None:
+        card = self.session.current
+        if card is not None and card.instance.kind == "code" and self.query(CodeArea):
+            self._write_draft(card.instance.question_id, self.query_one(CodeArea).text)
+
+    @work(thread=True, group="draft", exit_on_error=False)
+    def _write_draft(self, question_id: str, text: str) -> None:
+        from quizapp.study.drafts import save_draft
+
+        try:
+            save_draft(question_id, text)
+        except OSError as exc:
+            self.app.call_from_thread(
+                self.notify, f"Could not keep the draft: {exc.strerror or exc}", severity="warning"
+            )
+
+    def action_run_code(self) -> None:
+        """Ctrl+R: grades the code (in the save worker: it runs in a child process); the draft is kept."""
+        if not self.query(CodeArea):
+            return
+        text = self.query_one(CodeArea).text
+        self._keep_draft()
+        self.query_one("#answer-hint", Static).update(Text("Running your code on this review's inputs…"))
+        self.post_message(AnswerSubmitted(text))
+
+    def action_edit_code(self) -> None:
+        """Ctrl+E: the draft file opens in $EDITOR (the app steps aside); what it saves comes back."""
+        card = self.session.current
+        if card is None or not self.query(CodeArea):
+            return
+        from quizapp.study.drafts import save_draft
+
+        path = save_draft(card.instance.question_id, self.query_one(CodeArea).text)
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        try:
+            with self.app.suspend():
+                ran = subprocess.run([*shlex.split(editor), str(path)], check=False)
+        except SuspendNotSupported:  # no terminal to hand over (a headless run): the editor runs as it is
+            ran = subprocess.run([*shlex.split(editor), str(path)], check=False, capture_output=True)
+        except OSError as exc:
+            self.show_error(f"Could not start the editor {editor!r}: {exc.strerror or exc}. Set $EDITOR.")
+            return
+        if ran.returncode != 0:
+            self.notify(f"{editor} exited with status {ran.returncode}; the draft is as it saved it.")
+        self.query_one(CodeArea).load(path.read_text(encoding="utf-8"))
