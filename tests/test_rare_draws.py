@@ -4,14 +4,22 @@ time such a draw is replaced by another seed's, so the learner still gets the qu
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from quizapp.content.catalog import Catalog, load_catalog
+from quizapp.store import open_store
+from quizapp.study import QuestionSet
 from quizapp.study.queues import drawable_instance
+from quizapp.study.session import StudySession
+
+NOW = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
 
 HEADS = [8, 16, 32, 64] * 19 + [128]  # 128 heads do not divide an odd multiple of 64: about 1 draw in 150
 DECK = f"""id: rare
@@ -72,3 +80,36 @@ def test_validate_checks_more_seeds_and_names_the_rare_failure(
     )  # fmt: skip
     assert out.returncode == 1
     assert "not divisible by n_heads=128" in out.stdout and "rare-head-dim" in out.stdout
+
+
+class _FirstSeed(random.Random):
+    """A generator whose first draw is `first` (a seed known to fail), then an ordinary one."""
+
+    def __init__(self, first: int) -> None:
+        super().__init__(0)
+        self.first: int | None = first
+
+    def randrange(self, *args: Any, **kwargs: Any) -> int:
+        if self.first is not None:
+            first, self.first = self.first, None
+            return first
+        return super().randrange(*args, **kwargs)
+
+
+def test_a_study_session_asks_the_question_with_other_numbers_and_says_so(
+    rare: tuple[Catalog, Path], tmp_path: Path
+) -> None:
+    catalog, _ = rare
+    failing = _failing_seeds(catalog)[0]
+    with open_store(tmp_path / "p.db", now=NOW) as store:
+        session = StudySession.start(
+            catalog, store, QuestionSet.from_catalog(catalog), mode="drill", clock=lambda: NOW,
+            rng=_FirstSeed(failing), question_ids=("rare-head-dim",), fuzzing=False,
+        )  # fmt: skip
+        card = session.current
+        assert card is not None and card.instance.seed != failing
+        assert not session.problems
+        assert session.redrawn == [
+            f"rare-head-dim: the numbers of seed {failing} could not be built, so it is asked with seed "
+            f"{card.instance.seed}. `quizapp validate` names the template for its author."
+        ]

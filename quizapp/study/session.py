@@ -121,6 +121,8 @@ class StudySession:
         """Set by start() when an interview date drives the daily new-card limit; None: the setting."""
         """The decks this session draws from, for the progress bar's counts."""
         self.problems: list[str] = []
+        self.redrawn: list[str] = []
+        """Questions asked with other numbers because the ones drawn first could not be built."""
         self.finished = False
 
     # -- construction -----------------------------------------------------------------------------------
@@ -243,6 +245,11 @@ class StudySession:
                 self._broken.add(qid)
                 self.problems.append(f"{qid}: {exc}")
                 continue
+            if inst.seed != item.seed:
+                self.redrawn.append(
+                    f"{qid}: the numbers of seed {item.seed} could not be built, so it is asked with seed "
+                    f"{inst.seed}. `quizapp validate` names the template for its author."
+                )
             self._taken += 1
             attempt = self._attempts.get(qid, 0) + 1
             self._item = item

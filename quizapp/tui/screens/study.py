@@ -241,6 +241,9 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         for problem in self.session.problems:
             self.notify(problem, title="Question skipped", severity="warning", timeout=10, markup=False)
         self.session.problems.clear()
+        for note in self.session.redrawn:
+            self.notify(note, title="Other numbers", timeout=6, markup=False)
+        self.session.redrawn.clear()
 
     async def _reuse(self, inst: Instance) -> None:
         """Fills the kept widgets in with `inst`; only an input of another kind is swapped."""
