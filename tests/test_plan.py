@@ -174,10 +174,11 @@ class _Source:
     """Instances are never shown in these checks; any question asks nothing."""
 
     def instance(self, question_id: str, seed: int) -> Any:
-        return _Instance(question_id)
+        return _Instance(question_id, seed)
 
 
 @dataclass(frozen=True)
 class _Instance:
     question_id: str
+    seed: int
     kind: str = "flashcard"
