@@ -198,3 +198,57 @@ def test_the_flash_and_decode_references_agree_with_the_engines_attention() -> N
         v = np.concatenate([case["v_cache"], case["v_new"]])  # (P + 1, d_v)
         weights = engine.softmax(case["q_new"] @ k.T / np.sqrt(k.shape[-1]))  # (1, P + 1) the last causal row
         np.testing.assert_allclose(EXERCISES["code-kv-decode"].reference(**case), weights @ v)
+
+
+def test_a_deck_sets_the_sentences_and_the_tolerance_of_its_code_question(isolated_home: Path) -> None:
+    from quizapp.content.catalog import load_catalog
+    from quizapp.grading.grade import grade
+
+    folder = isolated_home / "decks"
+    folder.mkdir()
+    (folder / "mine.yaml").write_text(
+        """id: mine
+title: Mine
+topic: coding
+questions:
+  - id: mine-kv-strict
+    type: code
+    exercise: code-kv-cache-bytes
+    prompt: The KV cache in bytes.
+    mistakes:
+      - id: no-x2
+        text: Keys AND values, twice the numbers.
+    explanation: 2 x layers x kv heads x d_head x tokens x batch x bytes.
+  - id: mine-kv-loose
+    type: code
+    exercise: code-kv-cache-bytes
+    prompt: The KV cache in bytes, to within a factor of two.
+    tolerance: {rtol: 0.5, atol: 0}
+    explanation: Order of magnitude is what counts here.
+""",
+        encoding="utf-8",
+    )
+    catalog = load_catalog([folder], include_default=False, use_cache=False)
+    assert not catalog.problems, catalog.problems
+    ex = EXERCISES["code-kv-cache-bytes"]
+    halved = source_as(ex.mistakes[0].compute, ex.function)  # forgets the x2
+    strict = grade(catalog.instance("mine-kv-strict", 3), halved)
+    assert not strict.correct and strict.diagnosis == "Keys AND values, twice the numbers."
+    loose = grade(catalog.instance("mine-kv-loose", 3), halved)
+    assert loose.correct  # half the bytes is within rtol 0.5
+    (folder / "bad.yaml").write_text(
+        """id: bad
+title: Bad
+topic: coding
+questions:
+  - id: bad-one
+    type: code
+    exercise: code-kv-cache-bytes
+    prompt: p
+    mistakes: [no-such-mistake]
+    explanation: e
+""",
+        encoding="utf-8",
+    )
+    problems = load_catalog([folder], include_default=False, use_cache=False).problems
+    assert any("knows no mistake 'no-such-mistake'" in p.message for p in problems)

@@ -204,8 +204,9 @@ def _plain(value: Any) -> Any:
 def _code_mistakes(inst: Instance) -> str:
     from engine.exercises import EXERCISES
 
-    known = EXERCISES[inst.exercise].mistakes
-    return "\n".join(f"- {m.id}: {m.text}" for m in known if not inst.mistakes or m.id in inst.mistakes)
+    known = {m.id: m.text for m in EXERCISES[inst.exercise].mistakes}
+    named = inst.mistakes or tuple((i, "") for i in known)
+    return "\n".join(f"- {i}: {text or known[i]}" for i, text in named if i in known)
 
 
 def render_instance(inst: Instance) -> str:

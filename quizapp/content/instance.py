@@ -62,8 +62,11 @@ class Instance:
     """Code questions: the engine exercise the solution is run against."""
     starter: str = ""
     """Code questions: what the editor opens with."""
-    mistakes: tuple[str, ...] = ()
-    """Code questions: the known mistakes it names (empty: all the exercise knows)."""
+    mistakes: tuple[tuple[str, str], ...] = ()
+    """Code questions: (id, sentence) of the wrong versions it names (empty: all the exercise knows; an
+    empty sentence: the exercise's own)."""
+    code_tolerance: tuple[float, float] | None = None
+    """Code questions: (rtol, atol) when the deck sets them (None: the exercise's)."""
 
     @property
     def expected_display(self) -> int | float | None:

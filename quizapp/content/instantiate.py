@@ -129,7 +129,8 @@ def build_instance(
             expected=exercise.solution,
             exercise=exercise.id,
             starter=question.starter or exercise.starter,
-            mistakes=tuple(question.mistakes),
+            mistakes=tuple((m, "") if isinstance(m, str) else (m.id, m.text) for m in question.mistakes),
+            code_tolerance=(question.tolerance.rtol, question.tolerance.atol) if question.tolerance else None,
             **common,
         )
     answer = compute_answer(question, resolve_args(question.args, values, loc=("args",)), calculate)

@@ -282,6 +282,20 @@ class ExplainQuestion(_QuestionBase):
     key_points: tuple[str, ...] = Field(min_length=3, max_length=6)
 
 
+class CodeMistake(_Strict):
+    """One wrong version the engine computes (its id in the exercise), and the sentence that names it."""
+
+    id: StrictStr
+    text: str = Field(default="", description="what the learner is told (default: the exercise's sentence)")
+
+
+class CodeTolerance(_Strict):
+    """How close the output must be, elementwise: |yours - expected| <= atol + rtol * |expected|."""
+
+    rtol: float = Field(default=1e-6, ge=0, le=1)
+    atol: float = Field(default=1e-8, ge=0, le=1)
+
+
 class CodeQuestion(_QuestionBase):
     """A function to write in NumPy, run against the engine's reference on the seed's inputs (edge cases
     first); a wrong solution that matches one of the exercise's known wrong versions is told which."""
@@ -290,11 +304,14 @@ class CodeQuestion(_QuestionBase):
     prompt: str = Field(min_length=1)
     exercise: StrictStr = Field(
         description="the engine exercise it is checked against (engine.exercises.EXERCISES): the "
-        "function's name and signature, the reference, the inputs and the known mistakes"
+        "function's name and signature, the reference, the inputs each seed draws (edge cases first) and "
+        "the wrong versions it can compute"
     )
-    mistakes: tuple[StrictStr, ...] = Field(
-        default=(), description="ids of the exercise's known mistakes to name (default: all of them)"
+    mistakes: tuple[StrictStr | CodeMistake, ...] = Field(
+        default=(),
+        description="the wrong versions to name, as ids or {id, text} (default: all the exercise knows)",
     )
+    tolerance: CodeTolerance | None = Field(default=None, description="default: the exercise's")
     starter: str = Field(default="", description="the code the editor opens with (default: the signature)")
 
 

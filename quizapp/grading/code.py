@@ -91,15 +91,21 @@ def grade_code(
     source: str,
     *,
     seed: int,
-    mistakes: Sequence[str] = (),
+    mistakes: Sequence[tuple[str, str]] = (),
+    tolerance: tuple[float, float] | None = None,
     time_limit: float = TIME_LIMIT_S,
     memory_limit: int = MEMORY_LIMIT_BYTES,
 ) -> CodeVerdict:
-    """Runs the solution on the seed's cases and compares it with the reference, case by case; only the
-    `mistakes` named (all the exercise knows, if none) are recognised."""
+    """Runs the solution on the seed's cases and compares it with the reference, case by case. A deck may
+    name which `mistakes` to recognise, as (id, sentence) with "" for the exercise's own sentence, and set
+    the `tolerance` (rtol, atol)."""
     ex = exercise(exercise_id)
     if mistakes:
-        ex = replace(ex, mistakes=tuple(m for m in ex.mistakes if m.id in mistakes))
+        by_id = {m.id: m for m in ex.mistakes}
+        chosen = tuple(replace(by_id[i], text=text or by_id[i].text) for i, text in mistakes if i in by_id)
+        ex = replace(ex, mistakes=chosen)
+    if tolerance is not None:
+        ex = replace(ex, rtol=tolerance[0], atol=tolerance[1])
     cases = ex.cases(seed)
     run = run_solution(source, ex.function, cases, time_limit=time_limit, memory_limit=memory_limit)
     expected = [_quiet(ex.reference, case) for case in cases]

@@ -234,7 +234,9 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
 
     if not text.strip():
         raise AnswerParseError("the code is empty")
-    run = grade_code(inst.exercise, text, seed=inst.seed, mistakes=inst.mistakes)
+    run = grade_code(
+        inst.exercise, text, seed=inst.seed, mistakes=inst.mistakes, tolerance=inst.code_tolerance
+    )
     mistake = run.mistake
     failure = run.first_failure
     lines = len(text.strip().splitlines())

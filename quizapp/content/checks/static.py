@@ -92,6 +92,8 @@ def check_questions(
         if key is None:
             text = question.prompt
             out[i] = _template_issues(text, _prompt_field(question), {}) if "{" in text or "}" in text else []
+            if isinstance(question, CodeQuestion):
+                out[i] = [*(out[i] or []), *_code_issues(question)]
         elif key not in first and not proof_cache.passed(key):
             found = static_issues(question)
             if found:
@@ -159,12 +161,13 @@ def _code_issues(question: CodeQuestion) -> list[Issue]:
             )
         ]
     known = {m.id for m in exercise.mistakes}
+    names = [m if isinstance(m, str) else m.id for m in question.mistakes]
     return [
         Issue(
             ("mistakes", i),
             f"exercise {exercise.id!r} knows no mistake {name!r} (it knows {', '.join(sorted(known))})",
         )
-        for i, name in enumerate(question.mistakes)
+        for i, name in enumerate(names)
         if name not in known
     ]
 
