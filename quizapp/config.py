@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from quizapp.store.settings import Settings
 
 TOP_KEYS = ("settings", "decks", "keymap", "theme")
+TEXTUAL_THEMES = frozenset(
+    {
+        "ansi-dark", "ansi-light", "atom-one-dark", "atom-one-light", "catppuccin-frappe",
+        "catppuccin-latte", "catppuccin-macchiato", "catppuccin-mocha", "dracula", "flexoki", "gruvbox",
+        "monokai", "nord", "rose-pine", "rose-pine-dawn", "rose-pine-moon", "solarized-dark",
+        "solarized-light", "textual-dark", "textual-light", "tokyo-night",
+    }
+)  # fmt: skip
+"""Textual's built-in theme names, for `quizapp config` (the core never imports Textual to ask it;
+tests/tui/test_config_keymap.py holds this list to textual.theme.BUILTIN_THEMES)."""
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,18 @@ def test_core_modules_never_load_textual() -> None:
     assert "textual" not in loaded, "a core module imported textual"
 
 
+def test_no_core_source_imports_textual_even_inside_a_function() -> None:
+    """Importing every module cannot see an import inside a function body; the source can. Only the TUI
+    and launch.py, which starts it, may name textual."""
+    root = Path(quizapp.__file__).parent
+    for path in root.rglob("*.py"):
+        relative = path.relative_to(root)
+        if relative.parts[0] == "tui" or relative.name == "launch.py":
+            continue
+        textual = {name for name in _imports(path) if name.split(".")[0] == "textual"}
+        assert not textual, f"{relative} imports {sorted(textual)}"
+
+
 def test_engine_source_imports_only_numpy_and_stdlib() -> None:
     import engine
 

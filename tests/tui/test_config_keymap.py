@@ -91,3 +91,11 @@ async def test_deck_folders_from_the_file_reach_the_app(
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         assert app.backend is not None and "extra-masks" in app.backend.catalog.decks
+
+
+def test_the_theme_names_quizapp_config_checks_are_textuals_own() -> None:
+    from textual.theme import BUILTIN_THEMES
+
+    from quizapp.config import TEXTUAL_THEMES
+
+    assert set(BUILTIN_THEMES) == TEXTUAL_THEMES
