@@ -172,7 +172,7 @@ def _check_head(path: Path, not_ours: str) -> None:
     try:
         TypeAdapter(When).validate_json(json.dumps(head["exported_at"]))
     except ValidationError as exc:
-        raise QuizappError(f"{not_ours}: exported_at: {_first(exc)}.") from exc
+        raise QuizappError(f"{not_ours}: exported_at: {_first(exc)['msg']}.") from exc
 
 
 def _chunks(path: Path, section: str, not_ours: str) -> Iterator[tuple[int, list[Any]]]:
@@ -198,7 +198,7 @@ def _validated(
     try:
         records: list[Any] = adapter.validate_json(json.dumps(chunk))
     except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
+        first = _first(exc)
         index, *field = first["loc"]
         where = f"{section}[{offset + int(index)}]" + "".join(
             f"[{p}]" if isinstance(p, int) else f".{p}" for p in field
@@ -207,8 +207,9 @@ def _validated(
     return records
 
 
-def _first(exc: ValidationError) -> str:
-    return str(exc.errors(include_url=False, include_input=False, include_context=False)[0]["msg"])
+def _first(exc: ValidationError) -> Any:
+    """The first error, without the input it was about (a record's value may be huge)."""
+    return exc.errors(include_url=False, include_input=False, include_context=False)[0]
 
 
 def _settings(path: Path, not_ours: str, bad: str) -> dict[str, Any]:
