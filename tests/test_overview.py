@@ -67,3 +67,15 @@ def test_mastery_is_a_share_of_all_the_deck_questions(store: Store) -> None:
     assert overview.decks[0].mastery == 0.0
     empty = build_overview(store, (DeckInfo("empty", "Empty", ()),), now=NOW)
     assert empty.decks[0].mastery == 0.0 and empty.questions == 0
+
+
+def test_home_counts_do_not_load_the_scheduler_or_the_queues() -> None:
+    """Home's deck counts run at start-up: they need the daily new-card limit, not the study loop."""
+    import subprocess
+    import sys
+
+    code = "import sys, quizapp.reports.overview; print(' '.join(sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    modules = set(loaded.stdout.split())
+    assert "quizapp.study.limits" in modules
+    assert not modules & {"quizapp.study.scheduler", "quizapp.study.queues", "quizapp.study.plan"}

@@ -23,7 +23,8 @@ from quizapp.reports.overview import DeckInfo, build_overview
 from quizapp.store import QuestionRef, Store, get_card, load_settings, open_store, save_setting, set_suspended
 from quizapp.store.memory import card_memories
 from quizapp.study import QuestionSet, make_scheduler, record_review
-from quizapp.study.plan import FINAL_DAYS, Plan, daily_new_limit, make_plan
+from quizapp.study.limits import daily_new_limit
+from quizapp.study.plan import FINAL_DAYS, Plan, make_plan
 from quizapp.study.session import StudySession
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)

@@ -13,8 +13,7 @@ from quizapp.store.database import Store
 from quizapp.store.reports import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
 from quizapp.store.settings import load_settings
 from quizapp.store.times import day_start
-from quizapp.study.plan import daily_new_limit
-from quizapp.study.queues import new_left_today
+from quizapp.study.limits import daily_new_limit, new_left_today
 
 STREAK_WINDOW_DAYS = 400
 """How far back the home screen looks for the current streak (longer than any calendar year)."""

@@ -190,14 +190,3 @@ def _review_days(scheduler: Scheduler, now: datetime, *, horizon: int) -> list[f
 def _mean(values: Iterable[float]) -> float:
     items = list(values)
     return sum(items) / len(items) if items else 0.0
-
-
-def daily_new_limit(settings_limit: int, interview: str, *, unseen: int, today: date) -> int:
-    """New cards allowed a day: the user's setting, or with an interview date ahead, enough to meet
-    every unseen question before the day (whichever is more; the setting stays the floor)."""
-    if not interview:
-        return settings_limit
-    days_left = (date.fromisoformat(interview) - today).days
-    if days_left <= 0:
-        return settings_limit
-    return max(settings_limit, math.ceil(unseen / days_left))

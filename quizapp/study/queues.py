@@ -17,14 +17,13 @@ from quizapp.store.cards import (
     QuestionRef,
     due_page,
     due_rows,
-    introduced_between,
     schedule_counts,
     scheduled_ids,
 )
 from quizapp.store.database import Store
-from quizapp.store.settings import load_settings
-from quizapp.store.times import day_start, from_us
+from quizapp.store.times import from_us
 from quizapp.study.interleave import Placed, interleave
+from quizapp.study.limits import new_left_today
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
@@ -137,14 +136,6 @@ class StudyQueue:
 
     def __len__(self) -> int:
         return len(self.items)
-
-
-def new_left_today(store: Store, *, now: datetime, new_per_day: int | None = None) -> tuple[int, int]:
-    """(new cards still allowed today, new cards already introduced today); the day is `now`'s local day."""
-    limit = load_settings(store).new_per_day if new_per_day is None else new_per_day
-    start = day_start(now)
-    introduced = introduced_between(store.conn, start, start + timedelta(days=1))
-    return max(0, limit - introduced), introduced
 
 
 def _due(

@@ -599,7 +599,7 @@ def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) ->
     """With an interview date ahead, the daily new-card limit that meets every question before it."""
     from quizapp.store.cards import scheduled_ids
     from quizapp.store.settings import load_settings
-    from quizapp.study.plan import daily_new_limit
+    from quizapp.study.limits import daily_new_limit
 
     settings = load_settings(store)
     if not settings.interview_date:

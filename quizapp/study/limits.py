@@ -1,0 +1,31 @@
+"""Provides how many new cards a day may bring: the home screen's counts need only this, not the scheduler
+or the queues, so it stays a module of its own that imports neither."""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, timedelta
+
+from quizapp.store.cards import introduced_between
+from quizapp.store.database import Store
+from quizapp.store.settings import load_settings
+from quizapp.store.times import day_start
+
+
+def daily_new_limit(settings_limit: int, interview: str, *, unseen: int, today: date) -> int:
+    """New cards allowed a day: the user's setting, or with an interview date ahead, enough to meet
+    every unseen question before the day (whichever is more; the setting stays the floor)."""
+    if not interview:
+        return settings_limit
+    days_left = (date.fromisoformat(interview) - today).days
+    if days_left <= 0:
+        return settings_limit
+    return max(settings_limit, math.ceil(unseen / days_left))
+
+
+def new_left_today(store: Store, *, now: datetime, new_per_day: int | None = None) -> tuple[int, int]:
+    """(new cards still allowed today, new cards already introduced today); the day is `now`'s local day."""
+    limit = load_settings(store).new_per_day if new_per_day is None else new_per_day
+    start = day_start(now)
+    introduced = introduced_between(store.conn, start, start + timedelta(days=1))
+    return max(0, limit - introduced), introduced
