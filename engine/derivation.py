@@ -62,6 +62,20 @@ class Heatmap:
     asked: tuple[int, int | None] | None = None
     """The (row, column) the question asks about (column None when it asks about a whole row)."""
 
+    def to_text(self) -> str:
+        """The weights as plain-text tables, one per head, for a terminal with no colour or a card."""
+        width = max(6, *(len(c) for c in self.col_labels))
+        pad = max((len(r) for r in self.row_labels), default=0)
+        blocks = []
+        for h in range(self.weights.shape[0]):
+            lines = [self.head_labels[h]] if h < len(self.head_labels) and self.head_labels[h] else []
+            lines.append(" " * pad + "  " + " ".join(c.rjust(width) for c in self.col_labels))
+            for r, row_label in enumerate(self.row_labels):
+                cells = " ".join(f"{float(w):.3f}".rjust(width) for w in self.weights[h, r])
+                lines.append(f"{row_label.rjust(pad)}  {cells}")
+            blocks.append("\n".join(lines))
+        return "\n\n".join(blocks)
+
 
 @dataclass(frozen=True, eq=False)
 class Derivation:

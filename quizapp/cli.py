@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "quizapp.commands.completion",
     "quizapp.commands.config",
     "quizapp.commands.code",
+    "quizapp.commands.heads",
 )
 
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = 0, 1, 2

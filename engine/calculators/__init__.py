@@ -17,6 +17,7 @@ from engine.calculators import (
     positions,
     serving,
     shapes,
+    toy_heads,
     training_memory,
 )
 
@@ -35,6 +36,7 @@ __all__ = [
     "positions",
     "serving",
     "shapes",
+    "toy_heads",
     "training_memory",
 ]
 
@@ -57,6 +59,7 @@ from engine.calculators import (
     positions,
     serving,
     shapes,
+    toy_heads,
     training_memory,
 )
 
@@ -75,5 +78,6 @@ __all__ = [
     "positions",
     "serving",
     "shapes",
+    "toy_heads",
     "training_memory",
 ]

@@ -247,7 +247,7 @@ def render_instance(inst: Instance) -> str:
             out.append(_section("Derivation", inst.derivation.to_text()))
             out.append(_section("Misconceptions the calculator knows", _misconceptions(inst)))
         if inst.heatmap is not None:
-            out.append(_section("Attention weights (rows: queries, columns: keys)", _heatmap(inst)))
+            out.append(_section("Attention weights (rows: queries, columns: keys)", inst.heatmap.to_text()))
     out.append(_section("Explanation", inst.explanation.rstrip()))
     if inst.source:
         out.append(f"Source: {inst.source.strip()}")
@@ -276,23 +276,6 @@ def _misconceptions(inst: Instance) -> str:
         if m.explanation:
             lines.append(f"    {m.explanation.strip()}")
     return "\n".join(lines) if lines else "(none)"
-
-
-def _heatmap(inst: Instance) -> str:
-    heatmap = inst.heatmap
-    assert heatmap is not None
-    blocks = []
-    for h in range(heatmap.weights.shape[0]):
-        label = heatmap.head_labels[h] if h < len(heatmap.head_labels) else ""
-        width = max(6, *(len(c) for c in heatmap.col_labels))
-        pad = max((len(r) for r in heatmap.row_labels), default=0)
-        lines = [f"{label}" if label else ""] if label else []
-        lines.append(" " * pad + "  " + " ".join(c.rjust(width) for c in heatmap.col_labels))
-        for r, row_label in enumerate(heatmap.row_labels):
-            cells = " ".join(f"{float(w):.3f}".rjust(width) for w in heatmap.weights[h, r])
-            lines.append(f"{row_label.rjust(pad)}  {cells}")
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
 
 
 # --------------------------------------------------------------------------- validate

@@ -9,9 +9,12 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quizapp.errors import QuizappError
+
+if TYPE_CHECKING:
+    from quizapp.content.instance import Instance
 
 EXIT_CORRECT, EXIT_WRONG, EXIT_UNREADABLE = 0, 1, 2
 
@@ -60,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     timing = {"hints_used": args.hints, "seconds": args.seconds, "attempt": args.attempt}
     if inst.kind == "explain":
         if args.covered is None:
-            print(inst.prompt.strip())
+            print(prompt_text(inst))
             print("\nModel answer:\n" + str(inst.expected or "").strip())
             print("\nKey points (pass the ones you covered with --covered, e.g. --covered 1,3):")
             for i, point in enumerate(inst.key_points, start=1):
@@ -82,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(_verdict_json(inst, verdict, RATING_NAMES), indent=2))
         return EXIT_UNREADABLE if verdict.unparseable else EXIT_CORRECT if verdict.correct else EXIT_WRONG
     print(f"Question {inst.question_id} (seed {inst.seed})")
-    print(inst.prompt.strip())
+    print(prompt_text(inst))
     print()
     if verdict.unparseable:
         print(f"quizapp: {verdict.message}", file=sys.stderr)
@@ -127,3 +130,11 @@ def _verdict_json(inst: Any, verdict: Any, names: Mapping[int, str]) -> dict[str
         "rating": verdict.rating,
         "rating_name": names.get(verdict.rating, "?"),
     }
+
+
+def prompt_text(inst: Instance) -> str:
+    """The prompt, with the heatmap it asks about when the question draws one with it."""
+    text = inst.prompt.strip()
+    if inst.prompt_heatmap and inst.heatmap is not None:
+        text += "\n\nAttention weights (rows: queries, columns: keys)\n" + inst.heatmap.to_text()
+    return text

@@ -48,6 +48,8 @@ class Instance:
     tolerance: Tolerance | None = None
     derivation: Derivation | None = None
     heatmap: Heatmap | None = None
+    prompt_heatmap: bool = False
+    """The heatmap is part of the question (drawn before the answer), not only of the feedback."""
     options: tuple[ChoiceOption, ...] = ()
     multiple: bool = False
     key_points: tuple[str, ...] = ()

@@ -135,6 +135,12 @@ def build_instance(
         )
     answer = compute_answer(question, resolve_args(question.args, values, loc=("args",)), calculate)
     derivation = answer.derivation
+    if question.heatmap_in_prompt and derivation.heatmap is None:
+        raise InstanceError(
+            f"heatmap_in_prompt is set, but calculator {question.calculator!r} draws no heatmap for these "
+            "args",
+            loc=("heatmap_in_prompt",),
+        )
     return Instance(
         kind=question.type,
         expected=answer.expected,
@@ -143,6 +149,7 @@ def build_instance(
         tolerance=answer.tolerance,
         derivation=derivation,
         heatmap=derivation.heatmap,
+        prompt_heatmap=question.heatmap_in_prompt,
         trap=question.trap,
         **common,
     )

@@ -205,6 +205,10 @@ class _Computed(_QuestionBase):
         default=None,
         description="why the answer never varies (a cited anchor); exempts it from the distinct-answers gate",
     )
+    heatmap_in_prompt: bool = Field(
+        default=False,
+        description="draw the calculator's heatmap with the question (it is always drawn in the feedback)",
+    )
 
 
 class NumericQuestion(_Computed):

@@ -162,6 +162,8 @@ def _derivation_html(derivation: Any) -> str:
 def card_sides(inst: Any) -> tuple[str, str]:
     """(front, back) HTML for one Instance, by kind."""
     front = markdown_html(inst.prompt)
+    if inst.prompt_heatmap and inst.heatmap is not None:
+        front += f"<pre>{html.escape(inst.heatmap.to_text())}</pre>"
     kind = inst.kind
     if kind == "choice":
         options = "".join(f"<li><b>{o.key})</b> {markdown_html(o.text)}</li>" for o in inst.options)

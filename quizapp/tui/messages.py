@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from engine.toy import ToyModel
+
     from quizapp.reports.overview import Overview
     from quizapp.sandbox.model import ExploreInputs, ExploreResult
+    from quizapp.sandbox.trained import TrainedInputs, TrainedView
     from quizapp.study.records import Progress
     from quizapp.tui.backend import Backend
 
@@ -90,6 +93,39 @@ class SandboxRefused(Message):
 
     inputs: ExploreInputs
     message: str
+
+
+@dataclass
+class ToyViewComputed(Message):
+    """The trained toy's forward pass finished (in a worker) for the inputs now on screen."""
+
+    view: TrainedView
+
+
+@dataclass
+class ToyViewRefused(Message):
+    """The trained mode's inputs were refused; `message` says why in the user's words."""
+
+    inputs: TrainedInputs
+    message: str
+
+
+@dataclass
+class ToyTrainingProgressed(Message):
+    """Training reached a report: the progress line, and the heads as they are now (None if the inputs
+    on screen cannot be drawn)."""
+
+    text: str
+    view: TrainedView | None
+    model: ToyModel
+
+
+@dataclass
+class ToyTrainingEnded(Message):
+    """Training finished (`model` set) or was stopped or failed (`model` None)."""
+
+    model: ToyModel | None
+    text: str
 
 
 @dataclass

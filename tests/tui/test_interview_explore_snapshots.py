@@ -162,3 +162,18 @@ class TestExplore:
             await pilot.pause()
 
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=run_before)
+
+    def test_explore_trained_model_with_a_head_ablated(
+        self, snap_compare: Snap, new_app: Callable[..., QuizApp]
+    ) -> None:
+        """The trained mode at 80x24: the honest label, the loss line, and layer 0 with L0H0 ablated."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await _loaded(pilot)
+            await press(pilot, "e", "t")
+            await _loaded(pilot)
+            await press(pilot, "1")
+            await _loaded(pilot)
+
+        assert snap_compare(new_app(), terminal_size=SMALL, run_before=run_before)
+

@@ -456,7 +456,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         if action in ("run_code", "edit_code"):
             return kind == "code" and not answered
         if action == "values":
-            return answered and card is not None and card.instance.heatmap is not None
+            shown = answered or (card is not None and card.instance.prompt_heatmap)
+            return shown and card is not None and card.instance.heatmap is not None
         return True
 
     def _unsaved_text(self) -> str:

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from quizapp.tui.widgets.heatmap import shorten
+from quizapp.tui.widgets.heatmap import HeatmapView, shorten
 from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ class QuestionCard(Vertical):
     DEFAULT_CSS = """
     QuestionCard { height: auto; }
     QuestionCard > #prompt { margin: 0; padding: 0 1; height: auto; }
+    QuestionCard > #prompt-heatmap { margin: 1 1 0 1; }
     """
 
     def __init__(self, inst: Instance, *, id: str | None = None) -> None:
@@ -73,12 +74,24 @@ class QuestionCard(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(card_header(self.instance), id="card-header")
         yield PromptView(CompactMarkdown(self.instance.prompt), id="prompt")
+        yield HeatmapView(None, title="The heads the question asks about", id="prompt-heatmap")
+
+    def on_mount(self) -> None:
+        self._show_heatmap(self.instance)
 
     def show(self, inst: Instance) -> None:
         """Shows another question in the same widgets (cheaper than a new card: nothing is mounted)."""
         self.instance = inst
         self.query_one("#card-header", Static).update(card_header(inst))
         self.query_one(PromptView).show(inst)
+        self._show_heatmap(inst)
+
+    def _show_heatmap(self, inst: Instance) -> None:
+        """A heatmap that is part of the question is drawn under the prompt (others wait for the answer)."""
+        view = self.query_one("#prompt-heatmap", HeatmapView)
+        shown = inst.prompt_heatmap and inst.heatmap is not None
+        view.set_heatmap(inst.heatmap if shown else None)
+        view.display = shown
 
 
 def progress_text(title: str, progress: Progress, number: int | None) -> Text:
