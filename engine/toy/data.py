@@ -16,11 +16,14 @@ import numpy.typing as npt
 IntArray = npt.NDArray[np.integer[Any]]
 
 
-def repeated_tokens(rng: np.random.Generator, length: int, *, prefix: int = 0, vocab_size: int = 48) -> IntArray:
+def repeated_tokens(
+    rng: np.random.Generator, length: int, *, prefix: int = 0, vocab_size: int = 48
+) -> IntArray:
     """`prefix` random tokens, then a random sequence of `length` tokens twice: (prefix + 2*length,)."""
     if length < 1 or prefix < 0 or vocab_size < 1:
         raise ValueError(
-            f"repeated_tokens needs length={length} >= 1, prefix={prefix} >= 0 and vocab_size={vocab_size} >= 1"
+            f"repeated_tokens needs length={length} >= 1, prefix={prefix} >= 0 and "
+            f"vocab_size={vocab_size} >= 1"
         )
     head = rng.integers(0, vocab_size, size=prefix)  # (prefix,)
     block = rng.integers(0, vocab_size, size=length)  # (length,)

@@ -29,8 +29,12 @@ def load(path: str | Path) -> ToyModel:
     """Reads a file written by save; anything missing, corrupt or mismatched is a ValueError that says
     what was wrong, never a half-built model."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            contents = {name: data[name] for name in data.files}
+        with open(path, "rb") as f:  # our own handle, so it is closed on errors too
+            data = np.load(f, allow_pickle=False)
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                raise ValueError("it holds a single array, not an .npz archive")
+            with data:
+                contents = {name: data[name] for name in data.files}
     except FileNotFoundError:
         raise ValueError(f"toy model file {str(path)!r} does not exist") from None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
@@ -39,7 +43,9 @@ def load(path: str | Path) -> ToyModel:
     if missing:
         raise ValueError(f"toy model file {str(path)!r} lacks {missing}")
     if int(contents["meta.format"]) != FORMAT:
-        raise ValueError(f"toy model file {str(path)!r} has format {int(contents['meta.format'])}; expected {FORMAT}")
+        raise ValueError(
+            f"toy model file {str(path)!r} has format {int(contents['meta.format'])}; expected {FORMAT}"
+        )
     try:
         config = ToyConfig(**{name: int(contents[f"config.{name}"]) for name in _CONFIG_FIELDS})
         params = {k.removeprefix("param."): v for k, v in contents.items() if k.startswith("param.")}

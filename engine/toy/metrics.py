@@ -41,8 +41,18 @@ class HeadScores:
         return layer, head, float(self.induction[layer, head])
 
 
-def head_scores(model: ToyModel, *, seed: int = 0, n_sequences: int = 16, length: int = 24) -> HeadScores:
-    """Scores every head on `n_sequences` random sequences of 2*length tokens drawn from `seed`."""
+def head_scores(
+    model: ToyModel,
+    *,
+    seed: int = 0,
+    n_sequences: int = 16,
+    length: int | None = None,
+    ablate: Iterable[tuple[int, int]] = (),
+) -> HeadScores:
+    """Scores every head on `n_sequences` random sequences of 2*length tokens drawn from `seed`; with
+    heads ablated, later layers' scores show what those heads fed them (the two-head circuit).
+    length=None is min(24, max_len // 2)."""
+    length = min(24, model.max_len // 2) if length is None else length
     if n_sequences < 1 or length < 2 or 2 * length > model.max_len:
         raise ValueError(
             f"head_scores needs n_sequences={n_sequences} >= 1 and 2 <= length={length} <= "
@@ -53,15 +63,17 @@ def head_scores(model: ToyModel, *, seed: int = 0, n_sequences: int = 16, length
     random = rng.integers(0, V, size=(n_sequences, 2 * length))  # (N, 2n)
     block = rng.integers(0, V, size=(n_sequences, length))  # (N, n)
     repeated = np.concatenate([block, block], axis=1)  # (N, 2n)
-    w = run_model(model, random).weights  # (N, L, H, 2n, 2n)
+    w = run_model(model, random, ablate=ablate).weights  # (N, L, H, 2n, 2n)
     prev = np.diagonal(w, offset=-1, axis1=-2, axis2=-1).mean(axis=(0, -1))  # (L, H)
-    w = run_model(model, repeated).weights  # (N, L, H, 2n, 2n)
+    w = run_model(model, repeated, ablate=ablate).weights  # (N, L, H, 2n, 2n)
     stripe = np.diagonal(w, offset=-(length - 1), axis1=-2, axis2=-1)  # (N, L, H, n+1): query t, key t-n+1
     induction = stripe[..., 1:].mean(axis=(0, -1))  # (L, H): queries t = n .. 2n-1 only
     return HeadScores(prev_token=prev, induction=induction)
 
 
-def in_context_loss(model: ToyModel, tokens_or_batch: npt.ArrayLike, *, ablate: Iterable[tuple[int, int]] = ()) -> float:
+def in_context_loss(
+    model: ToyModel, tokens_or_batch: npt.ArrayLike, *, ablate: Iterable[tuple[int, int]] = ()
+) -> float:
     """Mean loss on the second half of [A, A] minus the first half, over a sequence (2n,) or batch (B, 2n).
 
     First half: predicting tokens 1..n-1. Second half: predicting tokens n+1..2n-1; token n (the start of

@@ -85,7 +85,10 @@ class ToyModel:
     def __post_init__(self) -> None:
         expected = self.config.shapes()
         if set(self.params) != set(expected):
-            missing, extra = sorted(set(expected) - set(self.params)), sorted(set(self.params) - set(expected))
+            missing, extra = (
+                sorted(set(expected) - set(self.params)),
+                sorted(set(self.params) - set(expected)),
+            )
             raise ValueError(f"toy parameters do not match the config: missing {missing}, unexpected {extra}")
         copies: dict[str, FloatArray] = {}
         for name, shape in expected.items():
@@ -162,7 +165,8 @@ class ToyModel:
         run = run_model(
             self, t[None], ablate=ablate, tie_heads=tie_heads, drop_output_projection=drop_output_projection
         )
-        return next_token_loss(run.logits, t[None])[0]  # (T-1,)
+        out: FloatArray = next_token_loss(run.logits, t[None])[0]  # (T-1,)
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -240,11 +244,13 @@ def run_params(
     """
     dead = check_ablate(ablate, config)
     dh = config.d_head
-    B, T = tokens.shape
+    T = tokens.shape[1]
     x = params["embed"][tokens] + params["pos"][:T]  # (B, T, d)
     inputs, attention = [x], []
     for i, layer in enumerate(layers):
-        result = multi_head_attention(x, layer, mask="causal", drop_output_projection=True, tie_heads=tie_heads)
+        result = multi_head_attention(
+            x, layer, mask="causal", drop_output_projection=True, tie_heads=tie_heads
+        )
         concat = result.output  # (B, T, h*dh)
         heads = [head for (lay, head) in dead if lay == i]
         if heads:
@@ -276,4 +282,3 @@ def next_token_loss(logits: FloatArray, tokens: IntArray) -> FloatArray:
     picked = np.take_along_axis(logp, tokens[:, 1:, None], axis=-1)[..., 0]  # (B, T-1)
     out: FloatArray = -picked  # (B, T-1)
     return out
-
