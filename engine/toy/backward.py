@@ -46,10 +46,11 @@ def loss_and_grads(
     logp = log_softmax(run.logits[:, :-1])  # (B, T-1, V)
     targets = tokens[:, 1:]  # (B, T-1)
     n = B * (T - 1)
-    loss = -float(np.take_along_axis(logp, targets[..., None], axis=-1).sum()) / n
+    loss = -float(np.take_along_axis(logp, targets[..., None], axis=-1).sum()) / n  # (): mean over B*(T-1)
     dlogits = np.zeros_like(run.logits)  # (B, T, V)
     probs = np.exp(logp)  # (B, T-1, V)
-    np.put_along_axis(probs, targets[..., None], np.take_along_axis(probs, targets[..., None], -1) - 1.0, -1)
+    picked = np.take_along_axis(probs, targets[..., None], -1)  # (B, T-1, 1)
+    np.put_along_axis(probs, targets[..., None], picked - 1.0, -1)  # (B, T-1, V): softmax - one_hot
     dlogits[:, :-1] = probs / n  # (B, T-1, V)
 
     grads: dict[str, FloatArray] = {}

@@ -100,8 +100,8 @@ class _Adam:
 
     def __init__(self, params: dict[str, FloatArray], lr: float, b1: float = 0.9, b2: float = 0.999) -> None:
         self.lr, self.b1, self.b2, self.eps, self.t = lr, b1, b2, 1e-8, 0
-        self.m = {k: np.zeros_like(v) for k, v in params.items()}
-        self.v = {k: np.zeros_like(v) for k, v in params.items()}
+        self.m = {k: np.zeros_like(v) for k, v in params.items()}  # (shape) per parameter
+        self.v = {k: np.zeros_like(v) for k, v in params.items()}  # (shape) per parameter
 
     def update(self, params: dict[str, FloatArray], grads: dict[str, FloatArray]) -> None:
         self.t += 1
