@@ -193,7 +193,8 @@ def test_encode_text_is_stable_and_repeats_words() -> None:
     assert ids.ndim == 1 and ids.size == 8 and ids.max() < 48
     assert np.array_equal(ids[:4], ids[4:])
     assert np.array_equal(toy.encode_text("the CAT"), toy.encode_text("The cat"))
-    assert toy.token_label(7) == "t07"
+    assert [toy.token_label(i) for i in (0, 7, 26, 51, 52)] == ["A", "H", "a", "z", "t52"]
+    assert all(toy.token_of(toy.token_label(i)) == i for i in range(60))
     assert toy.pretrained().loss(ids).shape == (7,)
 
 

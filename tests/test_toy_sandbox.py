@@ -129,12 +129,16 @@ def test_heads_train_saves_a_model_that_loads(tmp_path: Path, capsys: pytest.Cap
         (["--seed", "-1"], "--seed must be between 0"),
     ],
 )
-def test_heads_train_refuses_bad_options(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_heads_train_refuses_bad_options(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["heads", "train", *args]) == 2
     assert message in capsys.readouterr().err
 
 
-def test_heads_train_refuses_a_folder_as_the_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_heads_train_refuses_a_folder_as_the_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["heads", "train", "--steps", "1", "--out", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
 
@@ -142,17 +146,31 @@ def test_heads_train_refuses_a_folder_as_the_output(tmp_path: Path, capsys: pyte
 # -- the toy_heads calculator -----------------------------------------------------------------------------
 
 
-def test_which_panel_is_the_induction_head_is_read_off_the_model(shipped: toy.ToyModel, roles) -> None:
-    (_, _), (il, ih) = roles
-    for draw in range(5):
-        d = engine.calculate("toy_heads", ask="induction_head", draw=draw, length=5)
-        assert d.heatmap is not None and d.heatmap.weights.shape == (8, 10, 10)
-        panel = int(d.value) - 1
-        tokens = np.array([int(label[1:]) for label in d.heatmap.row_labels])
-        weights = shipped.attention_weights(tokens)  # the same sequence, straight from the model
-        np.testing.assert_array_equal(d.heatmap.weights[panel], weights[il, ih])
-        wrong = d.misconception("picked-previous-token-head")
-        assert wrong.value != d.value
+def test_the_panels_are_the_models_heads_and_the_answer_lists_every_head_of_the_kind(
+    shipped: toy.ToyModel,
+) -> None:
+    scores = toy.head_scores(shipped, seed=0)
+    induction_heads = {
+        (layer, h) for layer in range(2) for h in range(4) if scores.induction[layer, h] >= 0.3
+    }
+    prev_heads = {(0, h) for h in range(4) if scores.prev_token[0, h] >= 0.3}
+    assert induction_heads and prev_heads and not induction_heads & prev_heads
+    answers = set()
+    for draw in range(30):
+        d = engine.calculate("toy_head_panels", ask="induction_head", draw=draw, length=10)
+        assert d.heatmap is not None and d.heatmap.weights.shape == (4, 20, 20)
+        tokens = np.array([toy.token_of(label) for label in d.heatmap.row_labels])
+        weights = shipped.attention_weights(tokens).reshape(8, 20, 20)  # straight from the model
+        shown = [
+            next(i for i in range(8) if np.array_equal(panel, weights[i])) for panel in d.heatmap.weights
+        ]
+        assert len(set(shown)) == 4  # four different heads
+        expected = tuple(p + 1 for p, head in enumerate(shown) if divmod(head, 4) in induction_heads)
+        assert d.value == expected and 1 <= len(expected) <= 3  # never "all" or "none"
+        answers.add(d.value)
+        prev = engine.calculate("toy_head_panels", ask="prev_token_head", draw=draw, length=10)
+        assert prev.value and len(prev.value) <= 2
+    assert len(answers) >= 8  # not memorisable: the panels change with the draw
 
 
 def test_the_induction_target_and_its_wrong_turns() -> None:
@@ -167,15 +185,17 @@ def test_the_induction_target_and_its_wrong_turns() -> None:
         engine.calculate("toy_heads", ask="induction_target", draw=1, length=9, query=3)
 
 
-def test_a_score_is_the_mean_of_one_stripe_of_the_heads_weights(shipped: toy.ToyModel, roles) -> None:
-    (pl, ph), (il, ih) = roles
+def test_a_score_is_the_mean_of_one_stripe_of_the_heads_weights(shipped: toy.ToyModel) -> None:
     d = engine.calculate("toy_heads", ask="induction_score", draw=8, length=4)
-    tokens = np.array([int(label[1:]) for label in d.heatmap.row_labels])
+    tokens = np.array([toy.token_of(label) for label in d.heatmap.row_labels])
+    il, ih = (int(c) for c in d.heatmap.head_labels[0].removeprefix("L").split("H"))
     w = shipped.attention_weights(tokens)[il, ih]
     assert d.value == pytest.approx(np.mean([w[t, t - 3] for t in range(4, 8)]))
-    assert d.value > 0.5
+    assert d.value > d.misconception("previous-occurrence-stripe").value
     p = engine.calculate("toy_heads", ask="prev_token_score", draw=8, length=3)
-    tokens = np.array([int(label[1:]) for label in p.heatmap.row_labels])
+    tokens = np.array([toy.token_of(label) for label in p.heatmap.row_labels])
+    pl, ph = (int(c) for c in p.heatmap.head_labels[0].removeprefix("L").split("H"))
+    assert pl == 0
     w = shipped.attention_weights(tokens)[pl, ph]
     assert p.value == pytest.approx(np.mean([w[t, t - 1] for t in range(1, 6)]))
     assert p.misconception("own-position-diagonal").value == pytest.approx(np.mean(np.diag(w)[1:]))

@@ -22,46 +22,48 @@ if TYPE_CHECKING:
     from engine.toy import ToyModel
 
 FloatArray = npt.NDArray[np.floating[Any]]
-ASKS = ("induction_head", "prev_token_head", "induction_target", "induction_score", "prev_token_score")
+PANEL_ASKS = ("induction_head", "prev_token_head")
+ASKS = ("induction_target", "induction_score", "prev_token_score")
 ROLE_SEED = 0
 """Sequences the heads' roles are measured on (the same for every question, so roles never change)."""
 
 
+PANELS = 4
+"""Heads drawn for a "which panels" question."""
+ROLE_FLOOR = 0.3
+"""A head has a job when its score, averaged over random sequences, is at least this (the shipped toy's
+heads score about 0.6 at their job and under 0.1 at anything else)."""
+
+
 @lru_cache(maxsize=1)
-def _shipped() -> tuple[ToyModel, tuple[int, int], tuple[int, int]]:
-    """The shipped model with its previous-token head and induction head, each as (layer, head)."""
+def _shipped() -> tuple[ToyModel, tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    """The shipped model with its previous-token heads (in layer 0) and induction heads, as (layer, head)."""
     from engine import toy
 
     model = toy.pretrained()
     scores = toy.head_scores(model, seed=ROLE_SEED)
-    prev, induction = scores.best_prev_token, scores.best_induction
-    return model, (prev[0], prev[1]), (induction[0], induction[1])
+    prev = tuple((0, h) for h in range(model.n_heads) if scores.prev_token[0, h] >= ROLE_FLOOR)
+    induction = tuple(
+        (layer, h)
+        for layer in range(model.n_layers)
+        for h in range(model.n_heads)
+        if scores.induction[layer, h] >= ROLE_FLOOR
+    )
+    return model, prev, induction
 
 
-@register(
-    "toy_heads",
-    summary="What the trained toy transformer's heads do on a repeated sequence: roles, targets, scores.",
-    unit="",
-    args=(
-        Arg("ask", "str", "what to find", choices=ASKS),
-        Arg("draw", "int", "seed of the random tokens (and of the panel order)"),
-        Arg("length", "int", "n, the number of distinct tokens before they repeat", default=5, required=False),
-        Arg("query", "int", "query position, in the second copy (induction_target)", default=0, required=False),
-    ),
-    misconceptions=(
-        "picked-previous-token-head",
-        "picked-induction-head",
-        "previous-occurrence",
-        "previous-position",
-        "own-position",
-        "previous-occurrence-stripe",
-        "own-position-diagonal",
-    ),
+_DRAW = Arg("draw", "int", "seed of the random tokens (and of the panel order)")
+_LENGTH = Arg(
+    "length", "int", "n, the number of distinct tokens before they repeat", default=5, required=False
 )
-def toy_heads(ask: str, draw: int, length: int = 5, query: int = 0, *, worked: bool = True) -> Derivation:
+
+
+def _run(draw: int, length: int) -> tuple[FloatArray, tuple[str, ...], np.random.Generator]:
+    """The shipped toy's attention (L, H, 2n, 2n) on n distinct random tokens and the same n again, the
+    token labels, and the generator the draw goes on with."""
     from engine import toy
 
-    model, prev_head, induction_head = _shipped()
+    model = _shipped()[0]
     if not 2 <= length <= min(model.vocab_size, model.max_len // 2):
         raise ValueError(
             f"length={length} must be between 2 and {min(model.vocab_size, model.max_len // 2)} "
@@ -73,68 +75,136 @@ def toy_heads(ask: str, draw: int, length: int = 5, query: int = 0, *, worked: b
     block = rng.choice(model.vocab_size, size=length, replace=False)  # (n,) distinct tokens
     tokens = np.concatenate([block, block])  # (2n,)
     labels = tuple(toy.token_label(int(t)) for t in tokens)
-    weights = model.attention_weights(tokens)  # (L, H, 2n, 2n)
-    if ask in ("induction_head", "prev_token_head"):
-        return _which_head(ask, weights, labels, length, rng, worked=worked)
-    if ask == "induction_target":
-        return _induction_target(weights[induction_head], induction_head, labels, length, query)
-    if ask == "induction_score":
-        return _score(ask, weights[induction_head], induction_head, labels, length)
+    return model.attention_weights(tokens), labels, rng  # (L, H, 2n, 2n)
+
+
+@register(
+    "toy_head_panels",
+    summary="Four of the toy's heads, shuffled: which panels are induction or previous-token heads.",
+    unit="shape",
+    args=(Arg("ask", "str", "which job", choices=PANEL_ASKS), _DRAW, _LENGTH),
+    misconceptions=("picked-previous-token-head", "picked-induction-head"),
+)
+def toy_head_panels(ask: str, draw: int, length: int = 5, *, worked: bool = True) -> Derivation:
+    if ask not in PANEL_ASKS:
+        raise ValueError(f"ask={ask!r} is not one of {', '.join(PANEL_ASKS)}")
+    _, prev_heads, induction_heads = _shipped()
+    weights, labels, rng = _run(draw, length)
+    return _which_heads(ask, weights, labels, length, rng, prev_heads, induction_heads, worked=worked)
+
+
+@register(
+    "toy_heads",
+    summary="What the trained toy transformer's heads do on a repeated sequence: targets and scores.",
+    unit="",
+    args=(
+        Arg("ask", "str", "what to find", choices=ASKS),
+        _DRAW,
+        _LENGTH,
+        Arg(
+            "query", "int", "query position, in the second copy (induction_target)", default=0, required=False
+        ),
+    ),
+    misconceptions=(
+        "previous-occurrence",
+        "previous-position",
+        "own-position",
+        "previous-occurrence-stripe",
+        "own-position-diagonal",
+    ),
+)
+def toy_heads(ask: str, draw: int, length: int = 5, query: int = 0, *, worked: bool = True) -> Derivation:
+    if ask not in ASKS:
+        raise ValueError(f"ask={ask!r} is not one of {', '.join(ASKS)}")
+    _, prev_heads, induction_heads = _shipped()
+    weights, labels, rng = _run(draw, length)
+    # one head of the kind asked, drawn with the tokens, so every head of the kind comes up
     if ask == "prev_token_score":
-        return _score(ask, weights[prev_head], prev_head, labels, length)
-    raise ValueError(f"ask={ask!r} is not one of {', '.join(ASKS)}")
+        head = prev_heads[int(rng.integers(len(prev_heads)))]
+        return _score(ask, weights[head], head, labels, length)
+    head = induction_heads[int(rng.integers(len(induction_heads)))]
+    if ask == "induction_target":
+        return _induction_target(weights[head], head, labels, length, query)
+    return _score(ask, weights[head], head, labels, length)
 
 
-def _which_head(
-    ask: str, weights: FloatArray, labels: tuple[str, ...], n: int, rng: np.random.Generator, *, worked: bool
+def _which_heads(
+    ask: str,
+    weights: FloatArray,
+    labels: tuple[str, ...],
+    n: int,
+    rng: np.random.Generator,
+    prev_heads: tuple[tuple[int, int], ...],
+    induction_heads: tuple[tuple[int, int], ...],
+    *,
+    worked: bool,
 ) -> Derivation:
-    """The eight heads in a shuffled order: the panel whose pattern scores highest on this sequence."""
+    """Four of the heads in a shuffled order; the answer is every panel that does the job asked about."""
     from engine import toy
 
-    L, H, T, _ = weights.shape
-    prev, induction = toy.scores_on(weights, n)  # (L, H) each
-    order = rng.permutation(L * H)  # (L*H,) panel i shows head order[i]
-    panel_prev, panel_induction = prev.reshape(-1)[order], induction.reshape(-1)[order]  # (L*H,) each
-    asked, other = (panel_induction, panel_prev) if ask == "induction_head" else (panel_prev, panel_induction)
-    answer, wrong = int(np.argmax(asked)) + 1, int(np.argmax(other)) + 1
-    calc = "toy_heads"
+    L, H = weights.shape[:2]
+    asked, other = (induction_heads, prev_heads) if ask == "induction_head" else (prev_heads, induction_heads)
+    order = _panels([divmod(i, H) for i in range(L * H)], asked, rng)  # panel i shows head order[i]
+    answer = tuple(i + 1 for i, head in enumerate(order) if head in asked)
+    calc = "toy_head_panels"
     if not worked:
         return Derivation(calc, answer, "", ())
-    layer, head = divmod(int(order[answer - 1]), H)
+    prev, induction = toy.scores_on(weights, n)  # (L, H) each
+    scores = induction if ask == "induction_head" else prev
     kind = "induction" if ask == "induction_head" else "previous-token"
     rule = "weight from t to t - n + 1 over the copy" if ask == "induction_head" else "weight from t to t - 1"
-    scores_text = ", ".join(f"{i + 1}: {s:.2f}" for i, s in enumerate(asked))
+    rule = rule.removeprefix("weight ")
+    scores_text = ", ".join(f"{i + 1}: {scores[head]:.2f}" for i, head in enumerate(order))
     steps = (
-        Step(f"{kind.capitalize()} score of each panel", f"mean {rule}", scores_text, float(asked.max())),
-        Step("The panel with the highest score", "argmax over the panels", f"panel {answer}", answer),
+        Step(
+            f"{kind.capitalize()} score of each panel: its mean weight {rule}",
+            f"the {kind} heads score far above the rest",
+            scores_text,
+            answer,
+        ),
     )
     other_id, other_kind = (
-        ("picked-previous-token-head", "the previous-token head")
+        ("picked-previous-token-head", "the previous-token heads")
         if ask == "induction_head"
-        else ("picked-induction-head", "the induction head")
+        else ("picked-induction-head", "the induction heads")
     )
-    wrong_m = [
-        Misconception(other_id, f"Panel {wrong} is {other_kind}", _OTHER_HEAD[other_id], wrong, "argmax")
-    ]
+    wrong_panels = tuple(i + 1 for i, head in enumerate(order) if head in other)
+    wrong = [Misconception(other_id, f"Panels {wrong_panels} are {other_kind}", _OTHER_HEAD[other_id],
+                           wrong_panels, "panels")] if wrong_panels else []  # fmt: skip
     heatmap = Heatmap(
-        weights=weights.reshape(L * H, T, T)[order],  # (L*H, T, T) in panel order
+        weights=np.stack([weights[head] for head in order]),  # (PANELS, T, T) in panel order
         row_labels=labels,
         col_labels=labels,
-        head_labels=tuple(f"panel {i + 1}" for i in range(L * H)),
+        head_labels=tuple(f"panel {i + 1}" for i in range(len(order))),
     )
-    notes = (f"Panel {answer} is head L{layer}H{head} of the toy ({kind} score {asked.max():.2f} here).",)
-    return Derivation(calc, answer, "", steps, distinct(answer, wrong_m), heatmap=heatmap, notes=notes)
+    names = ", ".join(f"panel {i + 1} = L{layer}H{h}" for i, (layer, h) in enumerate(order))
+    notes = (f"The panels are these heads of the toy: {names}.",)
+    return Derivation(calc, answer, "", steps, distinct(answer, wrong), heatmap=heatmap, notes=notes)
+
+
+def _panels(
+    heads: list[tuple[int, int]], asked: tuple[tuple[int, int], ...], rng: np.random.Generator
+) -> list[tuple[int, int]]:
+    """PANELS heads, at least one of them of the kind asked and at least one not, shuffled: few enough to
+    scan, and the answer cannot be "all" or "none"."""
+    kind = [h for h in heads if h in asked]
+    rest = [h for h in heads if h not in asked]
+    n_kind = int(rng.integers(max(1, PANELS - len(rest)), min(len(kind), PANELS - 1) + 1))
+    chosen = [kind[i] for i in rng.choice(len(kind), n_kind, replace=False)]
+    chosen += [rest[i] for i in rng.choice(len(rest), PANELS - n_kind, replace=False)]
+    return [chosen[i] for i in rng.permutation(PANELS)]
 
 
 _OTHER_HEAD = {
     "picked-previous-token-head": (
-        "That panel's stripe sits just below the diagonal: every token looks at the one before it. That is "
-        "the previous-token head (layer 0). The induction head's stripe is n - 1 below the diagonal, in the "
+        "Those panels' stripes sit just below the diagonal: every token looks at the one before it. They "
+        "are previous-token heads (layer 0). An induction head's stripe is n - 1 below the diagonal, in the "
         "second copy only: it looks at the token after the previous occurrence of the current one."
     ),
     "picked-induction-head": (
-        "That panel's stripe starts only in the second copy, n - 1 below the diagonal: it is the induction "
-        "head (layer 1). A previous-token head's stripe runs just below the diagonal from the first token on."
+        "Those panels' stripes start only in the second copy, n - 1 below the diagonal: they are induction "
+        "heads (layer 1). A previous-token head's stripe runs just below the diagonal from the first "
+        "token on."
     ),
 }
 
@@ -144,7 +214,9 @@ def _induction_target(
 ) -> Derivation:
     """Where an induction head looks from `query`: one past the previous occurrence of its token."""
     if not n <= query <= 2 * n - 1:
-        raise ValueError(f"query={query} must be in the second copy, positions {n} to {2 * n - 1} for length={n}")
+        raise ValueError(
+            f"query={query} must be in the second copy, positions {n} to {2 * n - 1} for length={n}"
+        )
     earlier = query - n
     answer = earlier + 1
     steps = (
@@ -205,11 +277,11 @@ def _score(ask: str, w: FloatArray, head: tuple[int, int], labels: tuple[str, ..
     picked = w[queries, queries - offset]  # (len(queries),)
     value = float(picked.mean())
     terms = " + ".join(f"{x:.4f}" for x in picked)
+    total = float(picked.sum())
     name = "Induction score" if ask == "induction_score" else "Previous-token score"
     steps = (
-        Step(f"Weights from each query t to {what}", f"a[t, t - {offset}]", ", ".join(f"{x:.4f}" for x in picked),
-             float(picked.max())),
-        Step(name, "the mean of those weights", f"({terms}) / {len(picked)}", value),
+        Step(f"Add the weights from each query t to {what}", f"sum of a[t, t - {offset}]", terms, total),
+        Step(name, "that sum over the number of queries", f"{total:.4f} / {len(picked)}", value),
     )  # fmt: skip
     texts = {
         "previous-occurrence-stripe": (

@@ -4,13 +4,14 @@ a previous-token head in layer 0 and an induction head in layer 1 (Olsson et al.
 Not imported by engine/__init__.py: the app pays for it only when it asks for it.
 """
 
-from engine.toy.data import encode_text, repeated_tokens, token_label
+from engine.toy.data import encode_text, repeated_tokens, token_label, token_of
 from engine.toy.files import load, pretrained, save
-from engine.toy.metrics import HeadScores, head_scores, in_context_loss
+from engine.toy.metrics import HeadScores, head_scores, in_context_loss, scores_on
 from engine.toy.model import ToyConfig, ToyForward, ToyModel
-from engine.toy.train import TrainProgress, train
+from engine.toy.train import DEFAULT_STEPS, TrainProgress, train
 
 __all__ = [
+    "DEFAULT_STEPS",
     "HeadScores",
     "ToyConfig",
     "ToyForward",
@@ -23,6 +24,8 @@ __all__ = [
     "pretrained",
     "repeated_tokens",
     "save",
+    "scores_on",
     "token_label",
+    "token_of",
     "train",
 ]

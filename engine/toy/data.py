@@ -7,6 +7,7 @@ copy is predictable only by looking back at the first, which is the job an induc
 from __future__ import annotations
 
 import re
+import string
 import zlib
 from typing import Any
 
@@ -63,8 +64,22 @@ def encode_text(text: str, vocab_size: int = 48) -> IntArray:
     return np.array(ids, dtype=np.int64)  # (T,)
 
 
+SYMBOLS = string.ascii_uppercase + string.ascii_lowercase
+"""One character per token id for display: a heatmap's columns are two or three characters wide, and a
+repeat reads at a glance ("K d Q z K d Q z")."""
+
+
 def token_label(token: int) -> str:
-    """A short display name for a token id, e.g. 't07'."""
+    """A one-character display name for a token id below 52 ('A'..'Z', 'a'..'z'), else 't<id>'."""
     if token < 0:
         raise ValueError(f"token_label needs a token id >= 0, got {token}")
-    return f"t{token:02d}"
+    return SYMBOLS[token] if token < len(SYMBOLS) else f"t{token}"
+
+
+def token_of(label: str) -> int:
+    """The token id a label names (the inverse of token_label)."""
+    if len(label) == 1 and label in SYMBOLS:
+        return SYMBOLS.index(label)
+    if label.startswith("t") and label[1:].isdigit():
+        return int(label[1:])
+    raise ValueError(f"{label!r} is not a token label (one of {SYMBOLS[0]}..{SYMBOLS[-1]}, or t<id>)")

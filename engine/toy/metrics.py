@@ -63,16 +63,33 @@ def head_scores(
     random = rng.integers(0, V, size=(n_sequences, 2 * length))  # (N, 2n)
     block = rng.integers(0, V, size=(n_sequences, length))  # (N, n)
     repeated = np.concatenate([block, block], axis=1)  # (N, 2n)
-    w = run_model(model, random, ablate=ablate).weights  # (N, L, H, 2n, 2n)
-    prev = np.diagonal(w, offset=-1, axis1=-2, axis2=-1).mean(axis=(0, -1))  # (L, H)
-    w = run_model(model, repeated, ablate=ablate).weights  # (N, L, H, 2n, 2n)
-    stripe = np.diagonal(w, offset=-(length - 1), axis1=-2, axis2=-1)  # (N, L, H, n+1): query t, key t-n+1
-    induction = stripe[..., 1:].mean(axis=(0, -1))  # (L, H): queries t = n .. 2n-1 only
-    return HeadScores(prev_token=prev, induction=induction)
+    prev, _ = scores_on(run_model(model, random, ablate=ablate).weights, length)  # (N, L, H)
+    _, induction = scores_on(run_model(model, repeated, ablate=ablate).weights, length)  # (N, L, H)
+    return HeadScores(prev_token=prev.mean(axis=0), induction=induction.mean(axis=0))
+
+
+def scores_on(weights: FloatArray, period: int) -> tuple[FloatArray, FloatArray]:
+    """(previous-token, induction) scores of every head on one pattern (..., T, T) of a sequence [A, A]
+    with |A| = period: the mean of the stripe one below the diagonal (t >= 1), and of the stripe
+    period - 1 below it over the second copy's queries. Shapes (...) each."""
+    T = weights.shape[-1]
+    if weights.shape[-2] != T or not period >= 1 or 2 * period != T:
+        raise ValueError(
+            f"scores_on needs weights (..., T, T) with T = 2 * period; got {weights.shape}, period={period}"
+        )
+    prev = np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).mean(axis=-1)  # (...,)
+    stripe = np.diagonal(weights, offset=-(period - 1), axis1=-2, axis2=-1)  # (..., period+1): key t-n+1
+    induction = stripe[..., 1:].mean(axis=-1)  # (...,): queries t = n .. 2n-1 only
+    return prev, induction
 
 
 def in_context_loss(
-    model: ToyModel, tokens_or_batch: npt.ArrayLike, *, ablate: Iterable[tuple[int, int]] = ()
+    model: ToyModel,
+    tokens_or_batch: npt.ArrayLike,
+    *,
+    ablate: Iterable[tuple[int, int]] = (),
+    tie_heads: bool = False,
+    drop_output_projection: bool = False,
 ) -> float:
     """Mean loss on the second half of [A, A] minus the first half, over a sequence (2n,) or batch (B, 2n).
 
@@ -85,6 +102,9 @@ def in_context_loss(
         raise ValueError(f"in_context_loss needs [A, A] rows of even length >= 4, got shape {t.shape}")
     checked = np.stack([check_tokens(row, model.config) for row in rows])  # (B, T)
     n = rows.shape[1] // 2
-    loss = next_token_loss(run_model(model, checked, ablate=ablate).logits, checked)  # (B, T-1)
+    run = run_model(
+        model, checked, ablate=ablate, tie_heads=tie_heads, drop_output_projection=drop_output_projection
+    )
+    loss = next_token_loss(run.logits, checked)  # (B, T-1)
     first, second = loss[:, : n - 1], loss[:, n:]  # (B, n-1) each
     return float(second.mean() - first.mean())

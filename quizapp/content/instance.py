@@ -48,6 +48,10 @@ class Instance:
     tolerance: Tolerance | None = None
     derivation: Derivation | None = None
     heatmap: Heatmap | None = None
+    unordered: bool = False
+    """Shape questions whose answer is a set of numbers: the order typed does not matter."""
+    answer_format: str = ""
+    """What to type, when the deck says it better than the kind's default hint."""
     prompt_heatmap: bool = False
     """The heatmap is part of the question (drawn before the answer), not only of the feedback."""
     options: tuple[ChoiceOption, ...] = ()
@@ -91,6 +95,8 @@ class Instance:
 
     def answer_hint(self) -> str:
         """A one-line reminder of what to type, with the tolerance, shown under the input."""
+        if self.answer_format:
+            return self.answer_format
         if self.kind == "shape":
             return "Type a shape such as (2, 8, 128, 64)."
         if self.kind == "choice":

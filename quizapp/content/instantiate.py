@@ -150,6 +150,8 @@ def build_instance(
         derivation=derivation,
         heatmap=derivation.heatmap,
         prompt_heatmap=question.heatmap_in_prompt,
+        answer_format=question.answer_format or "",
+        unordered=isinstance(question, ShapeQuestion) and question.unordered,
         trap=question.trap,
         **common,
     )

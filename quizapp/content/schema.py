@@ -205,6 +205,11 @@ class _Computed(_QuestionBase):
         default=None,
         description="why the answer never varies (a cited anchor); exempts it from the distinct-answers gate",
     )
+    answer_format: str | None = Field(
+        default=None,
+        max_length=200,
+        description="what to type, shown under the answer box (default: by type, e.g. a shape like (2, 8))",
+    )
     heatmap_in_prompt: bool = Field(
         default=False,
         description="draw the calculator's heatmap with the question (it is always drawn in the feedback)",
@@ -227,6 +232,10 @@ class ShapeQuestion(_Computed):
     """A tensor shape, answered as a tuple."""
 
     type: Literal["shape"]
+    unordered: bool = Field(
+        default=False,
+        description="the answer is a set of numbers (such as panel numbers): any order is right",
+    )
 
 
 class Option(_Strict):

@@ -231,6 +231,8 @@ def diagnose_shape(inst: Instance, got: tuple[int, ...]) -> Diagnosis | None:
         for m in inst.derivation.misconceptions:
             if isinstance(m.value, tuple) and m.value != expected and m.value == got:
                 return Diagnosis(m.id, m.label, m.step or None, m.explanation)
+    if inst.unordered:
+        return _set_slip(expected, got)
     if sorted(got) == sorted(expected):
         return Diagnosis("slip-shape-order", "the right sizes in the wrong order: check which axes swap")
     if len(got) == len(expected) - 1 and _drops_one(expected, got):
@@ -243,6 +245,14 @@ def diagnose_shape(inst: Instance, got: tuple[int, ...]) -> Diagnosis | None:
             i = wrong[0]
             return Diagnosis("slip-shape-one-dim", f"dimension {i + 1} should be {expected[i]}, not {got[i]}")
     return None
+
+
+def _set_slip(expected: tuple[int, ...], got: tuple[int, ...]) -> Diagnosis:
+    """What a wrong set of numbers left out and what it added."""
+    missing = ", ".join(str(n) for n in expected if n not in got)
+    extra = ", ".join(str(n) for n in got if n not in expected)
+    parts = ([f"you left out {missing}"] if missing else []) + ([f"{extra} does not belong"] if extra else [])
+    return Diagnosis("slip-set", "; ".join(parts))
 
 
 def _drops_one(longer: tuple[int, ...], shorter: tuple[int, ...]) -> bool:

@@ -255,6 +255,8 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
 
 
 def _grade_shape(inst: Instance, got: tuple[int, ...], rate: _Rater) -> Verdict:
+    if inst.unordered:
+        got = tuple(sorted(set(got)))
     correct = got == inst.expected
     parsed = "(" + ", ".join(str(d) for d in got) + ")"
     diag = None if correct else diagnose_shape(inst, got)

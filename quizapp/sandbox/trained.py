@@ -12,7 +12,6 @@ chooses what to show and words it.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,15 +19,14 @@ from typing import TYPE_CHECKING, Any
 from quizapp.errors import QuizappError
 
 if TYPE_CHECKING:
-    from engine.toy import ToyModel, TrainProgress
-
     from engine.derivation import Heatmap
+    from engine.toy import ToyModel, TrainProgress
 
 HONEST_LABEL = "a 2-layer toy trained on repeated random tokens; not a language model"
 MAX_WORDS = 12
 """Words of the sentence drawn; repeated, 24 rows is the most a heatmap shows legibly at 80 columns."""
 MIN_WORDS = 2
-BAR_WIDTH = 12
+BAR_WIDTH = 8
 ROLE_FLOOR = 0.3
 """A head whose scores are both below this is labelled by its name only: it has no clear job here."""
 
@@ -39,7 +37,7 @@ class TrainedInputs:
 
     sentence: str = ""
     seed: int = 0
-    length: int = 8
+    length: int = 6
     """Random tokens before the repeat (when there is no sentence)."""
     ablate: frozenset[tuple[int, int]] = frozenset()
     """(layer, head) pairs whose output is zeroed."""
@@ -82,7 +80,7 @@ def user_model_path() -> Path:
     return data_dir() / "heads.npz"
 
 
-def toy_model(path: str | os.PathLike[str] | None = None) -> tuple[ToyModel, str]:
+def toy_model(path: str | Path | None = None) -> tuple[ToyModel, str]:
     """(model, where it came from in words): the file given, else the user's trained one, else shipped."""
     from engine import toy
 
@@ -186,10 +184,11 @@ def toggled_head(inputs: TrainedInputs, layer: int, head: int) -> TrainedInputs:
 
 
 def progress_text(p: TrainProgress, seconds: float) -> str:
-    """One line of training progress: a bar, the loss and the best head of each kind so far."""
+    """One line of training progress: a bar, the loss and the best head of each kind so far (at most 78
+    characters for 1,200 steps, so a terminal of 80 columns redraws it in place)."""
     filled = round(BAR_WIDTH * p.step / max(p.steps, 1))
     bar = "#" * filled + "-" * (BAR_WIDTH - filled)
     return (
-        f"[{bar}] {p.step}/{p.steps} loss {p.loss:.2f} · previous-token {p.prev_token:.2f} · "
-        f"induction {p.induction:.2f} · {seconds:.0f} s"
+        f"step {p.step}/{p.steps} [{bar}] loss {p.loss:.2f}  previous-token {p.prev_token:.2f}  "
+        f"induction {p.induction:.2f}  {seconds:.0f} s"
     )

@@ -176,4 +176,3 @@ class TestExplore:
             await _loaded(pilot)
 
         assert snap_compare(new_app(), terminal_size=SMALL, run_before=run_before)
-

@@ -13,7 +13,8 @@ from engine import toy
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.trained import TrainedScreen
 from quizapp.tui.widgets.heatmap import HeatmapView
-from tests.tui.helpers import settled
+from quizapp.tui.widgets.question_card import QuestionCard
+from tests.tui.helpers import current, drill, settled, text_of
 
 SIZE = (80, 24)
 
@@ -59,7 +60,9 @@ async def test_ablating_the_previous_token_head_changes_the_loss_and_the_inducti
         np.testing.assert_array_equal(layer1.heatmap.weights[ih], before)
 
 
-async def test_a_sentence_is_drawn_twice_and_a_bad_one_explains_itself(new_app: Callable[..., QuizApp]) -> None:
+async def test_a_sentence_is_drawn_twice_and_a_bad_one_explains_itself(
+    new_app: Callable[..., QuizApp],
+) -> None:
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await _trained(pilot)
@@ -87,7 +90,33 @@ async def test_training_in_the_worker_redraws_the_heads_and_can_be_stopped(
                 break
         assert "previous-token" in _text(screen, "#tr-progress")
         assert screen.training and screen.view.note.startswith("Training from seed 0")
-        await pilot.press("t")  # stop
+        await pilot.press("t")  # stop: training ends at its next report
+        assert "Stopp" in _text(screen, "#tr-progress")  # "Stopping…", or already "Stopped."
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if not screen.training:
+                break
         await settled(pilot)
         assert not screen.training and screen.model is shipped
         assert "Stopped" in _text(screen, "#tr-progress")
+
+
+async def test_a_heatmap_that_is_part_of_the_question_is_drawn_before_the_answer(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await drill(app, pilot, "what-heads-learn-find-induction")
+        inst = current(screen)
+        view = screen.query_one(QuestionCard).query_one("#prompt-heatmap", HeatmapView)
+        assert inst.prompt_heatmap and view.display and view.heatmap is inst.heatmap
+        assert view.heatmap.head_labels == ("panel 1", "panel 2", "panel 3", "panel 4")
+        answer = ", ".join(str(p) for p in reversed(inst.expected))  # any order is right
+        await pilot.press(*answer, "enter")
+        await settled(pilot)
+        assert "Correct" in text_of(app, "#verdict")
+
+        await pilot.press("escape")
+        await settled(pilot)
+        await drill(app, pilot, "what-heads-learn-induction-target")
+        assert not app.screen.query_one(QuestionCard).query_one("#prompt-heatmap", HeatmapView).display

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 N_LAYERS, N_HEADS = 2, 4
 """The shipped toy's shape: one checkbox per head (a retrained toy has the same shape)."""
 HEADS: tuple[tuple[int, int], ...] = tuple((layer, h) for layer in range(N_LAYERS) for h in range(N_HEADS))
+REPORT_EVERY = 25
+"""Training steps between redraws: about twice a second here, so the heads are seen forming."""
 TOGGLES: dict[str, tuple[str, str]] = {
     "tie_heads": ("tr-tie", "same weights (s)"),
     "drop_output_projection": ("tr-drop-wo", "no W_O (o)"),
@@ -95,6 +97,7 @@ class TrainedScreen(QuizScreen[None]):
         self.inputs = TrainedInputs()
         self.view: TrainedView = trained_view(self.inputs, self.model, note=self._note())
         self.training = False
+        self.stopping = False
 
     def _note(self) -> str:
         from quizapp.sandbox.trained import HONEST_LABEL
@@ -115,7 +118,9 @@ class TrainedScreen(QuizScreen[None]):
             with Horizontal(classes="tr-row"):
                 yield Label("Ablate", classes="tr-label")
                 for index, (layer, head) in enumerate(HEADS):
-                    yield Checkbox(f"L{layer}H{head}", False, id=f"tr-ablate-{index}", compact=True)
+                    yield Checkbox(
+                        f"L{layer}H{head}", False, id=f"tr-ablate-{index}", compact=True, classes="tr-head"
+                    )
             yield Static("", id="tr-error")
         with VerticalScroll(id="trained-body"):
             yield Static("", id="tr-note")
@@ -197,6 +202,8 @@ class TrainedScreen(QuizScreen[None]):
     def action_train(self) -> None:
         if self.training:
             self.workers.cancel_group(self, "train")
+            self.stopping = True
+            self.query_one("#tr-progress", Static).update("Stopping at the next report…")
             return
         self.training = True
         progress = self.query_one("#tr-progress", Static)
@@ -230,7 +237,9 @@ class TrainedScreen(QuizScreen[None]):
             return True
 
         try:
-            model = toy.train(seed=seed, steps=toy.DEFAULT_STEPS, on_progress=report)
+            model = toy.train(
+                seed=seed, steps=toy.DEFAULT_STEPS, on_progress=report, progress_every=REPORT_EVERY
+            )
         except Exception as exc:
             self.app.call_from_thread(self.router.report_error, exc)
             self.post_message(ToyTrainingEnded(None, "Training failed."))
@@ -240,13 +249,15 @@ class TrainedScreen(QuizScreen[None]):
 
     @on(ToyTrainingProgressed)
     def _progressed(self, event: ToyTrainingProgressed) -> None:
+        if not self.training or self.stopping:
+            return
         self.query_one("#tr-progress", Static).update(Text(event.text))
         if event.view is not None and event.view.inputs == self.inputs:
             self.show(event.view)
 
     @on(ToyTrainingEnded)
     def _ended(self, event: ToyTrainingEnded) -> None:
-        self.training = False
+        self.training = self.stopping = False
         progress = self.query_one("#tr-progress", Static)
         if event.model is None:
             progress.update(Text(f"{event.text} The model is back to {self.source}; press t to train again."))

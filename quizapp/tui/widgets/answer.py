@@ -223,7 +223,9 @@ def answer_kind(inst: Instance) -> str:
 
 
 def input_placeholder(inst: Instance) -> str:
-    return "e.g. (2, 8, 128, 64)" if inst.kind == "shape" else f"your answer in {inst.unit or 'a number'}"
+    if inst.kind == "shape":
+        return "e.g. 2, 4" if inst.unordered else "e.g. (2, 8, 128, 64)"
+    return f"your answer in {inst.unit or 'a number'}"
 
 
 HINTS = {

@@ -110,6 +110,7 @@ class HeatmapView(Widget):
         *,
         title: str = "Attention weights (rows: queries, columns: keys)",
         monochrome: bool | None = None,
+        side_by_side: int = 1,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -118,6 +119,8 @@ class HeatmapView(Widget):
         self.heatmap = heatmap
         self.title = title
         self._monochrome = monochrome
+        self.side_by_side = side_by_side
+        """Heads drawn next to each other at least (cells shrink for it), so several fit on a screen."""
         self._cache: dict[tuple[int, bool, bool], list[Text]] = {}
         """Laid-out lines per (width, values shown, monochrome): sizing and painting share one layout."""
 
@@ -188,7 +191,8 @@ class HeatmapView(Widget):
         rows = [str(x) for x in heatmap.row_labels] or [f"t{i}" for i in range(n_rows)]
         cols = [str(x) for x in heatmap.col_labels] or [f"t{j}" for j in range(n_cols)]
         heads = list(heatmap.head_labels) or [f"head {h + 1}" for h in range(n_heads)]
-        geo = self._geometry(max(width, 8), n_cols, rows)
+        beside = max(1, min(self.side_by_side, n_heads))
+        geo = self._geometry(max((width - GAP * (beside - 1)) // beside, 8), n_cols, rows)
         block = geo.block_width(n_cols)
         per_row = max(1, (max(width, block) + GAP) // (block + GAP))
         lo, hi = float(weights.min()), float(weights.max())

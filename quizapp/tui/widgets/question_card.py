@@ -74,7 +74,9 @@ class QuestionCard(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(card_header(self.instance), id="card-header")
         yield PromptView(CompactMarkdown(self.instance.prompt), id="prompt")
-        yield HeatmapView(None, title="The heads the question asks about", id="prompt-heatmap")
+        yield HeatmapView(
+            None, title="The heads the question asks about", id="prompt-heatmap", side_by_side=2
+        )
 
     def on_mount(self) -> None:
         self._show_heatmap(self.instance)
