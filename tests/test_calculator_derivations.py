@@ -92,6 +92,9 @@ BAD: list[tuple[str, dict[str, Any], list[str]]] = [
         ["2 labels", "T=1"],
     ),
     ("attention_entry", {"q": [[1, float("nan")]], "k": [[1, 0]], "v": [[1]], "row": 0}, ["q", "finite"]),
+    ("toy_heads", {"ask": "induction_target", "draw": 1, "length": 9, "query": 3}, ["query=3", "9 to 17"]),
+    ("toy_heads", {"ask": "induction_score", "draw": 1, "length": 40}, ["length=40"]),
+    ("toy_head_panels", {"ask": "induction_head", "draw": -1, "length": 5}, ["draw=-1"]),
 ]
 
 
@@ -141,6 +144,15 @@ SAMPLES: list[tuple[str, dict[str, Any]]] = [
     ("kv_cache_savings", {"n_heads": 32, "n_kv_heads": 8}),
     ("score_matrix_bytes", {"batch": 2, "n_heads": 8, "seq_len": 128, "bytes_per_element": 2}),
     ("score_matrix_bytes", {"batch": 1, "n_heads": 8, "seq_len": 128, "bytes_per_element": 4, "kv_len": 300}),
+]
+SAMPLES += [
+    ("toy_head_panels", {"ask": ask, "draw": draw, "length": 10})
+    for ask in ("induction_head", "prev_token_head")
+    for draw in (0, 1)
+] + [
+    ("toy_heads", {"ask": "induction_target", "draw": 2, "length": 9, "query": 13}),
+    ("toy_heads", {"ask": "induction_score", "draw": 3, "length": 6}),
+    ("toy_heads", {"ask": "prev_token_score", "draw": 4, "length": 4}),
 ]
 SAMPLES += [
     ("single_vs_multi_head_parameters", {"d_model": 512, "n_heads": 8, "bias": b, "which": w})

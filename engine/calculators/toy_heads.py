@@ -144,25 +144,19 @@ def _which_heads(
 
     L, H = weights.shape[:2]
     asked, other = (induction_heads, prev_heads) if ask == "induction_head" else (prev_heads, induction_heads)
-    order = _panels([divmod(i, H) for i in range(L * H)], asked, rng)  # panel i shows head order[i]
+    order = _panels([divmod(i, H) for i in range(L * H)], asked, other, rng)  # panel i shows head order[i]
     answer = tuple(i + 1 for i, head in enumerate(order) if head in asked)
     calc = "toy_head_panels"
     if not worked:
-        return Derivation(calc, answer, "", ())
+        return Derivation(calc, answer, "shape", ())
     prev, induction = toy.scores_on(weights, n)  # (L, H) each
     scores = induction if ask == "induction_head" else prev
     kind = "induction" if ask == "induction_head" else "previous-token"
     rule = "weight from t to t - n + 1 over the copy" if ask == "induction_head" else "weight from t to t - 1"
     rule = rule.removeprefix("weight ")
     scores_text = ", ".join(f"{i + 1}: {scores[head]:.2f}" for i, head in enumerate(order))
-    steps = (
-        Step(
-            f"{kind.capitalize()} score of each panel: its mean weight {rule}",
-            f"the {kind} heads score far above the rest",
-            scores_text,
-            answer,
-        ),
-    )
+    label = f"{kind.capitalize()} score of each panel: its mean weight {rule}"
+    steps = (Step(label, f"the {kind} heads score far above the rest", scores_text, answer),)
     other_id, other_kind = (
         ("picked-previous-token-head", "the previous-token heads")
         if ask == "induction_head"
@@ -170,7 +164,7 @@ def _which_heads(
     )
     wrong_panels = tuple(i + 1 for i, head in enumerate(order) if head in other)
     wrong = [Misconception(other_id, f"Panels {wrong_panels} are {other_kind}", _OTHER_HEAD[other_id],
-                           wrong_panels, "panels")] if wrong_panels else []  # fmt: skip
+                           wrong_panels, label)] if wrong_panels else []  # fmt: skip
     heatmap = Heatmap(
         weights=np.stack([weights[head] for head in order]),  # (PANELS, T, T) in panel order
         row_labels=labels,
@@ -179,19 +173,25 @@ def _which_heads(
     )
     names = ", ".join(f"panel {i + 1} = L{layer}H{h}" for i, (layer, h) in enumerate(order))
     notes = (f"The panels are these heads of the toy: {names}.",)
-    return Derivation(calc, answer, "", steps, distinct(answer, wrong), heatmap=heatmap, notes=notes)
+    return Derivation(calc, answer, "shape", steps, distinct(answer, wrong), heatmap=heatmap, notes=notes)
 
 
 def _panels(
-    heads: list[tuple[int, int]], asked: tuple[tuple[int, int], ...], rng: np.random.Generator
+    heads: list[tuple[int, int]],
+    asked: tuple[tuple[int, int], ...],
+    other: tuple[tuple[int, int], ...],
+    rng: np.random.Generator,
 ) -> list[tuple[int, int]]:
-    """PANELS heads, at least one of them of the kind asked and at least one not, shuffled: few enough to
-    scan, and the answer cannot be "all" or "none"."""
-    kind = [h for h in heads if h in asked]
-    rest = [h for h in heads if h not in asked]
-    n_kind = int(rng.integers(max(1, PANELS - len(rest)), min(len(kind), PANELS - 1) + 1))
-    chosen = [kind[i] for i in rng.choice(len(kind), n_kind, replace=False)]
-    chosen += [rest[i] for i in rng.choice(len(rest), PANELS - n_kind, replace=False)]
+    """PANELS heads, shuffled: one or two of the kind asked, one or two of the other kind (the pattern to
+    tell it from), the rest heads with neither job; few enough to scan, and never "all" or "none"."""
+    pools = [list(asked), list(other), [h for h in heads if h not in asked and h not in other]]
+    chosen: list[tuple[int, int]] = []
+    for pool, most in zip(pools, (2, 2, PANELS), strict=True):
+        room = min(most, len(pool), PANELS - len(chosen) - (1 if not chosen else 0))
+        take = int(rng.integers(1, room + 1)) if pool is not pools[2] else room
+        chosen += [pool[i] for i in rng.choice(len(pool), take, replace=False)] if take > 0 else []
+    spare = [h for h in heads if h not in chosen]
+    chosen += [spare[i] for i in rng.choice(len(spare), PANELS - len(chosen), replace=False)]
     return [chosen[i] for i in rng.permutation(PANELS)]
 
 
@@ -219,9 +219,10 @@ def _induction_target(
         )
     earlier = query - n
     answer = earlier + 1
+    after = "The position after it, whose token comes next"
     steps = (
         Step("Previous occurrence of the current token", "q - n", f"{query} - {n}", earlier),
-        Step("The position after it, whose token comes next", "q - n + 1", f"{query} - {n} + 1", answer),
+        Step(after, "q - n + 1", f"{query} - {n} + 1", answer),
     )
     top = int(np.argmax(w[query]))
     notes = (
@@ -235,7 +236,7 @@ def _induction_target(
             "That is the same token as the query. The head looks one further, at the token that followed it "
             "last time, because that is the token it predicts comes next.",
             earlier,
-            "q - n",
+            after,
         ),
         Misconception(
             "previous-position",
@@ -243,14 +244,14 @@ def _induction_target(
             "Looking at t - 1 is the previous-token head's job (layer 0). The induction head uses what that "
             "head wrote into each position to find the earlier copy.",
             query - 1,
-            "q - 1",
+            after,
         ),
         Misconception(
             "own-position",
             "Its own position",
             "Attending to itself brings back the current token, which the model already has.",
             query,
-            "q",
+            after,
         ),
     ]
     heatmap = Heatmap(
