@@ -49,7 +49,7 @@ def graded(exercise_id: str, source: str, seed: int, *, warm: bool) -> float:
     if warm:
         POOL.warm()
         assert POOL.wait_ready(30), "the standby did not start"
-        time.sleep(0.02)  # the previous child's housekeeping is done; the machine is as a learner finds it
+        time.sleep(0.1)  # the previous child's housekeeping is done; the machine is as a learner finds it
     else:
         POOL.close()
     start = time.perf_counter()

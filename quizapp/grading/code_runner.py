@@ -1,10 +1,10 @@
 """Provides run_solution: a learner's code run in a child process of the same interpreter, NumPy only,
 under a wall-clock and a memory limit, on the inputs an exercise draws for a seed.
 
-The child gets the inputs as a pickle the parent wrote, and answers with plain `.npy` files (never a
-pickle: the parent does not unpickle what the learner's code produced) and one JSON line: per case, ok or
-the error with only the frames of the learner's own code. A runaway loop is killed at the time limit; a
-memory hog meets the address-space limit and fails with MemoryError.
+The child gets the inputs as a pickle the parent wrote, and answers with each output's raw bytes, dtype
+and shape (never a pickle: the parent does not unpickle what the learner's code produced) and a JSON
+report: per case, ok or the error with only the frames of the learner's own code. A runaway loop is
+killed at the time limit; a memory hog meets the address-space limit and fails with MemoryError.
 
 The child is taken from quizapp.grading.standby: started ahead of time (NumPy imported) when the app
 warms it, else on demand; either way it runs this one submission and exits.
@@ -12,8 +12,8 @@ warms it, else on demand; either way it runs this one submission and exits.
 
 from __future__ import annotations
 
-import io
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,10 +45,19 @@ def run_solution(
     *,
     time_limit: float = TIME_LIMIT_S,
     memory_limit: int = MEMORY_LIMIT_BYTES,
+    meanwhile: Callable[[], object] | None = None,
 ) -> RunOutput:
     """Runs `function` from `source` on every case in one child process, used for this run only: the
-    standby the pool started ahead of time (NumPy imported), else one started now."""
-    done = POOL.run(source, function, pickle.dumps(cases), time_limit=time_limit, memory_limit=memory_limit)
+    standby the pool started ahead of time (NumPy imported), else one started now. `meanwhile` is called
+    once, here, while the child works (grading computes the reference's outputs then)."""
+    done = POOL.run(
+        source,
+        function,
+        pickle.dumps(cases),
+        time_limit=time_limit,
+        memory_limit=memory_limit,
+        meanwhile=meanwhile,
+    )
     if done.timed_out:
         return _failed(f"stopped after {time_limit:g} s: an endless loop, or far too much work", cases)
     report = done.report
@@ -57,14 +66,27 @@ def run_solution(
         if (done.returncode or 0) < 0 or "MemoryError" in tail[0]:
             return _failed(f"stopped: it used more than {memory_limit >> 20} MB of memory", cases)
         return _failed(f"the run ended without a result ({tail[0]})", cases)
-    arrays = done.arrays + [b""] * (len(cases) - len(done.arrays))
-    outputs = tuple(np.load(io.BytesIO(a), allow_pickle=False) if a else None for a in arrays[: len(cases)])
+    layout = report.get("layout")
+    layout = layout if isinstance(layout, list) and len(layout) == len(done.arrays) else []
+    outputs = tuple(_array(meta, data) for meta, data in zip(layout, done.arrays, strict=True))
+    outputs += (None,) * (len(cases) - len(outputs))
     errors = tuple(report.get("cases") or [report.get("error")] * len(cases))
     printed = str(report.get("printed", ""))
     if len(printed) > OUTPUT_LIMIT:
         printed = printed[:OUTPUT_LIMIT] + "\n... (output cut)"
     problem = report.get("error")
     return RunOutput(outputs, errors[: len(cases)], str(problem) if problem else None, printed)
+
+
+def _array(meta: Any, data: bytes) -> np.ndarray | None:
+    """One output from its bytes, dtype and shape (a read-only view): plain numbers, never objects."""
+    try:
+        dtype, shape = np.dtype(str(meta[0])), tuple(int(n) for n in meta[1])
+        if dtype.hasobject or dtype.kind == "V" or min(shape, default=0) < 0:
+            return None
+        return np.frombuffer(data, dtype=dtype).reshape(shape)
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 def _failed(problem: str, cases: list[dict[str, Any]]) -> RunOutput:

@@ -6,11 +6,12 @@ left by another; the pool only moves the interpreter's start and NumPy's import 
 ```python
 POOL.warm()                       # when a code question appears: start a standby in the background
 done = POOL.run(source, "softmax", pickle.dumps(cases), time_limit=5.0, memory_limit=1 << 30)
-done.report, done.arrays          # the child's JSON report, and each case's output as .npy bytes
+done.report, done.arrays          # the child's JSON report, and each case's output as raw bytes
 ```
 
 The job goes down the child's stdin (the source, the inputs pickled by the parent); the answer comes up
-its stdout: a JSON report and plain .npy bytes (never a pickle), ended by a trailer, so the parent stops
+its stdout: a JSON report (with each output's dtype and shape) and the outputs' raw bytes (never a
+pickle), ended by a trailer, so the parent stops
 reading at the report's end and the child's exit is reaped in the background.
 
 The standby exits when its stdin closes (so it never outlives the parent, however the parent ends),
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,18 +55,18 @@ HOUSEKEEPING_DELAY_S = 0.05
 work (comparing, drawing the verdict) goes first."""
 
 _CHILD = r"""
-import contextlib, io, json, linecache, os, pickle, shutil, sys, traceback
+import contextlib, io, json, linecache, os, pickle, resource, shutil, sys, traceback
 import numpy as np
 
 folder = sys.argv[1]
-# First calls that would otherwise land on the learner's clock: ufunc loops, BLAS, the writer of .npy.
+# First calls that would otherwise land on the learner's clock: ufunc loops, BLAS, unpickling arrays.
 _a = np.linspace(-1.0, 1.0, 48).reshape(6, 8)
 _s = _a @ _a.T / np.sqrt(8.0)
 _p = np.exp(_s - _s.max(axis=-1, keepdims=True))
 _p = _p / _p.sum(axis=-1, keepdims=True)
 _ = np.einsum("ij,jk->ik", _p, _a), np.triu(np.ones((4, 4)), 1), np.split(_a, 2, axis=1)
 _ = np.where(_a > 0, _a, -np.inf), np.concatenate([_a, _a]), _a.transpose(1, 0).reshape(4, 12)
-np.save(io.BytesIO(), _p, allow_pickle=False)
+_ = pickle.loads(pickle.dumps([{"x": _a, "n": 2, "causal": True}])), np.ascontiguousarray(_p).tobytes()
 del _a, _s, _p, _
 os.write(1, __READY__)
 
@@ -83,7 +85,6 @@ while len(inputs) < size:
     inputs += chunk
 cases = pickle.loads(inputs)
 
-import resource
 resource.setrlimit(resource.RLIMIT_AS, (job["memory"], job["memory"]))
 _used = resource.getrusage(resource.RUSAGE_SELF)
 _cpu = int(_used.ru_utime + _used.ru_stime + job["seconds"]) + 2
@@ -92,7 +93,7 @@ del _used, _cpu, job, head, inputs
 
 linecache.cache["<solution>"] = (len(source), None, source.splitlines(True), "<solution>")
 printed = io.StringIO()
-report = {"cases": [], "error": None}
+report = {"cases": [], "error": None, "layout": []}
 arrays = []
 
 
@@ -115,12 +116,14 @@ try:
                 out = np.asarray(func(**case))
             if out.dtype == object:
                 raise TypeError(f"returned {type(out.flat[0]).__name__} values, not numbers")
-            buf = io.BytesIO()
-            np.save(buf, out, allow_pickle=False)
-            arrays.append(buf.getvalue())
+            if out.dtype.kind == "V" or out.dtype.hasobject:
+                raise TypeError("returned a structured array, not numbers")
+            arrays.append(np.ascontiguousarray(out).tobytes())
+            report["layout"].append([out.dtype.str, list(out.shape)])
             report["cases"].append(None)
         except Exception as exc:
             arrays.append(b"")
+            report["layout"].append(None)
             report["cases"].append(own_frames(exc))
 except SyntaxError as exc:
     report["error"] = f"line {exc.lineno}: {exc.msg}"
@@ -140,7 +143,7 @@ os._exit(0)  # no interpreter teardown: the report is out and the parent stops r
 
 @dataclass
 class Finished:
-    """How one job ended: the child's report and its arrays (each the bytes of a .npy file, empty for a
+    """How one job ended: the child's report and its arrays (each an output's raw bytes, empty for a
     case that failed), or, when no report came, why (stderr's tail, the exit code, the time limit)."""
 
     report: dict[str, Any] | None
@@ -197,9 +200,17 @@ class _Standby:
                 self._seen += chunk
         return self.ready
 
-    def run(self, source: str, function: str, inputs: bytes, memory: int, time_limit: float) -> Finished:
-        """Sends the job, then reads the child's stdout until its report ends, it closes, or the time
-        limit passes (then the child is killed)."""
+    def run(
+        self,
+        source: str,
+        function: str,
+        inputs: bytes,
+        memory: int,
+        time_limit: float,
+        meanwhile: Callable[[], object] | None = None,
+    ) -> Finished:
+        """Sends the job, runs `meanwhile` here while the child works, then reads the child's stdout until
+        its report ends, it closes, or the time limit passes (then the child is killed)."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         head = {"function": function, "source": source, "inputs": len(inputs), "memory": memory}
         job = memoryview(json.dumps({**head, "seconds": time_limit}).encode() + b"\n" + inputs)
@@ -207,10 +218,16 @@ class _Standby:
         out, payload, timed_out = bytearray(self._seen), None, False
         stdin, stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(stdin, False)
+        job = self._send(job)
+        if not job:
+            self.proc.stdin.close()  # the learner's code reads an empty stdin
+        if meanwhile is not None:
+            meanwhile()
+            deadline = max(deadline, time.monotonic() + 0.1)  # the parent's own work is not the child's
         with selectors.DefaultSelector() as sel:
             sel.register(stdout, selectors.EVENT_READ)
-            sel.register(stdin, selectors.EVENT_WRITE)
-            writing = True
+            if job:
+                sel.register(stdin, selectors.EVENT_WRITE)
             while payload is None:
                 left = deadline - time.monotonic()
                 events = sel.select(left) if left > 0 else []
@@ -219,16 +236,10 @@ class _Standby:
                     break
                 for key, _ in events:
                     if key.fd == stdin:
-                        try:
-                            job = job[os.write(stdin, job) :]
-                        except BlockingIOError:
-                            continue
-                        except OSError:  # it died: the caller sees that it never took the job
-                            job = job[len(job) :]
-                        if not job and writing:
+                        job = self._send(job)
+                        if not job:
                             sel.unregister(stdin)
-                            self.proc.stdin.close()  # the learner's code reads an empty stdin
-                            writing = False
+                            self.proc.stdin.close()
                         continue
                     chunk = os.read(stdout, 1 << 16)
                     if not chunk:
@@ -244,6 +255,16 @@ class _Standby:
         stderr = "" if report is not None else self._stderr()
         started = _RUNNING in out or report is not None
         return Finished(report, arrays, stderr, self.proc.returncode, timed_out, started)
+
+    def _send(self, job: memoryview) -> memoryview:
+        """Writes what the pipe takes of the job; returns what is left."""
+        assert self.proc.stdin is not None
+        try:
+            return job[os.write(self.proc.stdin.fileno(), job) :]
+        except BlockingIOError:
+            return job
+        except OSError:  # it died: the caller sees that it never took the job
+            return job[len(job) :]
 
     def _stderr(self) -> str:
         try:
@@ -356,27 +377,49 @@ class StandbyPool:
             return self._standby.pid if self._standby is not None else None
 
     def run(
-        self, source: str, function: str, inputs: bytes, *, time_limit: float, memory_limit: int
+        self,
+        source: str,
+        function: str,
+        inputs: bytes,
+        *,
+        time_limit: float,
+        memory_limit: int,
+        meanwhile: Callable[[], object] | None = None,
     ) -> Finished:
         """Runs one job in a process of its own (the standby if one waits, else one started now), which
-        has ended or is ending when this returns; it is reaped in the background."""
+        has ended or is ending when this returns; it is reaped in the background. `meanwhile` runs here
+        once, while the child works (the parent's own share: the reference's outputs)."""
+        pending = [meanwhile] if meanwhile is not None else []
+
+        def once() -> None:
+            if pending:
+                pending.pop()()
+
         with self._lock:
             waiting, self._standby = self._standby, None
         try:
-            standby, done = self._run(waiting, source, function, inputs, memory_limit, time_limit)
+            standby, done = self._run(waiting, source, function, inputs, memory_limit, time_limit, once)
             if not done.started and not done.timed_out:
                 # It died before taking the job (killed from outside, or it could not start): once more,
                 # in a process started now; the learner's code has not run.
                 self._end(standby)
-                standby, done = self._run(None, source, function, inputs, memory_limit, time_limit)
+                standby, done = self._run(None, source, function, inputs, memory_limit, time_limit, once)
             self.last_pid, self.last_was_warm = standby.pid, standby is waiting
             self._end(standby)
+            once()  # however the job went
             return done
         finally:
             self._housekeeping_soon()
 
     def _run(
-        self, standby: _Standby | None, source: str, function: str, inputs: bytes, memory: int, seconds: float
+        self,
+        standby: _Standby | None,
+        source: str,
+        function: str,
+        inputs: bytes,
+        memory: int,
+        seconds: float,
+        meanwhile: Callable[[], object],
     ) -> tuple[_Standby, Finished]:
         if standby is not None and not standby.alive():
             self._end(standby)
@@ -386,7 +429,7 @@ class StandbyPool:
         with self._lock:
             self._running.add(standby)
         try:
-            return standby, standby.run(source, function, inputs, memory, seconds)
+            return standby, standby.run(source, function, inputs, memory, seconds, meanwhile)
         except BaseException:
             standby.discard()
             raise
