@@ -508,4 +508,9 @@ def warm(*, keep: bool = True) -> None:
         POOL.warm(keep=keep)
 
 
+def warm_soon() -> None:
+    """warm(), in a short-lived thread: for a caller that must not wait even for a process to start."""
+    threading.Thread(target=warm, name="quizapp-standby-warm", daemon=True).start()
+
+
 atexit.register(POOL.close)
