@@ -35,6 +35,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_code(args: argparse.Namespace) -> int:
+    if args.exercise is not None and args.file is not None:
+        from quizapp.grading.standby import warm
+
+        warm(keep=False)  # the child imports NumPy while this process does the same and reads the file
     from engine.exercises import EXERCISES
     from quizapp.grading.code import exercise, grade_code
 

@@ -7,6 +7,7 @@ screens. Every error a screen meets becomes a notification; no traceback reaches
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
@@ -147,9 +148,13 @@ class QuizApp(App[None]):
                 screen.show_failure(message.message)
 
     def on_unmount(self) -> None:
-        """The app is closing: close the database so no connection is left open."""
+        """The app is closing: close the database so no connection is left open, and end the standby
+        child of the coding exercises, if one was started."""
         if self.backend is not None:
             self.backend.close()
+        standby = sys.modules.get("quizapp.grading.standby")
+        if standby is not None:
+            standby.POOL.close()
 
     def notify_skipped(self, decks: tuple[str, ...]) -> None:
         """Reports the decks that failed to load, once, in a notification the user can click away."""

@@ -346,8 +346,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             if mounting is not None:
                 await mounting
             self.update_bar()
-            if not self.body.scroll_to_top_now(panel):
-                self.call_after_refresh(self.body.bring_to_top, panel)
+            self.body.scroll_to_top_now(panel)
+            # Once laid out, again: a verdict that comes back within a frame of the submission (code run
+            # by a warm standby) can find the layout before the "Running..." hint's refresh.
+            self.call_after_refresh(self.body.bring_to_top, panel)
             self.refresh(layout=True, repaint=False)  # in the next frame, not after the queued messages
         if feedback.notice:
             self.notify(feedback.notice, title="Card repaired", severity="warning", timeout=10)

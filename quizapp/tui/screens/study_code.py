@@ -45,10 +45,14 @@ class CodeEditing(_Screen):
     def show_error(self, message: str) -> None: ...  # the study screen's: under the input
 
     def load_code(self, inst: Instance) -> None:
-        """The editor opens with the draft, else the code last submitted, else the starter code."""
+        """The editor opens with the draft, else the code last submitted, else the starter code; a
+        standby child starts importing NumPy, so Ctrl+R does not wait for a new interpreter."""
         backend = self.router.backend
         text = backend.code_text(inst.question_id, inst.starter) if backend is not None else inst.starter
         self.query_one(CodeArea).load(text)
+        from quizapp.grading.standby import warm_soon
+
+        warm_soon()  # a plain thread starts the child: off the event loop, and no worker to wait for
 
     def draft_changed(self) -> None:
         """Writes the draft a moment after the last change (a burst of typing is one write)."""

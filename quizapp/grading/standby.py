@@ -1,0 +1,516 @@
+"""Provides the standby pool behind run_solution: a child process of the same interpreter, started ahead
+of time with NumPy already imported, that waits on its stdin for one job, runs it under the limits and
+exits. Each job still gets a process of its own that runs nothing else, so a submission never sees state
+left by another; the pool only moves the interpreter's start and NumPy's import out of the learner's wait.
+
+```python
+POOL.warm()                       # when a code question appears: start a standby in the background
+done = POOL.run(source, "softmax", pickle.dumps(cases), time_limit=5.0, memory_limit=1 << 30)
+done.report, done.arrays          # the child's JSON report, and each case's output as raw bytes
+```
+
+The job goes down the child's stdin (the source, the inputs pickled by the parent); the answer comes up
+its stdout: a JSON report (with each output's dtype and shape) and the outputs' raw bytes (never a
+pickle), ended by a trailer, so the parent stops
+reading at the report's end and the child's exit is reaped in the background.
+
+The standby exits when its stdin closes (so it never outlives the parent, however the parent ends),
+`close()` (also run at exit) kills it, and a standby that died or is not there is replaced by one
+started on demand: slower, never wrong. Safe to use from any thread.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+OUTPUT_LIMIT = 2000
+"""Characters of the learner's printed output kept for the verdict."""
+STDOUT_KEPT = 8 << 20
+"""Bytes of the child's stdout kept (its tail): the report and its arrays are at the end."""
+STDERR_KEPT = 4096
+"""Bytes of the child's stderr read back (its tail), for a crash's last line."""
+
+_READY, _RUNNING = b"quizapp-standby-ready\n", b"quizapp-standby-running\n"
+_END = b"\nquizapp-standby-end "
+_TRAILER = len(_END) + 17
+"""The report's trailer: the marker, then its length in 16 digits and a newline."""
+_POSIX = sys.platform != "win32"
+HOUSEKEEPING_DELAY_S = 0.05
+"""After a job, the pause before its child is reaped and the next standby started, so the parent's own
+work (comparing, drawing the verdict) goes first."""
+
+_CHILD = r"""
+import contextlib, io, json, linecache, os, pickle, resource, shutil, sys, traceback
+import numpy as np
+
+folder = sys.argv[1]
+# First calls that would otherwise land on the learner's clock: ufunc loops, BLAS, unpickling arrays.
+_a = np.linspace(-1.0, 1.0, 48).reshape(6, 8)
+_s = _a @ _a.T / np.sqrt(8.0)
+_p = np.exp(_s - _s.max(axis=-1, keepdims=True))
+_p = _p / _p.sum(axis=-1, keepdims=True)
+_ = np.einsum("ij,jk->ik", _p, _a), np.triu(np.ones((4, 4)), 1), np.split(_a, 2, axis=1)
+_ = np.where(_a > 0, _a, -np.inf), np.concatenate([_a, _a]), _a.transpose(1, 0).reshape(4, 12)
+_ = pickle.loads(pickle.dumps([{"x": _a, "n": 2, "causal": True}])), np.ascontiguousarray(_p).tobytes()
+del _a, _s, _p, _
+os.write(1, __READY__)
+
+head = sys.stdin.buffer.readline()
+if not head:  # the parent closed the pipe or exited: nothing to run
+    shutil.rmtree(folder, ignore_errors=True)
+    os._exit(0)
+os.write(1, __RUNNING__)
+job = json.loads(head)
+name, source = job["function"], job["source"]
+size, inputs = job["inputs"], b""
+while len(inputs) < size:
+    chunk = sys.stdin.buffer.read(size - len(inputs))
+    if not chunk:
+        os._exit(3)
+    inputs += chunk
+cases = pickle.loads(inputs)
+
+resource.setrlimit(resource.RLIMIT_AS, (job["memory"], job["memory"]))
+_used = resource.getrusage(resource.RUSAGE_SELF)
+_cpu = int(_used.ru_utime + _used.ru_stime + job["seconds"]) + 2
+resource.setrlimit(resource.RLIMIT_CPU, (_cpu, _cpu))
+del _used, _cpu, job, head, inputs
+
+linecache.cache["<solution>"] = (len(source), None, source.splitlines(True), "<solution>")
+printed = io.StringIO()
+report = {"cases": [], "error": None, "layout": []}
+arrays = []
+
+
+def own_frames(exc):
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<solution>"]
+    lines = [f"line {f.lineno}, in {f.name}: {(f.line or '').strip()}" for f in frames]
+    return "\n".join(lines + [f"{type(exc).__name__}: {exc}"])
+
+
+try:
+    namespace = {"__name__": "solution"}
+    with contextlib.redirect_stdout(printed):
+        exec(compile(source, "<solution>", "exec"), namespace)
+    func = namespace.get(name)
+    if not callable(func):
+        raise NameError(f"your code does not define a function named {name!r}")
+    for i, case in enumerate(cases):
+        try:
+            with contextlib.redirect_stdout(printed):
+                out = np.asarray(func(**case))
+            if out.dtype == object:
+                raise TypeError(f"returned {type(out.flat[0]).__name__} values, not numbers")
+            if out.dtype.kind == "V" or out.dtype.hasobject:
+                raise TypeError("returned a structured array, not numbers")
+            arrays.append(np.ascontiguousarray(out).tobytes())
+            report["layout"].append([out.dtype.str, list(out.shape)])
+            report["cases"].append(None)
+        except Exception as exc:
+            arrays.append(b"")
+            report["layout"].append(None)
+            report["cases"].append(own_frames(exc))
+except SyntaxError as exc:
+    report["error"] = f"line {exc.lineno}: {exc.msg}"
+except Exception as exc:
+    report["error"] = own_frames(exc)
+report["printed"] = printed.getvalue()[:__OUTPUT_LIMIT__]
+report["sizes"] = [len(a) for a in arrays]
+payload = json.dumps(report).encode() + b"\n" + b"".join(arrays)
+with contextlib.suppress(Exception):
+    sys.__stdout__.flush()  # whatever the learner's code wrote there comes before the report
+view = memoryview(b"\n" + payload + __END__ + b"%016d\n" % len(payload))
+while view:
+    view = view[os.write(1, view):]
+os._exit(0)  # no interpreter teardown: the report is out and the parent stops reading at its end
+"""
+
+
+@dataclass
+class Finished:
+    """How one job ended: the child's report and its arrays (each an output's raw bytes, empty for a
+    case that failed), or, when no report came, why (stderr's tail, the exit code, the time limit)."""
+
+    report: dict[str, Any] | None
+    arrays: list[bytes]
+    stderr: str
+    returncode: int | None
+    timed_out: bool
+    started: bool
+    """The child took the job (it said so before running any of the learner's code)."""
+
+
+class _Standby:
+    """One child process, started, maybe still importing; used for one job at most."""
+
+    def __init__(self, child_source: str) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="quizapp-code-"))
+        env = {"PATH": os.environ.get("PATH", ""), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+        with (self.folder / "stderr.txt").open("wb") as err:
+            try:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-I", "-c", child_source, str(self.folder)],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, cwd=self.folder, env=env,
+                    start_new_session=_POSIX,
+                )  # fmt: skip
+            except BaseException:
+                shutil.rmtree(self.folder, ignore_errors=True)
+                raise
+        self._seen = b""
+        """What wait_ready read of the ready line so far."""
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def ready(self) -> bool:
+        return self._seen == _READY
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Reads the child's ready line (nothing else comes before a job is sent)."""
+        assert self.proc.stdout is not None
+        fd, end = self.proc.stdout.fileno(), time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while len(self._seen) < len(_READY):
+                if not sel.select(max(end - time.monotonic(), 0.0)):
+                    return False
+                chunk = os.read(fd, len(_READY) - len(self._seen))
+                if not chunk:
+                    return False
+                self._seen += chunk
+        return self.ready
+
+    def run(
+        self,
+        source: str,
+        function: str,
+        inputs: bytes,
+        memory: int,
+        time_limit: float,
+        meanwhile: Callable[[], object] | None = None,
+    ) -> Finished:
+        """Sends the job, runs `meanwhile` here while the child works, then reads the child's stdout until
+        its report ends, it closes, or the time limit passes (then the child is killed)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        head = {"function": function, "source": source, "inputs": len(inputs), "memory": memory}
+        job = memoryview(json.dumps({**head, "seconds": time_limit}).encode() + b"\n" + inputs)
+        deadline = time.monotonic() + time_limit
+        out, payload, timed_out = bytearray(self._seen), None, False
+        stdin, stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        os.set_blocking(stdin, False)
+        job = self._send(job)
+        if not job:
+            self.proc.stdin.close()  # the learner's code reads an empty stdin
+        if meanwhile is not None:
+            meanwhile()
+            deadline = max(deadline, time.monotonic() + 0.1)  # the parent's own work is not the child's
+        with selectors.DefaultSelector() as sel:
+            sel.register(stdout, selectors.EVENT_READ)
+            if job:
+                sel.register(stdin, selectors.EVENT_WRITE)
+            while payload is None:
+                left = deadline - time.monotonic()
+                events = sel.select(left) if left > 0 else []
+                if not events:
+                    timed_out = True
+                    break
+                for key, _ in events:
+                    if key.fd == stdin:
+                        job = self._send(job)
+                        if not job:
+                            sel.unregister(stdin)
+                            self.proc.stdin.close()
+                        continue
+                    chunk = os.read(stdout, 1 << 16)
+                    if not chunk:
+                        payload = b""
+                        break
+                    out += chunk
+                    if len(out) > 2 * STDOUT_KEPT:
+                        del out[: len(out) - STDOUT_KEPT]
+                    payload = _payload(out)
+        if timed_out or not payload:  # no report: let it end (or end it) to read how
+            self.kill(wait=max(deadline - time.monotonic(), 0.0) if not timed_out else 0.0)
+        report, arrays = _parse(payload or b"")
+        stderr = "" if report is not None else self._stderr()
+        started = _RUNNING in out or report is not None
+        return Finished(report, arrays, stderr, self.proc.returncode, timed_out, started)
+
+    def _send(self, job: memoryview) -> memoryview:
+        """Writes what the pipe takes of the job; returns what is left."""
+        assert self.proc.stdin is not None
+        try:
+            return job[os.write(self.proc.stdin.fileno(), job) :]
+        except BlockingIOError:
+            return job
+        except OSError:  # it died: the caller sees that it never took the job
+            return job[len(job) :]
+
+    def _stderr(self) -> str:
+        try:
+            with (self.folder / "stderr.txt").open("rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                fh.seek(max(fh.tell() - STDERR_KEPT, 0))
+                return fh.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def kill(self, wait: float = 0.0) -> None:
+        """Gives it `wait` seconds to end, then kills it (and what it started in its session); reaps it."""
+        if wait > 0:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(wait)
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                if _POSIX:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                else:  # pragma: no cover
+                    self.proc.kill()
+        self.proc.wait()
+
+    def discard(self) -> None:
+        """Kills it, closes the pipes and removes its folder."""
+        self.kill()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _payload(out: bytearray) -> bytes | None:
+    """The report and arrays, once the child's stdout ends with their trailer."""
+    if len(out) < _TRAILER or not out.endswith(b"\n") or out[-_TRAILER:-17] != _END:
+        return None
+    digits = bytes(out[-17:-1])
+    if not digits.isdigit() or int(digits) > len(out) - _TRAILER:
+        return None
+    size = int(digits)
+    return bytes(out[len(out) - _TRAILER - size : len(out) - _TRAILER])
+
+
+def _parse(payload: bytes) -> tuple[dict[str, Any] | None, list[bytes]]:
+    head, _, rest = payload.partition(b"\n")
+    try:
+        report = json.loads(head)
+        sizes = [int(n) for n in report.pop("sizes")]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None, []
+    if not isinstance(report, dict) or sum(sizes) != len(rest):
+        return None, []
+    arrays, at = [], 0
+    for n in sizes:
+        arrays.append(rest[at : at + n])
+        at += n
+    return report, arrays
+
+
+class StandbyPool:
+    """At most one standby waiting; each job takes it (or starts a process on demand). Shortly after a
+    job, a housekeeping thread reaps the child that ran it and, while the pool is kept warm, starts a new
+    standby for the next job: neither lands on the learner's wait."""
+
+    def __init__(self, output_limit: int = OUTPUT_LIMIT) -> None:
+        self._child = (
+            _CHILD.replace("__OUTPUT_LIMIT__", str(output_limit + 1))
+            .replace("__READY__", repr(_READY))
+            .replace("__RUNNING__", repr(_RUNNING))
+            .replace("__END__", repr(_END))
+        )
+        self._lock = threading.Lock()
+        self._standby: _Standby | None = None
+        self._keep_warm = False
+        self._running: set[_Standby] = set()
+        self._ending: list[_Standby] = []
+        self._house: threading.Thread | None = None
+        self._house_lock = threading.Lock()
+        """Held by housekeeping while it works, and by close()."""
+        self._wake = threading.Event()
+        """Set after a job: housekeeping has work."""
+        self._idle = threading.Event()
+        """Set when housekeeping has done all it was woken for."""
+        self._idle.set()
+        self._closing = threading.Event()
+        self.last_pid: int | None = None
+        """The process that ran the last job (for tests and the benchmark)."""
+        self.last_was_warm = False
+        """Whether the last job went to a standby started ahead of time."""
+
+    def warm(self, *, keep: bool = True) -> None:
+        """Starts a standby if none is waiting (returns at once: the child imports on its own). With
+        `keep`, a new one is started after every job, for the next."""
+        with self._lock:
+            self._keep_warm = self._keep_warm or keep
+            self._fill_locked()
+
+    def wait_ready(self, timeout: float = 10.0) -> bool:
+        """Waits until the standby has imported NumPy and waits for a job (benchmarks, tests)."""
+        end = time.monotonic() + timeout
+        self._idle.wait(timeout)
+        with self._lock:
+            standby = self._standby
+            return standby is not None and standby.wait_ready(max(end - time.monotonic(), 0.0))
+
+    @property
+    def standby_pid(self) -> int | None:
+        with self._lock:
+            return self._standby.pid if self._standby is not None else None
+
+    def run(
+        self,
+        source: str,
+        function: str,
+        inputs: bytes,
+        *,
+        time_limit: float,
+        memory_limit: int,
+        meanwhile: Callable[[], object] | None = None,
+    ) -> Finished:
+        """Runs one job in a process of its own (the standby if one waits, else one started now), which
+        has ended or is ending when this returns; it is reaped in the background. `meanwhile` runs here
+        once, while the child works (the parent's own share: the reference's outputs)."""
+        pending = [meanwhile] if meanwhile is not None else []
+
+        def once() -> None:
+            if pending:
+                pending.pop()()
+
+        with self._lock:
+            waiting, self._standby = self._standby, None
+        try:
+            standby, done = self._run(waiting, source, function, inputs, memory_limit, time_limit, once)
+            if not done.started and not done.timed_out:
+                # It died before taking the job (killed from outside, or it could not start): once more,
+                # in a process started now; the learner's code has not run.
+                self._end(standby)
+                standby, done = self._run(None, source, function, inputs, memory_limit, time_limit, once)
+            self.last_pid, self.last_was_warm = standby.pid, standby is waiting
+            self._end(standby)
+            once()  # however the job went
+            return done
+        finally:
+            self._housekeeping_soon()
+
+    def _run(
+        self,
+        standby: _Standby | None,
+        source: str,
+        function: str,
+        inputs: bytes,
+        memory: int,
+        seconds: float,
+        meanwhile: Callable[[], object],
+    ) -> tuple[_Standby, Finished]:
+        if standby is not None and not standby.alive():
+            self._end(standby)
+            standby = None
+        if standby is None:
+            standby = _Standby(self._child)
+        with self._lock:
+            self._running.add(standby)
+        try:
+            return standby, standby.run(source, function, inputs, memory, seconds, meanwhile)
+        except BaseException:
+            standby.discard()
+            raise
+        finally:
+            with self._lock:
+                self._running.discard(standby)
+
+    def _end(self, standby: _Standby) -> None:
+        with self._lock:
+            self._ending.append(standby)
+
+    def close(self) -> None:
+        """Kills the standby and any job still running, and reaps every child: none is left behind. The
+        pool can be warmed again."""
+        with self._lock:
+            self._keep_warm = False
+        self._closing.set()  # cuts the housekeeping pause short
+        with self._house_lock:  # a refill under way finishes first, so its standby is seen here
+            with self._lock:
+                standby, self._standby = self._standby, None
+                ending, self._ending = self._ending, []
+                running = list(self._running)
+            for child in running:  # the job's own thread sees its end, then hands it to _ending
+                child.kill()
+            for child in [*ending, *([standby] if standby is not None else [])]:
+                child.discard()
+            self._closing.clear()
+
+    def _fill_locked(self) -> None:
+        if self._standby is not None and not self._standby.alive():
+            self._ending.append(self._standby)
+            self._standby = None
+        if self._standby is None:
+            self._standby = _Standby(self._child)
+        self._start_house_locked()
+
+    def _start_house_locked(self) -> None:
+        """The housekeeping thread lives as long as the app, waiting; starting one per job would put a
+        thread's start on the learner's wait."""
+        if self._house is None or not self._house.is_alive():
+            self._house = threading.Thread(target=self._housekeeping, name="quizapp-standby", daemon=True)
+            self._house.start()
+
+    def _housekeeping_soon(self) -> None:
+        with self._lock:
+            self._idle.clear()
+            self._start_house_locked()
+        self._wake.set()
+
+    def _housekeeping(self) -> None:
+        """After each job and a short pause (the verdict is drawn first): reaps ended children, refills."""
+        while True:
+            self._wake.wait()
+            self._closing.wait(HOUSEKEEPING_DELAY_S)
+            with self._house_lock:
+                self._wake.clear()
+                with self._lock:
+                    ending, self._ending = self._ending, []
+                    if self._keep_warm:
+                        with contextlib.suppress(OSError):
+                            self._fill_locked()
+                for child in ending:
+                    child.discard()
+                with self._lock:
+                    if not self._wake.is_set():
+                        self._idle.set()
+
+
+POOL = StandbyPool()
+"""The process-wide pool run_solution uses."""
+
+
+def warm(*, keep: bool = True) -> None:
+    """Starts the shared standby (see StandbyPool.warm); never raises: a failure means a cold start."""
+    with contextlib.suppress(OSError):
+        POOL.warm(keep=keep)
+
+
+def warm_soon() -> None:
+    """warm(), in a short-lived thread: for a caller that must not wait even for a process to start."""
+    threading.Thread(target=warm, name="quizapp-standby-warm", daemon=True).start()
+
+
+atexit.register(POOL.close)
