@@ -146,15 +146,6 @@ SAMPLES: list[tuple[str, dict[str, Any]]] = [
     ("score_matrix_bytes", {"batch": 1, "n_heads": 8, "seq_len": 128, "bytes_per_element": 4, "kv_len": 300}),
 ]
 SAMPLES += [
-    ("toy_head_panels", {"ask": ask, "draw": draw, "length": 10})
-    for ask in ("induction_head", "prev_token_head")
-    for draw in (0, 1)
-] + [
-    ("toy_heads", {"ask": "induction_target", "draw": 2, "length": 9, "query": 13}),
-    ("toy_heads", {"ask": "induction_score", "draw": 3, "length": 6}),
-    ("toy_heads", {"ask": "prev_token_score", "draw": 4, "length": 4}),
-]
-SAMPLES += [
     ("single_vs_multi_head_parameters", {"d_model": 512, "n_heads": 8, "bias": b, "which": w})
     for b in (False, True)
     for w in ("multi", "single", "per_head")

@@ -53,8 +53,10 @@ def test_the_heads_are_labelled_with_their_job_on_the_sequence_shown(shipped: to
 def test_a_sentence_is_mapped_onto_the_vocabulary_and_repeated(shipped: toy.ToyModel) -> None:
     view = trained_view(TrainedInputs(sentence="attention is all you need"), shipped)
     assert view.tokens == ("attention", "is", "all", "you", "need") * 2
-    with pytest.raises(QuizappError, match="2 to 12 words"):
-        trained_view(TrainedInputs(sentence=" ".join(["w"] * 13)), shipped)
+    assert "trained on repeats of 12 tokens or more, so on 5" in view.note  # why its heads look weak
+    assert "repeats of" not in trained_view(TrainedInputs(length=12), shipped).note
+    with pytest.raises(QuizappError, match="2 to 16 words"):
+        trained_view(TrainedInputs(sentence=" ".join(["w"] * 17)), shipped)
     with pytest.raises(QuizappError, match="length"):
         trained_view(TrainedInputs(length=1), shipped)
 

@@ -28,6 +28,11 @@ ROLE_SEED = 0
 """Sequences the heads' roles are measured on (the same for every question, so roles never change)."""
 
 
+ATTEMPTS = 20
+"""Token draws tried for a question that needs the toy to show its pattern cleanly (the first that does
+is used; on the lengths the deck asks about, nearly always the first or second)."""
+SEPARATION = 0.15
+"""How far the heads asked about must score above every other head for a "which panels" draw."""
 PANELS = 4
 """Heads drawn for a "which panels" question."""
 ROLE_FLOOR = 0.3
@@ -58,9 +63,10 @@ _LENGTH = Arg(
 )
 
 
-def _run(draw: int, length: int) -> tuple[FloatArray, tuple[str, ...], np.random.Generator]:
+def _run(draw: int, length: int, attempt: int = 0) -> tuple[FloatArray, tuple[str, ...], np.random.Generator]:
     """The shipped toy's attention (L, H, 2n, 2n) on n distinct random tokens and the same n again, the
-    token labels, and the generator the draw goes on with."""
+    token labels, and the generator the draw goes on with. `attempt` draws other tokens for the same
+    draw, for a question that needs the toy to show its pattern cleanly."""
     from engine import toy
 
     model = _shipped()[0]
@@ -71,7 +77,7 @@ def _run(draw: int, length: int) -> tuple[FloatArray, tuple[str, ...], np.random
         )
     if not 0 <= draw < 2**32:
         raise ValueError(f"draw={draw} must be between 0 and 2**32 - 1")
-    rng = np.random.default_rng(draw)
+    rng = np.random.default_rng([draw, attempt])
     block = rng.choice(model.vocab_size, size=length, replace=False)  # (n,) distinct tokens
     tokens = np.concatenate([block, block])  # (2n,)
     labels = tuple(toy.token_label(int(t)) for t in tokens)
@@ -88,8 +94,18 @@ def _run(draw: int, length: int) -> tuple[FloatArray, tuple[str, ...], np.random
 def toy_head_panels(ask: str, draw: int, length: int = 5, *, worked: bool = True) -> Derivation:
     if ask not in PANEL_ASKS:
         raise ValueError(f"ask={ask!r} is not one of {', '.join(PANEL_ASKS)}")
+    from engine import toy
+
     _, prev_heads, induction_heads = _shipped()
-    weights, labels, rng = _run(draw, length)
+    asked = induction_heads if ask == "induction_head" else prev_heads
+    for attempt in range(ATTEMPTS):  # tokens on which the heads asked about stand out from the rest
+        weights, labels, rng = _run(draw, length, attempt)
+        prev, induction = toy.scores_on(weights, length)  # (L, H) each
+        scores = induction if ask == "induction_head" else prev
+        kind = [float(scores[h]) for h in asked]
+        rest = [float(scores[h]) for h in np.ndindex(scores.shape) if h not in asked]
+        if min(kind) - max(rest) >= SEPARATION:
+            break
     return _which_heads(ask, weights, labels, length, rng, prev_heads, induction_heads, worked=worked)
 
 
@@ -111,6 +127,8 @@ def toy_head_panels(ask: str, draw: int, length: int = 5, *, worked: bool = True
         "own-position",
         "previous-occurrence-stripe",
         "own-position-diagonal",
+        "one-query-too-many",
+        "counted-first-row",
     ),
 )
 def toy_heads(ask: str, draw: int, length: int = 5, query: int = 0, *, worked: bool = True) -> Derivation:
@@ -121,11 +139,21 @@ def toy_heads(ask: str, draw: int, length: int = 5, query: int = 0, *, worked: b
     # one head of the kind asked, drawn with the tokens, so every head of the kind comes up
     if ask == "prev_token_score":
         head = prev_heads[int(rng.integers(len(prev_heads)))]
-        return _score(ask, weights[head], head, labels, length)
+        return _score(ask, weights[head], head, labels, length, worked=worked)
     head = induction_heads[int(rng.integers(len(induction_heads)))]
-    if ask == "induction_target":
-        return _induction_target(weights[head], head, labels, length, query)
-    return _score(ask, weights[head], head, labels, length)
+    if ask == "induction_score":
+        return _score(ask, weights[head], head, labels, length, worked=worked)
+    if not length <= query <= 2 * length - 1:
+        raise ValueError(
+            f"query={query} must be in the second copy, positions {length} to {2 * length - 1} for "
+            f"length={length}"
+        )
+    for attempt in range(1, ATTEMPTS):  # tokens on which the trained head looks where theory says
+        if int(np.argmax(weights[head][query])) == query - length + 1:
+            break
+        weights, labels, rng = _run(draw, length, attempt)
+        head = induction_heads[int(rng.integers(len(induction_heads)))]
+    return _induction_target(weights[head], head, labels, length, query, worked=worked)
 
 
 def _which_heads(
@@ -210,15 +238,13 @@ _OTHER_HEAD = {
 
 
 def _induction_target(
-    w: FloatArray, head: tuple[int, int], labels: tuple[str, ...], n: int, query: int
+    w: FloatArray, head: tuple[int, int], labels: tuple[str, ...], n: int, query: int, *, worked: bool
 ) -> Derivation:
     """Where an induction head looks from `query`: one past the previous occurrence of its token."""
-    if not n <= query <= 2 * n - 1:
-        raise ValueError(
-            f"query={query} must be in the second copy, positions {n} to {2 * n - 1} for length={n}"
-        )
     earlier = query - n
     answer = earlier + 1
+    if not worked:
+        return Derivation("toy_heads", answer, "", ())
     after = "The position after it, whose token comes next"
     steps = (
         Step("Previous occurrence of the current token", "q - n", f"{query} - {n}", earlier),
@@ -264,8 +290,11 @@ def _induction_target(
     return Derivation("toy_heads", answer, "", steps, distinct(answer, wrong), heatmap=heatmap, notes=notes)
 
 
-def _score(ask: str, w: FloatArray, head: tuple[int, int], labels: tuple[str, ...], n: int) -> Derivation:
-    """A head's score on this sequence: the mean of one stripe of its weights, as Olsson et al. define it."""
+def _score(
+    ask: str, w: FloatArray, head: tuple[int, int], labels: tuple[str, ...], n: int, *, worked: bool
+) -> Derivation:
+    """A head's score on this sequence: the mean of one stripe of its weights (the prefix-matching score
+    of Olsson et al. for an induction head; the previous-token score as interpretability tools define it)."""
     T = w.shape[0]
     if ask == "induction_score":
         queries = np.arange(n, 2 * n)  # (n,) the second copy
@@ -277,6 +306,8 @@ def _score(ask: str, w: FloatArray, head: tuple[int, int], labels: tuple[str, ..
         wrongs = {"own-position-diagonal": 0}
     picked = w[queries, queries - offset]  # (len(queries),)
     value = float(picked.mean())
+    if not worked:
+        return Derivation("toy_heads", value, "", ())
     terms = " + ".join(f"{x:.4f}" for x in picked)
     total = float(picked.sum())
     name = "Induction score" if ask == "induction_score" else "Previous-token score"
@@ -298,11 +329,23 @@ def _score(ask: str, w: FloatArray, head: tuple[int, int], labels: tuple[str, ..
             "The mean weight on the diagonal (the token itself)",
             "A previous-token head's weight sits one below the diagonal, on t - 1.",
         ),
+        "one-query-too-many": (
+            "The mean over n + 1 queries, from t = n - 1",
+            "Query n - 1 is the last token of the first copy: it has no earlier occurrence, so it is not "
+            "part of the induction score. Average over the n queries of the second copy only.",
+        ),
+        "counted-first-row": (
+            "The sum divided by 2n, counting row 0",
+            "Row 0 has no previous token (with a causal mask it can only attend to itself), so it is left "
+            "out: divide by the 2n - 1 rows that have one.",
+        ),
     }
-    wrong = [
-        Misconception(m, texts[m][0], texts[m][1], float(w[queries, queries - off].mean()), name)
-        for m, off in wrongs.items()
-    ]
+    values = {m: float(w[queries, queries - off].mean()) for m, off in wrongs.items()}
+    if ask == "induction_score":  # one query too many: t = n - 1 as well, whose key t - n + 1 is 0
+        values["one-query-too-many"] = float((total + w[n - 1, 0]) / (len(picked) + 1))
+    else:  # row 0 counted: the sum over 2n rows, not the 2n - 1 that have a previous token
+        values["counted-first-row"] = total / T
+    wrong = [Misconception(m, texts[m][0], texts[m][1], v, name) for m, v in values.items()]
     heatmap = Heatmap(
         weights=w[None],  # (1, T, T)
         row_labels=labels,

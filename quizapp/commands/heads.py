@@ -36,7 +36,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--model", metavar="PATH", help="a model saved by `heads train` (default: yours, else shipped)"
     )
     p.set_defaults(func=run_scores)
-    heads_sub = p.add_subparsers(dest="heads_command", metavar="COMMAND", title="commands")
+    heads_sub = p.add_subparsers(
+        dest="heads_command", metavar="COMMAND", title="commands", help="train: train the toy again"
+    )
     t = heads_sub.add_parser(
         "train",
         help="train the toy transformer from a seed, with live loss and head scores",

@@ -23,10 +23,12 @@ if TYPE_CHECKING:
     from engine.toy import ToyModel, TrainProgress
 
 HONEST_LABEL = "a 2-layer toy trained on repeated random tokens; not a language model"
-MAX_WORDS = 12
-"""Words of the sentence drawn; repeated, 24 rows is the most a heatmap shows legibly at 80 columns."""
+MAX_WORDS = 16
+"""Words of the sentence drawn; repeated, 32 rows is the most a heatmap shows legibly at 80 columns."""
 MIN_WORDS = 2
 BAR_WIDTH = 8
+SHORTEST_TRAINED = 12
+"""The shortest repeat in the toy's training data (engine.toy's default: a quarter of 48 positions)."""
 ROLE_FLOOR = 0.3
 """A head whose scores are both below this is labelled by its name only: it has no clear job here."""
 
@@ -37,7 +39,7 @@ class TrainedInputs:
 
     sentence: str = ""
     seed: int = 0
-    length: int = 6
+    length: int = 12
     """Random tokens before the repeat (when there is no sentence)."""
     ablate: frozenset[tuple[int, int]] = frozenset()
     """(layer, head) pairs whose output is zeroed."""
@@ -152,7 +154,17 @@ def trained_view(inputs: TrainedInputs, model: ToyModel, *, note: str = "") -> T
         induction=induction,
         in_context_loss=loss,
         intact_loss=intact,
-        note=note or f"The trained model: {HONEST_LABEL}.",
+        note=(note or f"The trained model: {HONEST_LABEL}.") + _short_note(period),
+    )
+
+
+def _short_note(period: int) -> str:
+    """Why a short repeat shows weak heads: the toy never saw one in training."""
+    if period >= SHORTEST_TRAINED:
+        return ""
+    return (
+        f" It was trained on repeats of {SHORTEST_TRAINED} tokens or more, so on {period} its induction "
+        "heads are weaker."
     )
 
 

@@ -49,6 +49,12 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("report", "Interview report", "quizapp.tui.screens.interview_report:InterviewReportScreen"),
     ScreenEntry("history", "Past interviews", "quizapp.tui.screens.interview_history:InterviewHistoryScreen"),
     ScreenEntry("explore", "Explore", "quizapp.tui.screens.explore:ExploreScreen"),
+    ScreenEntry(
+        "trained",
+        "Explore: the trained toy",
+        "quizapp.tui.screens.trained:TrainedScreen",
+        needs_backend=False,
+    ),
     ScreenEntry("stats", "Stats", "quizapp.tui.screens.stats:StatsScreen"),
     ScreenEntry("settings", "Settings", "quizapp.tui.screens.settings:SettingsScreen"),
     ScreenEntry("help", "Help", "quizapp.tui.screens.help:HelpScreen", needs_backend=False),

@@ -69,10 +69,10 @@ async def test_a_sentence_is_drawn_twice_and_a_bad_one_explains_itself(
         screen.query_one("#tr-sentence", Input).value = "the cat sat on the mat"
         await settled(pilot)
         assert screen.view.tokens == ("the", "cat", "sat", "on", "the", "mat") * 2
-        screen.query_one("#tr-sentence", Input).value = "word " * 13
+        screen.query_one("#tr-sentence", Input).value = "word " * 17
         await settled(pilot)
         error = screen.query_one("#tr-error", Static)
-        assert error.display and "2 to 12 words" in str(error.render())
+        assert error.display and "2 to 16 words" in str(error.render())
         assert screen.view.tokens[0] == "the"  # the last valid picture stays
 
 

@@ -69,8 +69,6 @@ class ExploreScreen(QuizScreen[None]):
             tooltip="Remove the output projection W_O",
             id="explore.no_wo",
         ),
-        Binding("v", "values", "Values", tooltip="Print the weights in the cells", id="explore.values"),
-        Binding("p", "presets", "Presets", tooltip="Choose a model preset", id="explore.presets"),
         Binding(
             "t",
             "trained",
@@ -78,6 +76,8 @@ class ExploreScreen(QuizScreen[None]):
             tooltip="Heads of a toy transformer trained here: previous-token and induction heads",
             id="explore.trained",
         ),
+        Binding("v", "values", "Values", tooltip="Print the weights in the cells", id="explore.values"),
+        Binding("p", "presets", "Presets", tooltip="Choose a model preset", id="explore.presets"),
         Binding("r", "reset", "Reset", tooltip="Back to the default sandbox", id="explore.reset"),
         Binding("tab", "next_field(1)", "Next field", show=False, id="explore.next_field"),
         Binding("shift+tab", "next_field(-1)", "Previous field", show=False, id="explore.previous_field"),
@@ -296,9 +296,7 @@ class ExploreScreen(QuizScreen[None]):
         self.query_one(HeatmapView).toggle_values()
 
     def action_trained(self) -> None:
-        from quizapp.tui.screens.trained import TrainedScreen
-
-        self.app.push_screen(TrainedScreen())
+        self.router.open_screen("trained")
 
     def action_presets(self) -> None:
         preset = self.query_one("#ex-preset", Select)

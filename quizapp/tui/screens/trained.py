@@ -85,7 +85,7 @@ class TrainedScreen(QuizScreen[None]):
             id="trained.train",
         ),
         Binding("v", "values", "Values", tooltip="Print the weights in the cells", id="trained.values"),
-        Binding("r", "reset", "Reset", tooltip="Intact model, random tokens", id="trained.reset"),
+        Binding("r", "reset", "Reset", tooltip="Intact model, random tokens", id="trained.reset", show=False),
         *(_ablate_binding(i, layer, head) for i, (layer, head) in enumerate(HEADS)),
     ]
 
