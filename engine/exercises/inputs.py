@@ -133,7 +133,9 @@ def check_draw(name: str, param: Param, draw: Draw) -> None:
 
 
 def pick(rng: np.random.Generator, param: Param, draw: Draw) -> Any:
-    """One random value for a parameter."""
+    """One random value for a parameter (one value to pick from: that one, drawing nothing)."""
+    if isinstance(draw, OneOf) and len(draw.values) == 1:
+        return draw.values[0]
     if isinstance(draw, OneOf):
         return draw.values[int(rng.integers(len(draw.values)))]
     if isinstance(param, Size):
