@@ -2,172 +2,324 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from engine.exercises import advanced_code as adv
 from engine.exercises import attention_code as code
-from engine.exercises.base import Exercise, Inputs, Mistake, rng_for
-
-CASES = 6
-"""Input sets per run: the edge cases, then random ones up to this many."""
+from engine.exercises.base import Exercise, Inputs, Mistake
+from engine.exercises.inputs import (
+    DEFAULT_CASES,
+    Between,
+    Draw,
+    Feature,
+    Given,
+    InputSpec,
+    OneOf,
+    Param,
+    Real,
+    Size,
+)
 
 
 def _normal(rng: np.random.Generator, *shape: int, scale: float = 1.0) -> np.ndarray:
     return rng.normal(0.0, scale, size=shape)  # shape
 
 
-def _softmax_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-softmax", seed)
-    edge = [
-        {"x": np.array([[1000.0, 1001.0, 999.0], [0.0, 0.0, 0.0]])},  # (2, 3) overflow, then a tie
-        {"x": np.array([[3.5]])},  # (1, 1) one score: weight 1
-        {"x": _normal(rng, 2, 3, 5, scale=20.0)},  # (2, 3, 5) a batch of rows, large scores
-    ]
-    return edge + [{"x": _normal(rng, int(rng.integers(2, 6)), 7)} for _ in range(CASES - len(edge))]
+def _divides(p: Mapping[str, Any], part: str, whole: str) -> int:
+    """whole // part, or ValueError naming both when part does not divide whole."""
+    if p[whole] % p[part]:
+        raise ValueError(f"{whole} = {p[whole]} is not a multiple of {part} = {p[part]}")
+    return int(p[whole] // p[part])
 
 
-def _qkv(rng: np.random.Generator, t: int, s: int, d: int) -> Inputs:
-    return {"q": _normal(rng, t, d), "k": _normal(rng, s, d), "v": _normal(rng, s, d + 1)}
+def _spec(edge: tuple[dict[str, Any], ...], **random: Draw) -> InputSpec:
+    return InputSpec(edge=edge, random=random, n_cases=DEFAULT_CASES)
 
 
-def _attention_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-attention", seed)
-    masked_row = np.ones((3, 4), dtype=bool)  # (T, S)
-    masked_row[1] = False  # query 1 may see no key: it gets zero weights, not nan
-    edge = [
-        {**_qkv(rng, 1, 1, 4), "mask": None},  # T = S = 1
-        {**_qkv(rng, 3, 4, 8), "mask": masked_row},
-        {**_qkv(rng, 4, 6, 64), "mask": None},  # d_k = 64: the missing 1/sqrt(d_k) shows
-    ]
-    random = []
-    for _ in range(CASES - len(edge)):
-        t, s, d = (int(n) for n in rng.integers(2, 9, size=3))
+def _ints(low: int, high: int, step: int) -> OneOf:
+    return OneOf(tuple(range(low, high + 1, step)))
+
+
+SOFTMAX_PARAMS: dict[str, Param] = {
+    "x": Given("the scores written out; otherwise drawn from the sizes below"),
+    "batch": Size(0, minimum=0, doc="a leading batch axis of this length (0: none, x is 2-D)"),
+    "rows": Size(2),
+    "cols": Size(7, doc="the softmax axis"),
+    "scale": Real(1.0, doc="standard deviation of the scores"),
+    "shift": Real(0.0, doc="added to every score: 1000 overflows a softmax that does not shift"),
+}
+
+
+def _softmax(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    if p["x"] is not None:
+        return {"x": np.array(p["x"], dtype=np.float64)}  # as written
+    shape = (p["rows"], p["cols"]) if p["batch"] == 0 else (p["batch"], p["rows"], p["cols"])
+    return {"x": _normal(rng, *shape, scale=p["scale"]) + p["shift"]}  # shape
+
+
+SOFTMAX_INPUTS = _spec(
+    (
+        {"x": [[1000.0, 1001.0, 999.0], [0.0, 0.0, 0.0]]},  # (2, 3) overflow, then a tie
+        {"x": [[3.5]]},  # (1, 1) one score: weight 1
+        {"batch": 2, "rows": 3, "cols": 5, "scale": 20.0},  # (2, 3, 5) a batch of rows, large scores
+    ),
+    rows=Between(2, 5),
+)
+
+
+def _qkv(rng: np.random.Generator, t: int, s: int, d: int, d_v: int | None = None) -> Inputs:
+    return {"q": _normal(rng, t, d), "k": _normal(rng, s, d), "v": _normal(rng, s, d_v or d + 1)}
+
+
+ATTENTION_PARAMS: dict[str, Param] = {
+    "T": Size(1, doc="queries"),
+    "S": Size(1, doc="keys"),
+    "d_k": Size(4),
+    "d_v": Size(None, doc="default d_k + 1"),
+    "mask": Feature("none", ("none", "random", "blocked_row"), doc="blocked_row: query T // 2 sees no key"),
+}
+
+
+def _attention(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    t, s = p["T"], p["S"]
+    inputs = _qkv(rng, t, s, p["d_k"], p["d_v"])
+    mask: np.ndarray | None = None
+    if p["mask"] == "random":
         mask = rng.random((t, s)) < 0.75  # (T, S)
         mask[:, 0] = True  # (T, S) every query keeps one key
-        random.append({**_qkv(rng, t, s, 4 * d), "mask": mask})
-    return edge + random
+    elif p["mask"] == "blocked_row":
+        mask = np.ones((t, s), dtype=bool)  # (T, S)
+        mask[t // 2] = False  # (T, S) that query may see no key: it gets zero weights, not nan
+    return {**inputs, "mask": mask}
 
 
-def _causal_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-causal-attention", seed)
-    sizes = [(1, 4), (2, 8), (5, 16)] + [
-        (int(rng.integers(3, 10)), 8 * int(rng.integers(1, 5))) for _ in range(3)
-    ]
-    return [_qkv(rng, t, t, d) for t, d in sizes]
+ATTENTION_INPUTS = _spec(
+    (
+        {"T": 1, "S": 1, "d_k": 4},  # T = S = 1
+        {"T": 3, "S": 4, "d_k": 8, "mask": "blocked_row"},  # a fully masked row
+        {"T": 4, "S": 6, "d_k": 64},  # d_k = 64: the missing 1/sqrt(d_k) shows
+    ),
+    T=Between(2, 8),
+    S=Between(2, 8),
+    d_k=_ints(8, 32, 4),
+    mask=OneOf(("random",)),
+)
+
+CAUSAL_PARAMS: dict[str, Param] = {"T": Size(1), "d_k": Size(4), "d_v": Size(None, doc="default d_k + 1")}
 
 
-def _split_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-split-heads", seed)
-    shapes = [(1, 4, 2), (3, 8, 1), (4, 12, 4)] + [(int(rng.integers(2, 9)), 8, 2) for _ in range(3)]
-    return [{"x": _normal(rng, t, d), "n_heads": h} for t, d, h in shapes]
+def _causal(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    return _qkv(rng, p["T"], p["T"], p["d_k"], p["d_v"])
 
 
-def _merge_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-merge-heads", seed)
-    shapes = [(1, 3, 4), (4, 1, 2), (2, 5, 3)] + [
-        (2 * int(rng.integers(1, 5)), int(rng.integers(2, 7)), 4) for _ in range(3)
-    ]
-    return [{"x": _normal(rng, h, t, dh)} for h, t, dh in shapes]
+CAUSAL_INPUTS = _spec(
+    ({"T": 1, "d_k": 4}, {"T": 2, "d_k": 8}, {"T": 5, "d_k": 16}), T=Between(3, 9), d_k=_ints(8, 32, 8)
+)
+
+SPLIT_PARAMS: dict[str, Param] = {"T": Size(1), "d_model": Size(8), "n_heads": Size(2)}
 
 
-def _expand_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-gqa-expand", seed)
-    shapes = [(1, 4, 3, 2), (2, 4, 1, 2), (2, 8, 5, 4)] + [
-        (3, 6, int(rng.integers(2, 7)), 4) for _ in range(3)
-    ]
-    return [{"k": _normal(rng, kv, s, dh), "n_heads": h} for kv, h, s, dh in shapes]
+def _split(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    _divides(p, "n_heads", "d_model")
+    return {"x": _normal(rng, p["T"], p["d_model"]), "n_heads": p["n_heads"]}
 
 
-def _mha_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-mha-forward", seed)
-    configs = [(1, 8, 2, False), (4, 8, 1, True), (6, 64, 4, True)]  # T = 1; one head; d_head = 16
-    for _ in range(CASES - len(configs)):
-        h = int(rng.choice([2, 4]))
-        configs.append((int(rng.integers(3, 9)), h * 8, h, bool(rng.integers(2))))
-    cases = []
-    for t, d, h, causal in configs:
-        weights = {name: _normal(rng, d, d, scale=d**-0.5) for name in ("w_q", "w_k", "w_v", "w_o")}
-        cases.append({"x": _normal(rng, t, d), **weights, "n_heads": h, "causal": causal})
-    return cases
+SPLIT_INPUTS = _spec(
+    ({"T": 1, "d_model": 4, "n_heads": 2}, {"T": 3, "d_model": 8, "n_heads": 1},
+     {"T": 4, "d_model": 12, "n_heads": 4}),
+    T=Between(2, 8),
+)  # fmt: skip
+
+MERGE_PARAMS: dict[str, Param] = {"n_heads": Size(2), "T": Size(1), "d_head": Size(4)}
 
 
-def _kv_cache_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-kv-cache-bytes", seed)
-    fixed = [(1, 1, 1, 1, 1, 1), (80, 8, 128, 4096, 1, 2)]  # the smallest cache; Llama-2 70B at 4k, fp16
-    drawn = [
-        (int(rng.integers(2, 96)), int(rng.choice([1, 2, 8])), int(rng.choice([64, 128])),
-         int(rng.choice([512, 2048, 8192])), int(rng.integers(1, 9)), int(rng.choice([1, 2, 4])))
-        for _ in range(CASES - len(fixed))
-    ]  # fmt: skip
-    names = ("n_layers", "n_kv_heads", "d_head", "seq_len", "batch", "bytes_per_element")
-    return [dict(zip(names, values, strict=True)) for values in fixed + drawn]
+def _merge(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    return {"x": _normal(rng, p["n_heads"], p["T"], p["d_head"])}
 
 
-def _gqa_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-gqa-broadcast", seed)
-    configs = [(2, 1, 1, 1), (4, 2, 3, 5), (8, 2, 4, 4)] + [
-        (6, 3, int(rng.integers(2, 7)), 6) for _ in range(3)
-    ]
-    return [
-        {"q": _normal(rng, h, t, 4), "k": _normal(rng, kv, s, 4), "v": _normal(rng, kv, s, 3)}
-        for h, kv, t, s in configs
-    ]
+MERGE_INPUTS = _spec(
+    ({"n_heads": 1, "T": 3, "d_head": 4}, {"n_heads": 4, "T": 1, "d_head": 2},
+     {"n_heads": 2, "T": 5, "d_head": 3}),
+    n_heads=_ints(2, 8, 2),
+    T=Between(2, 6),
+)  # fmt: skip
+
+EXPAND_PARAMS: dict[str, Param] = {
+    "n_kv_heads": Size(3),
+    "n_heads": Size(6, doc="a multiple of n_kv_heads"),
+    "S": Size(1),
+    "d_head": Size(4),
+}
 
 
-def _decode_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-kv-decode", seed)
-    cases = []
-    for past in [1, 2, 7] + [int(rng.integers(3, 12)) for _ in range(3)]:  # one cached token first
-        d = int(rng.choice([4, 8]))
-        cases.append({"q_new": _normal(rng, 1, d), "k_new": _normal(rng, 1, d), "v_new": _normal(rng, 1, d),
-                      "k_cache": _normal(rng, past, d), "v_cache": _normal(rng, past, d)})  # fmt: skip
-    return cases
+def _expand(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    _divides(p, "n_kv_heads", "n_heads")
+    return {"k": _normal(rng, p["n_kv_heads"], p["S"], p["d_head"]), "n_heads": p["n_heads"]}
 
 
-def _rope_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-rope", seed)
-    shapes = [(1, 4), (3, 2), (6, 8)] + [
-        (int(rng.integers(2, 10)), 2 * int(rng.integers(2, 9))) for _ in range(3)
-    ]
-    return [{"x": _normal(rng, t, d)} for t, d in shapes]
+EXPAND_INPUTS = _spec(
+    ({"n_kv_heads": 1, "n_heads": 4, "S": 3, "d_head": 2},
+     {"n_kv_heads": 2, "n_heads": 4, "S": 1, "d_head": 2},
+     {"n_kv_heads": 2, "n_heads": 8, "S": 5, "d_head": 4}),  # groups of 4, 2, 4 query heads per KV head
+    S=Between(2, 6),
+)  # fmt: skip
+
+MHA_PARAMS: dict[str, Param] = {
+    "T": Size(1),
+    "d_model": Size(8, doc="a multiple of n_heads"),
+    "n_heads": Size(2),
+    "causal": Feature(False, (False, True)),
+}
 
 
-def _window_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-sliding-window", seed)
-    sizes = [(1, 1), (5, 1), (6, 2), (4, 10)] + [
-        (int(rng.integers(3, 12)), int(rng.integers(2, 5))) for _ in range(2)
-    ]
-    return [{"t": t, "window": w} for t, w in sizes]
+def _mha(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    _divides(p, "n_heads", "d_model")
+    d = p["d_model"]
+    weights = {name: _normal(rng, d, d, scale=d**-0.5) for name in ("w_q", "w_k", "w_v", "w_o")}
+    return {"x": _normal(rng, p["T"], d), **weights, "n_heads": p["n_heads"], "causal": p["causal"]}
 
 
-def _cross_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-cross-attention", seed)
-    sizes = [(1, 3, 4), (3, 1, 4), (4, 6, 8)] + [
-        (int(rng.integers(2, 7)), int(rng.integers(2, 9)), 8) for _ in range(3)
-    ]
-    return [
-        {"x": _normal(rng, t, d), "memory": _normal(rng, s, d),
-         **{w: _normal(rng, d, d, scale=d**-0.5) for w in ("w_q", "w_k", "w_v")}}
-        for t, s, d in sizes
-    ]  # fmt: skip
+MHA_INPUTS = _spec(
+    ({"T": 1, "d_model": 8, "n_heads": 2}, {"T": 4, "d_model": 8, "n_heads": 1, "causal": True},
+     {"T": 6, "d_model": 64, "n_heads": 4, "causal": True}),  # T = 1; one head; d_head = 16
+    T=Between(3, 8),
+    d_model=OneOf((16, 32)),
+    n_heads=OneOf((2, 4)),
+    causal=OneOf((False, True)),
+)  # fmt: skip
+
+KV_CACHE_NAMES = ("n_layers", "n_kv_heads", "d_head", "seq_len", "batch", "bytes_per_element")
+KV_CACHE_PARAMS: dict[str, Param] = {name: Size(1) for name in KV_CACHE_NAMES}
 
 
-def _flash_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-flash-forward", seed)
-    configs = [(1, 1, 1), (3, 7, 2), (4, 8, 8), (2, 9, 4)] + [
-        (int(rng.integers(2, 6)), 12, 5) for _ in range(2)
-    ]
-    cases = []
-    for t, s, block in configs:  # one key; a last block shorter than the rest; one block; large scores
-        cases.append({"q": _normal(rng, t, 4, scale=3.0), "k": _normal(rng, s, 4, scale=3.0),
-                      "v": _normal(rng, s, 3), "block": block})  # fmt: skip
-    return cases
+def _kv_cache(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    return {name: int(p[name]) for name in KV_CACHE_NAMES}
 
 
-def _backward_cases(seed: int) -> list[Inputs]:
-    rng = rng_for("code-attention-backward", seed)
-    sizes = [(1, 2), (3, 4), (5, 8)] + [(int(rng.integers(2, 7)), 4) for _ in range(3)]
-    return [{name: _normal(rng, t, d) for name in ("q", "k", "v", "d_out")} for t, d in sizes]
+KV_CACHE_INPUTS = _spec(
+    ({}, dict(zip(KV_CACHE_NAMES, (80, 8, 128, 4096, 1, 2), strict=True))),  # the smallest; Llama-2 70B, 4k
+    n_layers=Between(2, 95),
+    n_kv_heads=OneOf((1, 2, 8)),
+    d_head=OneOf((64, 128)),
+    seq_len=OneOf((512, 2048, 8192)),
+    batch=Between(1, 8),
+    bytes_per_element=OneOf((1, 2, 4)),
+)
+
+GQA_PARAMS: dict[str, Param] = {
+    "n_heads": Size(6, doc="a multiple of n_kv_heads"),
+    "n_kv_heads": Size(3),
+    "T": Size(1),
+    "S": Size(6),
+    "d": Size(4),
+    "d_v": Size(3),
+}
+
+
+def _gqa(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    _divides(p, "n_kv_heads", "n_heads")
+    kv, d = p["n_kv_heads"], p["d"]
+    return {"q": _normal(rng, p["n_heads"], p["T"], d), "k": _normal(rng, kv, p["S"], d),
+            "v": _normal(rng, kv, p["S"], p["d_v"])}  # fmt: skip
+
+
+GQA_INPUTS = _spec(
+    ({"n_heads": 2, "n_kv_heads": 1, "T": 1, "S": 1}, {"n_heads": 4, "n_kv_heads": 2, "T": 3, "S": 5},
+     {"n_heads": 8, "n_kv_heads": 2, "T": 4, "S": 4}),  # groups of 2, 2, 4 query heads per KV head
+    T=Between(2, 6),
+)  # fmt: skip
+
+DECODE_PARAMS: dict[str, Param] = {"P": Size(1, doc="tokens already in the cache"), "d": Size(4)}
+
+
+def _decode(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    past, d = p["P"], p["d"]
+    return {"q_new": _normal(rng, 1, d), "k_new": _normal(rng, 1, d), "v_new": _normal(rng, 1, d),
+            "k_cache": _normal(rng, past, d), "v_cache": _normal(rng, past, d)}  # fmt: skip
+
+
+DECODE_INPUTS = _spec(
+    ({"P": 1, "d": 4}, {"P": 2, "d": 8}, {"P": 7, "d": 4}),  # one cached token first
+    P=Between(3, 11),
+    d=OneOf((4, 8)),
+)
+
+ROPE_PARAMS: dict[str, Param] = {"T": Size(1), "d": Size(4, minimum=2, doc="even")}
+
+
+def _rope(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    if p["d"] % 2:
+        raise ValueError(f"d = {p['d']} must be even: RoPE rotates pairs")
+    return {"x": _normal(rng, p["T"], p["d"])}
+
+
+ROPE_INPUTS = _spec(
+    ({"T": 1, "d": 4}, {"T": 3, "d": 2}, {"T": 6, "d": 8}), T=Between(2, 9), d=_ints(4, 16, 2)
+)
+
+WINDOW_PARAMS: dict[str, Param] = {"t": Size(1), "window": Size(1)}
+
+
+def _window(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    return {"t": int(p["t"]), "window": int(p["window"])}
+
+
+WINDOW_INPUTS = _spec(
+    ({"t": 1, "window": 1}, {"t": 5, "window": 1}, {"t": 6, "window": 2}, {"t": 4, "window": 10}),
+    t=Between(3, 11),
+    window=Between(2, 4),
+)
+
+CROSS_PARAMS: dict[str, Param] = {
+    "T": Size(1, doc="decoder tokens"),
+    "S": Size(1, doc="memory"),
+    "d": Size(8),
+}
+
+
+def _cross(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    d = p["d"]
+    return {"x": _normal(rng, p["T"], d), "memory": _normal(rng, p["S"], d),
+            **{w: _normal(rng, d, d, scale=d**-0.5) for w in ("w_q", "w_k", "w_v")}}  # fmt: skip
+
+
+CROSS_INPUTS = _spec(
+    ({"T": 1, "S": 3, "d": 4}, {"T": 3, "S": 1, "d": 4}, {"T": 4, "S": 6}), T=Between(2, 6), S=Between(2, 8)
+)
+
+FLASH_PARAMS: dict[str, Param] = {
+    "T": Size(1),
+    "S": Size(12),
+    "block": Size(5),
+    "d": Size(4),
+    "d_v": Size(3),
+    "scale": Real(3.0, doc="standard deviation of q and k: large scores"),
+}
+
+
+def _flash(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    scale = p["scale"]
+    return {"q": _normal(rng, p["T"], p["d"], scale=scale), "k": _normal(rng, p["S"], p["d"], scale=scale),
+            "v": _normal(rng, p["S"], p["d_v"]), "block": p["block"]}  # fmt: skip
+
+
+FLASH_INPUTS = _spec(
+    ({"T": 1, "S": 1, "block": 1}, {"T": 3, "S": 7, "block": 2}, {"T": 4, "S": 8, "block": 8},
+     {"T": 2, "S": 9, "block": 4}),  # one key; a last block shorter than the rest; one block; large scores
+    T=Between(2, 5),
+)  # fmt: skip
+
+BACKWARD_PARAMS: dict[str, Param] = {"T": Size(1), "d": Size(4)}
+
+
+def _backward(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
+    return {name: _normal(rng, p["T"], p["d"]) for name in ("q", "k", "v", "d_out")}
+
+
+BACKWARD_INPUTS = _spec(({"T": 1, "d": 2}, {"T": 3, "d": 4}, {"T": 5, "d": 8}), T=Between(2, 6))
 
 
 def _exercises() -> tuple[Exercise, ...]:
@@ -186,7 +338,9 @@ def _exercises() -> tuple[Exercise, ...]:
                 Mistake("wrong-axis", "You normalised over the first axis: each row (the last axis) must "
                         "sum to 1.", code.softmax_wrong_axis),
             ),
-            cases=_softmax_cases,
+            params=SOFTMAX_PARAMS,
+            build=_softmax,
+            inputs=SOFTMAX_INPUTS,
         ),
         Exercise(
             id="code-attention",
@@ -206,7 +360,9 @@ def _exercises() -> tuple[Exercise, ...]:
                         "no longer sum to 1. Set masked scores to -inf before it.",
                         code.attention_mask_after_softmax),
             ),
-            cases=_attention_cases,
+            params=ATTENTION_PARAMS,
+            build=_attention,
+            inputs=ATTENTION_INPUTS,
         ),
         Exercise(
             id="code-causal-attention",
@@ -223,7 +379,9 @@ def _exercises() -> tuple[Exercise, ...]:
                 Mistake("mask-after-softmax", "You zeroed the future after the softmax: the remaining "
                         "weights no longer sum to 1.", code.causal_attention_mask_after_softmax),
             ),
-            cases=_causal_cases,
+            params=CAUSAL_PARAMS,
+            build=_causal,
+            inputs=CAUSAL_INPUTS,
         ),
         Exercise(
             id="code-split-heads",
@@ -238,7 +396,9 @@ def _exercises() -> tuple[Exercise, ...]:
                         "pieces of several tokens. Reshape to (T, h, d_head), then transpose.",
                         code.split_heads_no_transpose),
             ),
-            cases=_split_cases,
+            params=SPLIT_PARAMS,
+            build=_split,
+            inputs=SPLIT_INPUTS,
         ),
         Exercise(
             id="code-merge-heads",
@@ -253,7 +413,9 @@ def _exercises() -> tuple[Exercise, ...]:
                         "mix tokens of one head. Transpose to (T, h, d_head) first.",
                         code.merge_heads_no_transpose),
             ),
-            cases=_merge_cases,
+            params=MERGE_PARAMS,
+            build=_merge,
+            inputs=MERGE_INPUTS,
         ),
         Exercise(
             id="code-gqa-expand",
@@ -269,7 +431,9 @@ def _exercises() -> tuple[Exercise, ...]:
                         "consecutive, so repeat each KV head g times (np.repeat on axis 0, torch's "
                         "repeat_interleave).", code.expand_kv_tiled),
             ),
-            cases=_expand_cases,
+            params=EXPAND_PARAMS,
+            build=_expand,
+            inputs=EXPAND_INPUTS,
         ),
         Exercise(
             id="code-mha-forward",
@@ -291,7 +455,9 @@ def _exercises() -> tuple[Exercise, ...]:
                 Mistake("mask-after-softmax", "You applied the causal mask after the softmax: the "
                         "weights that remain no longer sum to 1.", code.mha_mask_after_softmax),
             ),
-            cases=_mha_cases,
+            params=MHA_PARAMS,
+            build=_mha,
+            inputs=MHA_INPUTS,
         ),
         Exercise(
             id="code-kv-cache-bytes",
@@ -306,7 +472,9 @@ def _exercises() -> tuple[Exercise, ...]:
                 Mistake("bits", "You counted bits: bytes_per_element is already in bytes.",
                         code.kv_cache_bytes_in_bits),
             ),
-            cases=_kv_cache_cases,
+            params=KV_CACHE_PARAMS,
+            build=_kv_cache,
+            inputs=KV_CACHE_INPUTS,
             rtol=0.0,
             atol=0.0,
         ),
@@ -324,7 +492,9 @@ def _exercises() -> tuple[Exercise, ...]:
                         "(head i reads KV head i % n_kv): reshape to (n_kv, g, T, d) so consecutive heads "
                         "share one.", adv.gqa_attention_strided_groups),
             ),
-            cases=_gqa_cases,
+            params=GQA_PARAMS,
+            build=_gqa,
+            inputs=GQA_INPUTS,
         ),
         Exercise(
             id="code-kv-decode",
@@ -339,7 +509,9 @@ def _exercises() -> tuple[Exercise, ...]:
                 Mistake("new-token-left-out", "The new token attends to itself too: append k_new and v_new "
                         "to the cache before computing the scores.", adv.decode_step_without_itself),
             ),
-            cases=_decode_cases,
+            params=DECODE_PARAMS,
+            build=_decode,
+            inputs=DECODE_INPUTS,
         ),
         Exercise(
             id="code-rope",
@@ -357,7 +529,9 @@ def _exercises() -> tuple[Exercise, ...]:
                 Mistake("positions-from-one", "Your positions start at 1: the first token (m = 0) is not "
                         "rotated at all.", adv.rope_from_one),
             ),
-            cases=_rope_cases,
+            params=ROPE_PARAMS,
+            build=_rope,
+            inputs=ROPE_INPUTS,
         ),
         Exercise(
             id="code-sliding-window",
@@ -373,7 +547,9 @@ def _exercises() -> tuple[Exercise, ...]:
                 Mistake("both-sides", "Your window reaches into the future (|i - j| < window): a decoder's "
                         "window is causal.", adv.window_mask_both_sides),
             ),
-            cases=_window_cases,
+            params=WINDOW_PARAMS,
+            build=_window,
+            inputs=WINDOW_INPUTS,
             rtol=0.0,
             atol=0.0,
         ),
@@ -394,7 +570,9 @@ def _exercises() -> tuple[Exercise, ...]:
                         "x), the encoder answers (keys and values).",
                         adv.cross_attention_queries_from_memory),
             ),
-            cases=_cross_cases,
+            params=CROSS_PARAMS,
+            build=_cross,
+            inputs=CROSS_INPUTS,
         ),
         Exercise(
             id="code-flash-forward",
@@ -410,7 +588,9 @@ def _exercises() -> tuple[Exercise, ...]:
                         "accumulator must be rescaled by exp(m_old - m_new) as the sum is.",
                         adv.flash_attention_no_rescale),
             ),
-            cases=_flash_cases,
+            params=FLASH_PARAMS,
+            build=_flash,
+            inputs=FLASH_INPUTS,
         ),
         Exercise(
             id="code-attention-backward",
@@ -427,7 +607,9 @@ def _exercises() -> tuple[Exercise, ...]:
                 Mistake("scale-left-out", "dq and dk need the forward's 1/sqrt(d) too.",
                         adv.attention_backward_unscaled),
             ),
-            cases=_backward_cases,
+            params=BACKWARD_PARAMS,
+            build=_backward,
+            inputs=BACKWARD_INPUTS,
         ),
     )  # fmt: skip
 

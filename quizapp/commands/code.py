@@ -52,6 +52,7 @@ def run_code(args: argparse.Namespace) -> int:
             print(ex.solution, end="")
         else:
             print(f"{ex.title}\n\n{ex.prompt}\n\nStarter code:\n\n{ex.starter}")
+            print(f"Input parameters (a deck's inputs: block):\n{_parameters(ex)}")
         return EXIT_OK
     verdict = grade_code(ex.id, _read(args.file), seed=args.seed)
     if args.json:
@@ -63,6 +64,42 @@ def run_code(args: argparse.Namespace) -> int:
                 f"\nYour code printed:\n{verdict.printed}", end="" if verdict.printed.endswith("\n") else "\n"
             )
     return EXIT_OK if verdict.correct else EXIT_WRONG
+
+
+def _parameters(ex: Any) -> str:
+    """Each parameter with its kind and default, then the default edge cases and random ranges."""
+    from engine.exercises.inputs import Between, Feature, Given, Real
+
+    lines = []
+    for name, param in ex.params.items():
+        if isinstance(param, Given):
+            kind = "written out"
+        elif isinstance(param, Feature):
+            kind = " | ".join(_yaml(c) for c in param.choices) + f", default {_yaml(param.default)}"
+        else:
+            kind = "number" if isinstance(param, Real) else "size"
+            kind += "" if param.default is None else f", default {_yaml(param.default)}"
+        lines.append(f"  {name}: {kind}" + (f" ({param.doc})" if param.doc else ""))
+    spec = ex.inputs
+    lines.append(f"  cases: {spec.n_cases}, dtype: {spec.dtype}")
+    lines.append("  edge:")
+    lines.extend(f"    - {{{', '.join(f'{k}: {_yaml(v)}' for k, v in edge.items())}}}" for edge in spec.edge)
+    drawn = [
+        f"{name}: [{_yaml(d.low)}, {_yaml(d.high)}]"
+        if isinstance(d, Between)
+        else f"{name}: {_yaml(d.values[0])}"
+        if len(d.values) == 1
+        else f"{name}: {{one_of: [{', '.join(_yaml(v) for v in d.values)}]}}"
+        for name, d in spec.random.items()
+    ]
+    lines.append(f"  random: {{{', '.join(drawn)}}}")
+    return "\n".join(lines)
+
+
+def _yaml(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
 
 
 def _read(file: str) -> str:

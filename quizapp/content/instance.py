@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine import Derivation, Heatmap, format_quantity
+from engine.exercises.inputs import InputSpec
 from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import to_display, unit
 
@@ -73,6 +74,8 @@ class Instance:
     empty sentence: the exercise's own)."""
     code_tolerance: tuple[float, float] | None = None
     """Code questions: (rtol, atol) when the deck sets them (None: the exercise's)."""
+    code_inputs: InputSpec | None = None
+    """Code questions: how the seed's inputs are drawn when the deck says (None: the exercise's)."""
 
     @property
     def expected_display(self) -> int | float | None:

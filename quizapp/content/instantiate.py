@@ -122,6 +122,7 @@ def build_instance(
         )
     if isinstance(question, CodeQuestion):
         from engine.exercises import EXERCISES
+        from quizapp.content.code_inputs import input_spec
 
         exercise = EXERCISES[question.exercise]  # checked when the deck loaded
         return Instance(
@@ -131,6 +132,7 @@ def build_instance(
             starter=question.starter or exercise.starter,
             mistakes=tuple((m, "") if isinstance(m, str) else (m.id, m.text) for m in question.mistakes),
             code_tolerance=(question.tolerance.rtol, question.tolerance.atol) if question.tolerance else None,
+            code_inputs=input_spec(question),
             **common,
         )
     answer = compute_answer(question, resolve_args(question.args, values, loc=("args",)), calculate)

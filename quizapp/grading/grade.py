@@ -235,7 +235,12 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
     if not text.strip():
         raise AnswerParseError("the code is empty")
     run = grade_code(
-        inst.exercise, text, seed=inst.seed, mistakes=inst.mistakes, tolerance=inst.code_tolerance
+        inst.exercise,
+        text,
+        seed=inst.seed,
+        mistakes=inst.mistakes,
+        tolerance=inst.code_tolerance,
+        inputs=inst.code_inputs,
     )
     mistake = run.mistake
     failure = run.first_failure

@@ -10,7 +10,6 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from engine.toy import ToyModel
-
     from quizapp.reports.overview import Overview
     from quizapp.sandbox.model import ExploreInputs, ExploreResult
     from quizapp.sandbox.trained import TrainedInputs, TrainedView

@@ -149,7 +149,8 @@ def static_issues(question: Question) -> list[Issue]:
 
 
 def _code_issues(question: CodeQuestion) -> list[Issue]:
-    """A code question names an exercise the engine has, and only mistakes that exercise knows."""
+    """A code question names an exercise the engine has, only mistakes that exercise knows, and inputs it
+    can build."""
     from engine.exercises import EXERCISES
 
     exercise = EXERCISES.get(question.exercise)
@@ -160,6 +161,8 @@ def _code_issues(question: CodeQuestion) -> list[Issue]:
                 f"unknown exercise {question.exercise!r}{_suggest(question.exercise, EXERCISES)}",
             )
         ]
+    from quizapp.content.code_inputs import input_issues
+
     known = {m.id for m in exercise.mistakes}
     names = [m if isinstance(m, str) else m.id for m in question.mistakes]
     return [
@@ -169,7 +172,7 @@ def _code_issues(question: CodeQuestion) -> list[Issue]:
         )
         for i, name in enumerate(names)
         if name not in known
-    ]
+    ] + input_issues(question)
 
 
 def _source_issues(question: Question) -> list[Issue]:
