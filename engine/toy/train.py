@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.fast.threads import blas_on_one_thread
 from engine.toy.backward import loss_and_grads
 from engine.toy.data import training_batch
 from engine.toy.metrics import head_scores
@@ -76,6 +77,26 @@ def train(
     rng = np.random.default_rng(seed)
     params = init_params(config, rng)
     adam = _Adam(params, lr)
+    with blas_on_one_thread():  # BLAS's own threads would fight any other busy thread: 10x slower
+        done = _steps(
+            config, params, adam, rng, steps, seed, batch_size, seq_len, on_progress, progress_every
+        )
+    return ToyModel(config, params, seed=seed, steps=done)
+
+
+def _steps(
+    config: ToyConfig,
+    params: dict[str, FloatArray],
+    adam: _Adam,
+    rng: np.random.Generator,
+    steps: int,
+    seed: int,
+    batch_size: int,
+    seq_len: int,
+    on_progress: Callable[[TrainProgress], bool | None] | None,
+    progress_every: int,
+) -> int:
+    """Runs the Adam steps; returns how many ran (fewer when on_progress stopped it)."""
     done = 0
     for step in range(1, steps + 1):
         tokens = training_batch(
@@ -92,7 +113,7 @@ def train(
             )
             if on_progress(report) is False:
                 break
-    return ToyModel(config, params, seed=seed, steps=done)
+    return done
 
 
 class _Adam:
