@@ -110,6 +110,9 @@ def test_heads_prints_every_heads_scores(capsys: pytest.CaptureFixture[str], rol
     assert "not a language model" in out
     assert f"previous-token head: L{pl}H{ph}" in out and f"induction head: L{il}H{ih}" in out
     assert out.count("\nL") == 8
+    assert "In-context loss -" in out  # negative: the toy uses the first copy
+    assert main(["heads", "--seed", "-3"]) == 2
+    assert "--seed must be between 0" in capsys.readouterr().err
 
 
 def test_heads_train_saves_a_model_that_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

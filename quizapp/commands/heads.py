@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from engine.toy import TrainProgress
 
 MAX_STEPS = 100_000
+ICL_LENGTH, ICL_SEQUENCES = 24, 16
+"""The in-context loss `quizapp heads` prints: repeats as long as the longest the toy trained on."""
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -55,11 +57,17 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_scores(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from engine import toy
     from quizapp.sandbox.trained import toy_model
 
+    _check_seed(args.seed)
     model, where = toy_model(args.model)
     scores = toy.head_scores(model, seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    repeats = np.stack([toy.repeated_tokens(rng, ICL_LENGTH) for _ in range(ICL_SEQUENCES)])  # (N, 2n)
+    icl = toy.in_context_loss(model, repeats)
     print(f"Toy transformer: {where}. A 2-layer attention-only toy trained on repeated random tokens;")
     print("not a language model. Scores are mean attention weights (Olsson et al. 2022).")
     print(f"{'head':<6}{'previous-token':>16}{'induction':>11}")
@@ -69,8 +77,17 @@ def run_scores(args: argparse.Namespace) -> int:
             print(f"L{layer}H{head:<4}{prev:>16.2f}{ind:>11.2f}")
     pl, ph, ps = scores.best_prev_token
     il, ih, iscore = scores.best_induction
-    print(f"previous-token head: L{pl}H{ph} ({ps:.2f}); induction head: L{il}H{ih} ({iscore:.2f})")
+    print(f"best previous-token head: L{pl}H{ph} ({ps:.2f}); best induction head: L{il}H{ih} ({iscore:.2f})")
+    print(
+        f"In-context loss {icl:+.2f} nats (repeated half minus first half, {ICL_SEQUENCES} sequences of "
+        f"{ICL_LENGTH} tokens)"
+    )
     return 0
+
+
+def _check_seed(seed: int) -> None:
+    if not 0 <= seed < 2**32:
+        raise QuizappError(f"--seed must be between 0 and 2**32 - 1, not {seed}")
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -80,8 +97,7 @@ def run_train(args: argparse.Namespace) -> int:
     steps = toy.DEFAULT_STEPS if args.steps is None else args.steps
     if not 1 <= steps <= MAX_STEPS:
         raise QuizappError(f"--steps must be between 1 and {MAX_STEPS}, not {steps}")
-    if not 0 <= args.seed < 2**32:
-        raise QuizappError(f"--seed must be between 0 and 2**32 - 1, not {args.seed}")
+    _check_seed(args.seed)
     out = Path(args.out).expanduser() if args.out else user_model_path()
     if out.is_dir():
         raise QuizappError(f"--out {out} is a folder; give a file name such as {out / 'heads.npz'}")
@@ -113,7 +129,7 @@ def run_train(args: argparse.Namespace) -> int:
 def scores_sentence(scores: Any) -> str:
     pl, ph, ps = scores.best_prev_token
     il, ih, iscore = scores.best_induction
-    return f"Previous-token head L{pl}H{ph} {ps:.2f}; induction head L{il}H{ih} {iscore:.2f}."
+    return f"Best previous-token head L{pl}H{ph} {ps:.2f}; best induction head L{il}H{ih} {iscore:.2f}."
 
 
 class ProgressLine:
