@@ -152,6 +152,7 @@ def test_close_leaves_no_child_and_no_folder() -> None:
     assert POOL.wait_ready(30)
     grade_code("code-softmax", SOFTMAX, seed=0)  # a used child, reaped in the background
     POOL.warm()
+    assert POOL.wait_ready(30)  # started and running its own command line (just after fork it has ours)
     pid = POOL.standby_pid
     assert pid is not None and pid in _children()
     assert folders() - before  # the standby's working folder
