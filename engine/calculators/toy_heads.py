@@ -106,7 +106,7 @@ def toy_head_panels(ask: str, draw: int, length: int = 5, *, worked: bool = True
         rest = [float(scores[h]) for h in np.ndindex(scores.shape) if h not in asked]
         if min(kind) - max(rest) >= SEPARATION:
             break
-    return _which_heads(ask, weights, labels, length, rng, prev_heads, induction_heads, worked=worked)
+    return _which_heads(ask, weights, scores, labels, rng, prev_heads, induction_heads, worked=worked)
 
 
 @register(
@@ -159,17 +159,16 @@ def toy_heads(ask: str, draw: int, length: int = 5, query: int = 0, *, worked: b
 def _which_heads(
     ask: str,
     weights: FloatArray,
+    scores: FloatArray,
     labels: tuple[str, ...],
-    n: int,
     rng: np.random.Generator,
     prev_heads: tuple[tuple[int, int], ...],
     induction_heads: tuple[tuple[int, int], ...],
     *,
     worked: bool,
 ) -> Derivation:
-    """Four of the heads in a shuffled order; the answer is every panel that does the job asked about."""
-    from engine import toy
-
+    """Four of the heads in a shuffled order; the answer is every panel that does the job asked about.
+    `scores` (L, H) are the heads' scores on this sequence for that job."""
     L, H = weights.shape[:2]
     asked, other = (induction_heads, prev_heads) if ask == "induction_head" else (prev_heads, induction_heads)
     order = _panels([divmod(i, H) for i in range(L * H)], asked, other, rng)  # panel i shows head order[i]
@@ -177,11 +176,8 @@ def _which_heads(
     calc = "toy_head_panels"
     if not worked:
         return Derivation(calc, answer, "shape", ())
-    prev, induction = toy.scores_on(weights, n)  # (L, H) each
-    scores = induction if ask == "induction_head" else prev
     kind = "induction" if ask == "induction_head" else "previous-token"
-    rule = "weight from t to t - n + 1 over the copy" if ask == "induction_head" else "weight from t to t - 1"
-    rule = rule.removeprefix("weight ")
+    rule = "from t to t - n + 1 over the copy" if ask == "induction_head" else "from t to t - 1"
     scores_text = ", ".join(f"{i + 1}: {scores[head]:.2f}" for i, head in enumerate(order))
     label = f"{kind.capitalize()} score of each panel: its mean weight {rule}"
     steps = (Step(label, f"the {kind} heads score far above the rest", scores_text, answer),)
@@ -214,10 +210,11 @@ def _panels(
     tell it from), the rest heads with neither job; few enough to scan, and never "all" or "none"."""
     pools = [list(asked), list(other), [h for h in heads if h not in asked and h not in other]]
     chosen: list[tuple[int, int]] = []
-    for pool, most in zip(pools, (2, 2, PANELS), strict=True):
-        room = min(most, len(pool), PANELS - len(chosen) - (1 if not chosen else 0))
-        take = int(rng.integers(1, room + 1)) if pool is not pools[2] else room
-        chosen += [pool[i] for i in rng.choice(len(pool), take, replace=False)] if take > 0 else []
+    for pool in pools[:2]:  # one or two of each kind
+        take = int(rng.integers(1, min(2, len(pool), PANELS - len(chosen)) + 1))
+        chosen += [pool[i] for i in rng.choice(len(pool), take, replace=False)]
+    take = min(len(pools[2]), PANELS - len(chosen))  # then heads with neither job
+    chosen += [pools[2][i] for i in rng.choice(len(pools[2]), take, replace=False)] if take > 0 else []
     spare = [h for h in heads if h not in chosen]
     chosen += [spare[i] for i in rng.choice(len(spare), PANELS - len(chosen), replace=False)]
     return [chosen[i] for i in rng.permutation(PANELS)]

@@ -107,14 +107,13 @@ def sequence(inputs: TrainedInputs, vocab_size: int) -> tuple[Any, tuple[str, ..
         if not MIN_WORDS <= len(words) <= MAX_WORDS:
             raise QuizappError(f"type {MIN_WORDS} to {MAX_WORDS} words (this has {len(words)})")
         ids = toy.encode_text(" ".join(words), vocab_size=vocab_size)  # (n,)
-        labels = words
-    else:
-        if not MIN_WORDS <= inputs.length <= MAX_WORDS:
-            raise QuizappError(f"length must be between {MIN_WORDS} and {MAX_WORDS}, not {inputs.length}")
-        ids = toy.repeated_tokens(np.random.default_rng(inputs.seed), inputs.length, vocab_size=vocab_size)
-        ids = ids[: inputs.length]  # (n,) the first copy
-        labels = tuple(toy.token_label(int(i)) for i in ids)
-    return np.concatenate([ids, ids]), labels + labels, len(labels)
+        return np.concatenate([ids, ids]), words + words, len(words)  # (2n,)
+    n = inputs.length
+    if not MIN_WORDS <= n <= MAX_WORDS:
+        raise QuizappError(f"length must be between {MIN_WORDS} and {MAX_WORDS}, not {n}")
+    both = toy.repeated_tokens(np.random.default_rng(inputs.seed), n, vocab_size=vocab_size)  # (2n,)
+    labels = tuple(toy.token_label(int(i)) for i in both[:n])
+    return both, labels + labels, n
 
 
 def trained_view(inputs: TrainedInputs, model: ToyModel, *, note: str = "") -> TrainedView:

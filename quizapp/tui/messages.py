@@ -116,7 +116,6 @@ class ToyTrainingProgressed(Message):
 
     text: str
     view: TrainedView | None
-    model: ToyModel
 
 
 @dataclass

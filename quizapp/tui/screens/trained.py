@@ -231,9 +231,7 @@ class TrainedScreen(QuizScreen[None]):
                 view = trained_view(self.inputs, p.model, note=note)
             except QuizappError:
                 view = None
-            self.post_message(
-                ToyTrainingProgressed(progress_text(p, time.monotonic() - started), view, p.model)
-            )
+            self.post_message(ToyTrainingProgressed(progress_text(p, time.monotonic() - started), view))
             return True
 
         try:
