@@ -215,3 +215,35 @@ def test_grading_from_several_threads_gives_each_its_own_process() -> None:
     pids = {printed.split()[1] for _, printed in results}
     assert len(pids) == 3
     assert all("module False builtin False file False" in printed for _, printed in results)
+
+
+@pytest.mark.usefixtures("pool")
+@pytest.mark.parametrize("warm", [True, False])
+def test_code_that_reads_stdin_finds_it_empty_and_the_inputs_still_arrive(warm: bool) -> None:
+    # The source goes to the child before the inputs, and its top level runs while they are drawn: what
+    # it reads from stdin must not be the inputs (it would hang or eat them).
+    if warm:
+        POOL.warm()
+        assert POOL.wait_ready(30)
+    reads = "import sys\nprint('read', repr(sys.stdin.read()))\n" + SOFTMAX
+    verdict = grade_code("code-softmax", reads, seed=4, time_limit=10)
+    assert verdict.correct, verdict.summary()
+    assert POOL.last_was_warm == warm
+    assert "read ''" in verdict.printed
+
+    asks = "answer = input('n? ')\n" + SOFTMAX
+    verdict = grade_code("code-softmax", asks, seed=4, time_limit=10)
+    assert not verdict.correct and verdict.problem is not None
+    assert "line 1, in <module>: answer = input('n? ')" in verdict.problem
+    assert verdict.problem.endswith("EOFError: EOF when reading a line")
+
+
+@pytest.mark.usefixtures("pool")
+def test_inputs_larger_than_a_pipe_still_arrive_whole() -> None:
+    # Drawn while the child compiles, and far over the 64 KiB a default pipe holds.
+    big = EXERCISES["code-softmax"].spec(edge=({"rows": 300, "cols": 200},))
+    POOL.warm()
+    assert POOL.wait_ready(30)
+    verdict = grade_code("code-softmax", SOFTMAX, seed=1, inputs=big, time_limit=10)
+    assert verdict.correct, verdict.summary()
+    assert verdict.cases[0].inputs == {"x": "(300, 200)"}

@@ -41,19 +41,26 @@ class RunOutput:
 def run_solution(
     source: str,
     function: str,
-    cases: list[dict[str, Any]],
+    draw: Callable[[], list[dict[str, Any]]],
     *,
     time_limit: float = TIME_LIMIT_S,
     memory_limit: int = MEMORY_LIMIT_BYTES,
     meanwhile: Callable[[], object] | None = None,
 ) -> RunOutput:
-    """Runs `function` from `source` on every case in one child process, used for this run only: the
-    standby the pool started ahead of time (NumPy imported), else one started now. `meanwhile` is called
-    once, here, while the child works (grading computes the reference's outputs then)."""
+    """Runs `function` from `source` on every case `draw` gives, in one child process used for this run
+    only: the standby the pool started ahead of time (NumPy imported), else one started now. `draw` is
+    called once, here, while the child compiles the code; `meanwhile` once, while it runs the cases
+    (grading computes the reference's outputs then)."""
+    cases: list[dict[str, Any]] = []
+
+    def inputs() -> bytes:
+        cases.extend(draw())
+        return pickle.dumps(cases)
+
     done = POOL.run(
         source,
         function,
-        pickle.dumps(cases),
+        inputs,
         time_limit=time_limit,
         memory_limit=memory_limit,
         meanwhile=meanwhile,

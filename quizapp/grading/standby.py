@@ -5,11 +5,12 @@ left by another; the pool only moves the interpreter's start and NumPy's import 
 
 ```python
 POOL.warm()                       # when a code question appears: start a standby in the background
-done = POOL.run(source, "softmax", pickle.dumps(cases), time_limit=5.0, memory_limit=1 << 30)
+done = POOL.run(source, "softmax", lambda: pickle.dumps(cases), time_limit=5.0, memory_limit=1 << 30)
 done.report, done.arrays          # the child's JSON report, and each case's output as raw bytes
 ```
 
-The job goes down the child's stdin (the source, the inputs pickled by the parent); the answer comes up
+The job goes down the child's stdin: first the source, which the child compiles and runs at once, then
+the inputs, pickled by the parent, which draws them meanwhile; the answer comes up
 its stdout: a JSON report (with each output's dtype and shape) and the outputs' raw bytes (never a
 pickle), ended by a trailer, so the parent stops
 reading at the report's end and the child's exit is reaped in the background.
@@ -50,6 +51,12 @@ _END = b"\nquizapp-standby-end "
 _TRAILER = len(_END) + 17
 """The report's trailer: the marker, then its length in 16 digits and a newline."""
 _POSIX = sys.platform != "win32"
+PIPE_BYTES = 1 << 20
+"""The pipes' size, where Linux lets it be set (its default cap): a job's inputs, often 100 to 300 KB, go
+in one write instead of a wake-up of each side for every 64 KiB."""
+SPIN_S = 0.003
+"""How long the parent polls for the child's answer before it sleeps on it: most jobs end within it,
+and a poll answers sooner than a wake-up from sleep (which on an idle core also finds it slowed down)."""
 HOUSEKEEPING_DELAY_S = 0.05
 """After a job, the pause before its child is reaped and the next standby started, so the parent's own
 work (comparing, drawing the verdict) goes first."""
@@ -59,6 +66,25 @@ import contextlib, io, json, linecache, os, pickle, resource, shutil, sys, trace
 import numpy as np
 
 folder = sys.argv[1]
+_job = os.dup(0)  # the job comes on a copy of stdin; the learner's code finds an empty stdin
+_null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_null, 0)
+os.close(_null)
+_buf = bytearray()
+
+
+def _take(size=None):  # the job's next line, or its next `size` bytes; None: the parent closed the pipe
+    global _buf
+    while (b"\n" not in _buf) if size is None else (len(_buf) < size):
+        chunk = os.read(_job, 1 << 20)
+        if not chunk:
+            return None
+        _buf += chunk
+    end = _buf.index(b"\n") + 1 if size is None else size
+    got, _buf = bytes(_buf[:end]), _buf[end:]
+    return got
+
+
 # First calls that would otherwise land on the learner's clock: ufunc loops, BLAS, unpickling arrays.
 _a = np.linspace(-1.0, 1.0, 48).reshape(6, 8)
 _s = _a @ _a.T / np.sqrt(8.0)
@@ -67,29 +93,22 @@ _p = _p / _p.sum(axis=-1, keepdims=True)
 _ = np.einsum("ij,jk->ik", _p, _a), np.triu(np.ones((4, 4)), 1), np.split(_a, 2, axis=1)
 _ = np.where(_a > 0, _a, -np.inf), np.concatenate([_a, _a]), _a.transpose(1, 0).reshape(4, 12)
 _ = pickle.loads(pickle.dumps([{"x": _a, "n": 2, "causal": True}])), np.ascontiguousarray(_p).tobytes()
+_ = compile("def f(x):\n    return x\n", "<warm>", "exec"), json.loads(json.dumps({"a": [1.0, "b"]}))
 del _a, _s, _p, _
 os.write(1, __READY__)
 
-head = sys.stdin.buffer.readline()
+head = _take()
 if not head:  # the parent closed the pipe or exited: nothing to run
     shutil.rmtree(folder, ignore_errors=True)
     os._exit(0)
 os.write(1, __RUNNING__)
 job = json.loads(head)
 name, source = job["function"], job["source"]
-size, inputs = job["inputs"], b""
-while len(inputs) < size:
-    chunk = sys.stdin.buffer.read(size - len(inputs))
-    if not chunk:
-        os._exit(3)
-    inputs += chunk
-cases = pickle.loads(inputs)
-
 resource.setrlimit(resource.RLIMIT_AS, (job["memory"], job["memory"]))
 _used = resource.getrusage(resource.RUSAGE_SELF)
 _cpu = int(_used.ru_utime + _used.ru_stime + job["seconds"]) + 2
 resource.setrlimit(resource.RLIMIT_CPU, (_cpu, _cpu))
-del _used, _cpu, job, head, inputs
+del _used, _cpu, job, head
 
 linecache.cache["<solution>"] = (len(source), None, source.splitlines(True), "<solution>")
 printed = io.StringIO()
@@ -110,6 +129,13 @@ try:
     func = namespace.get(name)
     if not callable(func):
         raise NameError(f"your code does not define a function named {name!r}")
+    # The inputs come after the code: the parent draws them while this child compiles and runs it.
+    size = _take()
+    inputs = _take(int(size)) if size else None
+    if inputs is None:
+        os._exit(3)
+    cases = pickle.loads(inputs)
+    del size, inputs
     for i, case in enumerate(cases):
         try:
             with contextlib.redirect_stdout(printed):
@@ -171,6 +197,9 @@ class _Standby:
             except BaseException:
                 shutil.rmtree(self.folder, ignore_errors=True)
                 raise
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                _widen(pipe.fileno())
         self._seen = b""
         """What wait_ready read of the ready line so far."""
 
@@ -204,33 +233,39 @@ class _Standby:
         self,
         source: str,
         function: str,
-        inputs: bytes,
+        inputs: Callable[[], bytes],
         memory: int,
         time_limit: float,
         meanwhile: Callable[[], object] | None = None,
     ) -> Finished:
-        """Sends the job, runs `meanwhile` here while the child works, then reads the child's stdout until
-        its report ends, it closes, or the time limit passes (then the child is killed)."""
+        """Sends the code; draws the `inputs` and sends them while the child compiles it; runs `meanwhile`
+        here while the child works; then reads the child's stdout until its report ends, it closes, or the
+        time limit passes (then the child is killed)."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        head = {"function": function, "source": source, "inputs": len(inputs), "memory": memory}
-        job = memoryview(json.dumps({**head, "seconds": time_limit}).encode() + b"\n" + inputs)
-        deadline = time.monotonic() + time_limit
+        head = {"function": function, "source": source, "memory": memory, "seconds": time_limit}
         out, payload, timed_out = bytearray(self._seen), None, False
         stdin, stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(stdin, False)
-        job = self._send(job)
+        job = self._send(memoryview(json.dumps(head).encode() + b"\n"))
+        data = inputs()
+        deadline = time.monotonic() + time_limit
+        job = self._send(memoryview(bytes(job) + b"%d\n" % len(data) + data))
         if not job:
-            self.proc.stdin.close()  # the learner's code reads an empty stdin
+            self.proc.stdin.close()  # the job is all there: the child sees the pipe's end after it
         if meanwhile is not None:
             meanwhile()
             deadline = max(deadline, time.monotonic() + 0.1)  # the parent's own work is not the child's
+        spin_until = time.monotonic() + SPIN_S
         with selectors.DefaultSelector() as sel:
             sel.register(stdout, selectors.EVENT_READ)
             if job:
                 sel.register(stdin, selectors.EVENT_WRITE)
             while payload is None:
-                left = deadline - time.monotonic()
-                events = sel.select(left) if left > 0 else []
+                now = time.monotonic()
+                left = deadline - now
+                events = sel.select(0 if now < spin_until else left) if left > 0 else []
+                if not events and now < spin_until:
+                    continue
                 if not events:
                     timed_out = True
                     break
@@ -296,6 +331,16 @@ class _Standby:
                 with contextlib.suppress(OSError):
                     pipe.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _widen(fd: int) -> None:
+    """Sets the pipe's size to PIPE_BYTES where the system allows (Linux); elsewhere it stays as it is."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
 
 
 def _payload(out: bytearray) -> bytes | None:
@@ -380,7 +425,7 @@ class StandbyPool:
         self,
         source: str,
         function: str,
-        inputs: bytes,
+        inputs: Callable[[], bytes],
         *,
         time_limit: float,
         memory_limit: int,
@@ -390,20 +435,26 @@ class StandbyPool:
         has ended or is ending when this returns; it is reaped in the background. `meanwhile` runs here
         once, while the child works (the parent's own share: the reference's outputs)."""
         pending = [meanwhile] if meanwhile is not None else []
+        drawn: list[bytes] = []
 
         def once() -> None:
             if pending:
                 pending.pop()()
 
+        def data() -> bytes:
+            if not drawn:
+                drawn.append(inputs())
+            return drawn[0]
+
         with self._lock:
             waiting, self._standby = self._standby, None
         try:
-            standby, done = self._run(waiting, source, function, inputs, memory_limit, time_limit, once)
+            standby, done = self._run(waiting, source, function, data, memory_limit, time_limit, once)
             if not done.started and not done.timed_out:
                 # It died before taking the job (killed from outside, or it could not start): once more,
                 # in a process started now; the learner's code has not run.
                 self._end(standby)
-                standby, done = self._run(None, source, function, inputs, memory_limit, time_limit, once)
+                standby, done = self._run(None, source, function, data, memory_limit, time_limit, once)
             self.last_pid, self.last_was_warm = standby.pid, standby is waiting
             self._end(standby)
             once()  # however the job went
@@ -416,7 +467,7 @@ class StandbyPool:
         standby: _Standby | None,
         source: str,
         function: str,
-        inputs: bytes,
+        inputs: Callable[[], bytes],
         memory: int,
         seconds: float,
         meanwhile: Callable[[], object],
