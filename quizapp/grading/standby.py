@@ -10,10 +10,10 @@ done.report, done.arrays          # the child's JSON report, and each case's out
 ```
 
 The job goes down the child's stdin: first the source, which the child compiles and runs at once, then
-the inputs, pickled by the parent, which draws them meanwhile; the answer comes up
-its stdout: a JSON report (with each output's dtype and shape) and the outputs' raw bytes (never a
-pickle), ended by a trailer, so the parent stops
-reading at the report's end and the child's exit is reaped in the background.
+the inputs, pickled by the parent, which draws them meanwhile. The answer comes up its stdout: a JSON
+report (with each output's dtype and shape) and the outputs' raw bytes (never a pickle), ended by a
+trailer, so the parent stops reading at the report's end and the child's exit is reaped in the
+background.
 
 The standby exits when its stdin closes (so it never outlives the parent, however the parent ends),
 `close()` (also run at exit) kills it, and a standby that died or is not there is replaced by one

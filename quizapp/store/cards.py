@@ -310,15 +310,6 @@ def due_rows(conn: sqlite3.Connection, until: datetime) -> Iterator[tuple[str, i
         yield str(qid), int(due)
 
 
-def introduced_between(conn: sqlite3.Connection, start: datetime, end: datetime) -> int:
-    """How many cards had their first scheduled review in [start, end) (the daily new-card budget)."""
-    row = conn.execute(
-        "SELECT count(*) FROM cards WHERE introduced_us >= ? AND introduced_us < ?",
-        (to_us(start), to_us(end)),
-    ).fetchone()
-    return int(row[0])
-
-
 def cards_among(
     conn: sqlite3.Connection, question_ids: Iterable[str], chunk: int = 500
 ) -> dict[str, CardRecord]:

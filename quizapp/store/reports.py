@@ -248,3 +248,12 @@ def streak_days(store: Store, *, now: datetime, limit: int = 400) -> int:
             break
         end = start
     return run
+
+
+def introduced_between(store: Store, start: datetime, end: datetime) -> int:
+    """How many cards had their first scheduled review in [start, end) (the daily new-card budget)."""
+    row = store.conn.execute(
+        "SELECT count(*) FROM cards WHERE introduced_us >= ? AND introduced_us < ?",
+        (to_us(start), to_us(end)),
+    ).fetchone()
+    return int(row[0])

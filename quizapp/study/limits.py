@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from datetime import date, datetime, timedelta
 
-from quizapp.store.cards import introduced_between
 from quizapp.store.database import Store
+from quizapp.store.reports import introduced_between
 from quizapp.store.settings import load_settings
 from quizapp.store.times import day_start
 
@@ -27,5 +27,5 @@ def new_left_today(store: Store, *, now: datetime, new_per_day: int | None = Non
     """(new cards still allowed today, new cards already introduced today); the day is `now`'s local day."""
     limit = load_settings(store).new_per_day if new_per_day is None else new_per_day
     start = day_start(now)
-    introduced = introduced_between(store.conn, start, start + timedelta(days=1))
+    introduced = introduced_between(store, start, start + timedelta(days=1))
     return max(0, limit - introduced), introduced

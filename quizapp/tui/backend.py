@@ -6,6 +6,7 @@ app. Screens ask the Backend for core objects; they never open files or database
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -55,7 +56,6 @@ class Backend:
     config: AppConfig
     catalog: Catalog
     store: Store
-    questions: QuestionSet
     rng: random.Random
     skipped_decks: tuple[str, ...] = ()
     """Names of the deck files that failed to load (their questions are left out)."""
@@ -64,6 +64,14 @@ class Backend:
 
     def now(self) -> datetime:
         return self.config.now()
+
+    @functools.cached_property
+    def questions(self) -> QuestionSet:
+        """Every question in the order to introduce them: built when a session or an interview first
+        asks, not at start-up, where the home screen needs only the counts."""
+        from quizapp.study import QuestionSet
+
+        return QuestionSet.from_catalog(self.catalog)
 
     def settings(self) -> Settings:
         from quizapp.store import load_settings
@@ -136,7 +144,6 @@ def load_backend(config: AppConfig) -> Backend:
     from quizapp.reports.overview import DeckInfo
     from quizapp.store import open_store
     from quizapp.store.rolling_backup import automatic_backup
-    from quizapp.study import QuestionSet
 
     user = config.user
     defaults = user.setting_defaults() if user is not None else None
@@ -150,7 +157,6 @@ def load_backend(config: AppConfig) -> Backend:
         config=config,
         catalog=catalog,
         store=store,
-        questions=QuestionSet.from_catalog(catalog),
         rng=random.Random(config.rng_seed),
         skipped_decks=skipped,
         notices=(store.notice,) if store.notice else (),

@@ -13,7 +13,7 @@ from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.backend import AppConfig, Backend
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
-from tests.tui.helpers import NOW, SIZE, drill, press, question_ids, text_of
+from tests.tui.helpers import NOW, SIZE, drill, loaded, press, question_ids, text_of
 
 
 async def test_a_bug_while_answering_becomes_a_notification_and_the_app_keeps_running(
@@ -104,3 +104,37 @@ async def test_study_asked_for_while_loading_opens_once_the_decks_are_ready(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, StudyScreen)
+
+
+async def test_the_highlighted_deck_is_drilled_by_d_by_enter_and_by_a_click(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    from quizapp.tui.widgets.deck_table import DeckTable
+
+    (first_id, first, first_ids), (second_id, second, second_ids) = catalog.deck_headers()[:2]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        assert home.deck_table is not None and home.deck_table.highlighted_deck_id == first_id
+        await press(pilot, "down", "d")
+        screen = app.screen
+        assert isinstance(screen, StudyScreen) and screen.session.title == f"Drill: {second}"
+        assert screen.session.current is not None
+        assert screen.session.current.instance.question_id in second_ids
+        await press(pilot, "escape")
+        await pilot.pause()
+        table = home.deck_table
+        assert isinstance(app.screen, HomeScreen) and table is not None
+        assert table.highlighted_deck_id == second_id  # the counts were redrawn, the place kept
+        await press(pilot, "enter")
+        assert isinstance(app.screen, StudyScreen) and app.screen.session.title == f"Drill: {second}"
+        await press(pilot, "escape")
+        await pilot.pause()
+        await pilot.click(DeckTable, offset=(2, 0))  # the first row
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StudyScreen) and screen.session.title == f"Drill: {first}"
+        assert screen.session.current is not None
+        assert screen.session.current.instance.question_id in first_ids

@@ -15,7 +15,7 @@ from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
-    from textual.widgets import DataTable
+    from textual.widgets import OptionList
 
     from quizapp.reports.overview import Overview
     from quizapp.tui.backend import Backend
@@ -103,7 +103,9 @@ class HomeScreen(QuizScreen[None]):
         from quizapp.tui.widgets.deck_table import DeckTable
 
         if self.deck_table is None:  # the table comes with the decks, so the first frame does without it
-            await self.query_one("#home-body").mount(DeckTable(id="decks"), before="#home-totals")
+            header = Static(id="decks-header", markup=False)
+            table = DeckTable(header=header, id="decks")
+            await self.query_one("#home-body").mount(header, table)
         plan = self.query_one("#home-plan", Static)
         plan.update(message.plan_line)
         plan.display = bool(message.plan_line)
@@ -127,7 +129,7 @@ class HomeScreen(QuizScreen[None]):
         status.update(f"Could not load: {message}\nPress q to quit.")
         status.display = True
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Enter (or a click) on a deck drills it."""
         event.stop()
         self.action_drill()

@@ -1,11 +1,17 @@
-"""Provides DeckTable: the home screen's decks with their new and due counts and a mastery bar."""
+"""Provides DeckTable: the home screen's decks with their new and due counts and a mastery bar.
+
+An OptionList of pre-drawn rows, rather than a DataTable: the list is what start-up waits for, and a
+DataTable measures and styles every cell of every row for its first frame (home's decks came 0.1x of a
+bare Textual app's start-up later with it). The column header is a Static the screen places above.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.widgets import DataTable
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 
 from quizapp.tui.widgets.heatmap import shorten
 
@@ -13,8 +19,9 @@ if TYPE_CHECKING:
     from quizapp.reports.overview import DeckRow
 
 BAR_WIDTH = 10
-NUMBERS_WIDTH = 36
-"""Room the New, Due and Mastery columns (with cell padding and the scrollbar) take beside the title."""
+COUNT_WIDTH = 5
+NUMBERS_WIDTH = 2 * COUNT_WIDTH + 2 + BAR_WIDTH + 5 + 2
+"""Room the New, Due and Mastery columns (and the list's scrollbar) take beside the title."""
 
 
 def mastery_bar(share: float, width: int = BAR_WIDTH) -> Text:
@@ -28,44 +35,43 @@ def mastery_bar(share: float, width: int = BAR_WIDTH) -> Text:
     return bar
 
 
-class DeckTable(DataTable[str | Text]):
-    """One row per deck; the highlighted row is what `d` drills."""
+class DeckTable(OptionList):
+    """One row per deck; the highlighted row is what `d` drills, Enter or a click too. `header`, if
+    given, is kept showing the column names over the rows' columns."""
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+    def __init__(self, *, header: Static | None = None, id: str | None = None) -> None:
+        super().__init__(id=id, compact=True)
+        self._header = header
         self._deck_ids: list[str] = []
         self._rows: tuple[DeckRow, ...] = ()
         self._title_width = 0
 
-    def on_mount(self) -> None:
-        # Text labels and cells, not strings: a string is parsed as markup (a "[" in a title would be
-        # taken for a tag), and the first markup parse imports Rich's emoji table at start-up.
-        self.add_column(Text("Deck"), key="deck")
-        self.add_column(Text("New", justify="right"), key="new")
-        self.add_column(Text("Due", justify="right"), key="due")
-        self.add_column(Text("Mastery"), key="mastery")
-
     def show_rows(self, rows: tuple[DeckRow, ...]) -> None:
-        """Replaces the rows, keeping the cursor on the same deck."""
+        """Replaces the rows, keeping the highlight on the same deck."""
         keep = self.highlighted_deck_id
-        self.clear()
         self._rows = rows
         self._deck_ids = [r.deck_id for r in rows]
         self._title_width = self._fit_width()
-        for row in rows:
-            self.add_row(
-                Text(shorten(row.title, self._title_width)),
-                Text(str(row.new), justify="right"),
-                Text(str(row.due), justify="right", style="bold" if row.due else "dim"),
-                mastery_bar(row.mastery),
-                key=row.deck_id,
-            )
-        if keep in self._deck_ids:
-            self.move_cursor(row=self._deck_ids.index(keep))
+        if self._header is not None:
+            names = "Deck".ljust(self._title_width) + "New".rjust(COUNT_WIDTH) + "Due".rjust(COUNT_WIDTH)
+            self._header.update(Text(names + "  Mastery", style="bold"))
+        self.clear_options()
+        self.add_options([Option(self._row(row), id=row.deck_id) for row in rows])
+        if rows:
+            self.highlighted = self._deck_ids.index(keep) if keep in self._deck_ids else 0
+
+    def _row(self, row: DeckRow) -> Text:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(shorten(row.title, self._title_width).ljust(self._title_width))
+        line.append(str(row.new).rjust(COUNT_WIDTH))
+        line.append(str(row.due).rjust(COUNT_WIDTH), style="bold" if row.due else "dim")
+        line.append("  ")
+        line.append_text(mastery_bar(row.mastery))
+        return line
 
     def _fit_width(self) -> int:
-        """How wide a deck title may be so the whole table fits the screen (long titles get an ellipsis)."""
-        width = self.size.width or self.app.size.width
+        """How wide a deck title may be so the whole row fits the screen (long titles get an ellipsis)."""
+        width = self.size.width or self.container_size.width or self.app.size.width
         return max(12, width - NUMBERS_WIDTH)
 
     def on_resize(self) -> None:
@@ -74,6 +80,7 @@ class DeckTable(DataTable[str | Text]):
 
     @property
     def highlighted_deck_id(self) -> str | None:
-        if not self._deck_ids or not 0 <= self.cursor_row < len(self._deck_ids):
+        index = self.highlighted
+        if index is None or not 0 <= index < len(self._deck_ids):
             return None
-        return self._deck_ids[self.cursor_row]
+        return self._deck_ids[index]
