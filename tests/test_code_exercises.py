@@ -64,8 +64,6 @@ def test_a_seed_always_draws_the_same_cases_and_every_mistake_shows_on_some_case
 MHA_LOOP = """
 import numpy as np
 
-import engine
-
 def mha(x, w_q, w_k, w_v, w_o, n_heads, causal=False):
     outs = []
     for q, k, v in zip(*(np.split(x @ w, n_heads, axis=1) for w in (w_q, w_k, w_v))):

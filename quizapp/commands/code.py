@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ def run_code(args: argparse.Namespace) -> int:
         return EXIT_OK
     verdict = grade_code(ex.id, _read(args.file), seed=args.seed)
     if args.json:
-        print(json.dumps(_verdict_json(verdict), indent=2))
+        print(json.dumps(_verdict_json(verdict), indent=2, allow_nan=False))
     else:
         print(verdict.summary())
         if verdict.printed:
@@ -103,12 +104,18 @@ def _yaml(value: Any) -> str:
 
 
 def _read(file: str) -> str:
-    if file == "-":
-        return sys.stdin.read()
+    """The solution's text, UTF-8 (a byte-order mark allowed), from the file or `-` for standard input."""
     try:
-        return Path(file).read_text(encoding="utf-8")
+        data = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+        return data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise QuizappError(f"Cannot read {file}: {getattr(exc, 'strerror', None) or exc}") from exc
+        name = "standard input" if file == "-" else file
+        raise QuizappError(f"Cannot read {name}: {getattr(exc, 'strerror', None) or exc}") from exc
+
+
+def _number(value: float | None) -> float | str | None:
+    """A float for JSON, which has no NaN or infinity: those are given as the strings "nan", "inf"."""
+    return value if value is None or math.isfinite(value) else str(value)
 
 
 def _verdict_json(verdict: Any) -> dict[str, Any]:
@@ -126,7 +133,7 @@ def _verdict_json(verdict: Any) -> dict[str, Any]:
                 "inputs": case.inputs,
                 "expected_shape": list(case.expected_shape),
                 "got_shape": None if case.got_shape is None else list(case.got_shape),
-                "max_abs_diff": case.max_abs_diff,
+                "max_abs_diff": _number(case.max_abs_diff),
                 "error": case.error,
             }
             for case in verdict.cases

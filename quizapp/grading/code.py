@@ -24,6 +24,8 @@ from quizapp.grading.code_runner import MEMORY_LIMIT_BYTES, TIME_LIMIT_S, RunOut
 
 FLOAT32_RTOL = 1e-4
 FLOAT32_ATOL = 1e-5
+NEAR_MISS = 1e-4
+"""A failing gap at most this share of the largest expected value is rounding, not a wrong formula."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class CaseResult:
     error: str | None
     heatmap: Heatmap | None = None
     """Expected and yours side by side, when the output is a small matrix of attention weights."""
+    near_miss: bool = False
+    """Off by a rounding-sized amount only (float32 arithmetic, a long sum in another order)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,11 @@ class CodeVerdict:
                 lines.append(f"expected shape {failure.expected_shape}, got {failure.got_shape}")
             elif failure.max_abs_diff is not None:
                 lines.append(f"max |expected - yours| = {failure.max_abs_diff:.3g}")
+                if failure.near_miss:
+                    lines.append(
+                        "Close: that gap is rounding-sized, as float32 arithmetic gives; the check wants "
+                        "the inputs' precision, so compute in their dtype (float64)."
+                    )
         return "\n".join(lines)
 
 
@@ -107,6 +116,9 @@ def grade_code(
     Float32 inputs loosen the exercise's default tolerance to rtol 1e-4, atol 1e-5 (a sum in another
     order differs in the 7th digit); a deck's own tolerance is kept as it is."""
     ex = exercise(exercise_id)
+    if seed < 0:
+        raise QuizappError(f"A seed is a whole number from 0 up, not {seed}.")
+    source = source.removeprefix("\ufeff")  # a byte-order mark, as some editors save: Python skips it too
     if mistakes:
         by_id = {m.id: m for m in ex.mistakes}
         chosen = tuple(replace(by_id[i], text=text or by_id[i].text) for i, text in mistakes if i in by_id)
@@ -137,7 +149,7 @@ def grade_code(
         )
     )
     wrong = any(not r.passed for r in results)
-    mistake = _named_mistake(ex, cases, run) if wrong and run.problem is None else None
+    mistake = _named_mistake(ex, cases, run, expected) if wrong and run.problem is None else None
     return CodeVerdict(ex.id, seed, results, mistake, run.problem, run.printed)
 
 
@@ -186,7 +198,16 @@ def _case(
         return CaseResult(index, False, shapes, want.shape, None, None, error or "no result")
     passed, diff = _compared(got, want, ex)
     heatmap = None if passed else side_by_side(want, got)
-    return CaseResult(index, passed, shapes, want.shape, got.shape, diff, None, heatmap)
+    near = not passed and diff is not None and diff <= NEAR_MISS * max(_largest(want), 1.0)
+    return CaseResult(index, passed, shapes, want.shape, got.shape, diff, None, heatmap, near)
+
+
+def _largest(want: np.ndarray) -> float:
+    if want.dtype.kind not in "biuf" or not want.size:
+        return 0.0
+    with np.errstate(all="ignore"):
+        finite = np.abs(want[np.isfinite(want)])  # (n,) the finite entries
+    return float(finite.max()) if finite.size else 0.0
 
 
 MAX_HEATMAP_SIDE = 12
@@ -218,12 +239,27 @@ def _shown(value: Any) -> str:
     return f"= {value!r}"
 
 
-def _named_mistake(ex: Exercise, cases: list[dict[str, Any]], run: RunOutput) -> Mistake | None:
-    """The known mistake the learner's outputs agree with on every case that ran (None: not a known one)."""
-    ran = [(case, got) for case, got in zip(cases, run.outputs, strict=True) if got is not None]
+def _named_mistake(
+    ex: Exercise, cases: list[dict[str, Any]], run: RunOutput, expected: list[np.ndarray]
+) -> Mistake | None:
+    """The known mistake the learner's outputs agree with on every case that ran, where on at least one
+    of those cases that mistake gives another answer than the reference (None: not a known one). A case
+    every mistake gets right (one key, say) proves nothing on its own."""
+    ran = [
+        (case, got, want)
+        for case, got, want in zip(cases, run.outputs, expected, strict=True)
+        if got is not None
+    ]
     if not ran:
         return None
     for mistake in ex.mistakes:
-        if all(_same(got, _quiet(mistake.compute, case), ex) for case, got in ran):
-            return mistake
+        theirs = []
+        for case, got, _ in ran:
+            wrong = _quiet(mistake.compute, case)
+            if not _same(got, wrong, ex):
+                break
+            theirs.append(wrong)
+        else:
+            if any(not _same(wrong, want, ex) for wrong, (_, _, want) in zip(theirs, ran, strict=True)):
+                return mistake
     return None

@@ -13,6 +13,7 @@ warms it, else on demand; either way it runs this one submission and exits.
 from __future__ import annotations
 
 import pickle
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -69,27 +70,63 @@ def run_solution(
         return _failed(f"stopped after {time_limit:g} s: an endless loop, or far too much work", cases)
     report = done.report
     if report is None:
-        tail = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
-        if (done.returncode or 0) < 0 or "MemoryError" in tail[0]:
-            return _failed(f"stopped: it used more than {memory_limit >> 20} MB of memory", cases)
-        return _failed(f"the run ended without a result ({tail[0]})", cases)
+        return _failed(_ended(done.returncode, done.stderr, memory_limit), cases)
     layout = report.get("layout")
     layout = layout if isinstance(layout, list) and len(layout) == len(done.arrays) else []
     outputs = tuple(_array(meta, data) for meta, data in zip(layout, done.arrays, strict=True))
     outputs += (None,) * (len(cases) - len(outputs))
-    errors = tuple(report.get("cases") or [report.get("error")] * len(cases))
-    printed = str(report.get("printed", ""))
+    problem = report.get("error")
+    errors = report.get("cases") or [problem] * len(cases)
+    errors = [e if isinstance(e, str) else None for e in errors] if isinstance(errors, list) else []
+    errors += [None] * (len(cases) - len(errors))
+    printed = shown(str(report.get("printed", "")))
     if len(printed) > OUTPUT_LIMIT:
         printed = printed[:OUTPUT_LIMIT] + "\n... (output cut)"
-    problem = report.get("error")
-    return RunOutput(outputs, errors[: len(cases)], str(problem) if problem else None, printed)
+    return RunOutput(
+        outputs[: len(cases)],
+        tuple(shown(e) if e else None for e in errors[: len(cases)]),
+        shown(str(problem)) if problem else None,
+        printed,
+    )
+
+
+def _ended(returncode: int | None, stderr: str, memory_limit: int) -> str:
+    """Why a run ended without its report, in the learner's words: what the exit code or signal means."""
+    tail = (stderr.strip().splitlines() or [""])[-1]
+    if "MemoryError" in tail:
+        return f"stopped: it used more than {memory_limit >> 20} MB of memory"
+    if returncode == -signal.SIGKILL:
+        return "killed (SIGKILL) before it reported: most often, the machine ran out of memory"
+    if returncode == -getattr(signal, "SIGXCPU", 24):
+        return "stopped: it used up its CPU time (threads count too): an endless loop, or far too much work"
+    if returncode == -signal.SIGSEGV:
+        return "crashed with a segmentation fault (SIGSEGV), in compiled code your code called"
+    if returncode is not None and returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"killed by {name} before it reported"
+    return (
+        f"your code ended the program (exit code {returncode}) before any result came back: a solution "
+        "returns its result; it does not exit" + (f" ({shown(tail)})" if tail else "")
+    )
+
+
+def shown(text: str) -> str:
+    """Text from the learner's code as the screen may show it: control characters (a terminal's escape
+    codes, which could redraw the verdict) written out as escapes, and no lone surrogates."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
 
 
 def _array(meta: Any, data: bytes) -> np.ndarray | None:
     """One output from its bytes, dtype and shape (a read-only view): plain numbers, never objects."""
     try:
         dtype, shape = np.dtype(str(meta[0])), tuple(int(n) for n in meta[1])
-        if dtype.hasobject or dtype.kind == "V" or min(shape, default=0) < 0:
+        if dtype.kind not in "biufc" or min(shape, default=0) < 0:
             return None
         return np.frombuffer(data, dtype=dtype).reshape(shape)
     except (TypeError, ValueError, IndexError):

@@ -26,6 +26,7 @@ import atexit
 import contextlib
 import json
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -41,15 +42,21 @@ from typing import Any
 
 OUTPUT_LIMIT = 2000
 """Characters of the learner's printed output kept for the verdict."""
-STDOUT_KEPT = 8 << 20
-"""Bytes of the child's stdout kept (its tail): the report and its arrays are at the end."""
+STDOUT_KEPT = 48 << 20
+"""Bytes of the child's stdout kept (its tail): the report and its arrays (at most SENT_LIMIT) end it."""
 STDERR_KEPT = 4096
 """Bytes of the child's stderr read back (its tail), for a crash's last line."""
 
 _READY, _RUNNING = b"quizapp-standby-ready\n", b"quizapp-standby-running\n"
 _END = b"\nquizapp-standby-end "
-_TRAILER = len(_END) + 17
-"""The report's trailer: the marker, then its length in 16 digits and a newline."""
+_TOKEN_CHARS = 16
+_TRAILER = len(_END) + _TOKEN_CHARS + 1 + 17
+"""The report's trailer: the marker, the job's token, then the report's length in 16 digits and a newline.
+The token, new for each job, keeps a trailer the learner's code writes to stdout from passing for ours."""
+ARRAY_LIMIT = 4 << 20
+"""Bytes of one output sent back: an answer is far smaller; a larger array is reported by its shape."""
+SENT_LIMIT = 32 << 20
+"""Bytes of all the outputs of one run sent back; the cases past it are reported as too large."""
 _POSIX = sys.platform != "win32"
 PIPE_BYTES = 1 << 20
 """The pipes' size, where Linux lets it be set (its default cap): a job's inputs, often 100 to 300 KB, go
@@ -62,7 +69,7 @@ HOUSEKEEPING_DELAY_S = 0.05
 work (comparing, drawing the verdict) goes first."""
 
 _CHILD = r"""
-import contextlib, io, json, linecache, os, pickle, resource, shutil, sys, traceback
+import contextlib, io, json, linecache, os, pickle, resource, shutil, sys, threading, time, traceback
 import numpy as np
 
 folder = sys.argv[1]
@@ -71,6 +78,7 @@ _null = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_null, 0)
 os.close(_null)
 _buf = bytearray()
+_parent = os.getppid()
 
 
 def _take(size=None):  # the job's next line, or its next `size` bytes; None: the parent closed the pipe
@@ -85,6 +93,21 @@ def _take(size=None):  # the job's next line, or its next `size` bytes; None: th
     return got
 
 
+def _orphaned():  # the app ended, however it ended (a kill, a closed terminal): so does this run
+    while os.getppid() == _parent:
+        time.sleep(0.5)
+    shutil.rmtree(folder, ignore_errors=True)
+    os._exit(1)
+
+
+class _NumpyOnly:  # the app's own packages are not the learner's to import (the references live there)
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("engine", "quizapp"):
+            raise ModuleNotFoundError(f"No module named {name!r} here: use NumPy and the standard library")
+        return None
+
+
+threading.Thread(target=_orphaned, daemon=True).start()
 # First calls that would otherwise land on the learner's clock: ufunc loops, BLAS, unpickling arrays.
 _a = np.linspace(-1.0, 1.0, 48).reshape(6, 8)
 _s = _a @ _a.T / np.sqrt(8.0)
@@ -95,6 +118,7 @@ _ = np.where(_a > 0, _a, -np.inf), np.concatenate([_a, _a]), _a.transpose(1, 0).
 _ = pickle.loads(pickle.dumps([{"x": _a, "n": 2, "causal": True}])), np.ascontiguousarray(_p).tobytes()
 _ = compile("def f(x):\n    return x\n", "<warm>", "exec"), json.loads(json.dumps({"a": [1.0, "b"]}))
 del _a, _s, _p, _
+sys.meta_path.insert(0, _NumpyOnly())
 os.write(1, __READY__)
 
 head = _take()
@@ -103,7 +127,7 @@ if not head:  # the parent closed the pipe or exited: nothing to run
     os._exit(0)
 os.write(1, __RUNNING__)
 job = json.loads(head)
-name, source = job["function"], job["source"]
+name, source, _end = job["function"], job["source"], __END__ + job["token"].encode() + b" "
 resource.setrlimit(resource.RLIMIT_AS, (job["memory"], job["memory"]))
 _used = resource.getrusage(resource.RUSAGE_SELF)
 _cpu = int(_used.ru_utime + _used.ru_stime + job["seconds"]) + 2
@@ -116,15 +140,51 @@ report = {"cases": [], "error": None, "layout": []}
 arrays = []
 
 
-def own_frames(exc):
+def _cut(text):
+    return text if len(text) <= __OUTPUT_LIMIT__ else text[:__OUTPUT_LIMIT__] + "... (cut)"
+
+
+def own_frames(exc):  # the learner's own lines only; a line repeated (a recursion) shown three times
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<solution>"]
-    lines = [f"line {f.lineno}, in {f.name}: {(f.line or '').strip()}" for f in frames]
-    return "\n".join(lines + [f"{type(exc).__name__}: {exc}"])
+    shown, last, repeats = [], None, 0
+    for line in [f"line {f.lineno}, in {f.name}: {(f.line or '').strip()}" for f in frames] + [None]:
+        if line == last:
+            repeats += 1
+            if repeats >= 3:
+                continue
+        else:
+            if repeats >= 3:
+                shown.append(f"[the line above repeated {repeats - 2} more times]")
+            last, repeats = line, 0
+        if line is not None:
+            shown.append(line)
+    return "\n".join(shown + [_cut(f"{type(exc).__name__}: {exc}")])
+
+
+def described(exc):
+    if isinstance(exc, SystemExit):
+        return f"your code called exit({exc.code!r}): a solution returns its result instead"
+    return own_frames(exc)
+
+
+def as_output(value):
+    out = np.asarray(value)
+    if out.dtype == object:
+        kind = type(out.flat[0]).__name__ if out.size else "object"
+        raise TypeError(f"returned {kind} values, not numbers")
+    if out.dtype.kind not in "biufc":
+        raise TypeError(f"returned {out.dtype} values ({out.dtype.name}), not numbers")
+    if out.nbytes > __ARRAY_LIMIT__ or sum(map(len, arrays)) + out.nbytes > __SENT_LIMIT__:
+        raise ValueError(
+            f"returned an array of shape {tuple(out.shape)}, {out.nbytes >> 20} MB: far too large to be "
+            "the answer (look at the shape)"
+        )
+    return out
 
 
 try:
     namespace = {"__name__": "solution"}
-    with contextlib.redirect_stdout(printed):
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         exec(compile(source, "<solution>", "exec"), namespace)
     func = namespace.get(name)
     if not callable(func):
@@ -138,29 +198,25 @@ try:
     del size, inputs
     for i, case in enumerate(cases):
         try:
-            with contextlib.redirect_stdout(printed):
-                out = np.asarray(func(**case))
-            if out.dtype == object:
-                raise TypeError(f"returned {type(out.flat[0]).__name__} values, not numbers")
-            if out.dtype.kind == "V" or out.dtype.hasobject:
-                raise TypeError("returned a structured array, not numbers")
+            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+                out = as_output(func(**case))
             arrays.append(np.ascontiguousarray(out).tobytes())
             report["layout"].append([out.dtype.str, list(out.shape)])
             report["cases"].append(None)
-        except Exception as exc:
+        except (Exception, KeyboardInterrupt, SystemExit) as exc:
             arrays.append(b"")
             report["layout"].append(None)
-            report["cases"].append(own_frames(exc))
+            report["cases"].append(described(exc))
 except SyntaxError as exc:
-    report["error"] = f"line {exc.lineno}: {exc.msg}"
-except Exception as exc:
-    report["error"] = own_frames(exc)
+    report["error"] = f"line {exc.lineno}: {exc.msg}" if exc.lineno else str(exc.msg)
+except (Exception, KeyboardInterrupt, SystemExit) as exc:
+    report["error"] = described(exc)
 report["printed"] = printed.getvalue()[:__OUTPUT_LIMIT__]
 report["sizes"] = [len(a) for a in arrays]
 payload = json.dumps(report).encode() + b"\n" + b"".join(arrays)
 with contextlib.suppress(Exception):
     sys.__stdout__.flush()  # whatever the learner's code wrote there comes before the report
-view = memoryview(b"\n" + payload + __END__ + b"%016d\n" % len(payload))
+view = memoryview(b"\n" + payload + _end + b"%016d\n" % len(payload))
 while view:
     view = view[os.write(1, view):]
 os._exit(0)  # no interpreter teardown: the report is out and the parent stops reading at its end
@@ -242,7 +298,9 @@ class _Standby:
         here while the child works; then reads the child's stdout until its report ends, it closes, or the
         time limit passes (then the child is killed)."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        token = secrets.token_hex(_TOKEN_CHARS // 2).encode()
         head = {"function": function, "source": source, "memory": memory, "seconds": time_limit}
+        head["token"] = token.decode()
         out, payload, timed_out = bytearray(self._seen), None, False
         stdin, stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(stdin, False)
@@ -283,7 +341,7 @@ class _Standby:
                     out += chunk
                     if len(out) > 2 * STDOUT_KEPT:
                         del out[: len(out) - STDOUT_KEPT]
-                    payload = _payload(out)
+                    payload = _payload(out, token)
         if timed_out or not payload:  # no report: let it end (or end it) to read how
             self.kill(wait=max(deadline - time.monotonic(), 0.0) if not timed_out else 0.0)
         report, arrays = _parse(payload or b"")
@@ -343,9 +401,9 @@ def _widen(fd: int) -> None:
         pass
 
 
-def _payload(out: bytearray) -> bytes | None:
-    """The report and arrays, once the child's stdout ends with their trailer."""
-    if len(out) < _TRAILER or not out.endswith(b"\n") or out[-_TRAILER:-17] != _END:
+def _payload(out: bytearray, token: bytes) -> bytes | None:
+    """The report and arrays, once the child's stdout ends with their trailer (with this job's token)."""
+    if len(out) < _TRAILER or not out.endswith(b"\n") or out[-_TRAILER:-17] != _END + token + b" ":
         return None
     digits = bytes(out[-17:-1])
     if not digits.isdigit() or int(digits) > len(out) - _TRAILER:
@@ -378,6 +436,8 @@ class StandbyPool:
     def __init__(self, output_limit: int = OUTPUT_LIMIT) -> None:
         self._child = (
             _CHILD.replace("__OUTPUT_LIMIT__", str(output_limit + 1))
+            .replace("__ARRAY_LIMIT__", str(ARRAY_LIMIT))
+            .replace("__SENT_LIMIT__", str(SENT_LIMIT))
             .replace("__READY__", repr(_READY))
             .replace("__RUNNING__", repr(_RUNNING))
             .replace("__END__", repr(_END))
