@@ -9,6 +9,7 @@ verdict.correct, verdict.mistake, verdict.first_failure
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -44,6 +45,10 @@ class CaseResult:
     """Expected and yours side by side, when the output is a small matrix of attention weights."""
     near_miss: bool = False
     """Off by a rounding-sized amount only (float32 arithmetic, a long sum in another order)."""
+    non_finite: int = 0
+    """Entries where yours is NaN or infinite and the answer is a number (an overflow, a 0/0)."""
+    values: tuple[tuple[str, str], ...] = ()
+    """The small arrays among the inputs, written out: what the learner needs to redo the case by hand."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class CodeVerdict:
     mistake: Mistake | None
     problem: str | None
     printed: str
+    unreadable: bool = False
+    """The code does not parse or does not define the function: the study loop does not count the run."""
 
     @property
     def correct(self) -> bool:
@@ -78,10 +85,16 @@ class CodeVerdict:
         if failure is not None and not self.problem:
             shapes = ", ".join(f"{name} {shown}" for name, shown in failure.inputs.items())
             lines.append(f"First failing case (#{failure.index + 1}): {shapes}")
+            lines.extend(f"  {name} = {written}" for name, written in failure.values)
             if failure.error:
                 lines.append(failure.error)
             elif failure.got_shape != failure.expected_shape:
                 lines.append(f"expected shape {failure.expected_shape}, got {failure.got_shape}")
+            elif failure.non_finite:
+                lines.append(
+                    f"yours has NaN or inf in {failure.non_finite} of {math.prod(failure.expected_shape)} "
+                    "places where the answer is a number: an overflow (exp of a large score?) or a 0/0"
+                )
             elif failure.max_abs_diff is not None:
                 lines.append(f"max |expected - yours| = {failure.max_abs_diff:.3g}")
                 if failure.near_miss:
@@ -150,7 +163,7 @@ def grade_code(
     )
     wrong = any(not r.passed for r in results)
     mistake = _named_mistake(ex, cases, run, expected) if wrong and run.problem is None else None
-    return CodeVerdict(ex.id, seed, results, mistake, run.problem, run.printed)
+    return CodeVerdict(ex.id, seed, results, mistake, run.problem, run.printed, run.unreadable)
 
 
 def _quiet(func: Any, case: dict[str, Any]) -> np.ndarray:
@@ -197,9 +210,33 @@ def _case(
             error = f"stopped: it used more than {memory_limit >> 20} MB of memory\n{error}"
         return CaseResult(index, False, shapes, want.shape, None, None, error or "no result")
     passed, diff = _compared(got, want, ex)
-    heatmap = None if passed else side_by_side(want, got)
-    near = not passed and diff is not None and diff <= NEAR_MISS * max(_largest(want), 1.0)
-    return CaseResult(index, passed, shapes, want.shape, got.shape, diff, None, heatmap, near)
+    if passed:
+        return CaseResult(index, passed, shapes, want.shape, got.shape, diff, None)
+    heatmap = side_by_side(want, got)
+    near = diff is not None and diff <= NEAR_MISS * max(_largest(want), 1.0)
+    bad = _non_finite(got, want)
+    values = tuple((name, _written(v)) for name, v in case.items() if _small(v))
+    return CaseResult(index, passed, shapes, want.shape, got.shape, diff, None, heatmap, near, bad, values)
+
+
+SMALL_INPUT = 12
+"""Arrays of at most this many entries are written out in a failing case."""
+
+
+def _small(value: Any) -> bool:
+    return isinstance(value, np.ndarray) and 0 < value.size <= SMALL_INPUT and value.dtype.kind in "biuf"
+
+
+def _written(value: np.ndarray) -> str:
+    return np.array2string(value, precision=4, separator=", ", max_line_width=10_000).replace("\n", "")
+
+
+def _non_finite(got: np.ndarray, want: np.ndarray) -> int:
+    """How many entries of `got` are NaN or infinite where `want` is a finite number."""
+    if got.shape != want.shape or got.dtype.kind not in "biufc" or want.dtype.kind not in "biuf":
+        return 0
+    with np.errstate(all="ignore"):
+        return int(np.count_nonzero(~np.isfinite(got) & np.isfinite(want)))  # () over the whole output
 
 
 def _largest(want: np.ndarray) -> float:

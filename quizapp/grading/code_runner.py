@@ -37,6 +37,8 @@ class RunOutput:
     problem: str | None
     """The code could not run at all: a syntax error, no such function, the time or memory limit."""
     printed: str
+    unreadable: bool = False
+    """The code does not parse or does not define the function: not yet an attempt at the answer."""
 
 
 def run_solution(
@@ -87,6 +89,7 @@ def run_solution(
         tuple(shown(e) if e else None for e in errors[: len(cases)]),
         shown(str(problem)) if problem else None,
         printed,
+        bool(report.get("unreadable")),
     )
 
 

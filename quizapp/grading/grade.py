@@ -242,6 +242,8 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
         tolerance=inst.code_tolerance,
         inputs=inst.code_inputs,
     )
+    if run.unreadable:  # not yet an answer: fixed and run again, it is graded then
+        raise AnswerParseError(f"{run.problem}; fix it and run it again (this run does not count)")
     mistake = run.mistake
     failure = run.first_failure
     lines = len(text.strip().splitlines())

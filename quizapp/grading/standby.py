@@ -188,6 +188,7 @@ try:
         exec(compile(source, "<solution>", "exec"), namespace)
     func = namespace.get(name)
     if not callable(func):
+        report["unreadable"] = True
         raise NameError(f"your code does not define a function named {name!r}")
     # The inputs come after the code: the parent draws them while this child compiles and runs it.
     size = _take()
@@ -209,6 +210,7 @@ try:
             report["cases"].append(described(exc))
 except SyntaxError as exc:
     report["error"] = f"line {exc.lineno}: {exc.msg}" if exc.lineno else str(exc.msg)
+    report["unreadable"] = True
 except (Exception, KeyboardInterrupt, SystemExit) as exc:
     report["error"] = described(exc)
 report["printed"] = printed.getvalue()[:__OUTPUT_LIMIT__]

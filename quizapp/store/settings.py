@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, fields, replace
 from datetime import date
 from typing import Any
@@ -70,11 +71,11 @@ def _check_date(value: Any) -> str:
     """ "" (no date) or a real calendar day written YYYY-MM-DD."""
     if value == "":
         return ""
-    try:
-        if isinstance(value, str) and len(value) == 10:
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        try:
             return date.fromisoformat(value).isoformat()
-    except ValueError:
-        pass
+        except ValueError:
+            raise QuizappError(f"The interview date {value} is not a day of the calendar.") from None
     raise QuizappError(
         f"The interview date must be a day written YYYY-MM-DD, like 2026-12-03, got {value!r}."
     )

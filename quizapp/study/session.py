@@ -67,6 +67,8 @@ __all__ = [
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
+    from quizapp.content.instance import Instance
+
 SessionMode = Literal["study", "drill", "cram"]
 Clock = Callable[[], datetime]
 
@@ -412,7 +414,7 @@ class StudySession:
             diagnosis=None,
             diagnosis_id=None,
             step=None,
-            message=f"The answer is {inst.expected_text()}. Read the worked steps, then try it again soon.",
+            message=_shown_answer(inst),
             rating=AGAIN,
             expected=inst.expected_text(),
         )
@@ -608,3 +610,13 @@ def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) ->
     unseen = sum(1 for qid in questions.by_id if qid not in taken)
     today = now.astimezone().date()
     return daily_new_limit(settings.new_per_day, settings.interview_date, unseen=unseen, today=today)
+
+
+def _shown_answer(inst: Instance) -> str:
+    """What "I don't know" says, by the kind of question: a model answer is read, a number is worked."""
+    if inst.kind == "code":
+        return "The model solution is below. Read it, then write it yourself again soon."
+    if inst.kind in ("explain", "flashcard"):
+        return f"A model answer: {inst.expected_text().strip()}\nTry it in your own words again soon."
+    steps = " Read the worked steps, then try it again soon." if inst.derivation else " Try it again soon."
+    return f"The answer is {inst.expected_text()}.{steps}"

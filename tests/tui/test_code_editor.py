@@ -71,6 +71,44 @@ async def test_the_draft_survives_a_restart(new_app: Callable[..., QuizApp]) -> 
         assert _editor(screen).text == draft
 
 
+async def test_code_that_does_not_parse_is_not_counted_and_stays_to_be_fixed(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    broken = "import numpy as np\n\ndef kv_cache_bytes(*sizes):\nreturn 2\n"
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, QID)
+        _editor(screen).load_text(broken)
+        await press(pilot, "ctrl+r")
+        await settled(pilot)
+        error = text_of(app, "#answer-error")
+        assert "line 4: expected an indented block" in error and "this run does not count" in error
+        assert not screen.session.answered and _editor(screen).text == broken
+        assert not reviews_for(app.backend.store, QID)  # type: ignore[union-attr]
+        _editor(screen).load_text(EXERCISES[QID].solution)  # fixed: now it is graded, and counted
+        await press(pilot, "ctrl+r")
+        assert "Correct" in text_of(app, "#verdict")
+        assert len(reviews_for(app.backend.store, QID)) == 1  # type: ignore[union-attr]
+
+
+async def test_escape_right_after_typing_keeps_the_last_keystrokes(new_app: Callable[..., QuizApp]) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, QID)
+        editor = _editor(screen)
+        editor.focus()
+        await pilot.press("end", *"# the last words")  # typed, and Escape before the draft's timer fires
+        typed = editor.text
+        assert "# the last words" in typed
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, type(screen))
+    again = new_app()
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await drill(again, pilot, QID)
+        assert _editor(screen).text == typed
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for the editor")
 async def test_ctrl_e_edits_the_draft_in_the_editor(
     new_app: Callable[..., QuizApp], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -17,18 +17,33 @@ INTRO = (
     "Every answer is saved the moment you submit it, so Escape is always safe. Ctrl+P opens the command "
     "palette with the keys of the screen you are on; Ctrl+Q quits from anywhere."
 )
-TYPING_NOTE = "While typing an answer, h is a letter: press h in an empty box, or Ctrl+G, for the hint."
+TYPING_NOTE = (
+    "While typing an answer, h is a letter: press h in an empty box, or Ctrl+G, for the hint. In the code "
+    "editor every key types (? too): F1 opens this help, Tab indents, and code that does not parse is "
+    "not counted; after a run, Ctrl+Z takes it back so you can fix the code and run it again."
+)
+
+
+NAMES = {"question_mark": "?", "comma": ",", "full_stop": ".", "slash": "/"}
+
+
+def key_names(keys: str) -> str:
+    """A binding's keys as the help shows them: "escape,q,question_mark" -> "escape q ?"."""
+    return " ".join(NAMES.get(key, key) for key in keys.split(","))
 
 
 def _keys(title: str, screen: type[Screen[Any]]) -> Text:
     text = Text()
     text.append(f"\n{title}\n", style="bold")
-    for item in screen.BINDINGS:
-        if not isinstance(item, Binding) or not item.description or not item.show:
-            continue
-        key = item.key_display or item.key.replace("question_mark", "?").replace("comma", ",")
-        text.append(f"  {key:<8}", style="bold")
-        text.append(f"{item.tooltip or item.description}\n")
+    shown = [
+        (item.key_display or key_names(item.key), item.tooltip or item.description)
+        for item in screen.BINDINGS
+        if isinstance(item, Binding) and item.description and item.show
+    ]
+    width = max([8, *(len(key) + 2 for key, _ in shown)])
+    for key, what in shown:
+        text.append(f"  {key:<{width}}", style="bold")
+        text.append(f"{what}\n")
     return text
 
 
@@ -58,7 +73,7 @@ def _ids(keymap: Mapping[str, str]) -> Text:
     for binding_id, binding in bindings().items():
         key = keymap.get(binding_id, binding.key)
         text.append(f"  {binding_id:<26}", style="bold")
-        text.append(f"{key:<22}{binding.description}\n")
+        text.append(f"{key:<22} {binding.description}\n")
     return text
 
 

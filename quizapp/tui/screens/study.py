@@ -488,6 +488,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
                 timeout=6,
             )
             return
+        self.keep_draft_now()
         try:
             saved = self.session.close()
         except Exception as exc:

@@ -61,9 +61,27 @@ class CodeEditing(_Screen):
         self._draft_timer = self.set_timer(DRAFT_DELAY_S, self._keep_draft)
 
     def _keep_draft(self) -> None:
+        self._draft_timer = None
         card = self.session.current
         if card is not None and card.instance.kind == "code" and self.query(CodeArea):
             self._write_draft(card.instance.question_id, self.query_one(CodeArea).text)
+
+    def keep_draft_now(self) -> None:
+        """Writes a draft still waiting for its timer, here and now: leaving right after a keystroke
+        (Escape) must not lose it, and a worker started now would not outlive the screen."""
+        if self._draft_timer is None:
+            return
+        self._draft_timer.stop()
+        self._draft_timer = None
+        card = self.session.current
+        if card is None or card.instance.kind != "code" or not self.query(CodeArea):
+            return
+        from quizapp.study.drafts import save_draft
+
+        try:
+            save_draft(card.instance.question_id, self.query_one(CodeArea).text)
+        except OSError as exc:
+            self.notify(f"Could not keep the draft: {exc.strerror or exc}", severity="warning")
 
     @work(thread=True, group="draft", exit_on_error=False)
     def _write_draft(self, question_id: str, text: str) -> None:
