@@ -131,6 +131,8 @@ def test_cli_plan_sets_the_date_prints_per_deck_and_refuses_bad_dates(
     assert main(["plan"]) == 2
     assert "No interview date is set" in capsys.readouterr().err
     assert main(["plan", "--date", "2999-02-30"]) == 2
+    assert "2999-02-30 is not a day of the calendar" in capsys.readouterr().err
+    assert main(["plan", "--date", "30/11/2999"]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
     assert main(["plan", "--date", "2001-01-01"]) == 2
     assert "already passed" in capsys.readouterr().err

@@ -193,6 +193,8 @@ async def test_study_answer_can_be_re_rated_with_each_interval_then_taken_back(
         await _answer(screen, pilot, inst.expected_text())
         choices = text_of(app, "#rating-choices")
         assert "1 Again" in choices and "4 Easy" in choices and "Enter accepts" in choices
+        saved_in = text_of(app, "#verdict").split("next review in ")[1].split(" ")[0]
+        assert f" {saved_in}]" in choices  # the rating saved shows the interval saved, as the verdict does
         assert app.backend is not None
         store = app.backend.store
         suggested = reviews_for(store, qid)[0].rating

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 FIELDS: tuple[tuple[str, str, str], ...] = (
     ("desired_retention", "Desired retention", "0.70-0.99; higher: more reviews"),
-    ("new_per_day", "New cards per day", "unseen questions per day"),
+    ("new_per_day", "New cards per day", "at least; more as the interview nears"),
     ("interview_questions", "Interview questions", "mock interview length"),
     ("interview_minutes", "Interview minutes", "mock interview time limit"),
     ("interview_date", "Interview date", "YYYY-MM-DD; empty: no date"),

@@ -136,7 +136,7 @@ class CodeArea(Vertical):
 
     DEFAULT_CSS = """
     CodeArea { height: auto; }
-    CodeArea TextArea { height: 18; }
+    CodeArea TextArea { height: 18; max-height: 50vh; }
     CodeArea Button { margin: 0 0 0 1; }
     """
 

@@ -192,6 +192,8 @@ def rating_choices_line(feedback: Feedback) -> Text:
             line.append(" · ", style="dim")
         label = f"{choice.rating} {choice.name} {choice.interval}"
         if choice.rating == feedback.rating:
+            # the interval saved, fuzz included, as "next review in" says; the others are before fuzz
+            label = f"{choice.rating} {choice.name} {feedback.next_interval or choice.interval}"
             line.append(f"[{label}]", style="bold reverse")
         else:
             line.append(label)
@@ -280,7 +282,10 @@ class KeyPointsPanel(Vertical):
             "Tick the key points your answer covered (Space), then press Enter or Ctrl+S to save.",
             classes="instructions",
         )
-        yield KeyPointList(*((point, i) for i, point in enumerate(self.pending.key_points)), id="key-points")
+        # One line each, cut with an ellipsis: Textual's SelectionList draws a wrapped prompt's second line
+        # with a checkbox of its own and shifts every point after it (the model answer below is whole).
+        points = (Text(point, no_wrap=True, overflow="ellipsis") for point in self.pending.key_points)
+        yield KeyPointList(*((point, i) for i, point in enumerate(points)), id="key-points")
         yield Static("Model answer", classes="section-title")
         yield Markdown(self.pending.model_answer, id="model-answer")
 
