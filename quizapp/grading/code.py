@@ -213,7 +213,7 @@ def _case(
     if passed:
         return CaseResult(index, passed, shapes, want.shape, got.shape, diff, None)
     heatmap = side_by_side(want, got)
-    near = diff is not None and diff <= NEAR_MISS * max(_largest(want), 1.0)
+    near = diff is not None and 0 < diff <= NEAR_MISS * _largest(want)
     bad = _non_finite(got, want)
     values = tuple((name, _written(v)) for name, v in case.items() if _small(v))
     return CaseResult(index, passed, shapes, want.shape, got.shape, diff, None, heatmap, near, bad, values)
