@@ -141,11 +141,13 @@ def test_a_memory_hog_in_a_warm_standby_meets_the_limit() -> None:
 
 @needs_proc
 @pytest.mark.usefixtures("pool")
-def test_close_leaves_no_child_and_no_folder() -> None:
+def test_close_leaves_no_child_and_no_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # this test's folders only, not the machine's
+
     def folders() -> set[Path]:
-        return set(Path(tempfile.gettempdir()).glob("quizapp-code-*"))
+        return set(tmp_path.glob("quizapp-code-*"))
 
     before = folders()
     POOL.warm()
