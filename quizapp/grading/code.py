@@ -21,7 +21,13 @@ from engine import Heatmap
 from engine.exercises import EXERCISES, Exercise, Mistake
 from engine.exercises.inputs import InputSpec
 from quizapp.errors import QuizappError
-from quizapp.grading.code_runner import MEMORY_LIMIT_BYTES, TIME_LIMIT_S, RunOutput, run_solution
+from quizapp.grading.code_runner import (
+    MEMORY_LIMIT_BYTES,
+    TIME_LIMIT_S,
+    RunOutput,
+    over_memory,
+    run_solution,
+)
 
 FLOAT32_RTOL = 1e-4
 FLOAT32_ATOL = 1e-5
@@ -207,7 +213,7 @@ def _case(
     shapes = {name: _shown(value) for name, value in case.items()}
     if got is None:
         if error and "MemoryError" in error:
-            error = f"stopped: it used more than {memory_limit >> 20} MB of memory\n{error}"
+            error = f"{over_memory(memory_limit)}\n{error}"
         return CaseResult(index, False, shapes, want.shape, None, None, error or "no result")
     passed, diff = _compared(got, want, ex)
     if passed:

@@ -25,7 +25,7 @@ from quizapp.grading.standby import OUTPUT_LIMIT, POOL
 TIME_LIMIT_S = 5.0
 MEMORY_LIMIT_BYTES = 1 << 30
 """Address space of the child: NumPy and its BLAS threads reserve some; a hog fails well before the box."""
-__all__ = ["MEMORY_LIMIT_BYTES", "OUTPUT_LIMIT", "TIME_LIMIT_S", "RunOutput", "run_solution"]
+__all__ = ["MEMORY_LIMIT_BYTES", "OUTPUT_LIMIT", "TIME_LIMIT_S", "RunOutput", "over_memory", "run_solution"]
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def _ended(returncode: int | None, stderr: str, memory_limit: int) -> str:
     """Why a run ended without its report, in the learner's words: what the exit code or signal means."""
     tail = (stderr.strip().splitlines() or [""])[-1]
     if "MemoryError" in tail:
-        return f"stopped: it used more than {memory_limit >> 20} MB of memory"
+        return over_memory(memory_limit)
     if returncode == -signal.SIGKILL:
         return "killed (SIGKILL) before it reported: most often, the machine ran out of memory"
     if returncode == -getattr(signal, "SIGXCPU", 24):
@@ -114,6 +114,11 @@ def _ended(returncode: int | None, stderr: str, memory_limit: int) -> str:
         f"your code ended the program (exit code {returncode}) before any result came back: a solution "
         "returns its result; it does not exit" + (f" ({shown(tail)})" if tail else "")
     )
+
+
+def over_memory(memory_limit: int) -> str:
+    """What a run stopped by the memory limit is told (a MemoryError in a case, or the whole run)."""
+    return f"stopped: it used more than {memory_limit >> 20} MB of memory"
 
 
 def shown(text: str) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -60,11 +62,20 @@ class CodeEditing(_Screen):
             self._draft_timer.stop()
         self._draft_timer = self.set_timer(DRAFT_DELAY_S, self._keep_draft)
 
-    def _keep_draft(self) -> None:
-        self._draft_timer = None
+    def _draft(self) -> tuple[str, str] | None:
+        """(question id, text) of the code on screen; None when the card is not a code question."""
         card = self.session.current
-        if card is not None and card.instance.kind == "code" and self.query(CodeArea):
-            self._write_draft(card.instance.question_id, self.query_one(CodeArea).text)
+        if card is None or card.instance.kind != "code" or not self.query(CodeArea):
+            return None
+        return card.instance.question_id, self.query_one(CodeArea).text
+
+    def _keep_draft(self) -> None:
+        if self._draft_timer is not None:  # a write now stands for the one pending
+            self._draft_timer.stop()
+            self._draft_timer = None
+        draft = self._draft()
+        if draft is not None:
+            self._write_draft(*draft)
 
     def keep_draft_now(self) -> None:
         """Writes a draft still waiting for its timer, here and now: leaving right after a keystroke
@@ -73,26 +84,22 @@ class CodeEditing(_Screen):
             return
         self._draft_timer.stop()
         self._draft_timer = None
-        card = self.session.current
-        if card is None or card.instance.kind != "code" or not self.query(CodeArea):
-            return
-        from quizapp.study.drafts import save_draft
-
-        try:
-            save_draft(card.instance.question_id, self.query_one(CodeArea).text)
-        except OSError as exc:
-            self.notify(f"Could not keep the draft: {exc.strerror or exc}", severity="warning")
+        draft = self._draft()
+        if draft is not None:
+            self._save_draft(*draft, self.notify)
 
     @work(thread=True, group="draft", exit_on_error=False)
     def _write_draft(self, question_id: str, text: str) -> None:
+        self._save_draft(question_id, text, partial(self.app.call_from_thread, self.notify))
+
+    @staticmethod
+    def _save_draft(question_id: str, text: str, notify: Callable[..., object]) -> None:
         from quizapp.study.drafts import save_draft
 
         try:
             save_draft(question_id, text)
         except OSError as exc:
-            self.app.call_from_thread(
-                self.notify, f"Could not keep the draft: {exc.strerror or exc}", severity="warning"
-            )
+            notify(f"Could not keep the draft: {exc.strerror or exc}", severity="warning")
 
     def action_run_code(self) -> None:
         """Ctrl+R: grades the code (in the save worker: it runs in a child process); the draft is kept."""

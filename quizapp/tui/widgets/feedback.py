@@ -190,10 +190,12 @@ def rating_choices_line(feedback: Feedback) -> Text:
     for i, choice in enumerate(feedback.choices):
         if i:
             line.append(" · ", style="dim")
-        label = f"{choice.rating} {choice.name} {choice.interval}"
-        if choice.rating == feedback.rating:
-            # the interval saved, fuzz included, as "next review in" says; the others are before fuzz
-            label = f"{choice.rating} {choice.name} {feedback.next_interval or choice.interval}"
+        saved = choice.rating == feedback.rating
+        # the rating saved shows the interval saved, fuzz included, as "next review in" does; the others
+        # are before fuzz
+        interval = (feedback.next_interval or choice.interval) if saved else choice.interval
+        label = f"{choice.rating} {choice.name} {interval}"
+        if saved:
             line.append(f"[{label}]", style="bold reverse")
         else:
             line.append(label)
