@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine import validation
+
 FloatArray = npt.NDArray[np.floating[Any]]
 BoolArray = npt.NDArray[np.bool_]
 FloatType = type[np.floating[Any]]
@@ -47,32 +49,13 @@ class AttentionParams:
     b_o: FloatArray | None = None  # (d,)
 
     def __post_init__(self) -> None:
-        h, n_kv = self.n_heads, self.n_kv_heads
-        if h < 1 or n_kv < 1:
-            raise ValueError(f"n_heads={h} and n_kv_heads={n_kv} must both be at least 1")
-        if h % n_kv:
-            raise ValueError(f"n_heads={h} is not divisible by n_kv_heads={n_kv}")
+        validation.check_head_counts(self.n_heads, self.n_kv_heads)
         for name in WEIGHTS:
             if getattr(self, name) is not None:
                 copy = np.array(getattr(self, name))  # same shape, our own copy
                 copy.flags.writeable = False
                 object.__setattr__(self, name, copy)
-        if self.w_q.ndim != 2 or self.w_q.shape[1] % h:
-            raise ValueError(
-                f"w_q has shape {self.w_q.shape}; expected (d_model, n_heads*d_head), n_heads={h}"
-            )
-        d, dh = self.d_model, self.d_head
-        shapes = {"w_q": (d, h * dh), "w_k": (d, n_kv * dh), "w_v": (d, n_kv * dh), "w_o": (h * dh, d),
-                  "b_q": (h * dh,), "b_k": (n_kv * dh,), "b_v": (n_kv * dh,), "b_o": (d,)}  # fmt: skip
-        for name, shape in shapes.items():
-            array = getattr(self, name)
-            if array is not None and array.shape != shape:
-                raise ValueError(
-                    f"{name} has shape {array.shape}; expected {shape} for d_model={d}, n_heads={h}, "
-                    f"n_kv_heads={n_kv}, d_head={dh}"
-                )
-            if array is not None and not np.isfinite(array).all():
-                raise ValueError(f"{name} contains NaN or infinite values")
+        validation.check_params(self)
 
     @property
     def d_model(self) -> int:
@@ -92,7 +75,7 @@ class AttentionParams:
 class AttentionResult:
     """Every stage of one forward pass, so a learner can look inside; (T, d) input drops the B axis."""
 
-    output: FloatArray  # (B, T, d), or (B, T, h*d_head) without W_O
+    output: FloatArray  # (B, T, d)
     weights: FloatArray  # (B, h, T, S): softmax rows sum to 1 (0 where every key is masked)
     heads: FloatArray  # (B, h, T, d_head): each head's weighted average of the values
     scores: FloatArray  # (B, h, T, S): scaled scores plus the mask (-inf where masked)
@@ -109,10 +92,7 @@ def init_attention(
     """Random weights with std 1/sqrt(d_model), so scores start neither flat nor saturated.
     n_kv_heads=None is standard MHA (n_kv = h); 1 is MQA."""
     n_kv = n_heads if n_kv_heads is None else n_kv_heads
-    if min(d_model, n_heads, n_kv) < 1:
-        raise ValueError(f"d_model={d_model}, n_heads={n_heads}, n_kv_heads={n_kv} must all be at least 1")
-    if d_model % n_heads:
-        raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+    validation.check_sizes(d_model, n_heads, n_kv)
     rng, dh = np.random.default_rng(seed), d_model // n_heads
 
     def draw(*shape: int) -> FloatArray:
@@ -129,56 +109,57 @@ def softmax(x: npt.ArrayLike, axis: int = -1) -> FloatArray:
     """Positive weights that sum to 1 along `axis`; a row that is all -inf gives zeros, never NaN.
 
     The row maximum is subtracted first: softmax(x) = softmax(x - c), and exp can then never overflow.
+    The maximum starts from the lowest finite float, so a fully masked row subtracts a number, not -inf.
     """
-    a = np.asarray(x)  # (..., n)
-    a = a if np.issubdtype(a.dtype, np.floating) else a.astype(np.float64)  # (..., n)
-    if np.isnan(a).any() or (a == np.inf).any():
-        raise ValueError("softmax input contains NaN or +inf")
-    return _softmax(a, axis)
-
-
-def _softmax(x: FloatArray, axis: int = -1) -> FloatArray:
-    lowest = np.finfo(x.dtype).min  # a fully masked row subtracts this finite number, not -inf
-    row_max: FloatArray = x.max(axis=axis, keepdims=True, initial=lowest)  # (..., 1)
-    e: FloatArray = np.exp(x - row_max)  # (..., n): every exponent <= 0, so nothing overflows
-    total = e.sum(axis=axis, keepdims=True)  # (..., 1): >= 1 (the max gives exp(0)), 0 if fully masked
-    e /= np.maximum(total, 1.0)  # (..., n): rows sum to 1; a fully masked row stays 0, never 0/0
-    return e
+    x = validation.check_softmax_input(x)  # floats, no NaN or +inf
+    x_max = x.max(axis=axis, keepdims=True, initial=np.finfo(x.dtype).min)  # [..., n] -> [..., 1]
+    e = np.exp(x - x_max)  # [..., n] -> [..., n]: every exponent <= 0, exp(-inf) = 0
+    return e / np.maximum(e.sum(axis=axis, keepdims=True), 1.0)  # [..., n] -> [..., n]: all 0 stays 0
 
 
 @functools.lru_cache(maxsize=64)
 def causal_mask(T: int, S: int | None = None) -> BoolArray:
     """True where query t may attend to key s: s <= t. Aligned top-left when S != T, like torch's
-    `is_causal` (`torch.ones(T, S).tril()`)."""
+    `is_causal` (`torch.ones(T, S).tril()`). Made once per size and shared, read-only."""
     S = T if S is None else S
-    if T < 1 or S < 1:
-        raise ValueError(f"causal_mask needs T={T} and S={S} to be at least 1")
-    mask = np.tri(T, S, dtype=bool)  # (T, S): made once per size, shared read-only
+    validation.check_causal_sizes(T, S)
+    mask = np.tri(T, S, dtype=bool)  # [] -> [T, S]: ones on and below the diagonal
     mask.flags.writeable = False
     return mask
 
 
-def check_mask(mask: str | npt.ArrayLike | None, shape: tuple[int, int, int, int]) -> Any:
-    """The mask made ready for scores of `shape` (B, h, T, S): None, "causal", or an array that
-    broadcasts to it, boolean (True = may attend) or additive float (-inf blocks)."""
-    if mask is None or isinstance(mask, str):
-        if mask not in (None, "causal"):
-            raise ValueError(f"mask={mask!r} is not understood; use 'causal', a bool array or a float array")
-        return mask
-    m = np.asarray(mask)  # broadcastable to (B, h, T, S)
-    try:
-        fits = m.ndim <= 4 and np.broadcast_shapes(m.shape, shape) == shape
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ValueError(
-            f"mask of shape {m.shape} does not broadcast to the scores' shape {shape} (B, H, T, S)"
-        )
-    if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.floating):
-        raise ValueError(f"mask has dtype {m.dtype}; use a bool array (True = may attend) or a float array")
-    if m.dtype != np.bool_ and (np.isnan(m).any() or (m == np.inf).any()):
-        raise ValueError("additive mask contains NaN or +inf; use -inf (or a large negative number) to block")
-    return m
+def linear(x: FloatArray, w: FloatArray, b: FloatArray | None = None) -> FloatArray:
+    """x @ w + b in x's dtype (the weights are cast to it)."""
+    y: FloatArray = x @ w.astype(x.dtype, copy=False)  # [..., n_in] @ [n_in, n_out] -> [..., n_out]
+    return y if b is None else y + b.astype(x.dtype, copy=False)  # [..., n_out] + [n_out] -> [..., n_out]
+
+
+def split_heads(x: FloatArray, n_heads: int) -> FloatArray:
+    """Cuts the feature axis into n_heads slices of d_head and moves the heads in front of the tokens."""
+    B, T, width = x.shape
+    return x.reshape(B, T, n_heads, width // n_heads).transpose(0, 2, 1, 3)  # [B, T, n*dh] -> [B, n, T, dh]
+
+
+def merge_heads(x: FloatArray) -> FloatArray:
+    """The inverse of split_heads: the heads' results side by side, concat(heads)."""
+    B, h, T, d_head = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(B, T, h * d_head)  # [B, h, T, dh] -> [B, T, h*dh]
+
+
+def scaled_dot_product_attention(
+    q: FloatArray, k: FloatArray, v: FloatArray, mask: npt.NDArray[Any] | None = None
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(heads, weights, scores) of queries [..., T, dh] against keys and values [..., S, dh].
+
+    `mask` broadcasts to [..., T, S]: bool (True = may attend, False gets -inf) or additive float.
+    """
+    scores = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])  # [.., T, dh] @ [.., dh, S] -> [.., T, S]
+    if mask is not None and mask.dtype == np.bool_:
+        scores = np.where(mask, scores, -np.inf)  # [.., T, S] -> [.., T, S]: blocked keys -inf
+    elif mask is not None:
+        scores = (scores + mask).astype(scores.dtype, copy=False)  # [.., T, S] + [.., T, S] -> [.., T, S]
+    weights = softmax(scores)  # [.., T, S] -> [.., T, S]: each row sums to 1 (0 if fully masked)
+    return weights @ v, weights, scores  # [.., T, S] @ [.., S, dh] -> [.., T, dh]
 
 
 def multi_head_attention(
@@ -186,80 +167,30 @@ def multi_head_attention(
     p: AttentionParams,
     mask: str | npt.ArrayLike | None = None,
     kv: npt.ArrayLike | None = None,
-    drop_output_projection: bool = False,
-    tie_heads: bool = False,
 ) -> AttentionResult:
-    """Multi-head, grouped-query or multi-query attention on x (T, d) or (B, T, d).
+    """Multi-head, grouped-query or multi-query attention of x [T, d] or [B, T, d] over kv (x if None).
 
-    `kv` (S, d) or (B, S, d) gives cross-attention. `mask` is "causal" or an array (see check_mask).
-    `tie_heads` gives every head head 0's projections ("all heads the same"). `drop_output_projection`
-    returns concat(heads) with no W_O: each output slice then comes from one head only. float64 input
-    computes in float64, anything else in float32.
+    `mask` is None, "causal", a bool array (True = may attend) or an additive float array, broadcast to
+    [B, h, T, S]; `kv` [S, d] or [B, S, d] gives cross-attention. float64 x computes in float64,
+    anything else in float32. A [T, d] x gives results without the B axis.
     """
-    xb, kvb, unbatched = as_batches(x, kv, p.d_model)  # (B, T, d), (B, S, d)
-    dtype: FloatType = np.float64 if xb.dtype == np.float64 else np.float32
-    h, n_kv, dh = p.n_heads, p.n_kv_heads, p.d_head
-    B, T, S = xb.shape[0], xb.shape[1], kvb.shape[1]
-    m = check_mask(mask, (B, h, T, S))
-    w = _compute_weights(p, dtype, tie_heads)
+    x, kv, mask = validation.check_call(x, p, mask, kv)  # shapes, dtypes, finite values, the mask
+    dtype: FloatType = np.float64 if x.dtype == np.float64 else np.float32
+    xb = x.astype(dtype, copy=False).reshape(-1, *x.shape[-2:])  # [T, d] or [B, T, d] -> [B, T, d]
+    kvb = kv.astype(dtype, copy=False).reshape(-1, *kv.shape[-2:])  # [S, d] or [B, S, d] -> [B, S, d]
 
-    def heads_of(tokens: FloatArray, name: str, n: int) -> FloatArray:
-        projected: FloatArray = tokens.astype(dtype, copy=False) @ w["w_" + name]  # (B, n_tok, n'*dh)
-        if "b_" + name in w:
-            projected += w["b_" + name]  # (B, n_tok, n'*dh)
-        split = projected.reshape(B, -1, projected.shape[-1] // dh, dh)  # (B, n_tok, n', dh)
-        split = split.transpose(0, 2, 1, 3)  # (B, n', n_tok, dh)
-        copies = n // split.shape[1]  # 1, or n for tied heads: head 0's projection n times over
-        return split if copies == 1 else np.repeat(split, copies, axis=1)  # (B, n, n_tok, dh)
+    q = split_heads(linear(xb, p.w_q, p.b_q), p.n_heads)  # [B, T, d] -> [B, h, T, dh]
+    k = split_heads(linear(kvb, p.w_k, p.b_k), p.n_kv_heads)  # [B, S, d] -> [B, n_kv, S, dh]
+    v = split_heads(linear(kvb, p.w_v, p.b_v), p.n_kv_heads)  # [B, S, d] -> [B, n_kv, S, dh]
+    # GQA/MQA: query head i reads K/V head i // g (kv0 kv0 kv1 kv1), as torch's repeat_interleave.
+    k = np.repeat(k, p.group_size, axis=1)  # [B, n_kv, S, dh] -> [B, h, S, dh]
+    v = np.repeat(v, p.group_size, axis=1)  # [B, n_kv, S, dh] -> [B, h, S, dh]
 
-    q = heads_of(xb, "q", h)  # (B, h, T, dh)
-    k, v = heads_of(kvb, "k", n_kv), heads_of(kvb, "v", n_kv)  # (B, n_kv, S, dh) each
-    if n_kv < h:  # GQA/MQA: query head i reads K/V head i // g, as torch's repeat_interleave lays them out
-        k, v = np.repeat(k, h // n_kv, axis=1), np.repeat(v, h // n_kv, axis=1)  # (B, h, S, dh) each
-    scores = q @ k.swapaxes(-1, -2) / math.sqrt(dh)  # (B, h, T, S)
-    if isinstance(m, str):
-        scores = np.where(causal_mask(T, S), scores, -np.inf)  # (B, h, T, S)
-    elif m is not None and m.dtype == np.bool_:
-        scores = np.where(m, scores, -np.inf)  # (B, h, T, S)
-    elif m is not None:
-        scores = (scores + m).astype(dtype, copy=False)  # (B, h, T, S)
-    weights = _softmax(scores)  # (B, h, T, S)
-    heads = weights @ v  # (B, h, T, dh)
-    concat = heads.transpose(0, 2, 1, 3).reshape(B, T, h * dh)  # (B, T, h*dh)
-    output = concat if drop_output_projection else concat @ w["w_o"]  # (B, T, d)
-    if not drop_output_projection and "b_o" in w:
-        output += w["b_o"]  # (B, T, d)
-    if unbatched:
+    if isinstance(mask, str):
+        mask = causal_mask(xb.shape[1], kvb.shape[1])  # "causal" -> [T, S]
+    heads, weights, scores = scaled_dot_product_attention(q, k, v, mask)  # -> [B, h, T, dh], [B, h, T, S] x2
+    output = linear(merge_heads(heads), p.w_o, p.b_o)  # [B, h, T, dh] -> [B, T, h*dh] -> [B, T, d]
+
+    if x.ndim == 2:  # no batch axis came in, so none goes out
         return AttentionResult(output=output[0], weights=weights[0], heads=heads[0], scores=scores[0])
     return AttentionResult(output=output, weights=weights, heads=heads, scores=scores)
-
-
-def _compute_weights(p: AttentionParams, dtype: FloatType, tie_heads: bool) -> dict[str, FloatArray]:
-    """The weights present, in the compute dtype; tied, only head 0's columns, which every head then
-    shares (the same numbers, bit for bit)."""
-    out: dict[str, FloatArray] = {}
-    for name in WEIGHTS:
-        given = getattr(p, name)
-        if given is not None:
-            a = given.astype(dtype, copy=False)  # (d, n*dh), (n*dh, d), (n*dh,) or (d,)
-            out[name] = a[..., : p.d_head] if tie_heads and name[-1] != "o" else a  # head 0's columns
-
-    return out
-
-
-def as_batches(x: npt.ArrayLike, kv: npt.ArrayLike | None, d: int) -> tuple[FloatArray, FloatArray, bool]:
-    """x and kv as (B, n, d) batches of finite tokens, and whether x came without a batch axis."""
-    xa = np.asarray(x)  # (T, d) or (B, T, d)
-    kva = xa if kv is None else np.asarray(kv)  # (S, d) or (B, S, d)
-    for name, a in (("x", xa), ("kv", kva)) if kv is not None else (("x", xa),):
-        if a.ndim not in (2, 3) or a.shape[-1] != d or a.shape[-2] < 1 or a.size == 0:
-            raise ValueError(f"{name} has shape {a.shape}; expected (T, {d}) or (B, T, {d}) for d_model={d}")
-        if a.dtype.kind not in "fiu":
-            raise ValueError(f"{name} has dtype {a.dtype}; expected real numbers")
-        if a.dtype.kind == "f" and not np.isfinite(a).all():
-            raise ValueError(f"{name} contains NaN or infinite values")
-    if kva.ndim != xa.ndim or kva.shape[:-2] != xa.shape[:-2]:
-        raise ValueError(f"kv has shape {kva.shape} but x has shape {xa.shape}; their batch sizes must match")
-    if xa.ndim == 3:
-        return xa, kva, False
-    return xa[None], kva[None], True  # (1, T, d), (1, S, d)

@@ -16,6 +16,7 @@ import engine
 import engine.fast as fast
 import engine.fast.threads as threads
 from engine.fast.groups import head_groups
+from quizapp.sandbox.transforms import drop_output_projection, tie_heads
 
 EXAMPLES = settings(max_examples=60, deadline=None)
 
@@ -31,12 +32,15 @@ def split_into(parts: int) -> Iterator[None]:
 
 @st.composite
 def problems(draw: st.DrawFn) -> dict[str, object]:
-    """A random attention call: batch, GQA shape, bias, mask kind, cross-attention, the two experiments."""
+    """A random attention call: batch, GQA shape, bias, mask kind, cross-attention, the two experiments
+    (Explore's weight changes: tied heads, no W_O)."""
     n_kv, g, d_head = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
     b, t, s = draw(st.integers(1, 3)), draw(st.integers(1, 7)), draw(st.integers(1, 7))
     h, seed = n_kv * g, draw(st.integers(0, 2**16))
     rng = np.random.default_rng(seed)
     p = engine.init_attention(h * d_head, h, n_kv_heads=n_kv, seed=seed, bias=draw(st.booleans()))
+    p = tie_heads(p) if draw(st.booleans()) else p
+    p = drop_output_projection(p) if draw(st.booleans()) else p
     cross = draw(st.booleans())
     kv = rng.normal(size=(b, s, h * d_head)) if cross else None
     s = s if cross else t
@@ -53,8 +57,6 @@ def problems(draw: st.DrawFn) -> dict[str, object]:
         "p": p,
         "kv": kv,
         "mask": mask,
-        "tie_heads": draw(st.booleans()),
-        "drop_output_projection": draw(st.booleans()),
     }
 
 
@@ -89,13 +91,15 @@ def test_the_fast_path_computes_what_the_reference_computes(
 ) -> None:
     h = n_kv * g
     p = engine.init_attention(h * d_head, h, n_kv_heads=n_kv, seed=seed, bias=bias, dtype=np.float64)
+    p = tie_heads(p) if tie else p
+    p = drop_output_projection(p) if drop else p
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(batch, t, h * d_head))  # (B, T, d) float64, so only the layout differs
     kv = rng.normal(size=(batch, t + 2, h * d_head)) if mask == "cross" else None  # (B, S, d)
     s = t + 2 if kv is not None else t
     masks = {"none": None, "cross": None, "causal": "causal", "bool": rng.random((batch, h, t, s)) < 0.7,
              "additive": np.where(rng.random((t, s)) < 0.7, 0.0, -np.inf)}  # fmt: skip
-    args = {"mask": masks[mask], "kv": kv, "tie_heads": tie, "drop_output_projection": drop}
+    args = {"mask": masks[mask], "kv": kv}
     with split_into(2):
         fast_result = fast.fast_multi_head_attention(x, p, **args)  # type: ignore[arg-type]
     reference = engine.multi_head_attention(x, p, **args)  # type: ignore[arg-type]

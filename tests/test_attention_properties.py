@@ -214,27 +214,7 @@ def test_a_query_whose_keys_all_get_minus_1e9_attends_evenly_like_torch(forward:
     )
 
 
-# ---- the head experiments ------------------------------------------------------------------------
-
-
-@EXAMPLES
-@given(cases())
-@BOTH
-def test_tied_heads_all_have_identical_weights(forward: Forward, case: Case) -> None:
-    r = forward(case.x, case.p, mask="causal", tie_heads=True)
-    for i in range(1, case.p.n_heads):
-        np.testing.assert_array_equal(r.weights[:, i], r.weights[:, 0])
-        np.testing.assert_array_equal(r.heads[:, i], r.heads[:, 0])
-
-
-@EXAMPLES
-@given(cases())
-@BOTH
-def test_tied_heads_use_head_zero_of_the_untied_model(forward: Forward, case: Case) -> None:
-    tied = forward(case.x, case.p, tie_heads=True)
-    untied = forward(case.x, case.p)
-    np.testing.assert_allclose(tied.weights[:, 0], untied.weights[:, 0], atol=1e-6)
-    np.testing.assert_allclose(tied.heads[:, 0], untied.heads[:, 0], atol=1e-6)
+# ---- grouped key/value heads, and token order ---------------------------------------------------
 
 
 @EXAMPLES
@@ -298,19 +278,6 @@ def test_without_a_mask_attention_is_permutation_equivariant(
     rp = forward(case.x[:, perm], case.p)
     np.testing.assert_allclose(rp.output, r.output[:, perm], atol=1e-5)
     np.testing.assert_allclose(rp.weights, r.weights[:, :, perm][..., perm], atol=1e-6)
-
-
-@EXAMPLES
-@given(cases())
-@BOTH
-def test_dropping_w_o_returns_the_concatenated_heads(forward: Forward, case: Case) -> None:
-    r = forward(case.x, case.p, drop_output_projection=True)
-    b, t, _ = case.shape
-    concat = r.heads.transpose(0, 2, 1, 3).reshape(b, t, case.p.n_heads * case.p.d_head)
-    np.testing.assert_array_equal(r.output, concat)
-    full = forward(case.x, case.p)
-    expected = concat @ case.p.w_o + (0 if case.p.b_o is None else case.p.b_o)
-    np.testing.assert_allclose(full.output, expected, atol=1e-5)
 
 
 def test_the_fast_path_never_repeats_grouped_kv_heads_in_memory() -> None:

@@ -12,6 +12,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 import engine
+from engine.attention import merge_heads
 from quizapp.errors import QuizappError
 from quizapp.sandbox.model import (
     DTYPES,
@@ -88,7 +89,7 @@ def test_removing_w_o_changes_the_output_but_not_the_weights() -> None:
     assert not np.allclose(with_wo.output, without.output)
     params = engine.init_attention(16, 4, 4, seed=3)
     x = embed(with_wo.tokens, 16, 3)
-    heads = engine.multi_head_attention(x, params, drop_output_projection=True).output
+    heads = merge_heads(engine.multi_head_attention(x, params).heads[None])[0]  # (T, h*d_head)
     np.testing.assert_allclose(without.output, heads)
     np.testing.assert_allclose(with_wo.output, heads @ params.w_o, rtol=1e-5, atol=1e-6)
     assert without.wo.removed and not with_wo.wo.removed

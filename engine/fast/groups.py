@@ -40,19 +40,17 @@ class StackedWeights:
     `qkv` stacks W_Q, W_K and W_V as W^T rows, per K/V head: its g query heads, then its K, then its V,
     shape (n_kv, g + 2, d_head, d). A group of K/V heads with all its query heads is then one block of
     rows, and one matmul projects the group's queries, keys and values. The query rows come pre-scaled by
-    1/sqrt(d_head), which scales every score at no cost per call. When tied ("force all heads the
-    same"), only head 0's rows are kept, (1, 3, d_head, d), and every head is handed the same result.
+    1/sqrt(d_head), which scales every score at no cost per call.
     """
 
-    qkv: FloatArray  # (n_kv, g + 2, d_head, d), or (1, 3, d_head, d) when tied
-    qkv_bias: FloatArray | None  # (n_kv, g + 2, d_head), or (1, 3, d_head) when tied
+    qkv: FloatArray  # (n_kv, g + 2, d_head, d)
+    qkv_bias: FloatArray | None  # (n_kv, g + 2, d_head)
     w_o: FloatArray  # (h*d_head, d)
     w_o_t: FloatArray  # (d, h*d_head): contiguous W_O^T
-    tied: bool
 
 
-def stack_weights(p: AttentionParams, dtype: np.dtype[Any], tied: bool) -> StackedWeights:
-    """Builds the StackedWeights of p (AttentionParams keeps one per dtype and tie setting)."""
+def stack_weights(p: AttentionParams, dtype: np.dtype[Any]) -> StackedWeights:
+    """Builds the StackedWeights of p (engine.fast keeps one per params object and dtype)."""
     n_kv, g, d_head, d = p.n_kv_heads, p.group_size, p.d_head, p.d_model
     scale = 1.0 / math.sqrt(d_head)
     weights = [p.w_q.T * scale, p.w_k.T, p.w_v.T]  # (h*d_head, d), (n_kv*d_head, d) x 2
@@ -61,8 +59,8 @@ def stack_weights(p: AttentionParams, dtype: np.dtype[Any], tied: bool) -> Stack
     for w, b, n in zip(weights, biases, (g, 1, 1), strict=True):  # query, key, value heads per K/V head
         w4 = w.reshape(n_kv, n, d_head, d)  # (n_kv, n, d_head, d)
         b3 = np.zeros((n_kv, n, d_head)) if b is None else b.reshape(n_kv, n, d_head)  # (n_kv, n, d_head)
-        stack.append(w4[:1, :1] if tied else w4)  # (1, 1, d_head, d) when tied
-        bias_stack.append(b3[:1, :1] if tied else b3)  # (1, 1, d_head) when tied
+        stack.append(w4)
+        bias_stack.append(b3)
     has_bias = any(b is not None for b in biases)
     stacked = StackedWeights(
         qkv=np.concatenate(stack, axis=1).astype(dtype),  # (n_kv, g + 2, d_head, d)
@@ -71,7 +69,6 @@ def stack_weights(p: AttentionParams, dtype: np.dtype[Any], tied: bool) -> Stack
         else None,  # (n_kv, g+2, d_head)
         w_o=p.w_o.astype(dtype),  # (h*d_head, d)
         w_o_t=np.ascontiguousarray(p.w_o.T, dtype=dtype),  # (d, h*d_head)
-        tied=tied,
     )
     for array in (stacked.qkv, stacked.qkv_bias, stacked.w_o, stacked.w_o_t):
         if array is not None:
@@ -127,18 +124,13 @@ class ForwardPass:
     weights_t: FloatArray  # (B, n_kv, g, S, T)
     heads_t: FloatArray  # (B, n_kv, g, d_head, T)
 
-    def attend(self, group: HeadGroup, out: FloatArray | None) -> None:
+    def attend(self, group: HeadGroup, out: FloatArray) -> None:
         """Steps 1 to 4 for the group's heads, then concat(its heads) @ (its rows of W_O) into out."""
-        B, n_kv, g, S, T = self.scores_t[group.index].shape
+        B, n_kv, g, _, T = self.scores_t[group.index].shape
         d_head = self.heads_t.shape[-2]
 
         # Step 1. Project the tokens to queries (pre-scaled by 1/sqrt(d_head)), keys and values.
-        if self.weights.tied:  # one head's projections, shared by every head bit for bit
-            q5, k5, v5 = self._project(group.batch, slice(0, 1), slice(0, 1), True)
-            q5 = np.broadcast_to(q5, (B, n_kv, g, d_head, T))  # (B', n_kv', g', d_head, T) view
-            k5, v5 = (np.broadcast_to(a, (B, n_kv, 1, d_head, S)) for a in (k5, v5))  # (B', n_kv', 1, ..)
-        else:
-            q5, k5, v5 = self._project(group.batch, group.kv_heads, group.members, group.whole_kv_groups)
+        q5, k5, v5 = self._project(group.batch, group.kv_heads, group.members, group.whole_kv_groups)
 
         # Step 2. Split the heads: done by the reshapes in _project. Every query head of a K/V head's
         # group meets that K/V head by broadcasting, so K and V are never repeated.
@@ -149,8 +141,6 @@ class ForwardPass:
         weighted_values(weights_t, v5, self.mask.causal, self.heads_t[group.index])
 
         # Step 5, this group's share: its heads, concatenated, times their rows of W_O.
-        if out is None:
-            return
         first = group.kv_heads.start * self.group_size + group.members.start  # query head i = kv*g + j
         rows = slice(first * d_head, (first + n_kv * g) * d_head)  # its heads' rows of W_O
         concat_t = self.heads_t[group.index].reshape(B, -1, T)  # (B', h'*d_head, T)

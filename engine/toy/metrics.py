@@ -88,8 +88,6 @@ def in_context_loss(
     tokens_or_batch: npt.ArrayLike,
     *,
     ablate: Iterable[tuple[int, int]] = (),
-    tie_heads: bool = False,
-    drop_output_projection: bool = False,
 ) -> float:
     """Mean loss on the second half of [A, A] minus the first half, over a sequence (2n,) or batch (B, 2n).
 
@@ -102,9 +100,7 @@ def in_context_loss(
         raise ValueError(f"in_context_loss needs [A, A] rows of even length >= 4, got shape {t.shape}")
     checked = np.stack([check_tokens(row, model.config) for row in rows])  # (B, T)
     n = rows.shape[1] // 2
-    run = run_model(
-        model, checked, ablate=ablate, tie_heads=tie_heads, drop_output_projection=drop_output_projection
-    )
+    run = run_model(model, checked, ablate=ablate)
     loss = next_token_loss(run.logits, checked)  # (B, T-1)
     first, second = loss[:, : n - 1], loss[:, n:]  # (B, n-1) each
     return float(second.mean() - first.mean())

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.attention import AttentionParams, AttentionResult, multi_head_attention
+from engine.attention import AttentionParams, AttentionResult, merge_heads, multi_head_attention
 
 FloatArray = npt.NDArray[np.floating[Any]]
 IntArray = npt.NDArray[np.integer[Any]]
@@ -128,15 +128,11 @@ class ToyModel:
         tokens: npt.ArrayLike,
         *,
         ablate: Iterable[tuple[int, int]] = (),
-        tie_heads: bool = False,
-        drop_output_projection: bool = False,
     ) -> ToyForward:
         """Logits and attention weights of one sequence; ablated (layer, head) pairs add nothing to the
         residual stream, which is how a head's job is shown: take it out and see what breaks."""
         t = check_tokens(tokens, self.config)  # (T,)
-        run = run_model(
-            self, t[None], ablate=ablate, tie_heads=tie_heads, drop_output_projection=drop_output_projection
-        )
+        run = run_model(self, t[None], ablate=ablate)
         return ToyForward(logits=run.logits[0], weights=run.weights[0])  # (T, V), (L, H, T, T)
 
     def attention_weights(
@@ -144,27 +140,19 @@ class ToyModel:
         tokens: npt.ArrayLike,
         *,
         ablate: Iterable[tuple[int, int]] = (),
-        tie_heads: bool = False,
-        drop_output_projection: bool = False,
     ) -> FloatArray:
         """(layers, heads, T, T): row t is where query t looked."""
-        return self.forward(
-            tokens, ablate=ablate, tie_heads=tie_heads, drop_output_projection=drop_output_projection
-        ).weights
+        return self.forward(tokens, ablate=ablate).weights
 
     def loss(
         self,
         tokens: npt.ArrayLike,
         *,
         ablate: Iterable[tuple[int, int]] = (),
-        tie_heads: bool = False,
-        drop_output_projection: bool = False,
     ) -> FloatArray:
         """(T-1,): entry t is the cross-entropy of predicting token t+1 after reading tokens 0..t."""
         t = check_tokens(tokens, self.config, min_len=2)  # (T,)
-        run = run_model(
-            self, t[None], ablate=ablate, tie_heads=tie_heads, drop_output_projection=drop_output_projection
-        )
+        run = run_model(self, t[None], ablate=ablate)
         out: FloatArray = next_token_loss(run.logits, t[None])[0]  # (T-1,)
         return out
 
@@ -219,12 +207,9 @@ def run_model(
     tokens: IntArray,
     *,
     ablate: Iterable[tuple[int, int]] = (),
-    tie_heads: bool = False,
-    drop_output_projection: bool = False,
 ) -> ModelRun:
     """The forward pass of a batch of checked token rows (B, T)."""
-    return run_params(model.config, model._layers, model.params, tokens, ablate=ablate, tie_heads=tie_heads,
-                      drop_output_projection=drop_output_projection)  # fmt: skip
+    return run_params(model.config, model._layers, model.params, tokens, ablate=ablate)
 
 
 def run_params(
@@ -234,13 +219,11 @@ def run_params(
     tokens: IntArray,
     *,
     ablate: Iterable[tuple[int, int]] = (),
-    tie_heads: bool = False,
-    drop_output_projection: bool = False,
 ) -> ModelRun:
     """The forward pass on raw weights, so training can run it without building a ToyModel each step.
 
-    Attention runs without W_O (drop_output_projection=True) and W_O is applied here, after ablated
-    heads' slices of concat(heads) are zeroed: every head's output then really is removed.
+    W_O is applied here to concat(heads), after ablated heads' slices of it are zeroed: every head's
+    output then really is removed.
     """
     dead = check_ablate(ablate, config)
     dh = config.d_head
@@ -248,19 +231,16 @@ def run_params(
     x = params["embed"][tokens] + params["pos"][:T]  # (B, T, d)
     inputs, attention = [x], []
     for i, layer in enumerate(layers):
-        result = multi_head_attention(
-            x, layer, mask="causal", drop_output_projection=True, tie_heads=tie_heads
-        )
-        concat = result.output  # (B, T, h*dh)
+        result = multi_head_attention(x, layer, mask="causal")
+        concat = merge_heads(result.heads)  # (B, h, T, dh) -> (B, T, h*dh)
         heads = [head for (lay, head) in dead if lay == i]
         if heads:
             concat = concat.copy()  # (B, T, h*dh)
             for head in heads:
                 concat[..., head * dh : (head + 1) * dh] = 0.0  # (B, T, dh)
-        out = concat if drop_output_projection else concat @ params[f"l{i}.w_o"]  # (B, T, d)
-        x = x + out  # (B, T, d)
+        x = x + concat @ params[f"l{i}.w_o"]  # (B, T, d)
         inputs.append(x)
-        attention.append(result if not heads else _with_output(result, concat))
+        attention.append(_with_output(result, concat))
     logits = x @ params["unembed"]  # (B, T, V)
     return ModelRun(logits=logits, inputs=tuple(inputs), attention=tuple(attention))
 

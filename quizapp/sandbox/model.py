@@ -27,6 +27,7 @@ import numpy.typing as npt
 import engine
 from engine import MODELS, Derivation, Heatmap, ModelConfig, format_quantity
 from quizapp.errors import QuizappError
+from quizapp.sandbox import transforms
 
 DTYPES: dict[str, int] = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1}
 """Bytes per cached number for the cost panel."""
@@ -272,11 +273,9 @@ def explore(inputs: ExploreInputs) -> ExploreResult:
         params = layer(inputs.d_model, inputs.n_heads, inputs.n_kv_heads, inputs.seed)
         x = embed(tokens, inputs.d_model, inputs.seed)  # (T, d)
         mask = "causal" if inputs.causal else None
-        tie = inputs.tie_heads
-        with_wo = engine.multi_head_attention(x, params, mask=mask, tie_heads=tie)
-        without = engine.multi_head_attention(
-            x, params, mask=mask, tie_heads=tie, drop_output_projection=True
-        )
+        params = transforms.tie_heads(params) if inputs.tie_heads else params
+        with_wo = engine.multi_head_attention(x, params, mask=mask)
+        without = engine.multi_head_attention(x, transforms.drop_output_projection(params), mask=mask)
     except ValueError as exc:  # the engine names the values it refused
         raise QuizappError(f"The engine refused these settings: {exc}") from exc
     shown = without if inputs.drop_output_projection else with_wo

@@ -120,13 +120,14 @@ def trained_view(inputs: TrainedInputs, model: ToyModel, *, note: str = "") -> T
     """The toy on the inputs' sequence: per-layer heatmaps labelled with each head's score on it."""
     from engine import toy
     from engine.derivation import Heatmap
+    from quizapp.sandbox.transforms import transformed_toy
 
     for layer, head in inputs.ablate:
         if not (0 <= layer < model.n_layers and 0 <= head < model.n_heads):
             raise QuizappError(f"the toy has no head L{layer}H{head}")
     tokens, labels, period = sequence(inputs, model.vocab_size)
-    options = {"tie_heads": inputs.tie_heads, "drop_output_projection": inputs.drop_output_projection}
-    weights = model.attention_weights(tokens, ablate=tuple(sorted(inputs.ablate)), **options)  # (L, H, T, T)
+    changed = transformed_toy(model, tie=inputs.tie_heads, drop_wo=inputs.drop_output_projection)
+    weights = changed.attention_weights(tokens, ablate=tuple(sorted(inputs.ablate)))  # (L, H, T, T)
     prev, induction = toy.scores_on(weights, period)  # (L, H) each
     heatmaps = tuple(
         Heatmap(
@@ -142,7 +143,7 @@ def trained_view(inputs: TrainedInputs, model: ToyModel, *, note: str = "") -> T
         )
         for layer in range(model.n_layers)
     )
-    loss = toy.in_context_loss(model, tokens, ablate=tuple(sorted(inputs.ablate)), **options)
+    loss = toy.in_context_loss(changed, tokens, ablate=tuple(sorted(inputs.ablate)))
     intact = toy.in_context_loss(model, tokens)
     return TrainedView(
         inputs=inputs,
