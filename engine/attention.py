@@ -113,8 +113,9 @@ def softmax(x: npt.ArrayLike, axis: int = -1) -> FloatArray:
     """
     x = validation.check_softmax_input(x)  # floats, no NaN or +inf
     x_max = x.max(axis=axis, keepdims=True, initial=np.finfo(x.dtype).min)  # [..., n] -> [..., 1]
-    e = np.exp(x - x_max)  # [..., n] -> [..., n]: every exponent <= 0, exp(-inf) = 0
-    return e / np.maximum(e.sum(axis=axis, keepdims=True), 1.0)  # [..., n] -> [..., n]: all 0 stays 0
+    e: FloatArray = np.exp(x - x_max)  # [..., n] -> [..., n]: every exponent <= 0, exp(-inf) = 0
+    e /= np.maximum(e.sum(axis=axis, keepdims=True), 1.0)  # [..., n] -> [..., n]: a row of 0s stays 0
+    return e
 
 
 @functools.lru_cache(maxsize=64)

@@ -69,7 +69,7 @@ def check_causal_sizes(T: int, S: int) -> None:
         raise ValueError(f"causal_mask needs T={T} and S={S} to be at least 1")
 
 
-def check_mask(mask: str | npt.ArrayLike | None, shape: tuple[int, int, int, int]) -> Any:
+def check_mask(mask: str | npt.ArrayLike | None, shape: tuple[int, int, int, int]) -> str | np.ndarray | None:
     """The mask made ready for scores of `shape` (B, h, T, S): None, "causal", or an array that
     broadcasts to it, boolean (True = may attend) or additive float (-inf blocks)."""
     if mask is None or isinstance(mask, str):
@@ -111,7 +111,7 @@ def check_tokens(x: npt.ArrayLike, kv: npt.ArrayLike | None, d: int) -> tuple[np
 
 def check_call(
     x: npt.ArrayLike, p: AttentionParams, mask: str | npt.ArrayLike | None, kv: npt.ArrayLike | None
-) -> tuple[np.ndarray, np.ndarray, Any]:
+) -> tuple[np.ndarray, np.ndarray, str | np.ndarray | None]:
     """One attention call's tokens (kv defaults to x) and its mask, checked against p and each other."""
     xa, kva = check_tokens(x, kv, p.d_model)  # (B?, T, d), (B?, S, d)
     B = xa.shape[0] if xa.ndim == 3 else 1

@@ -12,20 +12,19 @@ engine.multi_head_attention, and what changed is only the numbers it is given.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
-import numpy.typing as npt
 
-from engine.attention import AttentionParams
+from engine.attention import AttentionParams, FloatArray
 
 if TYPE_CHECKING:
     from engine.toy import ToyModel
 
 
-def _head_zero(a: npt.NDArray[Any] | None, d_head: int, copies: int) -> npt.NDArray[Any] | None:
-    """Head 0's last-axis slice of a weight or bias, repeated for every head: [..., n*dh] -> [..., n*dh]."""
-    return None if a is None else np.tile(a[..., :d_head], copies)
+def _head_zero(a: FloatArray, d_head: int, copies: int) -> FloatArray:
+    """Head 0's last-axis slice of a weight or bias, repeated for every head."""
+    return np.tile(a[..., :d_head], copies)  # [..., n*dh] -> [..., dh] -> [..., n*dh]
 
 
 def tie_heads(p: AttentionParams) -> AttentionParams:
@@ -38,9 +37,9 @@ def tie_heads(p: AttentionParams) -> AttentionParams:
         w_q=_head_zero(p.w_q, dh, h),
         w_k=_head_zero(p.w_k, dh, n_kv),
         w_v=_head_zero(p.w_v, dh, n_kv),
-        b_q=_head_zero(p.b_q, dh, h),
-        b_k=_head_zero(p.b_k, dh, n_kv),
-        b_v=_head_zero(p.b_v, dh, n_kv),
+        b_q=None if p.b_q is None else _head_zero(p.b_q, dh, h),
+        b_k=None if p.b_k is None else _head_zero(p.b_k, dh, n_kv),
+        b_v=None if p.b_v is None else _head_zero(p.b_v, dh, n_kv),
     )
 
 
