@@ -1,4 +1,4 @@
-"""Provides multi-head attention in NumPy, written to be read: parameters, softmax, masks, forward pass.
+"""Provides multi-head attention in NumPy, written to be read top to bottom, as picoGPT's gpt2.py is.
 
     Q = x W_Q,  K = kv W_K,  V = kv W_V          project the tokens (kv = x for self-attention)
     split Q into h heads, K and V into n_kv       each head works in d_head = d_model / h dims
@@ -8,9 +8,11 @@
     output  = concat(heads) W_O                   W_O mixes what the heads found
 
 Shape letters: B batch, T queries, S keys/values, d d_model, h query heads, n_kv key/value heads,
-g = h // n_kv query heads per key/value head (1 for MHA, h for MQA), d_head per-head width.
-This is the engine's reference, the one the app uses; engine.fast computes the same thing faster for
-long sequences and is tested against this file.
+g = h // n_kv query heads per key/value head (1 for MHA, h for MQA), dh = d_head per-head width.
+The building blocks come first (softmax, causal_mask, linear, split_heads, merge_heads,
+scaled_dot_product_attention), then multi_head_attention puts them together. Checks of the input live
+in engine/validation.py, called once at each entry point. This is the engine's reference, the one the
+app uses; engine.fast computes the same thing faster for long sequences and is tested against this file.
 """
 
 from __future__ import annotations
@@ -176,7 +178,7 @@ def multi_head_attention(
     anything else in float32. A [T, d] x gives results without the B axis.
     """
     x, kv, mask = validation.check_call(x, p, mask, kv)  # shapes, dtypes, finite values, the mask
-    dtype: FloatType = np.float64 if x.dtype == np.float64 else np.float32
+    dtype: FloatType = np.float64 if x.dtype == np.float64 else np.float32  # f64 -> f64, other -> f32
     xb = x.astype(dtype, copy=False).reshape(-1, *x.shape[-2:])  # [T, d] or [B, T, d] -> [B, T, d]
     kvb = kv.astype(dtype, copy=False).reshape(-1, *kv.shape[-2:])  # [S, d] or [B, S, d] -> [B, S, d]
 

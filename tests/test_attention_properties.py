@@ -444,3 +444,19 @@ def test_non_finite_input_is_rejected(forward: Forward) -> None:
 def test_error_messages_match_the_documented_pattern() -> None:
     with pytest.raises(ValueError, match=re.escape("d_model=6 is not divisible by n_heads=4")):
         engine.init_attention(6, 4)
+
+
+def test_the_reference_reads_like_picogpt() -> None:
+    """The building blocks a learner reads first, and a forward pass short enough to read in one go that
+    knows nothing of Explore's experiments (those are weight changes in quizapp/sandbox/transforms.py)."""
+    import inspect
+
+    import engine.attention as attention
+
+    for name in ("softmax", "causal_mask", "split_heads", "merge_heads", "scaled_dot_product_attention"):
+        assert callable(getattr(attention, name))
+    lines, _ = inspect.getsourcelines(attention.multi_head_attention)
+    assert len(lines) <= 40
+    assert list(inspect.signature(attention.multi_head_attention).parameters) == ["x", "p", "mask", "kv"]
+    body = [line for line in lines if "np." in line or "@" in line]
+    assert body and all("->" in line for line in body if not line.lstrip().startswith(("#", '"')))
