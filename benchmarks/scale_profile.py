@@ -106,7 +106,7 @@ def fill_database(path: Path, cards: int, reviews: int, questions: int, now: dat
         deck = f"gone-deck{i % ORPHAN_DECKS}"
         return f"{deck}-q{i}", deck
 
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for i in range(cards):
         qid, deck = ids(i)
         if rng.random() < 0.1 and i >= questions:  # seen in a drill only: no schedule
