@@ -21,7 +21,7 @@ import signal
 import struct
 import termios
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +46,11 @@ KEYS = {
 
 
 class MarkerTimeout(RuntimeError):
-    """The expected text never reached the terminal in time."""
+    """The expected text never reached the terminal in time; `transcript` is all the child wrote."""
+
+    def __init__(self, message: str, transcript: str = "") -> None:
+        super().__init__(message)
+        self.transcript = transcript
 
 
 def strip(text: str) -> str:
@@ -134,14 +138,22 @@ class TtySession:
         """What was written since the last key, escape sequences stripped."""
         return strip(self._raw)
 
-    def wait_for(self, pattern: str | re.Pattern[str], timeout: float, what: str, since: float) -> Hit:
-        """Reads until `pattern` (a regex) is in the text written since the last key; its time is from
-        `since` (perf_counter). Raises MarkerTimeout naming `what` and the pattern if it never appears."""
+    def wait_for(
+        self,
+        pattern: str | re.Pattern[str],
+        timeout: float,
+        what: str,
+        since: float,
+        accept: Callable[[re.Match[str]], bool] | None = None,
+    ) -> Hit:
+        """Reads until `pattern` (a regex; with `accept`, a match it accepts) is in the text written since
+        the last key; its time is from `since` (perf_counter). Raises MarkerTimeout naming `what` and the
+        pattern if it never appears."""
         regex = re.compile(pattern) if isinstance(pattern, str) else pattern
         deadline = time.perf_counter() + timeout
         while True:
             plain = self.text()
-            found = regex.search(plain)
+            found = next((m for m in regex.finditer(plain) if accept is None or accept(m)), None)
             if found:
                 return Hit(time.perf_counter() - since, found, plain)
             left = deadline - time.perf_counter()
@@ -149,12 +161,14 @@ class TtySession:
                 if not self.alive:
                     raise MarkerTimeout(
                         f"{what}: the program exited (status {self.exit_status}) before {regex.pattern!r} "
-                        f"appeared; its last output:\n{self.tail()}"
+                        f"appeared; its last output:\n{self.tail()}",
+                        "".join(self.transcript),
                     )
                 if time.perf_counter() >= deadline:
                     raise MarkerTimeout(
                         f"{what}: {regex.pattern!r} never appeared within {timeout:.0f} s; the last text "
-                        f"written was:\n{self.tail()}"
+                        f"written was:\n{self.tail()}",
+                        "".join(self.transcript),
                     )
 
     def settle(self, quiet: float = 0.08, limit: float = 2.0) -> None:
