@@ -41,7 +41,7 @@ REPO = HERE.parent
 sys.path[:0] = [str(HERE), str(REPO)]
 
 from scale_profile import copy_profile, scale_profile  # noqa: E402
-from tty_session import MarkerTimeout, ProbeLog, TtySession, read_probe, write_probe  # noqa: E402
+from tty_session import Hit, MarkerTimeout, ProbeLog, TtySession, read_probe, write_probe  # noqa: E402
 
 COLS, ROWS = 100, 32
 READY, PRESSED = "bare app ready", "pressed {n} times"
@@ -201,12 +201,13 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str)
         t = tty.key("s")
         hit = tty.wait_for(r"card 1\b", KEY_TIMEOUT, f"{label}: s (study) to the first card", since=t)
         tty.settle()
-        text = hit.text + tty.text()
+        text = tty.text()[hit.match.start() :]  # everything since the key, from the bar on
         result.window = (time.time(), 0.0)
         number = 1
         for _ in range(cards):
-            found = CARD_KIND.search(text)
-            kind = found.group(1) if found else "unknown"
+            # the last card header drawn since the bar showed this card (the old card can repaint first)
+            kinds = CARD_KIND.findall(text)
+            kind = kinds[-1] if kinds else "unknown"
             result.kinds[kind] = result.kinds.get(kind, 0) + 1
             what = f"{label}: card {number} ({kind})"
             if kind in TYPED:
@@ -229,7 +230,7 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str)
                     break
                 result.add("rate_next", hit.seconds)
                 number = int(hit.match.group(1))
-                text = _after_card(tty, hit.text, result)
+                text = _after_card(tty, hit, result)
                 continue
             else:  # choice, explain, code: "Don't know" shows the answer
                 t = tty.key("ctrl+o")
@@ -243,7 +244,7 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str)
                 break
             result.add("enter_next", hit.seconds)
             number = int(hit.match.group(1))
-            text = _after_card(tty, hit.text, result)
+            text = _after_card(tty, hit, result)
         result.window = (result.window[0], time.time())
         tty.settle(quiet=0.2)
     result.probe = read_probe(log) if runner.probing else None
@@ -255,13 +256,14 @@ def after(number: int) -> Callable[[re.Match[str]], bool]:
     return lambda m: m.group(1) is None or int(m.group(1)) > number
 
 
-def _after_card(tty: TtySession, text: str, result: StudyResult) -> str:
-    """Lets the new card settle (a reader's pause) and notes the child's memory; the text shown."""
+def _after_card(tty: TtySession, hit: Hit, result: StudyResult) -> str:
+    """Lets the new card settle (a reader's pause) and notes the child's memory; the text written from
+    the new card's session bar on."""
     tty.settle()
     rss = tty.rss_mib()
     if rss is not None:
         result.rss.append(rss)
-    return text + tty.text()
+    return tty.text()[hit.match.start() :]  # everything since the key, from the bar on
 
 
 # -- screens at scale -----------------------------------------------------------------------------------
