@@ -389,6 +389,13 @@ def key_rows(table: Table, label: str, res: StudyResult, bare: list[float]) -> N
             f"{label}: GC pauses >= 1 ms in the loop (n={len(pauses)}, {big} over 20 ms)",
             typical, f"{worst:.0f} ms", "none > 20 ms", worst <= GC_MS,
         )  # fmt: skip
+        full = [g[1] for g in probe.gcs_between(*res.window) if g[2] == 2]
+        if full:
+            every = (res.window[1] - res.window[0]) / len(full)
+            table.add(
+                f"{label}:   of which full (gen 2) collections (n={len(full)}, one every {every:.0f} s)",
+                f"{statistics.median(full):.0f} ms", f"{max(full):.0f} ms", "", None,
+            )  # fmt: skip
         stall = probe.max_lag(*res.window)
         table.add(
             f"{label}: longest UI stall in the loop",
