@@ -1,0 +1,527 @@
+"""Provides the benchmark of speed as a user feels it: the real `quizapp` in a pseudo-terminal.
+
+Run: python benchmarks/tty.py [--cards N] [--launches N] [--only bundled|scale] [--skip-scale]
+
+The app is started as the `quizapp` command would be (`python -m quizapp`, this tree first on PYTHONPATH)
+in a 100x32 pty with TERM=xterm-256color and a throwaway QUIZAPP_HOME, and each key is timed until its
+text reaches the terminal (benchmarks/tty_session.py). Two profiles (benchmarks/scale_profile.py):
+bundled (a fresh home, new cards per day raised so study runs long enough) and scale (100,000 cards,
+1,000,000 reviews, a 10,000-question deck; built once into /tmp, about a minute).
+
+Measured, with the targets of issue 25 (on a quiet machine; this one is shared, so trust the ratios):
+- study: Enter to feedback (typed answers) and Enter to next card, median and p95 over --cards cards
+  (Ctrl+O on choice, explain and code questions; Space then 1 on flashcards, reported apart);
+- GC pauses in the study loop and RSS growth per review (VmRSS of the child, after a 10-card warm-up);
+- the longest event-loop stall in study, stats and a mock interview at scale;
+- at scale: cram, stats and home with an interview date: time to content and the longest stall;
+- decks visible after launch, against a bare Textual app to its first screen in the same pty.
+Yardsticks from the same run: the bare app's launch, and its key-to-repaint (Enter relabels a Static).
+GC pauses and stalls come from a probe (a sitecustomize on the child's PYTHONPATH): the app is unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path[:0] = [str(HERE), str(REPO)]
+
+from scale_profile import copy_profile, scale_profile  # noqa: E402
+from tty_session import Hit, MarkerTimeout, ProbeLog, TtySession, read_probe, write_probe  # noqa: E402
+
+COLS, ROWS = 100, 32
+READY, PRESSED = "bare app ready", "pressed {n} times"
+"""What benchmarks/tty_bare_app.py draws (kept in step by hand: that app is run apart, see Runner.bare)."""
+KEY_TIMEOUT = 20.0
+"""Seconds to wait for a key's text before giving up (the message names the text that never came)."""
+LAUNCH_TIMEOUT = 60.0
+
+# What the terminal shows when each moment has come (regular expressions over the text, escapes stripped).
+DECKS = r"Reading attention code|Scaled dot-product attention, by hand"
+"""Two bundled deck titles: the deck table is drawn."""
+CARD_KIND = re.compile(r"[★☆*\-]{3}\s+(number|tensor entry|shape|choice|flashcard|explain|code)\b")
+FEEDBACK = r"(Correct|Not quite|key points)\s+rated \w+|Your call:"
+"""The verdict line at the top of the feedback panel."""
+UNREADABLE = r"Could not read the answer"
+NEXT = re.compile(r"card (\d+)(?=\D)|Session complete")
+"""The session bar of the next card (its number), or the end of the session."""
+STATS = r"reviews in the last \d+ days"
+CRAM_CARD = r"[★☆]{3}"
+PLAN = r"Interview (today|in|\d+ days? left)|expected recall|[Rr]eadiness"
+SETUP = r"questions? match"
+REPORT = r"Score:"
+TYPED = {"number": "1", "tensor entry": "1", "shape": "(1, 2)"}
+"""An answer to type for each kind that takes one (wrong on purpose: the diagnosis path runs too)."""
+
+# Targets (issue 25)
+KEY_TARGETS = {"enter_feedback": (0.030, 0.060), "enter_next": (0.030, 0.060)}
+"""Seconds: median, p95."""
+GC_MS = 20.0
+RSS_PER_REVIEW = 0.02
+"""MiB."""
+STALL_MS = 16.0
+CONTENT_S = 0.200
+LAUNCH_RATIO = {"bundled": 1.6, "scale": 2.0}
+"""Decks visible, against the bare app's first screen."""
+
+
+def p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+# -- launching ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Runner:
+    """Starts the app or the bare app in the pty with the probe, each run logging to its own file."""
+
+    work: Path
+    probing: bool = True
+    """False: no probe (no GC or stall rows), to see what the probe itself costs the key times."""
+    runs: int = 0
+
+    def __post_init__(self) -> None:
+        self.probe = write_probe(self.work / "probe")
+
+    def env(self, home: Path | None, log: Path) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES", "TEXTUAL")}
+        env.update(
+            TERM="xterm-256color",
+            LANG="C.UTF-8",
+            LC_ALL="C.UTF-8",
+            PYTHONPATH=os.pathsep.join([str(self.probe), str(REPO)] if self.probing else [str(REPO)]),
+            QUIZAPP_BENCH_PROBE=str(log),
+        )
+        if home is not None:
+            env["QUIZAPP_HOME"] = str(home)
+            env.pop("QUIZAPP_CONFIG", None)
+        return env
+
+    def _log(self) -> Path:
+        self.runs += 1
+        return self.work / f"probe-{self.runs}.log"
+
+    @contextmanager
+    def quizapp(self, home: Path, *args: str) -> Iterator[tuple[TtySession, Path]]:
+        log = self._log()
+        argv = [sys.executable, "-m", "quizapp", *args]
+        with TtySession(argv, self.env(home, log), cols=COLS, rows=ROWS, cwd=str(self.work)) as tty:
+            yield tty, log
+
+    @contextmanager
+    def bare(self) -> Iterator[tuple[TtySession, Path]]:
+        log = self._log()
+        # -P: the script's folder is not put on sys.path, or this file would shadow the stdlib's `tty`
+        argv = [sys.executable, "-P", str(HERE / "tty_bare_app.py")]
+        with TtySession(argv, self.env(None, log), cols=COLS, rows=ROWS, cwd=str(self.work)) as tty:
+            yield tty, log
+
+    def cli(self, home: Path, *args: str) -> None:
+        """Runs a `quizapp` subcommand in `home` (set-up, not timed)."""
+        env = self.env(home, self.work / "cli.log")
+        done = subprocess.run(
+            [sys.executable, "-m", "quizapp", *args], env=env, capture_output=True, text=True, timeout=300
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"quizapp {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+
+
+def launch_time(tty: TtySession, marker: str, what: str) -> float:
+    return tty.wait_for(marker, LAUNCH_TIMEOUT, what, since=tty.started).seconds
+
+
+def launches(runner: Runner, homes: dict[str, Path], n: int) -> dict[str, list[float]]:
+    """Launch to first screen (bare) and to decks visible (each profile), interleaved round by round."""
+    times: dict[str, list[float]] = {"bare": [], **{name: [] for name in homes}}
+    for name, home in homes.items():  # a first run builds the catalog cache and the database: not timed
+        with runner.quizapp(home) as (tty, _):
+            launch_time(tty, DECKS, f"warm-up launch ({name})")
+    for _ in range(n):
+        with runner.bare() as (tty, _):
+            times["bare"].append(launch_time(tty, READY, "bare app launch"))
+        for name, home in homes.items():
+            with runner.quizapp(home) as (tty, _):
+                times[name].append(launch_time(tty, DECKS, f"launch to decks visible ({name})"))
+    return times
+
+
+def bare_keys(runner: Runner, n: int, think: float) -> list[float]:
+    """The bare app's Enter to repaint, in the same pty: the key-latency yardstick."""
+    found = []
+    with runner.bare() as (tty, _):
+        launch_time(tty, READY, "bare app launch")
+        tty.settle()
+        for i in range(1, n + 1):
+            t = tty.key("enter")
+            found.append(tty.wait_for(PRESSED.format(n=i), KEY_TIMEOUT, f"bare app key {i}", since=t).seconds)
+            tty.settle(quiet=think)
+    return found
+
+
+# -- study ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class StudyResult:
+    keys: dict[str, list[float]] = field(default_factory=dict)
+    rss: list[float] = field(default_factory=list)
+    """VmRSS (MiB) after each card."""
+    window: tuple[float, float] = (0.0, 0.0)
+    """Wall-clock start and end of the loop, for the probe's log."""
+    probe: ProbeLog | None = None
+    kinds: dict[str, int] = field(default_factory=dict)
+    stopped: str = ""
+
+    def add(self, key: str, seconds: float) -> None:
+        self.keys.setdefault(key, []).append(seconds)
+
+
+def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str) -> StudyResult:
+    """`s` from home, then `cards` cards: answer (or reveal), then Enter to the next card."""
+    result = StudyResult()
+    with runner.quizapp(home) as (tty, log):
+        launch_time(tty, DECKS, f"{label}: launch")
+        tty.settle()
+        t = tty.key("s")
+        hit = tty.wait_for(r"card 1\b", KEY_TIMEOUT, f"{label}: s (study) to the first card", since=t)
+        tty.settle()
+        text = tty.text()[hit.match.start() :]  # everything since the key, from the bar on
+        result.window = (time.time(), 0.0)
+        number = 1
+        for _ in range(cards):
+            # the last card header drawn since the bar showed this card (the old card can repaint first)
+            kinds = CARD_KIND.findall(text)
+            kind = kinds[-1] if kinds else "unknown"
+            result.kinds[kind] = result.kinds.get(kind, 0) + 1
+            what = f"{label}: card {number} ({kind})"
+            if kind in TYPED:
+                tty.type(TYPED[kind])
+                t = tty.key("enter")
+                hit = tty.wait_for(f"{FEEDBACK}|{UNREADABLE}", KEY_TIMEOUT, f"{what}: Enter to feedback", t)
+                if re.search(UNREADABLE, hit.text):
+                    t = tty.key("ctrl+o")
+                    hit = tty.wait_for(FEEDBACK, KEY_TIMEOUT, f"{what}: Ctrl+O to feedback", t)
+                    result.add("ctrl+o_feedback", hit.seconds)
+                else:
+                    result.add("enter_feedback", hit.seconds)
+            elif kind == "flashcard":
+                tty.key("space")
+                tty.settle(quiet=think)
+                t = tty.key("1")
+                hit = tty.wait_for(NEXT, KEY_TIMEOUT, f"{what}: 1 (Again) to next card", t, after(number))
+                if hit.match.group(1) is None:
+                    result.stopped = f"the session ran out after {number} cards"
+                    break
+                result.add("rate_next", hit.seconds)
+                number = int(hit.match.group(1))
+                text = _after_card(tty, hit, result)
+                continue
+            else:  # choice, explain, code: "Don't know" shows the answer
+                t = tty.key("ctrl+o")
+                hit = tty.wait_for(FEEDBACK, KEY_TIMEOUT, f"{what}: Ctrl+O to feedback", t)
+                result.add("ctrl+o_feedback", hit.seconds)
+            tty.settle(quiet=think)
+            t = tty.key("enter")
+            hit = tty.wait_for(NEXT, KEY_TIMEOUT, f"{what}: Enter to next card", t, after(number))
+            if hit.match.group(1) is None:
+                result.stopped = f"the session ran out after {number} cards"
+                break
+            result.add("enter_next", hit.seconds)
+            number = int(hit.match.group(1))
+            text = _after_card(tty, hit, result)
+        result.window = (result.window[0], time.time())
+        tty.settle(quiet=0.2)
+    result.probe = read_probe(log) if runner.probing else None
+    return result
+
+
+def after(number: int) -> Callable[[re.Match[str]], bool]:
+    """Accepts a NEXT match past card `number` (a skipped question can make the count jump), or the end."""
+    return lambda m: m.group(1) is None or int(m.group(1)) > number
+
+
+def _after_card(tty: TtySession, hit: Hit, result: StudyResult) -> str:
+    """Lets the new card settle (a reader's pause) and notes the child's memory; the text written from
+    the new card's session bar on."""
+    tty.settle()
+    rss = tty.rss_mib()
+    if rss is not None:
+        result.rss.append(rss)
+    return tty.text()[hit.match.start() :]  # everything since the key, from the bar on
+
+
+# -- screens at scale -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Timed:
+    times: list[float] = field(default_factory=list)
+    stalls: list[float] = field(default_factory=list)
+
+
+def _timed(
+    tty: TtySession, log: Path, key: str, marker: str, what: str, into: Timed, linger: float = 1.0
+) -> None:
+    """One key to its content, then `linger` seconds more: the longest stall in that window."""
+    start = time.time()
+    t = tty.key(key)
+    into.times.append(tty.wait_for(marker, KEY_TIMEOUT, what, since=t).seconds)
+    tty.settle(quiet=linger, limit=linger + 5)
+    if log.exists():  # the probe ran
+        into.stalls.append(read_probe(log).max_lag(start, time.time()))
+
+
+def scale_screens(runner: Runner, home: Path, repeats: int, interview: int) -> dict[str, Timed]:
+    """Cram, stats and home with an interview date (set first with `quizapp plan --date`); then a mock
+    interview of `interview` questions, skipped one by one."""
+    found = {name: Timed() for name in ("cram", "stats", "home_date", "launch_date", "interview")}
+    runner.cli(home, "plan", "--date", (date.today() + timedelta(days=5)).isoformat())
+    with runner.quizapp(home) as (tty, log):
+        found["launch_date"].times.append(launch_time(tty, DECKS, "scale: launch with a date"))
+        tty.settle(quiet=1.0, limit=10)
+        for i in range(repeats):
+            _timed(tty, log, "c", CRAM_CARD, f"scale: c (cram) to its first card, try {i + 1}", found["cram"])
+            tty.key("escape")
+            tty.settle(quiet=1.0, limit=10)
+            _timed(tty, log, "t", STATS, f"scale: t (stats) to its content, try {i + 1}", found["stats"])
+            _timed(tty, log, "escape", PLAN, f"scale: Escape from stats to home's plan line, try {i + 1}",
+                   found["home_date"])  # fmt: skip
+        interview_run(tty, log, interview, found["interview"])
+    return found
+
+
+def interview_run(tty: TtySession, log: Path, questions: int, into: Timed) -> None:
+    """i, Ctrl+S to start, Ctrl+N (skip) through each question to the report: its longest stall."""
+    start = time.time()
+    t = tty.key("i")
+    tty.wait_for(SETUP, KEY_TIMEOUT, "scale: i to the interview set-up", since=t)
+    tty.settle(quiet=0.5, limit=10)
+    t = tty.key("ctrl+s")
+    into.times.append(tty.wait_for(r"Question 1 of", KEY_TIMEOUT, "scale: Ctrl+S to question 1", t).seconds)
+    number = 1
+    while True:
+        tty.settle(quiet=0.2)
+        total = re.search(r"Question \d+ of (\d+)", tty.tail(4000))
+        last = total is not None and number >= int(total.group(1))
+        if number > questions and not last:
+            break
+        t = tty.key("\x0e")  # Ctrl+N: skip
+        marker = REPORT if last else rf"Question {number + 1} of"
+        into.times.append(tty.wait_for(marker, KEY_TIMEOUT, f"scale: Ctrl+N on question {number}", t).seconds)
+        if last:
+            break
+        number += 1
+    tty.settle(quiet=1.0, limit=10)
+    if log.exists():  # the probe ran
+        into.stalls.append(read_probe(log).max_lag(start, time.time()))
+
+
+# -- the table ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    rows: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
+
+    def add(
+        self, measure: str, median: str, high: str, target: str, ok: bool | None, ratio: str = ""
+    ) -> None:
+        verdict = "" if ok is None else ("ok" if ok else "OVER")
+        self.rows.append((measure, median, high, target, verdict, ratio))
+
+    def print(self) -> None:
+        head = ("measure", "median", "p95/max", "target", "", "yardstick")
+        widths = [max(len(r[i]) for r in [head, *self.rows]) for i in range(6)]
+        for row in [head, *self.rows]:
+            print(
+                "  ".join(
+                    cell.ljust(w) if i == 0 else cell.rjust(w)
+                    for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+                )
+            )
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+def key_rows(table: Table, label: str, res: StudyResult, bare: list[float]) -> None:
+    yard = statistics.median(bare) if bare else 0.0
+    names = {
+        "enter_feedback": "Enter to feedback",
+        "enter_next": "Enter to next card",
+        "ctrl+o_feedback": "Ctrl+O to feedback",
+        "rate_next": "1 (flashcard) to next card",
+    }
+    for key, name in names.items():
+        values = res.keys.get(key, [])
+        if not values:
+            continue
+        med, high = statistics.median(values), p95(values)
+        limit = KEY_TARGETS.get(key)
+        ok = None if limit is None else med <= limit[0] and high <= limit[1]
+        target = "" if limit is None else f"<= {ms(limit[0])}, p95 {ms(limit[1])}"
+        ratio = f"{med / yard:.1f}x bare key" if yard else ""
+        table.add(f"{label}: {name} (n={len(values)})", ms(med), ms(high), target, ok, ratio)
+    probe = res.probe
+    if probe is not None:
+        pauses = [g[1] for g in probe.gcs_between(*res.window)]
+        worst = max(pauses, default=0.0)
+        big = sum(p > GC_MS for p in pauses)
+        typical = f"{statistics.median(pauses):.1f} ms" if pauses else "-"
+        table.add(
+            f"{label}: GC pauses >= 1 ms in the loop (n={len(pauses)}, {big} over 20 ms)",
+            typical, f"{worst:.0f} ms", "none > 20 ms", worst <= GC_MS,
+        )  # fmt: skip
+        full = [g[1] for g in probe.gcs_between(*res.window) if g[2] == 2]
+        if full:
+            every = (res.window[1] - res.window[0]) / len(full)
+            table.add(
+                f"{label}:   of which full (gen 2) collections (n={len(full)}, one every {every:.0f} s)",
+                f"{statistics.median(full):.0f} ms", f"{max(full):.0f} ms", "", None,
+            )  # fmt: skip
+        stall = probe.max_lag(*res.window)
+        table.add(
+            f"{label}: longest UI stall in the loop",
+            "",
+            f"{stall:.0f} ms",
+            "<= 16 ms",
+            stall <= STALL_MS,
+        )
+    warm = 10
+    if len(res.rss) > warm + 10:
+        reviews = len(res.rss) - 1 - warm
+        per = (res.rss[-1] - res.rss[warm]) / reviews
+        table.add(
+            f"{label}: RSS growth per review ({res.rss[warm]:.0f}->{res.rss[-1]:.0f} MiB, {reviews} reviews)",
+            f"{per:.3f} MiB", "", "<= 0.02 MiB", per <= RSS_PER_REVIEW,
+        )  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, default=210, help="cards in each study loop (default 210)")
+    parser.add_argument("--launches", type=int, default=5, help="launches per variant (default 5)")
+    parser.add_argument("--repeats", type=int, default=3, help="tries of cram, stats, home (default 3)")
+    parser.add_argument("--interview", type=int, default=10, help="questions in the mock interview")
+    parser.add_argument("--think", type=float, default=0.15, help="quiet seconds before the next key")
+    parser.add_argument("--only", choices=("bundled", "scale"), help="run one profile")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, homes)")
+    parser.add_argument("--no-probe", action="store_true", help="no GC/stall probe in the child")
+    args = parser.parse_args(argv)
+    profiles = ("bundled", "scale") if args.only is None else (args.only,)
+
+    work = Path(tempfile.mkdtemp(prefix="quizapp-tty-"))
+    runner = Runner(work, probing=not args.no_probe)
+    table = Table()
+    try:
+        homes: dict[str, Path] = {}
+        if "bundled" in profiles:
+            homes["bundled"] = work / "bundled"
+            homes["bundled"].mkdir()
+        if "scale" in profiles:
+            homes["scale"] = copy_profile(scale_profile(), work / "scale")
+        print(f"work folder {work}; launches ...", file=sys.stderr, flush=True)
+        launch = launches(runner, homes, args.launches)
+        if "bundled" in homes:  # enough new cards for the loop
+            _set_new_per_day(homes["bundled"])
+        print("bare app keys ...", file=sys.stderr, flush=True)
+        bare = bare_keys(runner, max(20, min(args.cards, 60)), args.think)
+        bare_med = statistics.median(launch["bare"])
+        table.add(
+            "bare Textual app: launch to first screen",
+            ms(bare_med),
+            ms(p95(launch["bare"])),
+            "",
+            None,
+            "1.0x",
+        )
+        table.add(
+            "bare Textual app: Enter to repaint", ms(statistics.median(bare)), ms(p95(bare)), "", None, "1.0x"
+        )
+        for name in homes:
+            med = statistics.median(launch[name])
+            limit = LAUNCH_RATIO[name]
+            table.add(f"{name}: launch to decks visible", ms(med), ms(p95(launch[name])), f"<= {limit}x bare",
+                      med / bare_med <= limit, f"{med / bare_med:.2f}x bare")  # fmt: skip
+        for name, home in homes.items():
+            print(f"{name}: study loop of {args.cards} cards ...", file=sys.stderr, flush=True)
+            res = study_loop(runner, home, args.cards, args.think, name)
+            print(f"  kinds: {res.kinds} {res.stopped}", file=sys.stderr, flush=True)
+            key_rows(table, f"{name} study", res, bare)
+        if "scale" in homes:
+            print("scale: cram, stats, home with a date, interview ...", file=sys.stderr, flush=True)
+            screens = scale_screens(runner, homes["scale"], args.repeats, args.interview)
+            screen_rows(table, screens, bare_med)
+    except MarkerTimeout as exc:
+        table.print()
+        print(f"\nFAILED: {exc}", file=sys.stderr)
+        if exc.transcript:
+            kept = Path(tempfile.mkdtemp(prefix="quizapp-tty-failed-"))
+            (kept / "transcript.raw").write_text(exc.transcript)
+            print(f"(the whole terminal output is in {kept}/transcript.raw)", file=sys.stderr)
+        return 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    python = sys.version.split()[0]
+    print(f"\nquizapp in a {COLS}x{ROWS} pty, Python {python}; targets from issue 25 (on a quiet machine)")
+    table.print()
+    return 0
+
+
+def _set_new_per_day(home: Path) -> None:
+    """Raises the new-card limit through the store (as Settings does), so study has cards enough."""
+    from quizapp.paths import DB_FILENAME
+    from quizapp.store import open_store
+    from quizapp.store.settings import save_setting
+
+    with open_store(home / DB_FILENAME, now=datetime.now(UTC)) as store:
+        save_setting(store, "new_per_day", 9999)
+
+
+def screen_rows(table: Table, screens: dict[str, Timed], bare_launch: float) -> None:
+    names = {
+        "cram": "scale: c (cram) to its first card",
+        "stats": "scale: t (stats) to its content",
+        "home_date": "scale: Escape to home with a date (plan line)",
+    }
+    for key, name in names.items():
+        got = screens[key]
+        med, high = statistics.median(got.times), max(got.times)
+        table.add(f"{name} (n={len(got.times)})", ms(med), ms(high), "<= 200 ms", high <= CONTENT_S)
+        if got.stalls:
+            stall = max(got.stalls)
+            table.add(f"{name}: longest UI stall", "", f"{stall:.0f} ms", "<= 16 ms", stall <= STALL_MS)
+    launch = screens["launch_date"].times[0]
+    ratio = f"{launch / bare_launch:.2f}x bare"
+    table.add("scale: launch to decks visible, with a date", ms(launch), "", "", None, ratio)
+    got = screens["interview"]
+    if got.times:
+        table.add(
+            f"scale: interview, Ctrl+S/Ctrl+N to the next question (n={len(got.times)})",
+            ms(statistics.median(got.times)), ms(p95(got.times)), "", None,
+        )  # fmt: skip
+    if got.stalls:
+        stall = max(got.stalls)
+        table.add("scale: interview: longest UI stall", "", f"{stall:.0f} ms", "<= 16 ms", stall <= STALL_MS)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
