@@ -368,6 +368,7 @@ def test_a_question_set_aside_leaves_the_queue_and_ctrl_z_brings_it_back(
     following = session.set_aside(how)  # type: ignore[arg-type]
     assert following is not None and following.instance.question_id != first.instance.question_id
     session.submit(_right_answer(following.instance))
+    session.override(4)  # Easy: out of the way for days (a new card is only ever suggested Good)
     assert session.advance() is None  # the set-aside question does not come back today
     # a new session the same day does not ask it either
     assert _study_or_none(catalog, store, qids, clock) is None
@@ -457,3 +458,38 @@ def test_a_damaged_card_row_is_started_again_and_the_feedback_says_so(catalog: C
     repaired = get_card(store, qid)
     assert repaired is not None and repaired.repaired is None and repaired.is_new
     assert len(reviews_for(store, qid)) == 2  # the history is kept
+
+
+def test_a_fast_right_answer_to_a_new_card_is_suggested_good_and_says_why(
+    catalog: Catalog, store: Store
+) -> None:
+    qid = _first(catalog, "numeric")
+    clock = Clock()
+    session = _study(catalog, store, [qid], clock)
+    card = session.current
+    assert card is not None
+    clock.tick(2)
+    result = session.submit(_right_answer(card.instance))
+    assert isinstance(result, Feedback) and result.rating == 3 == result.suggested
+    assert result.verdict.reason == "Good: right in 2 s (a new card is never suggested Easy)"
+
+
+def test_undo_brings_the_question_back_with_the_hints_it_used(catalog: Catalog, store: Store) -> None:
+    qid = next(
+        q
+        for q in _all(catalog, "numeric")
+        if len(catalog.instance(q, 0).derivation.steps) > 2  # type: ignore[union-attr]
+    )
+    clock = Clock()
+    session = _study(catalog, store, [qid], clock)
+    card = session.current
+    assert card is not None
+    shown = [session.hint(), session.hint()]
+    clock.tick(5)
+    first = session.submit(_right_answer(card.instance))
+    assert isinstance(first, Feedback) and first.rating == 2 and first.verdict.reason == "Hard: 2 hints"
+    back = session.undo()
+    assert back.instance.question_id == qid
+    assert session.hints_used == 2 and list(session.shown_hints()) == shown
+    again = session.submit(_right_answer(back.instance))
+    assert isinstance(again, Feedback) and again.rating == 2 and again.hints_used == 2

@@ -344,6 +344,19 @@ class StudySession:
         self._hints += 1
         return Hint(self._hints, len(ladder), ladder[self._hints - 1], RATING_NAMES[HINT_CAPS[self._hints]])
 
+    def shown_hints(self) -> tuple[Hint, ...]:
+        """The rungs of the hint ladder already shown for the card on screen (after Ctrl+Z, the hints
+        the undone answer used, so the screen can show them again)."""
+        card = self._current
+        if card is None or not self._hints or card.instance.derivation is None:
+            return ()
+        derivation = card.instance.derivation
+        ladder = hint_ladder(derivation.steps, derivation.misconceptions)
+        return tuple(
+            Hint(n, len(ladder), ladder[n - 1], RATING_NAMES[HINT_CAPS[n]])
+            for n in range(1, min(self._hints, len(ladder)) + 1)
+        )
+
     def submit(self, text: str) -> Feedback | Unreadable | ExplainPending:
         """Grades a typed answer (numeric, tensor, shape, choice letters, explain text).
 
@@ -361,7 +374,9 @@ class StudySession:
             )
             return self._pending
         seconds = self._seconds(card)
-        verdict = grade(inst, text, hints_used=self._hints, seconds=seconds, attempt=card.attempt)
+        verdict = grade(
+            inst, text, hints_used=self._hints, seconds=seconds, attempt=card.attempt, new_card=self._is_new()
+        )
         if verdict.unparseable:
             return Unreadable(verdict.message)
         return self._save(card, verdict, text, seconds)
@@ -380,7 +395,13 @@ class StudySession:
             self._ticked = set(covered)
         seconds = self._seconds(card)
         verdict = grade_explain(
-            card.instance, pending.answer, frozenset(self._ticked), self._hints, seconds, card.attempt
+            card.instance,
+            pending.answer,
+            frozenset(self._ticked),
+            self._hints,
+            seconds,
+            card.attempt,
+            new_card=self._is_new(),
         )
         self._pending = None
         feedback = self._save(card, verdict, pending.answer, seconds)
@@ -439,7 +460,7 @@ class StudySession:
             set_suspended(self.store, item.question, True)
         else:
             bury(self.store, item.question.question_id, day_start(self.clock()).date())
-        self._saved.append(_SetAside(item, card, how))
+        self._saved.append(_SetAside(item, card, how, self._hints))
         self._answered = True  # nothing pending: advance() moves on without saving anything
         self._pending = None
         return self.advance()
@@ -478,7 +499,8 @@ class StudySession:
                 set_suspended(self.store, saved.item.question, False)
             else:
                 unbury(self.store, saved.item.question.question_id, day_start(self.clock()).date())
-            self._pending, self._answered, self._hints, self._ticked = None, False, 0, set()
+            self._pending, self._answered, self._ticked = None, False, set()
+            self._hints = saved.hints
             self._item, self._current = saved.item, replace(saved.card, shown_at=self.clock())
             self.finished = False
             return self._current
@@ -487,7 +509,8 @@ class StudySession:
         self._attempts[qid] = max(0, self._attempts.get(qid, 1) - 1)
         self._done -= 1
         self._correct -= int(saved.feedback.verdict.correct)
-        self._pending, self._answered, self._hints, self._ticked = None, False, 0, set()
+        self._pending, self._answered, self._ticked = None, False, set()
+        self._hints = saved.feedback.hints_used  # the hints used come back with the question
         self._item = saved.item
         self._current = replace(saved.card, number=self._done + 1, shown_at=self.clock())
         self.finished = False
@@ -507,6 +530,10 @@ class StudySession:
         if self._answered:
             raise QuizappError("This question is already answered; go on to the next one.")
         return self._current
+
+    def _is_new(self) -> bool:
+        """The card on screen was never answered before (a new card is never suggested Easy)."""
+        return self._item is not None and self._item.reason == "new"
 
     def _seconds(self, card: Card) -> float:
         return max(0.0, (self.clock() - card.shown_at).total_seconds())
@@ -582,6 +609,8 @@ class _SetAside:
     item: QueueItem
     card: Card
     how: Literal["suspend", "bury"]
+    hints: int = 0
+    """Hints shown before it was set aside, shown again when it comes back."""
 
 
 def _with_outcome(feedback: Feedback, outcome: ReviewOutcome, rating: int) -> Feedback:
