@@ -22,6 +22,7 @@ from datetime import UTC, date, datetime, timedelta
 from fsrs import Card, Rating, Scheduler
 
 from quizapp.store.memory import CardMemories
+from quizapp.study.readiness import forgetting_decay, recall_at
 
 FINAL_DAYS = 2
 """In the last this-many days before the interview, the plan focuses on its weakest decks."""
@@ -129,27 +130,8 @@ def make_plan(
 def _recall_at(
     memories: CardMemories, wanted: Sequence[str], at: datetime, scheduler: Scheduler
 ) -> tuple[dict[str, float], set[str], set[str]]:
-    """Retrievability at `at` of every seen card among `wanted`, with FSRS's curve evaluated at once."""
-    import numpy as np  # here: the home screen imports this module for its daily limit, not for NumPy
-
-    want = set(wanted)
-    keep = [
-        i
-        for i, qid in enumerate(memories.question_ids)
-        if qid in want and memories.stability[i] is not None and memories.last_review_us[i] is not None
-    ]
-    suspended = {q for q, s in zip(memories.question_ids, memories.suspended, strict=True) if s and q in want}
-    if not keep:
-        return {}, set(), suspended
-    stability = np.array([memories.stability[i] for i in keep], dtype=np.float64)  # (n,)
-    last = np.array([memories.last_review_us[i] for i in keep], dtype=np.int64)  # (n,)
-    at_us = int(at.astimezone(UTC).timestamp() * 1_000_000)
-    elapsed = np.maximum(0, (at_us - last) // US_PER_DAY)  # (n,) whole days, as fsrs counts them
-    decay = -scheduler.parameters[20]
-    factor = 0.9 ** (1 / decay) - 1
-    recall = (1 + factor * elapsed / np.maximum(stability, 1e-9)) ** decay  # (n,)
-    ids = [memories.question_ids[i] for i in keep]
-    return dict(zip(ids, recall.tolist(), strict=True)), set(ids), suspended
+    """Retrievability at `at` of every seen card among `wanted` (see quizapp.study.readiness)."""
+    return recall_at(memories, wanted, at, forgetting_decay(scheduler.parameters))
 
 
 def _due_before(memories: CardMemories, seen: set[str], suspended: set[str], at: datetime) -> int:
