@@ -493,3 +493,36 @@ def test_undo_brings_the_question_back_with_the_hints_it_used(catalog: Catalog, 
     assert session.hints_used == 2 and list(session.shown_hints()) == shown
     again = session.submit(_right_answer(back.instance))
     assert isinstance(again, Feedback) and again.rating == 2 and again.hints_used == 2
+
+
+def test_in_the_last_days_weak_decks_are_reviewed_before_new_cards_each_once(
+    catalog: Catalog, store: Store
+) -> None:
+    from quizapp.store import save_setting
+    from quizapp.study import record_review
+
+    clock = Clock()
+    deck = sorted({catalog.deck_of(q).id for q in catalog.questions})[0]
+    questions = QuestionSet.from_catalog(catalog).select(deck_id=deck)
+    seen = list(questions.ordered[:3])
+    for ref in seen:  # three cards learned (Good, Good: due in a few days), the rest of the deck unseen
+        for minutes in (0, 10):
+            record_review(
+                store, ref, seed=1, answer="x", correct=True, rating=3, duration_ms=1000,
+                now=T0 + timedelta(minutes=minutes), scheduler=make_scheduler(fuzzing=False),
+            )  # fmt: skip
+    clock.tick(24 * 3600)
+    save_setting(store, "interview_date", (clock.now + timedelta(days=2)).date().isoformat())
+    session = StudySession.start(
+        catalog, store, questions, mode="study", clock=clock, rng=random.Random(1), fuzzing=False
+    )
+    assert session.focus_decks == (deck,)
+    asked = []
+    while session.current is not None and len(asked) < 6:
+        asked.append((session.current.instance.question_id, session.current.reason))
+        clock.tick(20)
+        session.dont_know()  # any kind of question: shown, saved as Again
+        session.advance()
+    seen_ids = {r.question_id for r in seen}
+    assert {q for q, _ in asked[:3]} == seen_ids and all(why == "due" for _, why in asked[:3])
+    assert all(q not in seen_ids for q, _ in asked[3:]), "a card reviewed early is not asked again at once"

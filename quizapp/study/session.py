@@ -309,21 +309,34 @@ class StudySession:
                     return item
             return None
         pool, now = self._pool(), self.clock()
-        found = next_card(self.store, pool, now=now, rng=self.rng, new_per_day=self.new_per_day)
-        if found is None and self._focus_until is not None:
-            weak = pool.select(
-                question_ids=[r.question_id for r in pool.ordered if r.deck_id in self.focus_decks]
-            )
-            if len(weak):
-                found = next_card(
-                    self.store,
-                    weak,
-                    now=now,
-                    rng=self.rng,
-                    new_per_day=0,
-                    learn_ahead=self._focus_until - now,
-                )
-        return found
+        if self._focus_until is not None:  # the last days: due cards, then weak decks' reviews, then new
+            found = next_card(self.store, pool, now=now, rng=self.rng, new_per_day=0)
+            return found or self._weak_ahead(pool, now) or self._next_new_or_due(pool, now)
+        return self._next_new_or_due(pool, now)
+
+    def _next_new_or_due(self, pool: QuestionSet, now: datetime) -> QueueItem | None:
+        return next_card(self.store, pool, now=now, rng=self.rng, new_per_day=self.new_per_day)
+
+    def _weak_ahead(self, pool: QuestionSet, now: datetime) -> QueueItem | None:
+        """A card of a weak deck due before the interview, reviewed early; each at most once a session
+        (answered, the interview date brings it back before the day, so it would be due again at once)."""
+        assert self._focus_until is not None
+        asked = {qid for qid, n in self._attempts.items() if n}
+        weak = [
+            r.question_id
+            for r in pool.ordered
+            if r.deck_id in self.focus_decks and r.question_id not in asked
+        ]
+        if not weak:
+            return None
+        return next_card(
+            self.store,
+            pool.select(question_ids=weak),
+            now=now,
+            rng=self.rng,
+            new_per_day=0,
+            learn_ahead=self._focus_until - now,
+        )
 
     def _pool(self) -> QuestionSet:
         skip = self._broken | buried_on(self.store, day_start(self.clock()).date())
