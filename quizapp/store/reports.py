@@ -257,3 +257,14 @@ def introduced_between(store: Store, start: datetime, end: datetime) -> int:
         (to_us(start), to_us(end)),
     ).fetchone()
     return int(row[0])
+
+
+ANSWER_TIME_SAMPLE = 2000
+"""How many of the most recent answers the plan's time estimate reads."""
+
+
+def recent_answer_times(store: Store, limit: int = ANSWER_TIME_SAMPLE) -> tuple[tuple[str, int], ...]:
+    """(question id, duration in ms) of the `limit` most recent answers, newest first: the learner's own
+    pace for the plan. Walks the reviews_by_time index backwards, so it costs the same at 1M reviews."""
+    sql = "SELECT question_id, duration_ms FROM reviews ORDER BY reviewed_us DESC LIMIT ?"
+    return tuple((str(q), int(ms)) for q, ms in store.conn.execute(sql, (limit,)))

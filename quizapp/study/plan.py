@@ -15,13 +15,14 @@ lifts. In the last days, the plan names the weakest decks so the queues can lean
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler
 
 from quizapp.store.memory import CardMemories
+from quizapp.study.budget import AnswerTime, LeftOut, Work, answer_times, minutes_a_day, seconds_for, triage
 from quizapp.study.readiness import forgetting_decay, recall_at
 
 FINAL_DAYS = 2
@@ -57,6 +58,15 @@ class Plan:
     decks: tuple[DeckOutlook, ...]
     focus: tuple[str, ...]
     """The weakest decks' ids when the interview is at most FINAL_DAYS away, else ()."""
+    minutes_per_day: float = 0.0
+    """What a day of the plan (what is kept) takes, from the learner's answer times; within the budget."""
+    minutes_needed: float = 0.0
+    """What a day would take with nothing left out."""
+    budget_minutes: float | None = None
+    left_out: tuple[LeftOut, ...] = ()
+    """What the budget leaves out, and why (budget.triage)."""
+    answer_times: tuple[AnswerTime, ...] = ()
+    """The seconds per question type the minutes come from."""
 
     @property
     def passed(self) -> bool:
@@ -69,9 +79,17 @@ class Plan:
             return f"Your interview was on {day}. Set a new date in Settings or with `quizapp plan --date`."
         left = "today" if self.days_left == 0 else f"{self.days_left} day{'s' * (self.days_left != 1)} left"
         return (
-            f"Interview {left}: {self.new_per_day} new + ~{self.reviews_per_day} reviews a day; "
-            f"expected recall on {day}: {self.recall:.0%}"
+            f"Interview {left}: {self.new_per_day} new + ~{self.reviews_per_day} reviews a day "
+            f"(~{self.minutes_per_day:.0f} min); expected recall on {day}: {self.recall:.0%}"
         )
+
+
+@dataclass(frozen=True)
+class PlanQuestion:
+    """What the plan's time estimate needs of a question: its type and difficulty."""
+
+    kind: str
+    difficulty: int = 1
 
 
 def make_plan(
@@ -82,11 +100,18 @@ def make_plan(
     today: date,
     now: datetime,
     scheduler: Scheduler,
+    questions: Mapping[str, PlanQuestion] | None = None,
+    times: Mapping[str, AnswerTime] | None = None,
+    budget_minutes: float | None = None,
+    low_priority: Collection[str] = (),
 ) -> Plan:
     """The plan for `decks` (id, title, question ids), given the cards' state at `now`.
 
     `today` is the user's local date (the caller knows their time zone); `now` is the same moment, used
     for the interview's instant (local midnight is approximated by `now` + the whole days left).
+    `questions` (id -> type and difficulty) and `times` (seconds per type, see budget.answer_times) price
+    each day in minutes; with `budget_minutes`, what does not fit is left out (budget.triage) and the
+    daily counts are those of what is kept.
     """
     days_left = (interview - today).days
     at = now + timedelta(days=max(days_left, 0))
@@ -106,9 +131,39 @@ def make_plan(
     )
     intro_days = max(days_left, 1)
     new_per_day = math.ceil(unseen / intro_days) if unseen else 0
-    reviews = _due_before(memories, seen, suspended, at) + _reviews_of_new(
-        unseen, new_per_day, days_left, scheduler, now
+    due = _due_ids(memories, seen, suspended, at)
+    from_new = _reviews_of_new(unseen, new_per_day, days_left, scheduler, now)
+    deck_of = {qid: deck_id for deck_id, _, qids in decks for qid in qids}
+    known = dict(questions or {})
+    price = answer_times(()) if times is None else times
+    answers_per_new = 1 + (from_new / unseen if unseen else 0.0)
+    work = [
+        Work(
+            qid,
+            deck_of[qid],
+            known[qid].difficulty if qid in known else 1,
+            qid not in seen,
+            seconds_for(price, known[qid].kind if qid in known else "")
+            * (answers_per_new if qid not in seen else 1.0),
+            recall_of.get(qid, 0.0),
+        )
+        for qid in offered
+        if qid not in seen or qid in due
+    ]
+    needed = minutes_a_day(work, days_left) if days_left >= 0 else 0.0
+    kept, left_out = triage(
+        work,
+        days=days_left,
+        budget_minutes=budget_minutes if days_left >= 0 else None,
+        low_priority=low_priority,
+        deck_recall={o.deck_id: o.recall for o in outlooks},
     )
+    if left_out:
+        unseen_kept = sum(1 for w in kept if w.new)
+        new_per_day = math.ceil(unseen_kept / intro_days) if unseen_kept else 0
+        from_new = _reviews_of_new(unseen_kept, new_per_day, days_left, scheduler, now)
+        due = {w.question_id for w in kept if not w.new}
+    reviews = len(due) + from_new
     focus: tuple[str, ...] = ()
     if 0 <= days_left <= FINAL_DAYS and outlooks:
         ranked = sorted((o for o in outlooks if o.questions), key=lambda o: (o.recall, o.deck_id))
@@ -124,6 +179,11 @@ def make_plan(
         recall=_mean(recall_of.get(q, 0.0) for q in ids),
         decks=outlooks,
         focus=focus,
+        minutes_per_day=minutes_a_day(kept, days_left) if days_left >= 0 else 0.0,
+        minutes_needed=needed,
+        budget_minutes=budget_minutes,
+        left_out=left_out,
+        answer_times=tuple(price.values()),
     )
 
 
@@ -134,14 +194,14 @@ def _recall_at(
     return recall_at(memories, wanted, at, forgetting_decay(scheduler.parameters))
 
 
-def _due_before(memories: CardMemories, seen: set[str], suspended: set[str], at: datetime) -> int:
+def _due_ids(memories: CardMemories, seen: set[str], suspended: set[str], at: datetime) -> set[str]:
     """Seen cards that fall due before the interview: each is at least one review."""
     at_us = int(at.astimezone(UTC).timestamp() * 1_000_000)
-    return sum(
-        1
+    return {
+        qid
         for qid, due in zip(memories.question_ids, memories.due_us, strict=True)
         if qid in seen and qid not in suspended and due is not None and due < at_us
-    )
+    }
 
 
 def _reviews_of_new(unseen: int, per_day: int, days_left: int, scheduler: Scheduler, now: datetime) -> int:
