@@ -28,6 +28,7 @@ from quizapp.store.reports import (
     top_diagnoses,
 )
 from quizapp.store.times import day_start
+from quizapp.study.counts import DueCounts, due_counts
 from quizapp.study.readiness import DeckHeader, Readiness
 
 
@@ -48,6 +49,8 @@ class Stats:
     streak_days: int
     readiness: Readiness | None = None
     """Each deck's expected recall on the interview day (or in 7 days), when the decks were given."""
+    counts: DueCounts | None = None
+    """New, Learning and Review waiting now (study.counts, as home and study count), when decks were given."""
 
     @property
     def overall_retention(self) -> float | None:
@@ -78,6 +81,7 @@ def compute_stats(store: Store, *, now: datetime, decks: Sequence[DeckHeader] | 
         total_seconds=total_seconds,
         streak_days=streak(calendar),
         readiness=None if decks is None else readiness_for(store, decks, now=now),
+        counts=None if decks is None else due_counts(store, [(d, q) for d, _, q in decks], now=now),
     )
 
 

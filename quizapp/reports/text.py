@@ -105,6 +105,9 @@ def render_stats(stats: Stats, *, deck_titles: Mapping[str, str] | None = None) 
         out.append(f"  {'all decks':<28} {(overall or 0) * 100:5.1f}%")
     else:
         out.append("  no reviews of graduated cards yet")
+    if stats.counts is not None:
+        c = stats.counts
+        out += ["", f"Waiting now: {c.new:,} new · {c.learning:,} learning · {c.review:,} review"]
     if stats.readiness is not None:
         out += ["", *readiness_lines(stats.readiness, name)]
     out += ["", "Mastery (share of cards in review state with stability >= 21 days):"]

@@ -23,7 +23,6 @@ from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
 from quizapp.store.buried import buried_on, bury, unbury
 from quizapp.store.cards import set_suspended
 from quizapp.store.database import Store
-from quizapp.store.reports import deck_counts
 from quizapp.store.times import day_start
 from quizapp.study import (
     QuestionSet,
@@ -31,12 +30,12 @@ from quizapp.study import (
     cram_queue,
     drill_queue,
     format_interval,
-    new_left_today,
     next_card,
     preview_for,
     record_review,
     scheduler_for,
 )
+from quizapp.study.counts import DueCounts, due_counts
 from quizapp.study.hints import hint_ladder
 from quizapp.study.queues import drawable_instance
 from quizapp.study.records import (
@@ -216,13 +215,17 @@ class StudySession:
         elif self.mode == "cram":
             waiting = 0 if self._answered or self._current is None else 1
             left = max(0, (self._total or 0) - self._taken) + waiting
-        else:  # index range counts per deck; building the queue to measure it cost seconds at 100k cards
-            pool, now = self._pool(), self.clock()
-            counts = deck_counts(self.store, self._decks, now=now).values()
-            allowed, _ = new_left_today(self.store, now=now, new_per_day=self.new_per_day)
-            unseen = max(0, len(pool) - sum(c.scheduled for c in counts))
-            left = sum(c.due for c in counts) + min(allowed, unseen)
+        else:  # the same count as home and stats (study.counts): bury, suspend, undo and limits included
+            left = self.counts().total
         return Progress(done=self._done, correct=self._correct, left=left)
+
+    def counts(self) -> DueCounts:
+        """New, Learning and Review cards waiting now over this session's questions (study mode)."""
+        refs = self.questions.ordered
+        decks: dict[str, list[str]] = {}
+        for ref in refs:
+            decks.setdefault(ref.deck_id, []).append(ref.question_id)
+        return due_counts(self.store, list(decks.items()), now=self.clock(), new_per_day=self.new_per_day)
 
     # -- the loop ---------------------------------------------------------------------------------------
 
@@ -643,15 +646,13 @@ def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) ->
     """With an interview date ahead, the daily new-card limit that meets every question before it."""
     from quizapp.store.cards import scheduled_ids
     from quizapp.store.settings import load_settings
-    from quizapp.study.limits import daily_new_limit
+    from quizapp.study.limits import planned_new_limit
 
-    settings = load_settings(store)
-    if not settings.interview_date:
+    if not load_settings(store).interview_date:
         return None
     taken = scheduled_ids(store.conn)
     unseen = sum(1 for qid in questions.by_id if qid not in taken)
-    today = now.astimezone().date()
-    return daily_new_limit(settings.new_per_day, settings.interview_date, unseen=unseen, today=today)
+    return planned_new_limit(store, unseen=unseen, now=now)
 
 
 def _shown_answer(inst: Instance) -> str:
