@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "quizapp.commands.check",
     "quizapp.commands.progress",
     "quizapp.commands.plan",
+    "quizapp.commands.cards",
     "quizapp.commands.optimize",
     "quizapp.commands.completion",
     "quizapp.commands.config",

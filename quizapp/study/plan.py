@@ -79,8 +79,8 @@ class Plan:
             return f"Your interview was on {day}. Set a new date in Settings or with `quizapp plan --date`."
         left = "today" if self.days_left == 0 else f"{self.days_left} day{'s' * (self.days_left != 1)} left"
         return (
-            f"Interview {left}: {self.new_per_day} new + ~{self.reviews_per_day} reviews a day "
-            f"(~{self.minutes_per_day:.0f} min); expected recall on {day}: {self.recall:.0%}"
+            f"Interview {left}: {self.new_per_day} new + ~{self.reviews_per_day} reviews a day; "
+            f"expected recall on {day}: {self.recall:.0%}"
         )
 
 
