@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from engine import Heatmap
 from engine.derivation import format_number
 from quizapp.content.instance import Instance
+from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import unit
 from quizapp.errors import QuizappError
 from quizapp.grading.diagnose import Diagnosis, diagnose_number, diagnose_shape, tolerance_of
@@ -82,12 +83,17 @@ def grade(
     attempt: int = 1,
     *,
     new_card: bool = False,
+    interview: bool = False,
 ) -> Verdict:
     """Grades `text` as an answer to `inst`. Never raises for any text: unreadable answers give a Verdict
     with unparseable=True and a message that lists the forms this question accepts. The suggested
     rating comes with its reason (`Verdict.reason`); `new_card` (never answered before) rules out Easy.
+
+    `interview`: an exact-integer answer rounded to 3 significant figures ("1.05M" for 1,048,576) is
+    right, as an interviewer would take it, and rated no better than Good; study keeps the tolerance.
     """
     rate = _Rater(inst, hints_used, attempt, seconds, new_card)
+    rate.rounded_ok = interview
     verdict = _grade(inst, text, rate)
     return replace(verdict, reason=verdict.reason or rate.reason(verdict))
 
@@ -135,6 +141,8 @@ class _Rater:
         self.seconds = seconds
         self.target_seconds = inst.target_seconds
         self.new_card = new_card
+        self.rounded_ok = False
+        """An exact integer may be answered to 3 significant figures (interviews)."""
 
     def suggestion(self, correct: bool) -> Suggestion:
         return suggest(
@@ -211,6 +219,12 @@ def _grade_number(inst: Instance, p: ParsedNumber, rate: _Rater) -> Verdict:
         if p.value != expected:
             message += f" You wrote {p.reading}, accepted {tol.describe()}."
         return _verdict(inst, True, p.reading, p.value, None, rate(True), message=message)
+    if rate.rounded_ok and rounded_to_three(inst, float(expected), float(p.value), float(asked.factor)):
+        rating = min(GOOD, rate(True))
+        exact = expected_words(inst)
+        message = f"Correct: {p.reading} rounds the exact value, {exact}, to 3 significant figures."
+        reason = f"{RATING_NAMES[rating]}: right to 3 significant figures (exact: {exact})"
+        return _verdict(inst, True, p.reading, p.value, None, rating, message=message, reason=reason)
     diag = diagnose_number(inst, p)
     if diag is None:
         message = (
@@ -227,6 +241,23 @@ def _grade_number(inst: Instance, p: ParsedNumber, rate: _Rater) -> Verdict:
         )
         return _verdict(inst, False, p.reading, p.value, diag, rating, message=message)
     return _verdict(inst, False, p.reading, p.value, diag, rate(False))
+
+
+ROUNDED = Tolerance(kind="sigfigs", value=3)
+"""What an interviewer takes for an exact integer: the value to 3 significant figures (1.05M)."""
+
+
+def rounded_to_three(inst: Instance, expected: float, got: float, display_factor: float = 1.0) -> bool:
+    """`got` is the exact-integer answer of `inst` rounded to 3 significant figures (and not exact)."""
+    tol = tolerance_of(inst)
+    shown = expected / display_factor
+    return (
+        tol.kind == "exact"
+        and shown.is_integer()
+        and abs(shown) >= 1000
+        and got != expected
+        and ROUNDED.accepts(expected, got)
+    )
 
 
 PARTIAL_CREDIT = frozenset({"slip-bare-number-unit", "slip-rounding"})

@@ -35,6 +35,8 @@ class Settings:
     """The study time the learner has a day, in minutes, for the plan's triage; 0 means no budget."""
     low_priority_decks: tuple[str, ...] = ()
     """Deck ids the learner marked low priority: the plan leaves them out first when time is short."""
+    interview_misses_to_review: bool = True
+    """A question missed in a mock interview (wrong or skipped) is due for review at once."""
 
 
 _RANGES: dict[str, tuple[float, float]] = {
