@@ -93,15 +93,15 @@ def build_overview(store: Store, decks: Sequence[DeckInfo], *, now: datetime) ->
                 mastered=min(c.mastered, n),
             )
         )
-    counts = due_counts(store, [(deck.id, deck.question_ids) for deck in decks], now=now)
+    waiting = due_counts(store, [(deck.id, deck.question_ids) for deck in decks], now=now)
     return Overview(
         decks=tuple(rows),
         questions=sum(r.questions for r in rows),
-        new=counts.unseen,
-        due=counts.due,
-        new_left_today=counts.new_left_today,
+        new=waiting.unseen,
+        due=waiting.due,
+        new_left_today=waiting.new_left_today,
         reviews_today=reviews_on(store, day_start(now)),
         streak_days=streak_days(store, now=now, limit=STREAK_WINDOW_DAYS),
         total_reviews=1 if has_reviews(store) else 0,
-        counts=counts,
+        counts=waiting,
     )
