@@ -8,7 +8,6 @@ after the first, and an item counts only once it holds a review on a later day t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -104,7 +103,7 @@ def fit_and_save(store: Store) -> tuple[Optimized, bool]:
     and recomputes every card's memory state under them, in one transaction. (The fit, whether the new
     weights are now in use.) Raises QuizappError with too few reviews."""
     from quizapp.store import load_settings
-    from quizapp.store.memory import scheduled_reviews
+    from quizapp.store.memory import save_weights_and_memory, scheduled_reviews
     from quizapp.store.settings import check_setting
 
     history = scheduled_reviews(store)
@@ -112,16 +111,8 @@ def fit_and_save(store: Store) -> tuple[Optimized, bool]:
     if not result.improved:
         return result, False
     weights = check_setting("fsrs_parameters", list(result.parameters))
-    with store.transaction() as conn:
-        conn.execute(
-            "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
-            ("fsrs_parameters", json.dumps(list(weights))),
-        )
-        states = memory_states(history, weights)
-        conn.executemany(
-            "UPDATE cards SET stability = ?, difficulty = ? WHERE question_id = ? AND due_us IS NOT NULL",
-            [(stability, difficulty, qid) for qid, (stability, difficulty) in states.items()],
-        )
+    states = memory_states(history, weights)
+    save_weights_and_memory(store, weights, states)
     return replace(result, cards=len(states)), True
 
 

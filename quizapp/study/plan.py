@@ -18,6 +18,7 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import cast
 
 from fsrs import Card, Rating, Scheduler
 
@@ -137,28 +138,34 @@ def make_plan(
     known = dict(questions or {})
     price = answer_times(()) if times is None else times
     answers_per_new = 1 + (from_new / unseen if unseen else 0.0)
-    work = [
-        Work(
-            qid,
-            deck_of[qid],
-            known[qid].difficulty if qid in known else 1,
-            qid not in seen,
-            seconds_for(price, known[qid].kind if qid in known else "")
-            * (answers_per_new if qid not in seen else 1.0),
-            recall_of.get(qid, 0.0),
-        )
-        for qid in offered
-        if qid not in seen or qid in due
+    per_kind = {kind: seconds_for(price, kind) for kind in {q.kind for q in known.values()} | {""}}
+    asked = [qid for qid in offered if qid not in seen or qid in due]
+    cost = [
+        per_kind[known[qid].kind if qid in known else ""] * (answers_per_new if qid not in seen else 1.0)
+        for qid in asked
     ]
-    needed = minutes_a_day(work, days_left) if days_left >= 0 else 0.0
-    kept, left_out = triage(
-        work,
-        days=days_left,
-        budget_minutes=budget_minutes if days_left >= 0 else None,
-        low_priority=low_priority,
-        deck_recall={o.deck_id: o.recall for o in outlooks},
-    )
-    if left_out:
+    needed = sum(cost) / max(days_left, 1) / 60 if days_left >= 0 else 0.0
+    kept_minutes, left_out = needed, cast("tuple[LeftOut, ...]", ())
+    if budget_minutes is not None and days_left >= 0 and needed > budget_minutes:
+        work = [
+            Work(
+                qid,
+                deck_of[qid],
+                known[qid].difficulty if qid in known else 1,
+                qid not in seen,
+                seconds,
+                recall_of.get(qid, 0.0),
+            )
+            for qid, seconds in zip(asked, cost, strict=True)
+        ]
+        kept, left_out = triage(
+            work,
+            days=days_left,
+            budget_minutes=budget_minutes,
+            low_priority=low_priority,
+            deck_recall={o.deck_id: o.recall for o in outlooks},
+        )
+        kept_minutes = minutes_a_day(kept, days_left)
         unseen_kept = sum(1 for w in kept if w.new)
         new_per_day = math.ceil(unseen_kept / intro_days) if unseen_kept else 0
         from_new = _reviews_of_new(unseen_kept, new_per_day, days_left, scheduler, now)
@@ -179,7 +186,7 @@ def make_plan(
         recall=_mean(recall_of.get(q, 0.0) for q in ids),
         decks=outlooks,
         focus=focus,
-        minutes_per_day=minutes_a_day(kept, days_left) if days_left >= 0 else 0.0,
+        minutes_per_day=kept_minutes,
         minutes_needed=needed,
         budget_minutes=budget_minutes,
         left_out=left_out,
