@@ -154,3 +154,33 @@ def test_cli_cards_refuses_bad_input_with_exit_2(
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_quizapp_code_lists_each_exercise_with_its_solved_status(capsys: pytest.CaptureFixture[str]) -> None:
+    from quizapp.content.catalog import load_catalog
+    from quizapp.reports.exercises import exercise_statuses
+
+    catalog = load_catalog()
+    with open_store(None, now=NOW) as store:
+        statuses = exercise_statuses(store, catalog)
+        assert statuses and all(s.status == "new" and s.attempts == 0 for s in statuses)
+        first, second = statuses[0], statuses[1]
+        for qid, correct in (
+            (first.question_id, False),
+            (first.question_id, True),
+            (second.question_id, False),
+        ):
+            ref = QuestionRef(qid, catalog.deck_of(qid).id)
+            record_review(
+                store, ref, seed=0, answer="def f(): ...", correct=correct, rating=3 if correct else 1,
+                duration_ms=60_000, now=NOW, mode="drill",
+            )  # fmt: skip
+        after = {s.question_id: s for s in exercise_statuses(store, catalog)}
+    assert after[first.question_id].status == "solved" and after[first.question_id].attempts == 2
+    assert after[second.question_id].status == "tried" and after[second.question_id].last_attempt == NOW
+    assert main(["code", "--json"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows[first.exercise_id]["status"] == "solved" and rows[second.exercise_id]["status"] == "tried"
+    assert main(["code"]) == 0
+    out = capsys.readouterr().out
+    assert f"{first.exercise_id:<24} solved" in out and "2 tries" in out

@@ -328,3 +328,22 @@ def state_counts(store: Store, deck_ids: Iterable[str], *, now: datetime) -> dic
         review = int(by_state.pop(2, 0))
         out[deck] = StateCounts(int(taken), int(sum(by_state.values())), review)
     return out
+
+
+@dataclass(frozen=True)
+class AnswerRecord:
+    """How a question went so far: answers given, whether one was right, and when it was last answered."""
+
+    attempts: int
+    solved: bool
+    last_us: int | None
+
+
+def answer_records(store: Store, question_ids: Iterable[str]) -> dict[str, AnswerRecord]:
+    """Each question's AnswerRecord from its reviews (reviews_by_card), every mode included."""
+    sql = "SELECT count(*), coalesce(max(correct), 0), max(reviewed_us) FROM reviews WHERE question_id = ?"
+    out: dict[str, AnswerRecord] = {}
+    for qid in question_ids:
+        n, solved, last = store.conn.execute(sql, (qid,)).fetchone()
+        out[qid] = AnswerRecord(int(n), bool(solved), None if last is None else int(last))
+    return out
