@@ -10,6 +10,10 @@ predicts each deck's recall on the day with FSRS's own forgetting curve:
 where t is the days from the card's last review to the interview and S its stability. Unseen questions
 count as not known (R = 0), and the prediction assumes no further study, so it is the floor the plan
 lifts. In the last days, the plan names the weakest decks so the queues can lean on them.
+
+Each day is priced in minutes from the learner's answer times per question type (quizapp.study.budget);
+with a daily budget, what does not fit is left out, least needed first, each with its reason. Pure: the
+caller brings the cards' memory state, the question types, the answer times and the dates.
 """
 
 from __future__ import annotations
