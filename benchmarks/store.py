@@ -157,6 +157,8 @@ def measure(path: Path, n_cards: int, runs: int) -> list[tuple[str, float, float
         )
         results += _home_and_queues(store, refs, max(5, runs // 10))
         results.append(_plan_row(f"plan ({n_cards // 1000}k cards)", store, refs, 5, 1.0))
+        results.append(_plan_row(f"plan, 60 min budget ({n_cards // 1000}k)", store, refs, 5, 1.0, budget=60))
+        results += _browser(store, refs, runs, select_one)
     small = path.parent / "bank-sized.db"
     if not small.exists():
         build(small, BANK_CARDS, BANK_CARDS * 10, seed=3)
@@ -229,10 +231,34 @@ def _override_and_undo(
     ]  # fmt: skip
 
 
+def _browser(
+    store: Store, refs: QuestionSet, runs: int, select_one: float
+) -> list[tuple[str, float, float, str, float]]:
+    """The card browser's first page (50 cards), all cards and due cards only: at most 50 ms each."""
+    from quizapp.study.browser import CardFilter, list_cards
+
+    ordered = refs.ordered
+    first = median_s(lambda: list_cards(store, ordered, now=NOW, limit=50), runs)
+    due = median_s(
+        lambda: list_cards(store, ordered, CardFilter(due=True), now=NOW, limit=50), max(5, runs // 4)
+    )
+    return [
+        ("card browser, first page", first, 0.05, "SELECT 1", select_one),
+        ("card browser, due, first page", due, 0.05, "SELECT 1", select_one),
+    ]
+
+
 def _plan_row(
-    name: str, store: Store, refs: QuestionSet, runs: int, target: float
+    name: str, store: Store, refs: QuestionSet, runs: int, target: float, budget: float | None = None
 ) -> tuple[str, float, float, str, float]:
-    """The interview plan as home computes it: every card's memory read, then the plan made from it."""
+    """The interview plan as home computes it: every card's memory read, then the plan made from it
+    (with `budget`, priced in minutes from the recent answer times and triaged to fit)."""
+    from quizapp.store.reports import recent_answer_times
+    from quizapp.study.budget import answer_times
+    from quizapp.study.plan import PlanQuestion
+
+    kinds = ("numeric", "choice", "flashcard", "explain", "shape")
+    questions = {r.question_id: PlanQuestion(kinds[i % 5], 1 + i % 3) for i, r in enumerate(refs.ordered)}
     decks = [
         (f"deck{d}", f"Deck {d}", [r.question_id for r in refs.ordered if r.deck_id == f"deck{d}"])
         for d in range(DECKS)
@@ -240,9 +266,17 @@ def _plan_row(
     scheduler = scheduler_for(store, fuzzing=False)
 
     def plan() -> None:
+        if budget is None:
+            make_plan(
+                decks, card_memories(store), interview=(NOW + timedelta(days=9)).date(), today=NOW.date(),
+                now=NOW, scheduler=scheduler,
+            )  # fmt: skip
+            return
+        samples = ((questions[q].kind, ms / 1000) for q, ms in recent_answer_times(store) if q in questions)
         make_plan(
             decks, card_memories(store), interview=(NOW + timedelta(days=9)).date(), today=NOW.date(),
-            now=NOW, scheduler=scheduler,
+            now=NOW, scheduler=scheduler, questions=questions, times=answer_times(samples),
+            budget_minutes=budget,
         )  # fmt: skip
 
     every_card = median_s(lambda: cards_among(store.conn, refs.by_id), max(3, runs // 10), warmup=1)

@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "quizapp.commands.check",
     "quizapp.commands.progress",
     "quizapp.commands.plan",
+    "quizapp.commands.cards",
     "quizapp.commands.optimize",
     "quizapp.commands.completion",
     "quizapp.commands.config",
@@ -87,9 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
     try:
+        from datetime import datetime
+
         from quizapp.config import load_config, run_deck_args
 
-        args.config = load_config(run_deck_args(args))
+        args.config = load_config(run_deck_args(args), today=datetime.now().astimezone().date())
         func = getattr(args, "func", None)
         if func is not None and not getattr(args, "quiet_config", False):  # the app and `config` show them
             for message in args.config.messages:

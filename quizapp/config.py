@@ -69,11 +69,13 @@ class UserConfig:
         return str(dict(self.settings).get("theme", ""))
 
 
-def load_config(extra_decks: Iterable[str | Path] = (), *, file: Path | None = None) -> UserConfig:
+def load_config(
+    extra_decks: Iterable[str | Path] = (), *, file: Path | None = None, today: date | None = None
+) -> UserConfig:
     """Reads config.toml (`file`, else $QUIZAPP_CONFIG or the default place) and adds `--decks` folders.
 
     Never raises for anything in the file: a missing default file is simply no config, anything else
-    wrong is a message."""
+    wrong is a message. With `today`, an interview date already past is refused (a message) too."""
     explicit = file is not None or bool(_env_config())
     target = file if file is not None else paths.config_path()
     messages: list[str] = []
@@ -91,7 +93,7 @@ def load_config(extra_decks: Iterable[str | Path] = (), *, file: Path | None = N
             f"{target}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} ignored; "
             f"known: {', '.join(TOP_KEYS)}."
         )
-    settings = _settings(target, data, messages)
+    settings = _settings(target, data, messages, today)
     decks = _deck_dirs(target, data.get("decks"), messages)
     for extra in extra_decks:
         folder = Path(extra).expanduser()
@@ -143,7 +145,9 @@ def _read(target: Path, messages: list[str]) -> dict[str, Any]:
     return {}
 
 
-def _settings(target: Path, data: Mapping[str, Any], messages: list[str]) -> tuple[tuple[str, Any], ...]:
+def _settings(
+    target: Path, data: Mapping[str, Any], messages: list[str], today: date | None = None
+) -> tuple[tuple[str, Any], ...]:
     """The valid [settings] values (and a top-level theme), each checked like the Settings screen does."""
     table = data.get("settings", {})
     if not isinstance(table, dict):
@@ -158,7 +162,7 @@ def _settings(target: Path, data: Mapping[str, Any], messages: list[str]) -> tup
     if not raw:
         return ()
     from quizapp.errors import QuizappError
-    from quizapp.store.settings import SETTING_NAMES, Settings, check_setting
+    from quizapp.store.settings import SETTING_NAMES, Settings, check_interview_date, check_setting
 
     defaults = Settings()
     values: list[tuple[str, Any]] = []
@@ -170,6 +174,8 @@ def _settings(target: Path, data: Mapping[str, Any], messages: list[str]) -> tup
         if isinstance(value, date):  # TOML has real dates: interview_date = 2026-12-03
             value = value.isoformat()
         try:
+            if key == "interview_date" and today is not None:
+                check_interview_date(value, today)
             values.append((key, check_setting(key, value)))
         except QuizappError as exc:
             messages.append(f"{where}: {exc} Using the default {getattr(defaults, key)!r}.")

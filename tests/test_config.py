@@ -227,3 +227,16 @@ def test_a_missing_deck_folder_is_a_warning_not_a_crash(
     write_config(isolated_home, 'decks = "not-a-list-of-folders"\n')
     assert main(["list", "--json"]) == 0
     assert "not-a-list-of-folders: no such deck folder" in capsys.readouterr().err
+
+
+def test_a_past_interview_date_in_the_file_is_refused_with_a_message(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(isolated_home, "[settings]\ninterview_date = 2001-01-01\n")
+    config = load_config(today=datetime(2026, 11, 24, tzinfo=UTC).date())
+    assert dict(config.settings).get("interview_date") is None
+    (message,) = config.messages
+    assert "2001-01-01 has already passed" in message
+    assert load_config().settings == (("interview_date", "2001-01-01"),), "no day given: not judged"
+    assert main(["config"]) == 1
+    assert "already passed" in capsys.readouterr().out

@@ -10,6 +10,7 @@ import dataclasses
 import random
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from grading_cases import answer_text, make_instance, random_args, same_under
@@ -21,6 +22,7 @@ from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import to_display
 from quizapp.grading import grade, grade_explain, grade_flashcard, head_count, suggest_rating
+from quizapp.grading.rating import RATING_NAMES, suggest
 
 LLAMA2_70B_KV = {"n_layers": 80, "d_head": 128, "seq_len": 4096, "batch": 8, "bytes_per_element": 2}
 
@@ -241,7 +243,9 @@ def test_explain_keeps_the_text_then_rates_the_fraction_of_key_points() -> None:
         (True, 0, 1, 91.0, 2),
         (True, 0, 1, 90.0, 3),
         (True, 0, 1, 45.0, 3),
-        (True, 0, 1, 44.9, 4),
+        (True, 0, 1, 44.9, 3),
+        (True, 0, 1, 30.0, 3),
+        (True, 0, 1, 29.9, 4),
         (True, 0, 1, None, 3),
     ],
 )
@@ -257,11 +261,42 @@ def test_grade_passes_hints_attempts_and_time_to_the_rating() -> None:
     inst = make_instance("head_dim", d_model=768, n_heads=12, target_seconds=60)
     right = str(inst.expected)
     assert grade(inst, right, seconds=10).rating == 4
+    assert grade(inst, right, seconds=10, new_card=True).rating == 3, "a new card is never suggested Easy"
     assert grade(inst, right, seconds=40).rating == 3
     assert grade(inst, right, seconds=10, hints_used=1).rating == 3, "one rung of hints: at most Good"
     assert grade(inst, right, seconds=40, hints_used=2).rating == 2
     assert grade(inst, right, seconds=40, attempt=2).rating == 2
     assert grade(inst, "1", seconds=1).rating == 1
+
+
+@pytest.mark.parametrize(
+    ("kw", "reason"),
+    [
+        ({"correct": False, "seconds": 5.0}, "Again: wrong"),
+        ({"correct": True, "seconds": 38.0}, "Good: right in 38 s"),
+        ({"correct": True, "seconds": 5.0, "hints_used": 2}, "Hard: 2 hints"),
+        ({"correct": True, "seconds": 5.0, "hints_used": 1}, "Good: 1 hint"),
+        ({"correct": True, "seconds": 5.0, "hints_used": 3}, "Again: 3 hints"),
+        ({"correct": True, "seconds": 5.0, "attempt": 2}, "Hard: right on try 2"),
+        ({"correct": True, "seconds": 125.0}, "Hard: right in 2 min 5 s, over the 90 s target"),
+        ({"correct": True, "seconds": 12.0}, "Easy: right first try in 12 s, no hints"),
+        ({"correct": True, "seconds": 12.0, "new_card": True}, "Good: right in 12 s (a new card is never"),
+        ({"correct": True, "seconds": None}, "Good: right"),
+    ],
+)
+def test_each_suggested_rating_says_why(kw: dict[str, Any], reason: str) -> None:
+    suggestion = suggest(target_seconds=90, **kw)
+    assert suggestion.reason.startswith(reason)
+    assert suggestion.reason.split(":")[0] == RATING_NAMES[suggestion.rating]
+
+
+def test_a_graded_answer_carries_the_reason_of_its_rating() -> None:
+    inst = make_instance("head_dim", d_model=768, n_heads=12, target_seconds=60)
+    right = str(inst.expected)
+    assert grade(inst, right, seconds=38).reason == "Good: right in 38 s"
+    assert grade(inst, right, seconds=5, hints_used=2).reason == "Hard: 2 hints"
+    assert grade(inst, "1", seconds=5).reason == "Again: wrong"
+    assert grade(inst, "what", seconds=5).reason == ""  # unreadable: nothing is rated
 
 
 # ---------------------------------------------------------------------------- never raises

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.errors import QuizappError
-from quizapp.interview.report import ReportItem
+from quizapp.interview.report import ReportItem, summary_line
 from quizapp.interview.session import (
     DIFFICULTY_MIXES,
     TIME_UP,
@@ -31,8 +31,19 @@ from quizapp.interview.session import (
     open_report,
     parse_count,
     parse_tags,
+    setup_defaults,
 )
-from quizapp.store import InterviewConfig, Settings, Store, get_card, load_interview, open_store, reviews_for
+from quizapp.store import (
+    InterviewConfig,
+    Settings,
+    Store,
+    get_card,
+    load_interview,
+    open_store,
+    reviews_for,
+    save_setting,
+)
+from quizapp.store.interviews import list_interviews
 from quizapp.study import QuestionSet
 from quizapp.study.session import Unreadable
 from tests.tui.interview_helpers import right_answer, wrong_answer
@@ -299,3 +310,126 @@ def test_an_interview_asks_at_most_one_coding_question_and_grades_it(store: Stor
     report = session.finish(now=T0 + timedelta(minutes=2))
     graded = [item for item in report.items if item.kind == "code"]
     assert len(graded) == 1 and graded[0].outcome == "right"
+
+
+# -- report and history agree; set-up remembered; misses to review; rounded answers; coding question ----
+
+
+def test_the_report_and_the_history_agree_on_answered_skipped_and_right(
+    catalog: Catalog, store: Store
+) -> None:
+    session = _start(catalog, store, seed=4, questions=5)
+    t = T0
+    kinds = []
+    while (asked := session.current) is not None:
+        inst = asked.instance
+        kinds.append(inst.kind)
+        t += timedelta(seconds=20)
+        n = asked.number
+        if n == 2:
+            session.skip(now=t)
+        elif inst.kind == "explain":
+            session.submit("Heads attend to different subspaces.", now=t)
+        elif n % 2:
+            session.submit(right_answer(inst), now=t)
+        else:
+            session.submit(wrong_answer(inst), now=t)
+    report = session.finish(now=t)
+    assert "explain" in kinds, "the frozen deck's explain question is asked: it is not scored"
+    (summary,) = list_interviews(store)
+    assert (summary.answered, summary.skipped, summary.correct, summary.scored) == (
+        report.answered,
+        report.skipped,
+        report.correct,
+        report.scored,
+    )
+    assert report.answered == 4 and report.skipped == 1, "a skip is not an answer"
+    _, answered, right, _ = summary_line(summary)
+    assert answered == "4/5, 1 skipped"
+    assert right == report.headline.replace(" right", "")
+    assert f"{report.answered} answered" in report.score_text and "1 skipped" in report.score_text
+
+
+def test_the_set_up_form_starts_from_the_last_set_up(catalog: Catalog, store: Store) -> None:
+    assert setup_defaults(store) == config_from_settings(Settings())
+    _start(catalog, store, questions=3, minutes=12, tags=("kv-cache", "parameters"), difficulty_mix=(1, 1, 1))
+    last = setup_defaults(store)
+    assert (last.questions, last.minutes, last.tags, last.difficulty_mix) == (
+        3,
+        12,
+        ("kv-cache", "parameters"),
+        (1, 1, 1),
+    )
+    assert last.seed == 0 and last.misses_to_review is True
+
+
+def test_a_miss_goes_to_review_unless_the_setting_is_off(catalog: Catalog, store: Store) -> None:
+    for qid in ("mock-kv-cache", "mock-parameters"):
+        assert get_card(store, qid) is None
+    session = _start(catalog, store, tags=("kv-cache",), questions=1)
+    asked = session.current
+    assert asked is not None
+    session.submit(wrong_answer(asked.instance), now=T0 + timedelta(seconds=30))
+    card = get_card(store, "mock-kv-cache")
+    assert card is not None and card.due is not None and card.due <= T0 + timedelta(minutes=2)
+    assert reviews_for(store, "mock-kv-cache")[-1].scheduled
+    skipped = _start(catalog, store, tags=("parameters",), questions=1)
+    skipped.skip(now=T0 + timedelta(seconds=40))
+    card = get_card(store, "mock-parameters")
+    assert (
+        card is not None
+        and card.due == T0 + timedelta(seconds=40)
+        and not reviews_for(store, "mock-parameters")
+    )
+    save_setting(store, "interview_misses_to_review", False)
+    kept = _start(catalog, store, tags=("shapes",), questions=1)
+    asked = kept.current
+    assert asked is not None and kept.config.misses_to_review is False
+    kept.submit("(1, 1)", now=T0 + timedelta(seconds=50))
+    assert get_card(store, "mock-scores-shape") is None or get_card(store, "mock-scores-shape").due is None  # type: ignore[union-attr]
+
+
+def test_an_exact_integer_rounded_to_three_figures_is_right_in_an_interview_only(
+    catalog: Catalog, store: Store
+) -> None:
+    from quizapp.grading import grade
+
+    inst = catalog.instance("mock-parameters", 1)
+    assert inst.expected == 1_048_576
+    for text in ("1.05M", "1.05e6", "1.05 M"):
+        study = grade(inst, text, seconds=5)
+        assert not study.correct, "study keeps its tolerance"
+        verdict = grade(inst, text, seconds=5, interview=True)
+        assert verdict.correct and verdict.rating == 3 and "1,048,576" in verdict.message
+        assert verdict.reason.startswith("Good: right to 3 significant figures")
+    assert not grade(inst, "1.1M", seconds=5, interview=True).correct
+    assert grade(inst, "1048576", seconds=5, interview=True).rating == 4  # exact, fast, seen: as before
+    session = _start(catalog, store, tags=("parameters",), questions=1)
+    asked = session.current
+    assert asked is not None and isinstance(asked.instance.expected, int)
+    rounded = f"{asked.instance.expected:.2e}"  # 3 significant figures, as 1.05e+06
+    assert float(rounded) != asked.instance.expected
+    session.submit(rounded, now=T0 + timedelta(seconds=20))
+    report = session.finish(now=T0 + timedelta(seconds=20))
+    assert report.items[0].correct and report.headline == "1/1 right (100%)"
+    assert reviews_for(store, "mock-parameters")[-1].rating == 3
+
+
+def test_an_interview_of_six_or_more_asks_one_coding_question_when_its_deck_is_chosen(store: Store) -> None:
+    bank = load_catalog(use_cache=False)
+    questions = QuestionSet.from_catalog(bank)
+    for seed in range(8):
+        for count, want in ((6, 1), (12, 1), (5, None)):
+            cfg = InterviewConfig(questions=count, minutes=30, deck_ids=("code", "dimensions", "parameters"))
+            session = InterviewSession.start(bank, store, questions, cfg, rng=random.Random(seed), now=T0)
+            coding = [inst for _, inst in session.plan if inst.kind == "code"]
+            if want is None:
+                assert len(coding) <= 1
+            else:
+                assert len(coding) == want, (seed, count)
+            assert [inst.difficulty for _, inst in session.plan] == sorted(
+                i.difficulty for _, i in session.plan
+            )
+    cfg = InterviewConfig(questions=8, minutes=30, deck_ids=("dimensions",))
+    session = InterviewSession.start(bank, store, questions, cfg, rng=random.Random(1), now=T0)
+    assert not [inst for _, inst in session.plan if inst.kind == "code"]

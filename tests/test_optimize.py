@@ -6,11 +6,12 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from fsrs import Rating
+from fsrs import Card, Rating, Scheduler
 
 from quizapp.cli import main
 from quizapp.errors import QuizappError
-from quizapp.store import QuestionRef, Store, load_settings, open_store
+from quizapp.store import QuestionRef, Store, load_settings, open_store, reviews_for
+from quizapp.store.cards import iter_cards
 from quizapp.store.memory import scheduled_reviews
 from quizapp.study import make_scheduler, record_review, scheduler_for
 from quizapp.study.optimize import MIN_ITEMS, optimize, training_items
@@ -82,3 +83,35 @@ def test_fitted_weights_predict_the_history_better_and_the_scheduler_uses_them(
 def test_the_cli_refuses_politely_on_an_empty_history(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["optimize"]) == 2
     assert "you have 0" in capsys.readouterr().err
+
+
+def test_optimize_recomputes_every_cards_memory_state_and_reports_rmse(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with open_store(None, now=T0) as store:
+        _study(store, cards=60, rounds=4, seed=2)
+        before = {c.question_id: (c.stability, c.difficulty) for c in iter_cards(store.conn)}
+    assert main(["optimize"]) == 0
+    out = capsys.readouterr().out
+    assert "RMSE" in out and "memory state of 60 card(s) was recomputed" in out
+    with open_store(None, now=T0) as store:
+        scheduler = Scheduler(parameters=load_settings(store).fsrs_parameters, enable_fuzzing=False)
+        changed = 0
+        for card in iter_cards(store.conn):
+            replayed = None
+            for review in reviews_for(store, card.question_id):
+                replayed = replayed or Card(card_id=1, due=review.reviewed_at)
+                replayed, _ = scheduler.review_card(replayed, Rating(review.rating), review.reviewed_at)
+            assert replayed is not None
+            assert (card.stability, card.difficulty) == pytest.approx(
+                (replayed.stability, replayed.difficulty)
+            )
+            changed += (card.stability, card.difficulty) != pytest.approx(before[card.question_id])
+        assert changed >= 50, "the new weights reach the cards already seen"
+        kept = {c.question_id: (c.stability, c.difficulty, c.due) for c in iter_cards(store.conn)}
+    # fitting again from the fitted weights finds nothing better: refused, and nothing changes
+    assert main(["optimize"]) == 1
+    err = capsys.readouterr().err
+    assert "Refused" in err and "nothing was changed" in err and "RMSE" in err
+    with open_store(None, now=T0) as store:
+        assert {c.question_id: (c.stability, c.difficulty, c.due) for c in iter_cards(store.conn)} == kept

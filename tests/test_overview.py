@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from quizapp.reports.overview import DeckInfo, build_overview
-from quizapp.store import QuestionRef, Store, open_store
-from quizapp.study import make_scheduler, record_review
+from quizapp.reports.stats import compute_stats
+from quizapp.store import QuestionRef, Store, open_store, save_setting
+from quizapp.study import QuestionSet, make_scheduler, record_review
+from quizapp.study.counts import DueCounts, due_counts
+from quizapp.study.session import StudySession
 
 NOW = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
 DECKS = (
@@ -79,3 +85,81 @@ def test_home_counts_do_not_load_the_scheduler_or_the_queues() -> None:
     modules = set(loaded.stdout.split())
     assert "quizapp.study.limits" in modules
     assert not modules & {"quizapp.study.scheduler", "quizapp.study.queues", "quizapp.study.plan"}
+
+
+# -- one count everywhere: New, Learning, Review -----------------------------------------------------
+
+
+class _Source:
+    """Flashcards that ask nothing: the counts are all these checks look at."""
+
+    def instance(self, question_id: str, seed: int) -> Any:
+        return _Flashcard(question_id, seed)
+
+
+@dataclass(frozen=True)
+class _Flashcard:
+    question_id: str
+    seed: int
+    kind: str = "flashcard"
+    derivation: None = None
+
+    def expected_text(self) -> str:
+        return "back"
+
+
+def test_home_study_and_stats_agree_through_bury_suspend_undo_and_the_new_limit(tmp_path: Path) -> None:
+    decks = [DeckInfo(f"deck-{d}", f"Deck {d}", tuple(f"{d}{i}" for i in range(6))) for d in "ab"]
+    headers = [(d.id, d.title, d.question_ids) for d in decks]
+    refs = QuestionSet.of(QuestionRef(q, d.id) for d in decks for q in d.question_ids)
+    clock = _Clock(NOW)
+    with open_store(tmp_path / "p.db", now=NOW) as store:
+        save_setting(store, "new_per_day", 4)
+        for qid in ("a0", "a1", "b0"):  # three cards learned three days ago: due now, in review
+            for minutes in (0, 10):
+                _answer(store, qid, NOW - timedelta(days=3, minutes=-minutes))
+        session = StudySession.start(_Source(), store, refs, mode="study", clock=clock, rng=random.Random(1))
+
+        def agree() -> DueCounts:
+            counts = due_counts(store, [(d.id, d.question_ids) for d in decks], now=clock())
+            home = build_overview(store, decks, now=clock())
+            stats = compute_stats(store, now=clock(), decks=headers)
+            assert home.counts == counts == stats.counts
+            assert home.study_now == counts.total == session.progress().left
+            assert home.due == counts.due and min(home.new, home.new_left_today) == counts.new
+            return counts
+
+        first = agree()
+        assert (first.new, first.learning, first.review) == (4, 0, 3) and first.unseen == 9
+        shown = session.current
+        assert shown is not None and shown.reason == "due"
+        session.rate(1)  # forgotten: relearning, back in minutes
+        forgotten = agree()
+        assert forgotten.review == 2 and forgotten.learning == 0
+        session.advance()
+        session.set_aside("bury")
+        assert agree().total == forgotten.total - 1
+        session.set_aside("suspend")
+        assert agree().total == forgotten.total - 2
+        session.undo()
+        session.undo()
+        assert agree() == forgotten
+        while session.current is not None and session.current.reason != "new":
+            session.rate(3)
+            session.advance()
+        assert session.current is not None
+        session.rate(3)  # a new card introduced: one fewer new allowed today, one more in learning later
+        introduced = agree()
+        assert introduced.new == 3 and introduced.new_left_today == 3
+        session.undo()
+        assert agree().new == 4
+        clock.now += timedelta(minutes=11)  # the forgotten card's relearning step is due
+        assert agree().learning == 1
+
+
+class _Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now

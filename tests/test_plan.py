@@ -10,7 +10,7 @@ import json
 import math
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -19,12 +19,25 @@ import pytest
 from fsrs import Card, Rating
 
 from quizapp.cli import main
+from quizapp.errors import QuizappError
 from quizapp.reports.overview import DeckInfo, build_overview
-from quizapp.store import QuestionRef, Store, get_card, load_settings, open_store, save_setting, set_suspended
+from quizapp.store import (
+    QuestionRef,
+    Store,
+    get_card,
+    load_settings,
+    open_store,
+    save_setting,
+    save_settings,
+    set_suspended,
+)
 from quizapp.store.memory import card_memories
+from quizapp.store.reports import recent_answer_times
+from quizapp.store.settings import check_interview_date
 from quizapp.study import QuestionSet, make_scheduler, record_review
+from quizapp.study.budget import DEFAULT_SECONDS, LONGEST_ANSWER_SECONDS, LeftOut, Work, answer_times, triage
 from quizapp.study.limits import daily_new_limit
-from quizapp.study.plan import FINAL_DAYS, Plan, make_plan
+from quizapp.study.plan import FINAL_DAYS, Plan, PlanQuestion, make_plan
 from quizapp.study.session import StudySession
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
@@ -185,3 +198,153 @@ class _Instance:
     question_id: str
     seed: int
     kind: str = "flashcard"
+
+
+# -- minutes and triage --------------------------------------------------------------------------------
+
+KINDS = {
+    "a1": PlanQuestion("numeric", 1),
+    "a2": PlanQuestion("numeric", 1),
+    "a3": PlanQuestion("numeric", 3),
+    "a4": PlanQuestion("choice", 2),
+    "b1": PlanQuestion("flashcard", 1),
+    "b2": PlanQuestion("code", 3),
+    "c1": PlanQuestion("explain", 2),
+    "c2": PlanQuestion("choice", 1),
+    "c3": PlanQuestion("shape", 3),
+}
+
+
+def timed_plan(store: Store, interview: date, **kw: Any) -> Plan:
+    return make_plan(
+        DECKS,
+        card_memories(store),
+        interview=interview,
+        today=NOW.date(),
+        now=NOW,
+        scheduler=PLAIN,
+        questions=KINDS,
+        **kw,
+    )
+
+
+def test_answer_times_are_the_learners_median_per_type_once_there_are_three() -> None:
+    guess = answer_times([])
+    assert guess["numeric"].seconds == DEFAULT_SECONDS["numeric"] and not guess["numeric"].own
+    times = answer_times([("numeric", 20.0), ("numeric", 40.0), ("numeric", 5000.0), ("choice", 3.0)])
+    assert times["numeric"].own and times["numeric"].answers == 3
+    assert times["numeric"].seconds == 40.0  # the median; a walk-away answer counts as LONGEST_ANSWER
+    assert not times["choice"].own and times["choice"].seconds == DEFAULT_SECONDS["choice"]
+    assert answer_times([("code", 9999.0)] * 3)["code"].seconds == LONGEST_ANSWER_SECONDS
+
+
+def test_minutes_a_day_follow_the_learners_own_pace(store: Store) -> None:
+    slow = answer_times([(k, 2 * s) for k, s in DEFAULT_SECONDS.items() for _ in range(3)])
+    plain = timed_plan(store, date(2026, 11, 27))
+    doubled = timed_plan(store, date(2026, 11, 27), times=slow)
+    assert plain.minutes_per_day > 0 and plain.minutes_needed == plain.minutes_per_day
+    assert doubled.minutes_per_day == pytest.approx(2 * plain.minutes_per_day)
+    assert not plain.left_out and plain.budget_minutes is None
+
+
+def test_a_budget_leaves_out_low_priority_decks_first_and_fits(store: Store) -> None:
+    full = timed_plan(store, date(2026, 11, 27))
+    budget = full.minutes_needed * 0.75
+    plan = timed_plan(store, date(2026, 11, 27), budget_minutes=budget, low_priority={"deck-c"})
+    assert plan.minutes_per_day <= budget and plan.minutes_needed == full.minutes_needed
+    assert plan.left_out[0] == LeftOut("deck", "deck-c", "deck-c", plan.left_out[0].reason)
+    assert "low priority" in plan.left_out[0].reason
+    roomy = timed_plan(store, date(2026, 11, 27), budget_minutes=full.minutes_needed + 1)
+    assert not roomy.left_out and roomy.minutes_per_day == full.minutes_per_day
+
+
+def test_without_low_priority_decks_known_reviews_then_the_most_advanced_new_questions_go(
+    store: Store,
+) -> None:
+    full = timed_plan(store, date(2026, 11, 27))
+    plan = timed_plan(store, date(2026, 11, 27), budget_minutes=full.minutes_needed * 0.6)
+    assert plan.left_out and all(i.kind == "question" for i in plan.left_out)
+    assert plan.minutes_per_day <= full.minutes_needed * 0.6
+    reasons = [i.reason.split(":")[0] for i in plan.left_out]
+    stages = [r.split(",")[0] for r in reasons]
+    assert stages == sorted(stages, key=["already known", "new", "review"].index), stages
+    new = [KINDS[i.id].difficulty for i in plan.left_out if i.reason.startswith("new")]
+    assert new and new[0] == 3 and new == sorted(new, reverse=True)
+    assert plan.new_per_day <= full.new_per_day
+
+
+def test_a_zero_budget_leaves_everything_out() -> None:
+    work = [Work(f"q{i}", "d", 1 + i % 3, i % 2 == 0, 60.0, 0.9 if i % 2 else 0.0) for i in range(10)]
+    kept, left = triage(work, days=3, budget_minutes=0, low_priority=())
+    assert not kept and len(left) == 10
+    first = left[0]
+    assert (
+        first.id == "q3" and first.reason == "already known: 90% on the day without a review (difficulty 1)"
+    )
+    kept, left = triage(work, days=3, budget_minutes=1, low_priority=())
+    assert sum(w.seconds for w in kept) <= 1 * 60 * 3 and left
+
+
+def test_the_learners_recent_answer_times_come_from_the_store(store: Store) -> None:
+    times = recent_answer_times(store)
+    assert sorted(times) == sorted([("a1", 1000), ("a1", 1000), ("a2", 1000), ("b1", 1000)])
+    assert len(recent_answer_times(store, limit=2)) == 2
+
+
+def test_cli_plan_fits_a_budget_and_names_what_it_leaves_out(capsys: pytest.CaptureFixture[str]) -> None:
+    day = (datetime.now().astimezone().date() + timedelta(days=5)).isoformat()
+    assert main(["plan", "--date", day, "--minutes", "60", "--low-priority", "code", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert 0 < doc["minutes_per_day"] <= 60 and doc["budget_minutes"] == 60
+    assert doc["left_out"][0] == {"kind": "deck", "id": "code", "deck_id": "code", "reason": ANY_TEXT}
+    assert all(item["id"] and item["reason"] for item in doc["left_out"])
+    assert doc["low_priority_decks"] == ["code"]
+    with open_store(None, now=NOW) as opened:
+        settings = load_settings(opened)
+        assert settings.daily_minutes == 60 and settings.low_priority_decks == ("code",)
+    assert main(["plan"]) == 0
+    text = capsys.readouterr().out
+    assert "Left out to fit the budget" in text and "min a day" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert main(["plan", "--normal-priority", "code", "--minutes", "0", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["left_out"] == [] and doc["budget_minutes"] is None and doc["low_priority_decks"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--date", ""], "YYYY-MM-DD"),
+        (["--date", "   "], "YYYY-MM-DD"),
+        (["--date", "2001-01-01"], "already passed"),
+        (["--low-priority", "no-such-deck"], "no deck 'no-such-deck'"),
+    ],
+)
+def test_cli_plan_refuses_bad_input_with_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["plan", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_past_interview_date_is_refused_by_the_settings_check_too(store: Store) -> None:
+    today = date(2026, 11, 24)
+    assert check_interview_date("", today) == "" and check_interview_date("2026-11-24", today) == "2026-11-24"
+    with pytest.raises(QuizappError, match="already passed"):
+        check_interview_date("2026-11-23", today)
+    with pytest.raises(QuizappError, match="already passed"):
+        save_settings(store, replace(load_settings(store), interview_date="2026-11-01"), today=today)
+    assert load_settings(store).interview_date == ""
+    saved = save_settings(store, replace(load_settings(store), interview_date="2026-12-01"), today=today)
+    assert saved.interview_date == "2026-12-01"
+
+
+class _AnyText(str):
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and bool(other)
+
+    __hash__ = str.__hash__
+
+
+ANY_TEXT = _AnyText()

@@ -13,6 +13,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from fsrs import Card, Rating, Scheduler, State
+from hypothesis import given
+from hypothesis import strategies as st
 
 from quizapp.errors import QuizappError
 from quizapp.store import QuestionRef, Store, card_id_for, get_card, open_store, reviews_for, save_setting
@@ -31,6 +33,7 @@ from quizapp.study import (
     scheduler_for,
     study_queue,
 )
+from quizapp.study.scheduler import interview_deadline, rerate_review, review_before
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 PLAIN = make_scheduler(fuzzing=False)
@@ -263,3 +266,65 @@ def test_cram_offers_everything_due_or_not_and_changes_no_schedule(store: Store)
         answer(store, item.question, 1, T0 + timedelta(hours=1), "cram")
     assert [get_card(store, q.question_id) for q in (A2, B1)] == before
     assert get_card(store, A1.question_id).is_new
+
+
+# -- the interview date shapes the schedule -----------------------------------------------------------
+
+RATINGS = st.lists(st.sampled_from(list(Rating)), min_size=1, max_size=12)
+
+
+@given(ratings=RATINGS)
+def test_without_an_interview_date_the_schedule_is_plain_fsrs(ratings: list[Rating]) -> None:
+    card = mine = Card(card_id=7, due=T0)
+    when = T0
+    for rating in ratings:
+        card, _ = PLAIN.review_card(card, rating, when)
+        mine = review_before(PLAIN, mine, rating, when, None)
+        assert mine == card
+        when = card.due
+
+
+@given(ratings=RATINGS, days=st.integers(1, 90), hour=st.integers(0, 23))
+def test_with_a_date_every_card_answered_before_it_comes_back_before_it(
+    ratings: list[Rating], days: int, hour: int
+) -> None:
+    start = T0.replace(hour=hour)
+    deadline = interview_deadline((start + timedelta(days=days)).date().isoformat(), start)
+    assert deadline is not None
+    card, when = Card(card_id=7, due=start), start
+    for rating in ratings:
+        if when >= deadline:
+            plain, _ = PLAIN.review_card(card, rating, when)
+            assert review_before(PLAIN, card, rating, when, deadline) == plain  # the day itself: FSRS alone
+            break
+        card = review_before(PLAIN, card, rating, when, deadline)
+        assert when < card.due < deadline, (rating, when, card.due, deadline)
+        when = card.due
+
+
+@given(days=st.integers(1, 60))
+def test_easy_on_a_new_card_before_a_date_still_takes_the_learning_steps(days: int) -> None:
+    deadline = interview_deadline((T0 + timedelta(days=days)).date().isoformat(), T0)
+    new = Card(card_id=7, due=T0)
+    easy = review_before(PLAIN, new, Rating.Easy, T0, deadline)
+    good, _ = PLAIN.review_card(new, Rating.Good, T0)
+    plain_easy, _ = PLAIN.review_card(new, Rating.Easy, T0)
+    assert plain_easy.state == State.Review  # what FSRS alone does: skip the steps
+    assert easy.state == State.Learning and easy.step == good.step and easy.due == good.due
+    assert (easy.stability, easy.difficulty) == (plain_easy.stability, plain_easy.difficulty)
+
+
+def test_a_saved_answer_and_its_preview_respect_the_date_in_settings(store: Store) -> None:
+    save_setting(store, "interview_date", "2025-03-06")  # five days after T0
+    deadline = datetime(2025, 3, 6, tzinfo=UTC)
+    outcome = answer(store, A1, 4, T0)
+    assert outcome.card.state == State.Learning and outcome.interval == PLAIN.learning_steps[1]
+    when = outcome.card.due
+    for rating in (4, 4, 3, 4):
+        labels = {int(p.rating): p.due for p in preview_for(store, A1.question_id, PLAIN, now=when)}
+        outcome = answer(store, A1, rating, when)
+        assert outcome.card.due == labels[rating] and outcome.card.due < deadline
+        when = outcome.card.due
+    assert outcome.deadline == deadline
+    rerated = rerate_review(store, A1, outcome, 4, scheduler=PLAIN)
+    assert rerated.card.due is not None and rerated.card.due < deadline

@@ -177,6 +177,33 @@ def test_the_most_frequent_diagnoses_name_their_questions(store: Store) -> None:
     assert diagnoses[0].label == "text forgot-kv"
 
 
+def test_a_wrong_choice_is_counted_per_question_and_option_never_across_questions(store: Store) -> None:
+    answers = [
+        ("c/q1", "option c is wrong: Set the two terms equal", 2),
+        ("c/q2", "option c is wrong: Memory grows with the cache", 1),
+        ("c/q1", "option b is wrong: Halving the heads halves the cache", 1),
+    ]
+    for qid, text, n in answers:
+        for i in range(n):
+            log(
+                store,
+                qid,
+                NOW - timedelta(minutes=i),
+                rating=1,
+                diagnosis=text,
+                diagnosis_id="choice-wrong-option",
+            )
+    for i in range(3):
+        log(store, f"k/q{i}", NOW, rating=1, diagnosis="Forgot the 2 for K and V", diagnosis_id="forgot-kv")
+    diagnoses = compute_stats(store, now=NOW).diagnoses
+    assert [(d.label, d.count, d.question_ids) for d in diagnoses] == [
+        ("Forgot the 2 for K and V", 3, ("k/q0", "k/q1", "k/q2")),
+        ("option c is wrong: Set the two terms equal", 2, ("c/q1",)),
+        ("option b is wrong: Halving the heads halves the cache", 1, ("c/q1",)),
+        ("option c is wrong: Memory grows with the cache", 1, ("c/q2",)),
+    ]
+
+
 def test_the_text_report_fits_80_columns_and_shows_every_section(store: Store) -> None:
     for i in range(40):
         log(

@@ -213,7 +213,8 @@ def test_a_mock_interview_report_is_saved_and_reopened() -> None:
     assert record.answers == tuple(answers)
     assert (record.started_at, record.finished_at) == (NOW, NOW + timedelta(minutes=12))
     assert record.score == 1
-    assert (summary.id, summary.answered, summary.correct, summary.questions) == (interview_id, 2, 1, 2)
+    assert (summary.id, summary.answered, summary.correct, summary.questions) == (interview_id, 1, 1, 2)
+    assert (summary.skipped, summary.scored) == (1, 2), "a skip is not an answer; both are scored"
 
 
 def test_naive_datetimes_are_refused() -> None:

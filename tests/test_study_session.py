@@ -368,6 +368,7 @@ def test_a_question_set_aside_leaves_the_queue_and_ctrl_z_brings_it_back(
     following = session.set_aside(how)  # type: ignore[arg-type]
     assert following is not None and following.instance.question_id != first.instance.question_id
     session.submit(_right_answer(following.instance))
+    session.override(4)  # Easy: out of the way for days (a new card is only ever suggested Good)
     assert session.advance() is None  # the set-aside question does not come back today
     # a new session the same day does not ask it either
     assert _study_or_none(catalog, store, qids, clock) is None
@@ -457,3 +458,71 @@ def test_a_damaged_card_row_is_started_again_and_the_feedback_says_so(catalog: C
     repaired = get_card(store, qid)
     assert repaired is not None and repaired.repaired is None and repaired.is_new
     assert len(reviews_for(store, qid)) == 2  # the history is kept
+
+
+def test_a_fast_right_answer_to_a_new_card_is_suggested_good_and_says_why(
+    catalog: Catalog, store: Store
+) -> None:
+    qid = _first(catalog, "numeric")
+    clock = Clock()
+    session = _study(catalog, store, [qid], clock)
+    card = session.current
+    assert card is not None
+    clock.tick(2)
+    result = session.submit(_right_answer(card.instance))
+    assert isinstance(result, Feedback) and result.rating == 3 == result.suggested
+    assert result.verdict.reason == "Good: right in 2 s (a new card is never suggested Easy)"
+
+
+def test_undo_brings_the_question_back_with_the_hints_it_used(catalog: Catalog, store: Store) -> None:
+    qid = next(
+        q
+        for q in _all(catalog, "numeric")
+        if len(catalog.instance(q, 0).derivation.steps) > 2  # type: ignore[union-attr]
+    )
+    clock = Clock()
+    session = _study(catalog, store, [qid], clock)
+    card = session.current
+    assert card is not None
+    shown = [session.hint(), session.hint()]
+    clock.tick(5)
+    first = session.submit(_right_answer(card.instance))
+    assert isinstance(first, Feedback) and first.rating == 2 and first.verdict.reason == "Hard: 2 hints"
+    back = session.undo()
+    assert back.instance.question_id == qid
+    assert session.hints_used == 2 and list(session.shown_hints()) == shown
+    again = session.submit(_right_answer(back.instance))
+    assert isinstance(again, Feedback) and again.rating == 2 and again.hints_used == 2
+
+
+def test_in_the_last_days_weak_decks_are_reviewed_before_new_cards_each_once(
+    catalog: Catalog, store: Store
+) -> None:
+    from quizapp.store import save_setting
+    from quizapp.study import record_review
+
+    clock = Clock()
+    deck = sorted({catalog.deck_of(q).id for q in catalog.questions})[0]
+    questions = QuestionSet.from_catalog(catalog).select(deck_id=deck)
+    seen = list(questions.ordered[:3])
+    for ref in seen:  # three cards learned (Good, Good: due in a few days), the rest of the deck unseen
+        for minutes in (0, 10):
+            record_review(
+                store, ref, seed=1, answer="x", correct=True, rating=3, duration_ms=1000,
+                now=T0 + timedelta(minutes=minutes), scheduler=make_scheduler(fuzzing=False),
+            )  # fmt: skip
+    clock.tick(24 * 3600)
+    save_setting(store, "interview_date", (clock.now + timedelta(days=2)).date().isoformat())
+    session = StudySession.start(
+        catalog, store, questions, mode="study", clock=clock, rng=random.Random(1), fuzzing=False
+    )
+    assert session.focus_decks == (deck,)
+    asked = []
+    while session.current is not None and len(asked) < 6:
+        asked.append((session.current.instance.question_id, session.current.reason))
+        clock.tick(20)
+        session.dont_know()  # any kind of question: shown, saved as Again
+        session.advance()
+    seen_ids = {r.question_id for r in seen}
+    assert {q for q, _ in asked[:3]} == seen_ids and all(why == "due" for _, why in asked[:3])
+    assert all(q not in seen_ids for q, _ in asked[3:]), "a card reviewed early is not asked again at once"

@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "code",
         help="coding exercises: write attention in NumPy, graded by the engine",
         description=(
-            "Without ID, lists the exercises. With ID, prints the task and the starter code (or the model "
+            "Without ID, lists the exercises with your status on each (solved, tried or new). "
+            "With ID, prints the task and the starter code (or the model "
             "solution with --solution). With --file, runs your solution in a separate process (NumPy only, "
             "a time and a memory limit) on the seed's inputs, edge cases first, and says which case fails "
             "and which known mistake it is. Exit status: 0 right, 1 wrong, 2 unreadable file or unknown id."
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--file", metavar="PATH", help="your solution (a .py file; - reads standard input)")
     p.add_argument("--seed", type=int, default=0, help="which inputs to draw (default 0)")
     p.add_argument("--solution", action="store_true", help="print the model solution")
-    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.add_argument("--json", action="store_true", help="print the verdict (or the list) as JSON")
     p.set_defaults(func=run_code)
 
 
@@ -44,9 +45,7 @@ def run_code(args: argparse.Namespace) -> int:
     from quizapp.grading.code import exercise, grade_code
 
     if args.exercise is None:
-        for ex in EXERCISES.values():
-            print(f"{ex.id:<24} {ex.title}")
-        return EXIT_OK
+        return _list(args, EXERCISES)
     ex = exercise(args.exercise)
     if args.file is None:
         if args.solution:
@@ -65,6 +64,39 @@ def run_code(args: argparse.Namespace) -> int:
                 f"\nYour code printed:\n{verdict.printed}", end="" if verdict.printed.endswith("\n") else "\n"
             )
     return EXIT_OK if verdict.correct else EXIT_WRONG
+
+
+def _list(args: argparse.Namespace, exercises: Any) -> int:
+    """Every exercise with its solved status (from the deck's code questions and your answers)."""
+    from datetime import datetime
+
+    from quizapp.commands.progress import open_store_for
+    from quizapp.config import for_run
+    from quizapp.content.catalog import load_catalog
+    from quizapp.reports.exercises import exercise_statuses
+
+    catalog = load_catalog(for_run(args).deck_dirs)
+    with open_store_for(args, datetime.now().astimezone()) as store:
+        statuses = {s.exercise_id: s for s in exercise_statuses(store, catalog)}
+    rows = []
+    for ex in exercises.values():
+        st = statuses.get(ex.id)
+        rows.append(
+            {
+                "id": ex.id,
+                "title": ex.title,
+                "question_id": st.question_id if st else None,
+                "status": st.status if st else "new",
+                "attempts": st.attempts if st else 0,
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    for row in rows:
+        tries = f"{row['attempts']} tr{'ies' if row['attempts'] != 1 else 'y'}" if row["attempts"] else ""
+        print(f"{row['id']:<24} {row['status']:<7} {tries:<9} {row['title']}")
+    return EXIT_OK
 
 
 def _parameters(ex: Any) -> str:

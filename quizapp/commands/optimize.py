@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import datetime
 from typing import Any
 
@@ -13,9 +14,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "optimize",
         help="fit the scheduler's FSRS weights to your own review history",
         description=(
-            "Fits FSRS weights to your reviews (as Anki's Optimize does), prints how well the old and the "
-            "new weights predict your history (log-loss, lower is better), and keeps the new weights "
-            "only if they predict it better."
+            "Fits FSRS weights to your reviews (as Anki's Optimize does) and prints how well the old and "
+            "the new weights predict your history (log-loss and RMSE, lower is better). Only if the new "
+            "weights predict it better are they saved and every card's memory state recomputed from its "
+            "history under them, in one transaction; otherwise nothing changes and the exit code is 1."
         ),
     )
     opt.add_argument("--reset", action="store_true", help="go back to the default FSRS weights")
@@ -33,5 +35,9 @@ def run_optimize(args: argparse.Namespace) -> int:
             save_setting(store, "fsrs_parameters", [])
             print("The scheduler uses the default FSRS weights again.")
             return 0
-        print(describe_fit(*fit_and_save(store)))
+        result, saved = fit_and_save(store)
+    if not saved:
+        print(describe_fit(result, saved), file=sys.stderr)
+        return 1
+    print(describe_fit(result, saved))
     return 0

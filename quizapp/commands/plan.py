@@ -1,7 +1,8 @@
-"""Provides `quizapp plan [--date YYYY-MM-DD | --clear] [--json]`: study for the day of the interview.
+"""Provides `quizapp plan`: study for the day of the interview, in minutes, within a daily budget.
 
-The date is a setting, so the app's home screen shows the same plan; this command sets it and prints the
-plan in full, deck by deck.
+The date, the daily budget and the low-priority decks are settings, so the app's home screen shows the
+same plan; this command sets them and prints the plan in full, deck by deck, with what the budget leaves
+out and why.
 """
 
 from __future__ import annotations
@@ -10,26 +11,65 @@ import argparse
 import json
 from dataclasses import asdict
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quizapp.errors import QuizappError
+
+if TYPE_CHECKING:
+    from quizapp.content.catalog import Catalog
+    from quizapp.store.database import Store
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Adds `plan`."""
     plan = sub.add_parser(
         "plan",
-        help="set the interview date and see the daily plan and the recall to expect",
+        help="set the interview date and a daily time budget; see the plan in minutes and what it leaves out",
         description=(
             "With a date, new cards are spread so that every question is seen at least twice before the "
-            "interview, and each deck's expected recall on the day is predicted with FSRS."
+            "interview, every card answered comes back before the day, and each deck's expected recall on "
+            "the day is predicted with FSRS. Minutes a day come from your own answer times per question "
+            "type (a guess per type until you have answered 3 of it). With a budget (--minutes), the plan "
+            "leaves out, in this order, until the day fits: decks marked --low-priority; reviews of easy "
+            "questions you already know; new questions, the most advanced first; the best-known reviews. "
+            "The date, budget and priorities are saved as settings."
         ),
     )
     when = plan.add_mutually_exclusive_group()
     when.add_argument("--date", metavar="YYYY-MM-DD", help="the day of your interview (saved)")
     when.add_argument("--clear", action="store_true", help="forget the interview date")
+    plan.add_argument(
+        "--minutes",
+        type=_minutes,
+        metavar="N",
+        help="the minutes you have a day (saved as daily_minutes; 0 removes the budget)",
+    )
+    plan.add_argument(
+        "--low-priority",
+        action="append",
+        default=[],
+        metavar="DECK",
+        help="mark a deck low priority: left out first when time is short (saved; repeatable)",
+    )
+    plan.add_argument(
+        "--normal-priority",
+        action="append",
+        default=[],
+        metavar="DECK",
+        help="take a deck off the low-priority list (repeatable)",
+    )
     plan.add_argument("--json", action="store_true", help="print the plan as JSON")
     plan.set_defaults(func=run_plan)
+
+
+def _minutes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"minutes must be a whole number, got {text!r}") from None
+    if not 0 <= value <= 1440:
+        raise argparse.ArgumentTypeError(f"minutes must be between 0 and 1440, got {value}")
+    return value
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -38,35 +78,83 @@ def run_plan(args: argparse.Namespace) -> int:
     from quizapp.content.catalog import load_catalog
     from quizapp.reports.plan_text import render_plan
     from quizapp.store import load_settings, save_setting
-    from quizapp.store.memory import card_memories
-    from quizapp.store.settings import check_setting
-    from quizapp.study.plan import make_plan
-    from quizapp.study.scheduler import scheduler_for
+    from quizapp.store.settings import check_interview_date
 
     now = datetime.now().astimezone()
+    if args.date is not None:
+        if not args.date.strip():
+            raise QuizappError(
+                "Give the day of your interview as YYYY-MM-DD (like 2026-12-03); to forget the date, "
+                "use `quizapp plan --clear`."
+            )
+        check_interview_date(args.date, now.date())
+    catalog = load_catalog(for_run(args).deck_dirs)
     with open_store_for(args, now) as store:
         if args.clear:
             save_setting(store, "interview_date", "")
             print("The interview date is cleared: study goes on at your own pace.")
             return 0
         if args.date is not None:
-            day = check_setting("interview_date", args.date)
-            if date.fromisoformat(day) < now.date():
-                raise QuizappError(f"{day} has already passed; give the day of an upcoming interview.")
-            save_setting(store, "interview_date", day)
+            save_setting(store, "interview_date", check_interview_date(args.date, now.date()))
+        if args.minutes is not None:
+            save_setting(store, "daily_minutes", args.minutes)
+        if args.low_priority or args.normal_priority:
+            _set_priorities(store, catalog, args.low_priority, args.normal_priority)
         settings = load_settings(store)
         if not settings.interview_date:
             raise QuizappError("No interview date is set. Set one with `quizapp plan --date YYYY-MM-DD`.")
-        plan = make_plan(
-            load_catalog(for_run(args).deck_dirs).deck_headers(),
-            card_memories(store),
-            interview=date.fromisoformat(settings.interview_date),
-            today=now.date(),
-            now=now,
-            scheduler=scheduler_for(store, fuzzing=False),
-        )
+        plan = plan_for(store, catalog, now=now)
     if args.json:
-        print(json.dumps(asdict(plan), default=str, indent=2))
+        doc = asdict(plan)
+        doc["low_priority_decks"] = list(settings.low_priority_decks)
+        print(json.dumps(doc, default=str, indent=2))
     else:
-        print(render_plan(plan))
+        print(render_plan(plan, titles={d: t for d, t, _ in catalog.deck_headers()}))
     return 0
+
+
+def plan_for(store: Store, catalog: Catalog, *, now: datetime) -> Any:
+    """The plan from the store and settings: interview date, daily budget, low-priority decks, and the
+    learner's recent answer times per question type."""
+    from quizapp.store import load_settings
+    from quizapp.store.memory import card_memories
+    from quizapp.store.reports import recent_answer_times
+    from quizapp.study.budget import answer_times
+    from quizapp.study.plan import PlanQuestion, make_plan
+    from quizapp.study.scheduler import scheduler_for
+
+    settings = load_settings(store)
+    questions = {
+        qid: PlanQuestion(catalog.questions[qid].type, catalog.questions[qid].difficulty)
+        for qid in catalog.questions
+    }
+    samples = ((questions[qid].kind, ms / 1000) for qid, ms in recent_answer_times(store) if qid in questions)
+    return make_plan(
+        catalog.deck_headers(),
+        card_memories(store),
+        interview=date.fromisoformat(settings.interview_date),
+        today=now.date(),
+        now=now,
+        scheduler=scheduler_for(store, fuzzing=False),
+        questions=questions,
+        times=answer_times(samples),
+        budget_minutes=settings.daily_minutes or None,
+        low_priority=settings.low_priority_decks,
+    )
+
+
+def _set_priorities(store: Store, catalog: Catalog, low: list[str], normal: list[str]) -> None:
+    """Adds `low` to the saved low-priority decks and takes `normal` off; an unknown deck is refused."""
+    import difflib
+
+    from quizapp.store import load_settings, save_setting
+
+    known = [d for d, _, _ in catalog.deck_headers()]
+    for deck in (*low, *normal):
+        if deck not in known:
+            close = difflib.get_close_matches(deck, known, n=3, cutoff=0.5)
+            hint = f" Did you mean {', '.join(close)}?" if close else f" Decks: {', '.join(known)}."
+            raise QuizappError(f"There is no deck {deck!r}.{hint}")
+    current = load_settings(store).low_priority_decks
+    marked = [d for d in (*current, *low) if d not in normal]
+    save_setting(store, "low_priority_decks", list(dict.fromkeys(marked)))

@@ -134,13 +134,26 @@ def _deck_titles(args: argparse.Namespace) -> Mapping[str, str]:
     return {str(d.id): str(getattr(d, "title", d.id)) for d in items}
 
 
+def _deck_headers(args: argparse.Namespace) -> tuple[tuple[str, str, tuple[str, ...]], ...] | None:
+    """Every deck's (id, title, question ids) for readiness; None (no readiness shown) if the content
+    cannot be loaded, so the stats still print."""
+    try:
+        from quizapp.config import for_run
+        from quizapp.content.catalog import load_catalog
+
+        return load_catalog(for_run(args).deck_dirs).deck_headers()
+    except (ImportError, QuizappError, OSError):
+        return None
+
+
 def run_stats(args: argparse.Namespace) -> int:
     from quizapp.reports.stats import compute_stats
     from quizapp.reports.text import render_stats
 
     now = _now()
+    headers = _deck_headers(args)
     with open_store_for(args, now) as store:
-        stats = compute_stats(store, now=now)
+        stats = compute_stats(store, now=now, decks=headers)
     if args.json:
         print(json.dumps(dataclasses.asdict(stats), default=str, indent=2))
     else:

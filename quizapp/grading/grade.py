@@ -7,11 +7,12 @@ the user ticked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine import Heatmap
 from engine.derivation import format_number
 from quizapp.content.instance import Instance
+from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import unit
 from quizapp.errors import QuizappError
 from quizapp.grading.diagnose import Diagnosis, diagnose_number, diagnose_shape, tolerance_of
@@ -23,7 +24,7 @@ from quizapp.grading.parse import (
     parse_rating,
     parse_shape,
 )
-from quizapp.grading.rating import AGAIN, GOOD, HARD, RATING_NAMES, suggest_rating
+from quizapp.grading.rating import AGAIN, GOOD, HARD, RATING_NAMES, Suggestion, suggest
 from quizapp.grading.tokens import AnswerParseError
 from quizapp.grading.words import DIMENSION_WORDS
 
@@ -70,6 +71,8 @@ class Verdict:
     """The expected answer as a user would write it."""
     heatmap: Heatmap | None = None
     """A code answer's first failing case drawn as expected and yours side by side (attention weights)."""
+    reason: str = ""
+    """Why this rating was suggested, in a few words: "Good: right in 38 s", "Hard: 2 hints"."""
 
 
 def grade(
@@ -78,11 +81,25 @@ def grade(
     hints_used: int = 0,
     seconds: float | None = None,
     attempt: int = 1,
+    *,
+    new_card: bool = False,
+    interview: bool = False,
 ) -> Verdict:
     """Grades `text` as an answer to `inst`. Never raises for any text: unreadable answers give a Verdict
-    with unparseable=True and a message that lists the forms this question accepts.
+    with unparseable=True and a message that lists the forms this question accepts. The suggested
+    rating comes with its reason (`Verdict.reason`); `new_card` (never answered before) rules out Easy.
+
+    `interview`: an exact-integer answer rounded to 3 significant figures ("1.05M" for 1,048,576) is
+    right, as an interviewer would take it, and rated no better than Good; study keeps the tolerance.
     """
-    rate = _Rater(inst, hints_used, attempt, seconds)
+    rate = _Rater(inst, hints_used, attempt, seconds, new_card)
+    rate.rounded_ok = interview
+    verdict = _grade(inst, text, rate)
+    return replace(verdict, reason=verdict.reason or rate.reason(verdict))
+
+
+def _grade(inst: Instance, text: str, rate: _Rater) -> Verdict:
+    """grade() without the reason line."""
     try:
         if inst.kind in ("numeric", "tensor"):
             return _grade_number(inst, parse_number(text, inst.unit), rate)
@@ -116,20 +133,40 @@ def grade(
 class _Rater:
     """Holds the timing facts of one attempt so each kind's grader only says right or wrong."""
 
-    def __init__(self, inst: Instance, hints_used: int, attempt: int, seconds: float | None) -> None:
+    def __init__(
+        self, inst: Instance, hints_used: int, attempt: int, seconds: float | None, new_card: bool = False
+    ) -> None:
         self.hints_used = hints_used
         self.attempt = attempt
         self.seconds = seconds
         self.target_seconds = inst.target_seconds
+        self.new_card = new_card
+        self.rounded_ok = False
+        """An exact integer may be answered to 3 significant figures (interviews)."""
 
-    def __call__(self, correct: bool) -> int:
-        return suggest_rating(
+    def suggestion(self, correct: bool) -> Suggestion:
+        return suggest(
             correct,
             hints_used=self.hints_used,
             attempt=self.attempt,
             seconds=self.seconds,
             target_seconds=self.target_seconds,
+            new_card=self.new_card,
         )
+
+    def __call__(self, correct: bool) -> int:
+        return self.suggestion(correct).rating
+
+    def reason(self, verdict: Verdict) -> str:
+        """Why `verdict.rating` was suggested, in a few words ("Good: right in 38 s")."""
+        if verdict.unparseable:
+            return ""
+        plain = self.suggestion(verdict.correct)
+        if plain.rating == verdict.rating:
+            return plain.reason
+        if not verdict.correct and verdict.rating > AGAIN:
+            return f"{RATING_NAMES[verdict.rating]}: almost right, partial credit"
+        return f"{RATING_NAMES[verdict.rating]}: {plain.reason.split(': ', 1)[-1]}"
 
 
 def _verdict(
@@ -182,6 +219,12 @@ def _grade_number(inst: Instance, p: ParsedNumber, rate: _Rater) -> Verdict:
         if p.value != expected:
             message += f" You wrote {p.reading}, accepted {tol.describe()}."
         return _verdict(inst, True, p.reading, p.value, None, rate(True), message=message)
+    if rate.rounded_ok and rounded_to_three(inst, float(expected), float(p.value), float(asked.factor)):
+        rating = min(GOOD, rate(True))
+        exact = expected_words(inst)
+        message = f"Correct: {p.reading} rounds the exact value, {exact}, to 3 significant figures."
+        reason = f"{RATING_NAMES[rating]}: right to 3 significant figures (exact: {exact})"
+        return _verdict(inst, True, p.reading, p.value, None, rating, message=message, reason=reason)
     diag = diagnose_number(inst, p)
     if diag is None:
         message = (
@@ -198,6 +241,23 @@ def _grade_number(inst: Instance, p: ParsedNumber, rate: _Rater) -> Verdict:
         )
         return _verdict(inst, False, p.reading, p.value, diag, rating, message=message)
     return _verdict(inst, False, p.reading, p.value, diag, rate(False))
+
+
+ROUNDED = Tolerance(kind="sigfigs", value=3)
+"""What an interviewer takes for an exact integer: the value to 3 significant figures (1.05M)."""
+
+
+def rounded_to_three(inst: Instance, expected: float, got: float, display_factor: float = 1.0) -> bool:
+    """`got` is the exact-integer answer of `inst` rounded to 3 significant figures (and not exact)."""
+    tol = tolerance_of(inst)
+    shown = expected / display_factor
+    return (
+        tol.kind == "exact"
+        and shown.is_integer()
+        and abs(shown) >= 1000
+        and got != expected
+        and ROUNDED.accepts(expected, got)
+    )
 
 
 PARTIAL_CREDIT = frozenset({"slip-bare-number-unit", "slip-rounding"})
@@ -318,6 +378,7 @@ def grade_flashcard(inst: Instance, rating: int) -> Verdict:
         message=f"Self-rated {name}.",
         rating=rating,
         expected=inst.expected_text(),
+        reason=f"{name}: your own rating",
     )
 
 
@@ -328,6 +389,7 @@ def grade_explain(
     hints_used: int = 0,
     seconds: float | None = None,
     attempt: int = 1,
+    new_card: bool = False,
 ) -> Verdict:
     """Rates an explain answer from the key points the user ticked (0-based indexes into key_points).
 
@@ -338,15 +400,18 @@ def grade_explain(
     n = len(inst.key_points)
     ticked = {i for i in covered if 0 <= i < n}
     fraction = len(ticked) / n if n else 1.0
-    rate = _Rater(inst, hints_used, attempt, seconds)
+    rate = _Rater(inst, hints_used, attempt, seconds, new_card)
+    points = f"{len(ticked)} of {n} key points"
     if fraction >= 1:
-        rating = rate(True)
+        suggestion = rate.suggestion(True)
+        rating, reason = suggestion.rating, f"{suggestion.reason}, every key point"
     elif fraction >= 2 / 3:
         rating = min(GOOD, rate(True))
+        reason = f"{RATING_NAMES[rating]}: {points}"
     elif fraction >= 1 / 2:
-        rating = HARD
+        rating, reason = HARD, f"Hard: {points}"
     else:
-        rating = AGAIN
+        rating, reason = AGAIN, f"Again: {points}"
     missed = [inst.key_points[i] for i in range(n) if i not in ticked]
     message = f"You covered {len(ticked)} of {n} key points."
     if missed:
@@ -361,6 +426,7 @@ def grade_explain(
         message=message,
         rating=rating,
         expected=inst.expected_text(),
+        reason=reason,
     )
 
 

@@ -124,6 +124,15 @@ class InterviewReport:
         return sum(i.scored for i in self.items) + self.not_reached
 
     @property
+    def answered(self) -> int:
+        """Questions answered: a skip is not an answer."""
+        return sum(not i.skipped for i in self.items)
+
+    @property
+    def skipped(self) -> int:
+        return sum(i.skipped for i in self.items)
+
+    @property
     def not_reached(self) -> int:
         return max(0, self.planned - len(self.items))
 
@@ -143,7 +152,9 @@ class InterviewReport:
     @property
     def score_text(self) -> str:
         """The headline, then the explain answers to compare and the questions not reached."""
-        text = self.headline
+        text = self.headline + f" · {self.answered} answered"
+        if self.skipped:
+            text += f" · {self.skipped} skipped"
         if self.to_compare:
             text += f" · {self.to_compare} explain answer(s) to compare with the model answer"
         if self.not_reached:
@@ -232,12 +243,15 @@ def _item(number: int, a: InterviewAnswer, catalog: Catalog) -> ReportItem:
 
 
 def summary_line(s: InterviewSummary) -> tuple[str, str, str, str]:
-    """One row of the past-interviews list: when, questions answered, right, and whether it finished."""
+    """One row of the past-interviews list: when, questions answered (and skipped), right, and whether it
+    finished. Right is out of the same scored questions as the report's headline, so the two agree."""
     state = "finished" if s.finished_at is not None else "cut short"
+    answered = f"{s.answered}/{s.questions}" + (f", {s.skipped} skipped" if s.skipped else "")
+    scored = s.scored or s.questions
     return (
         f"{s.started_at.astimezone():%Y-%m-%d %H:%M}",
-        f"{s.answered}/{s.questions}",
-        f"{s.correct} ({percent(s.correct, s.questions)})",
+        answered,
+        f"{s.correct}/{scored} ({percent(s.correct, scored)})",
         state,
     )
 

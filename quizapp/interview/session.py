@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading import Verdict, grade
-from quizapp.interview.report import InterviewReport, build_report, expected_for
+from quizapp.interview.report import SCORED_KINDS, InterviewReport, build_report, expected_for
 from quizapp.store import (
     InterviewAnswer,
     InterviewConfig,
@@ -37,6 +37,7 @@ from quizapp.store import (
     load_interview,
     start_interview,
 )
+from quizapp.store.browse import make_due
 from quizapp.study import QuestionRef, QuestionSet, fresh_seed, record_review, scheduler_for
 from quizapp.study.queues import drawable_instance
 from quizapp.study.session import Unreadable
@@ -50,6 +51,8 @@ INTERVIEW_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choi
 """Kinds an interview asks: everything but flashcards, which are self-rated recall cards."""
 MAX_CODE_QUESTIONS = 1
 """A coding question takes a real interview's whole slot; one per mock interview."""
+MIN_FOR_CODE = 6
+"""An interview of this many questions or more includes one coding question when its decks have one."""
 MAX_QUESTIONS = 200
 MAX_MINUTES = 600
 DIFFICULTY_MIXES: dict[str, tuple[int, ...]] = {
@@ -64,9 +67,41 @@ ENDED = "The interview was ended before this was answered."
 
 
 def config_from_settings(settings: Settings, **changes: object) -> InterviewConfig:
-    """The set-up the form starts from: the user's interview defaults (10 questions, 30 minutes)."""
-    base = InterviewConfig(questions=settings.interview_questions, minutes=settings.interview_minutes)
+    """The set-up from the user's interview defaults (10 questions, 30 minutes) alone."""
+    base = InterviewConfig(
+        questions=settings.interview_questions,
+        minutes=settings.interview_minutes,
+        misses_to_review=settings.interview_misses_to_review,
+    )
     return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def setup_defaults(store: Store) -> InterviewConfig:
+    """The set-up the form starts from: the last one used (InterviewSession.start remembers it), else
+    the interview settings."""
+    from quizapp.store import load_settings
+    from quizapp.store.interviews import last_setup
+
+    settings = load_settings(store)
+    last = last_setup(store)
+    if last is None:
+        return config_from_settings(settings)
+    if last.misses_to_review is None:
+        last = replace(last, misses_to_review=settings.interview_misses_to_review)
+    return last
+
+
+def _with_code(catalog: Catalog, pool: QuestionSet, chosen: list[QuestionRef]) -> list[QuestionRef]:
+    """An interview of MIN_FOR_CODE questions or more asks one coding question when the chosen decks
+    have one: it takes the place of the last (hardest) question drawn."""
+    if len(chosen) < MIN_FOR_CODE or any(catalog.question(r.question_id).type == "code" for r in chosen):
+        return chosen
+    code = [r for r in pool.ordered if catalog.question(r.question_id).type == "code"]
+    if not code:
+        return chosen
+    with_code = [*chosen[:-1], code[0]]
+    order = {r.question_id: i for i, r in enumerate(with_code)}
+    return sorted(with_code, key=lambda r: (r.difficulty, order[r.question_id]))
 
 
 def parse_tags(text: str) -> tuple[str, ...]:
@@ -233,18 +268,26 @@ class InterviewSession:
         pick = random.Random(seed)
         plan: list[tuple[QuestionRef, Instance]] = []
         problems: list[str] = []
-        for ref in choose(
-            _at_most_one_code(catalog, pool, pick), config.questions, config.difficulty_mix, pick
-        ):
+        pool = _at_most_one_code(catalog, pool, pick)
+        for ref in _with_code(catalog, pool, choose(pool, config.questions, config.difficulty_mix, pick)):
             try:
                 plan.append((ref, drawable_instance(catalog, ref.question_id, fresh_seed(pick))))
             except Exception as exc:  # a broken template is left out, never shown half-made
                 problems.append(f"{ref.question_id}: {exc}")
         if not plan:
             raise QuizappError("None of the chosen questions could be built: " + "; ".join(problems))
-        saved = replace(config, questions=len(plan), seed=seed)
+        from quizapp.store import load_settings
+        from quizapp.store.interviews import save_last_setup
+
+        misses = config.misses_to_review
+        if misses is None:
+            misses = load_settings(store).interview_misses_to_review
+        unscored = tuple(i for i, (_, inst) in enumerate(plan, start=1) if inst.kind not in SCORED_KINDS)
+        saved = replace(config, questions=len(plan), seed=seed, unscored=unscored, misses_to_review=misses)
         interview_id = start_interview(store, saved, now=now)
-        scheduler = scheduler_for(store, fuzzing=fuzzing) if config.update_schedule else None
+        save_last_setup(store, replace(config, misses_to_review=misses))
+        scheduled = config.update_schedule or misses
+        scheduler = scheduler_for(store, fuzzing=fuzzing) if scheduled else None
         session = cls(catalog, store, interview_id, saved, plan, started_at=now, scheduler=scheduler)
         session.problems = problems
         return session
@@ -282,7 +325,7 @@ class InterviewSession:
             if not text.strip():
                 return Unreadable("Write your explanation first (Ctrl+S submits it).")
             return self._save(asked, text, now=now)
-        verdict = grade(inst, text, seconds=self._seconds(asked, now))
+        verdict = grade(inst, text, seconds=self._seconds(asked, now), interview=True)
         if verdict.unparseable:
             return Unreadable(verdict.message)
         return self._save(asked, text, now=now, verdict=verdict)
@@ -364,10 +407,11 @@ class InterviewSession:
         seconds = self._seconds(asked, now)
         correct, diagnosis, diagnosis_id = False, stopped if skipped else None, None
         if not skipped and inst.kind != "explain":
-            verdict = verdict or grade(inst, text, seconds=seconds)
+            verdict = verdict or grade(inst, text, seconds=seconds, interview=True)
             correct, diagnosis, diagnosis_id = verdict.correct, verdict.diagnosis, verdict.diagnosis_id
             if verdict.unparseable:
                 diagnosis = f"Unreadable when the interview stopped: {verdict.message}"
+            to_review = bool(self.config.misses_to_review) and not correct
             record_review(
                 self.store,
                 ref,
@@ -380,9 +424,11 @@ class InterviewSession:
                 mode="interview",
                 diagnosis=diagnosis,
                 diagnosis_id=diagnosis_id,
-                update_schedule=self.config.update_schedule,
+                update_schedule=self.config.update_schedule or to_review,
                 scheduler=self.scheduler,
             )
+        elif skipped and self.config.misses_to_review and inst.kind in SCORED_KINDS:
+            make_due(self.store, ref, now)  # not answered, so no review is logged: just due at once
         answer = InterviewAnswer(
             question_id=inst.question_id,
             deck_id=inst.deck_id,

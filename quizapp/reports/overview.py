@@ -11,9 +11,8 @@ from datetime import datetime
 
 from quizapp.store.database import Store
 from quizapp.store.reports import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
-from quizapp.store.settings import load_settings
 from quizapp.store.times import day_start
-from quizapp.study.limits import daily_new_limit, new_left_today
+from quizapp.study.counts import DueCounts, due_counts
 
 STREAK_WINDOW_DAYS = 400
 """How far back the home screen looks for the current streak (longer than any calendar year)."""
@@ -52,12 +51,16 @@ class Overview:
     decks: tuple[DeckRow, ...]
     questions: int
     new: int
+    """Questions never seen (neither suspended nor buried today)."""
     due: int
+    """Learning and review cards due now (not suspended, not buried today)."""
     new_left_today: int
     reviews_today: int
     streak_days: int
     total_reviews: int
     """0 before the first answer ever, else 1: only whether there is a history (a count would cost a scan)."""
+    counts: DueCounts | None = None
+    """New, Learning and Review waiting now (study.counts): the same numbers as the study session's."""
 
     @property
     def first_run(self) -> bool:
@@ -67,6 +70,8 @@ class Overview:
     @property
     def study_now(self) -> int:
         """How many cards `s` would show right now: everything due plus today's new-card allowance."""
+        if self.counts is not None:
+            return self.counts.total
         return self.due + min(self.new, self.new_left_today)
 
 
@@ -88,17 +93,15 @@ def build_overview(store: Store, decks: Sequence[DeckInfo], *, now: datetime) ->
                 mastered=min(c.mastered, n),
             )
         )
-    settings = load_settings(store)
-    unseen = sum(r.new for r in rows)
-    limit = daily_new_limit(settings.new_per_day, settings.interview_date, unseen=unseen, today=now.date())
-    left, _ = new_left_today(store, now=now, new_per_day=limit)
+    waiting = due_counts(store, [(deck.id, deck.question_ids) for deck in decks], now=now)
     return Overview(
         decks=tuple(rows),
         questions=sum(r.questions for r in rows),
-        new=sum(r.new for r in rows),
-        due=sum(r.due for r in rows),
-        new_left_today=left,
+        new=waiting.unseen,
+        due=waiting.due,
+        new_left_today=waiting.new_left_today,
         reviews_today=reviews_on(store, day_start(now)),
         streak_days=streak_days(store, now=now, limit=STREAK_WINDOW_DAYS),
         total_reviews=1 if has_reviews(store) else 0,
+        counts=waiting,
     )

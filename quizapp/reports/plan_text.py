@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Mapping
+
 from quizapp.study.plan import Plan
+
+SHOWN_LEFT_OUT = 4
+"""Questions named per reason in the text; `--json` lists them all."""
 
 
 def _bar(share: float, width: int = 12) -> str:
@@ -10,7 +16,58 @@ def _bar(share: float, width: int = 12) -> str:
     return "█" * full + "░" * (width - full)
 
 
-def render_plan(plan: Plan) -> str:
+def _seconds(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
+
+def time_lines(plan: Plan) -> list[str]:
+    """Minutes a day, where the answer times come from, and the budget: what fits and what does not."""
+    own = [t for t in plan.answer_times if t.own]
+    source = (
+        "your answer times: " + ", ".join(f"{t.kind} {_seconds(t.seconds)}" for t in own)
+        if own
+        else "a guess per question type until you answer 3 of it"
+    )
+    lines = textwrap.wrap(
+        f"  Time         {plan.minutes_per_day:>5.0f} min a day   (from {source})",
+        78,
+        subsequent_indent=" " * 30,
+        break_on_hyphens=False,
+    )
+    if plan.budget_minutes is None:
+        return lines
+    if not plan.left_out:
+        lines.append(f"  Budget       {plan.budget_minutes:>5g} min a day   (everything fits)")
+        return lines
+    lines.append(
+        f"  Budget       {plan.budget_minutes:>5g} min a day   (all of it: {plan.minutes_needed:.0f} min; "
+        "left out below)"
+    )
+    return lines
+
+
+def left_out_lines(plan: Plan, titles: Mapping[str, str]) -> list[str]:
+    """What the budget left out: decks first, then questions grouped by why, with a few ids each."""
+    if not plan.left_out:
+        return []
+    lines = ["", "Left out to fit the budget (what the interview needs least goes first):"]
+    for item in (i for i in plan.left_out if i.kind == "deck"):
+        lines.append(f"  deck {titles.get(item.id, item.id)}")
+        lines.append(f"       {item.reason}")
+    groups: dict[str, list[str]] = {}
+    for item in (i for i in plan.left_out if i.kind == "question"):
+        groups.setdefault(item.reason.split(":")[0], []).append(item.id)
+    for reason, ids in groups.items():
+        lines.append(f"  {len(ids):>4} question{'s' * (len(ids) != 1)}: {reason}")
+        shown = ", ".join(ids[:SHOWN_LEFT_OUT]) + (", ..." if len(ids) > SHOWN_LEFT_OUT else "")
+        lines += textwrap.wrap(
+            shown, 78, initial_indent=" " * 7, subsequent_indent=" " * 7, break_on_hyphens=False
+        )
+    lines.append("  (`quizapp plan --json` lists each one with its reason)")
+    return lines
+
+
+def render_plan(plan: Plan, titles: Mapping[str, str] | None = None) -> str:
     """The plan as it reads in a terminal of 80 columns, weakest deck first so the eye lands on it."""
     day = f"{plan.interview:%a} {plan.interview.day} {plan.interview:%b %Y}"
     if plan.passed:
@@ -23,6 +80,7 @@ def render_plan(plan: Plan) -> str:
         f"({plan.unseen:,} of {plan.questions:,} questions unseen)",
         f"  Reviews      {plan.reviews_per_day:>5} a day   (about; if each card is answered Good)",
         f"  Recall       {plan.recall:>5.0%}         expected on the day if you stopped studying now",
+        *time_lines(plan),
         "",
         f"  {'deck':<44} {'seen':>9}  {'recall on the day':<18}",
     ]
@@ -32,5 +90,11 @@ def render_plan(plan: Plan) -> str:
         focus = "  <- focus" if deck.deck_id in plan.focus else ""
         lines.append(f"  {title:<44} {seen:>9}  {deck.recall:>4.0%} {_bar(deck.recall)}{focus}")
     if plan.focus:
-        lines += ["", "The last days lean on the decks marked focus: your weakest."]
+        lines += ["", "The last days review the decks marked focus (your weakest) before new cards."]
+    lines += [
+        "",
+        "Recall on the day: the share of a deck's questions you would recall then with no",
+        "more study, by FSRS's forgetting curve; questions never seen count as not known.",
+    ]
+    lines += left_out_lines(plan, titles or {})
     return "\n".join(lines)

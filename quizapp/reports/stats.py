@@ -6,6 +6,7 @@ adds what is arithmetic on them (the streak). The terminal rendering lives in qu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -27,6 +28,8 @@ from quizapp.store.reports import (
     top_diagnoses,
 )
 from quizapp.store.times import day_start
+from quizapp.study.counts import DueCounts, due_counts
+from quizapp.study.readiness import DeckHeader, Readiness
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,10 @@ class Stats:
     total_reviews: int
     total_seconds: float
     streak_days: int
+    readiness: Readiness | None = None
+    """Each deck's expected recall on the interview day (or in 7 days), when the decks were given."""
+    counts: DueCounts | None = None
+    """New, Learning and Review waiting now (study.counts, as home and study count), when decks were given."""
 
     @property
     def overall_retention(self) -> float | None:
@@ -55,8 +62,9 @@ class Stats:
         return self.calendar[-1].reviews if self.calendar else 0
 
 
-def compute_stats(store: Store, *, now: datetime) -> Stats:
-    """All stats as of `now` (whose time zone defines the user's days)."""
+def compute_stats(store: Store, *, now: datetime, decks: Sequence[DeckHeader] | None = None) -> Stats:
+    """All stats as of `now` (whose time zone defines the user's days); with `decks` (id, title, question
+    ids), each deck's readiness too."""
     today = day_start(now).date()
     calendar = reviews_per_day(store, now=now)
     total_reviews, total_seconds = review_totals(store)
@@ -72,6 +80,25 @@ def compute_stats(store: Store, *, now: datetime) -> Stats:
         total_reviews=total_reviews,
         total_seconds=total_seconds,
         streak_days=streak(calendar),
+        readiness=None if decks is None else readiness_for(store, decks, now=now),
+        counts=None if decks is None else due_counts(store, [(d, q) for d, _, q in decks], now=now),
+    )
+
+
+def readiness_for(store: Store, decks: Sequence[DeckHeader], *, now: datetime) -> Readiness:
+    """Readiness of `decks` from the store's cards, the interview date and FSRS weights in settings."""
+    from quizapp.store.memory import card_memories
+    from quizapp.store.settings import load_settings
+    from quizapp.study.readiness import forgetting_decay, readiness
+
+    settings = load_settings(store)
+    return readiness(
+        decks,
+        card_memories(store),
+        today=day_start(now).date(),
+        now=now,
+        interview=date.fromisoformat(settings.interview_date) if settings.interview_date else None,
+        decay=forgetting_decay(settings.fsrs_parameters),
     )
 
 
@@ -100,6 +127,7 @@ __all__ = [
     "Stats",
     "compute_stats",
     "mastery_by_deck",
+    "readiness_for",
     "reviews_per_day",
     "streak",
 ]

@@ -3,10 +3,12 @@ and tables that fit 80 columns and read fine without colour."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import textwrap
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 
 from quizapp.reports.stats import DayCount, Stats
+from quizapp.study.readiness import Readiness
 
 SHADES = "·░▒▓█"
 """Zero reviews, then four levels up to the busiest day."""
@@ -62,6 +64,20 @@ def format_hours(seconds: float) -> str:
     return f"{hours:,} h {minutes:02d} min" if hours else f"{minutes} min"
 
 
+def readiness_lines(readiness: Readiness, name: Callable[[str], str] = str) -> list[str]:
+    """Readiness per deck, weakest first, under the line that says what it means."""
+    lines = [
+        f"Readiness on {readiness.on:%a} {readiness.on.day} {readiness.on:%b}: {readiness.recall:.0%}",
+        *textwrap.wrap(readiness.meaning, 78, initial_indent="  ", subsequent_indent="  "),
+    ]
+    for deck in sorted(readiness.decks, key=lambda d: (d.recall, d.deck_id)):
+        lines.append(
+            f"  {name(deck.deck_id):<28} {bar(deck.recall)} {deck.recall * 100:3.0f}%"
+            f"  ({deck.seen}/{deck.questions} seen)"
+        )
+    return lines
+
+
 def render_stats(stats: Stats, *, deck_titles: Mapping[str, str] | None = None) -> str:
     """The whole stats report as text; deck ids are shown with their titles when given."""
     titles = deck_titles or {}
@@ -89,6 +105,11 @@ def render_stats(stats: Stats, *, deck_titles: Mapping[str, str] | None = None) 
         out.append(f"  {'all decks':<28} {(overall or 0) * 100:5.1f}%")
     else:
         out.append("  no reviews of graduated cards yet")
+    if stats.counts is not None:
+        c = stats.counts
+        out += ["", f"Waiting now: {c.new:,} new · {c.learning:,} learning · {c.review:,} review"]
+    if stats.readiness is not None:
+        out += ["", *readiness_lines(stats.readiness, name)]
     out += ["", "Mastery (share of cards in review state with stability >= 21 days):"]
     if any(m.in_review for m in stats.mastery):
         for m in stats.mastery:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 
 from quizapp.errors import QuizappError
@@ -27,6 +27,10 @@ class InterviewConfig:
     difficulty_mix: tuple[int, ...] = ()
     update_schedule: bool = False
     seed: int = 0
+    unscored: tuple[int, ...] = ()
+    """Positions (1-based) of the questions asked that are not scored (explain answers, to compare)."""
+    misses_to_review: bool | None = None
+    """A missed question is due for review at once; None: as the setting interview_misses_to_review."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -35,7 +39,7 @@ class InterviewConfig:
     def from_json(cls, text: str) -> InterviewConfig:
         data = json.loads(text)
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        for key in ("deck_ids", "tags", "difficulty_mix"):
+        for key in ("deck_ids", "tags", "difficulty_mix", "unscored"):
             if key in known:
                 known[key] = tuple(known[key])
         return cls(**known)
@@ -82,8 +86,13 @@ class InterviewSummary:
     started_at: datetime
     finished_at: datetime | None
     answered: int
+    """Questions answered (skips not included)."""
     correct: int
     questions: int
+    skipped: int = 0
+    scored: int = 0
+    """The score's denominator, as the report counts it: scored questions asked (an explain answer is
+    not scored unless skipped) plus those never reached."""
 
 
 def start_interview(store: Store, config: InterviewConfig, *, now: datetime) -> int:
@@ -182,20 +191,52 @@ def load_interview(store: Store, interview_id: int) -> InterviewRecord:
 
 
 def list_interviews(store: Store) -> tuple[InterviewSummary, ...]:
-    """Past interviews, newest first, for the "reopen a report" list."""
+    """Past interviews, newest first, for the "reopen a report" list; the counts agree with the report's."""
     rows = store.conn.execute(
-        "SELECT i.id, i.started_us, i.finished_us, i.config, count(a.position), coalesce(sum(a.correct), 0)"
+        "SELECT i.id, i.started_us, i.finished_us, i.config, count(a.position), coalesce(sum(a.correct), 0),"
+        " coalesce(sum(a.skipped), 0), group_concat(CASE WHEN a.skipped = 1 THEN a.position END)"
         " FROM interviews i LEFT JOIN interview_answers a ON a.interview_id = i.id"
         " GROUP BY i.id ORDER BY i.started_us DESC, i.id DESC"
     )
-    return tuple(
-        InterviewSummary(
-            id=r[0],
-            started_at=from_us(r[1]),
-            finished_at=None if r[2] is None else from_us(r[2]),
-            answered=r[4],
-            correct=r[5],
-            questions=InterviewConfig.from_json(r[3]).questions,
+    out = []
+    for r in rows:
+        config = InterviewConfig.from_json(r[3])
+        skipped_at = {int(p) for p in str(r[7]).split(",")} if r[7] else set()
+        unscored = set(config.unscored) - skipped_at  # a skipped explain question counts, as wrong
+        out.append(
+            InterviewSummary(
+                id=r[0],
+                started_at=from_us(r[1]),
+                finished_at=None if r[2] is None else from_us(r[2]),
+                answered=int(r[4]) - int(r[6]),
+                correct=int(r[5]),
+                questions=config.questions,
+                skipped=int(r[6]),
+                scored=config.questions - len(unscored),
+            )
         )
-        for r in rows
-    )
+    return tuple(out)
+
+
+SETUP_KEY = "interview_setup"
+"""The settings row holding the last mock-interview set-up, so the form starts from it."""
+
+
+def save_last_setup(store: Store, config: InterviewConfig) -> None:
+    """Remembers a set-up (without its seed and per-run fields) for the next interview's form."""
+    kept = replace(config, seed=0, unscored=())
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (SETUP_KEY, kept.to_json())
+        )
+
+
+def last_setup(store: Store) -> InterviewConfig | None:
+    """The last set-up saved by save_last_setup, or None (never, or unreadable)."""
+    row = store.conn.execute("SELECT value FROM settings WHERE key = ?", (SETUP_KEY,)).fetchone()
+    if row is None:
+        return None
+    try:
+        return InterviewConfig.from_json(str(row[0]))
+    except (ValueError, TypeError, AttributeError):
+        return None

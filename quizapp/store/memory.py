@@ -6,6 +6,8 @@ record object per card would cost more than the whole plan at 100k cards.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from quizapp.store.database import Store
@@ -40,3 +42,20 @@ def scheduled_reviews(store: Store) -> list[tuple[str, int, int]]:
         "SELECT question_id, reviewed_us, rating FROM reviews WHERE scheduled = 1"
         " ORDER BY question_id, reviewed_us"
     ).fetchall()
+
+
+def save_weights_and_memory(
+    store: Store, weights: tuple[float, ...], states: Mapping[str, tuple[float, float]]
+) -> None:
+    """Stores new FSRS weights and each card's (stability, difficulty) recomputed under them, in one
+    transaction: the scheduler never sees new weights with old memory states, or the other way round.
+    A card started again as new since (no due date) is left new."""
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+            ("fsrs_parameters", json.dumps(list(weights))),
+        )
+        conn.executemany(
+            "UPDATE cards SET stability = ?, difficulty = ? WHERE question_id = ? AND due_us IS NOT NULL",
+            [(stability, difficulty, qid) for qid, (stability, difficulty) in states.items()],
+        )

@@ -162,17 +162,34 @@ def due_forecast(store: Store, *, now: datetime, days: int = FORECAST_DAYS) -> t
     return forecast, int(overdue)
 
 
+QUESTION_BOUND_DIAGNOSES = ("choice-",)
+"""Diagnosis id prefixes whose wording belongs to one question (the feedback of one option): such a
+diagnosis is counted per question and wording, never across questions under one label."""
+
+
 def top_diagnoses(store: Store, *, limit: int = TOP_DIAGNOSES) -> tuple[DiagnosisCount, ...]:
-    """The most frequent diagnoses, each with its latest wording and the questions it showed up on."""
-    top = store.conn.execute(
+    """The most frequent diagnoses, each with its latest wording and the questions it showed up on.
+
+    A misconception the engine names ("forgot the x2 for K and V") is one mistake across questions; a
+    wrong choice option is a mistake of one question, so those are grouped by question and option."""
+    conn = store.conn
+    bound = " OR ".join("diagnosis_id GLOB ?" for _ in QUESTION_BOUND_DIAGNOSES)
+    globs = tuple(f"{p}*" for p in QUESTION_BOUND_DIAGNOSES)
+    shared = conn.execute(
         "SELECT diagnosis_id, count(*) AS n, max(id) FROM reviews WHERE diagnosis_id IS NOT NULL"
-        " GROUP BY diagnosis_id ORDER BY n DESC, diagnosis_id LIMIT ?",
-        (limit,),
+        f" AND NOT ({bound}) GROUP BY diagnosis_id ORDER BY n DESC, diagnosis_id LIMIT ?",
+        (*globs, limit),
+    ).fetchall()
+    own = conn.execute(
+        "SELECT diagnosis_id, question_id, diagnosis, count(*) AS n FROM reviews"
+        f" WHERE ({bound}) GROUP BY diagnosis_id, question_id, diagnosis"
+        " ORDER BY n DESC, diagnosis_id, question_id LIMIT ?",
+        (*globs, limit),
     ).fetchall()
     out = []
-    for diagnosis_id, n, latest in top:
-        label = store.conn.execute("SELECT diagnosis FROM reviews WHERE id = ?", (latest,)).fetchone()[0]
-        qids = store.conn.execute(
+    for diagnosis_id, n, latest in shared:
+        label = conn.execute("SELECT diagnosis FROM reviews WHERE id = ?", (latest,)).fetchone()[0]
+        qids = conn.execute(
             "SELECT DISTINCT question_id FROM reviews WHERE diagnosis_id = ? ORDER BY question_id",
             (diagnosis_id,),
         )
@@ -184,7 +201,17 @@ def top_diagnoses(store: Store, *, limit: int = TOP_DIAGNOSES) -> tuple[Diagnosi
                 question_ids=tuple(str(q[0]) for q in qids),
             )
         )
-    return tuple(out)
+    for diagnosis_id, qid, label, n in own:
+        out.append(
+            DiagnosisCount(
+                diagnosis_id=str(diagnosis_id),
+                label=str(label or diagnosis_id),
+                count=int(n),
+                question_ids=(str(qid),),
+            )
+        )
+    out.sort(key=lambda d: (-d.count, d.diagnosis_id, d.question_ids))
+    return tuple(out[:limit])
 
 
 @dataclass(frozen=True)
@@ -257,3 +284,66 @@ def introduced_between(store: Store, start: datetime, end: datetime) -> int:
         (to_us(start), to_us(end)),
     ).fetchone()
     return int(row[0])
+
+
+ANSWER_TIME_SAMPLE = 2000
+"""How many of the most recent answers the plan's time estimate reads."""
+
+
+def recent_answer_times(store: Store, limit: int = ANSWER_TIME_SAMPLE) -> tuple[tuple[str, int], ...]:
+    """(question id, duration in ms) of the `limit` most recent answers, newest first: the learner's own
+    pace for the plan. Walks the reviews_by_time index backwards, so it costs the same at 1M reviews."""
+    sql = "SELECT question_id, duration_ms FROM reviews ORDER BY reviewed_us DESC LIMIT ?"
+    return tuple((str(q), int(ms)) for q, ms in store.conn.execute(sql, (limit,)))
+
+
+@dataclass(frozen=True)
+class StateCounts:
+    """One deck's cards by what study would do with them now (quizapp.study.counts adds bury and limits)."""
+
+    taken: int
+    """Cards no longer new: scheduled by FSRS, or suspended."""
+    learning: int
+    """Unsuspended cards in learning or relearning, due by now."""
+    review: int
+    """Unsuspended cards in review state, due by now."""
+
+
+def state_counts(store: Store, deck_ids: Iterable[str], *, now: datetime) -> dict[str, StateCounts]:
+    """Each deck's StateCounts from index range counts on cards_overview (deck_id, due_us, suspended,
+    state, ...): a few milliseconds at 100k cards."""
+    conn, now_us = store.conn, to_us(now)
+    out: dict[str, StateCounts] = {}
+    for deck in deck_ids:
+        (taken,) = conn.execute(
+            "SELECT count(*) FROM cards WHERE deck_id = ? AND (due_us IS NOT NULL OR suspended = 1)", (deck,)
+        ).fetchone()
+        by_state = dict(
+            conn.execute(
+                "SELECT state, count(*) FROM cards WHERE deck_id = ? AND due_us <= ? AND suspended = 0"
+                " GROUP BY state",
+                (deck, now_us),
+            ).fetchall()
+        )
+        review = int(by_state.pop(2, 0))
+        out[deck] = StateCounts(int(taken), int(sum(by_state.values())), review)
+    return out
+
+
+@dataclass(frozen=True)
+class AnswerRecord:
+    """How a question went so far: answers given, whether one was right, and when it was last answered."""
+
+    attempts: int
+    solved: bool
+    last_us: int | None
+
+
+def answer_records(store: Store, question_ids: Iterable[str]) -> dict[str, AnswerRecord]:
+    """Each question's AnswerRecord from its reviews (reviews_by_card), every mode included."""
+    sql = "SELECT count(*), coalesce(max(correct), 0), max(reviewed_us) FROM reviews WHERE question_id = ?"
+    out: dict[str, AnswerRecord] = {}
+    for qid in question_ids:
+        n, solved, last = store.conn.execute(sql, (qid,)).fetchone()
+        out[qid] = AnswerRecord(int(n), bool(solved), None if last is None else int(last))
+    return out

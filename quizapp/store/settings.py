@@ -31,6 +31,12 @@ class Settings:
     """The day of the user's interview as YYYY-MM-DD, or "" for none (study as if there were no date)."""
     fsrs_parameters: tuple[float, ...] = ()
     """FSRS weights fitted to this user's reviews by `quizapp optimize`; () means fsrs's defaults."""
+    daily_minutes: int = 0
+    """The study time the learner has a day, in minutes, for the plan's triage; 0 means no budget."""
+    low_priority_decks: tuple[str, ...] = ()
+    """Deck ids the learner marked low priority: the plan leaves them out first when time is short."""
+    interview_misses_to_review: bool = True
+    """A question missed in a mock interview (wrong or skipped) is due for review at once."""
 
 
 _RANGES: dict[str, tuple[float, float]] = {
@@ -38,6 +44,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "new_per_day": (0, 9999),
     "interview_questions": (1, 200),
     "interview_minutes": (1, 600),
+    "daily_minutes": (0, 1440),
 }
 SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
 
@@ -47,6 +54,10 @@ def check_setting(key: str, value: Any) -> Any:
     default = getattr(Settings(), key, None)
     if key not in SETTING_NAMES:
         raise QuizappError(f"Unknown setting {key!r}; known: {', '.join(SETTING_NAMES)}.")
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise QuizappError(f"Setting {key} must be true or false, got {value!r}.")
+        return value
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise QuizappError(f"Setting {key} must be a number, got {value!r}.")
@@ -58,6 +69,8 @@ def check_setting(key: str, value: Any) -> Any:
         return _check_date(value)
     elif key == "fsrs_parameters":
         return _check_weights(value)
+    elif key == "low_priority_decks":
+        return _check_ids(value, key)
     elif not isinstance(value, str) or not value.strip():
         raise QuizappError(f"Setting {key} must be a non-empty text, got {value!r}.")
     if key in _RANGES:
@@ -79,6 +92,25 @@ def _check_date(value: Any) -> str:
     raise QuizappError(
         f"The interview date must be a day written YYYY-MM-DD, like 2026-12-03, got {value!r}."
     )
+
+
+def check_interview_date(value: str, today: date) -> str:
+    """A date the learner gives for an upcoming interview: "" (no date) or YYYY-MM-DD not before `today`.
+    The plan command, config and the Settings screen all refuse a past day with this message."""
+    day = _check_date(value)
+    if day and date.fromisoformat(day) < today:
+        raise QuizappError(
+            f"The interview date {day} has already passed; give the day of an upcoming interview "
+            "(YYYY-MM-DD), or leave it empty for none."
+        )
+    return day
+
+
+def _check_ids(value: Any, key: str) -> tuple[str, ...]:
+    """A list of ids (deck ids), each a non-empty text without spaces; kept in order, once each."""
+    if isinstance(value, list | tuple) and all(isinstance(v, str) and v.strip() == v and v for v in value):
+        return tuple(dict.fromkeys(value))
+    raise QuizappError(f"Setting {key} must be a list of deck ids, got {value!r}.")
 
 
 def _check_weights(value: Any) -> tuple[float, ...]:
@@ -117,11 +149,14 @@ def save_setting(store: Store, key: str, value: Any) -> Settings:
     return load_settings(store)
 
 
-def save_settings(store: Store, settings: Settings) -> Settings:
+def save_settings(store: Store, settings: Settings, *, today: date | None = None) -> Settings:
     """Validates every field of `settings` and stores, in one transaction, those that differ from the
-    settings in force or were saved before: a field the user left alone keeps following config.toml."""
+    settings in force or were saved before: a field the user left alone keeps following config.toml.
+    With `today` (the Settings screen passes it), a changed interview date in the past is refused."""
     checked = {f.name: check_setting(f.name, getattr(settings, f.name)) for f in fields(Settings)}
     current = load_settings(store)
+    if today is not None and checked["interview_date"] != current.interview_date:
+        check_interview_date(checked["interview_date"], today)
     with store.transaction() as conn:
         saved = {str(k) for (k,) in conn.execute("SELECT key FROM settings")}
         conn.executemany(

@@ -29,3 +29,15 @@ def new_left_today(store: Store, *, now: datetime, new_per_day: int | None = Non
     start = day_start(now)
     introduced = introduced_between(store, start, start + timedelta(days=1))
     return max(0, limit - introduced), introduced
+
+
+def planned_new_limit(store: Store, *, unseen: int, now: datetime) -> int:
+    """Today's new-card limit for `unseen` questions never seen: the setting, raised by an interview date.
+    The unseen count is taken as it was at the start of the day (new cards introduced today added
+    back), so the limit stays the same all day, in home and in a study session alike."""
+    settings = load_settings(store)
+    start = day_start(now)
+    introduced = introduced_between(store, start, start + timedelta(days=1))
+    return daily_new_limit(
+        settings.new_per_day, settings.interview_date, unseen=unseen + introduced, today=start.date()
+    )

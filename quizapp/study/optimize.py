@@ -9,7 +9,7 @@ after the first, and an item counts only once it holds a review on a later day t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import groupby
 from typing import TYPE_CHECKING
@@ -32,6 +32,11 @@ class Optimized:
     items: int
     log_loss_before: float
     log_loss_after: float
+    rmse_before: float = 0.0
+    """RMSE of predicted against actual recall, in bins (Anki's "RMSE"), with the weights in use."""
+    rmse_after: float = 0.0
+    cards: int = 0
+    """Cards whose memory state was recomputed under the new weights (0 until they are saved)."""
 
     @property
     def improved(self) -> bool:
@@ -75,38 +80,78 @@ def optimize(history: Sequence[tuple[str, int, int]], current: Sequence[float] =
         data = [rs.FSRSItem([rs.FSRSReview(rating, days) for rating, days in item]) for item in items]
         before_weights = list(current) or list(rs.DEFAULT_PARAMETERS)
         fitted = tuple(float(w) for w in rs.FSRS(before_weights).compute_parameters(data))
-        before = float(rs.FSRS(before_weights).evaluate(data).log_loss)
-        after = float(rs.FSRS(list(fitted)).evaluate(data).log_loss)
+        before = rs.FSRS(before_weights).evaluate(data)
+        after = rs.FSRS(list(fitted)).evaluate(data)
     except ImportError as exc:
         raise QuizappError("Optimizing needs the fsrs-rs-python package; reinstall quizapp.") from exc
     except BaseException as exc:  # a Rust panic arrives as PanicException, a BaseException
         if isinstance(exc, KeyboardInterrupt | SystemExit):
             raise
         raise QuizappError(f"The FSRS optimizer could not fit your history: {exc}") from exc
-    return Optimized(fitted, len(items), before, after)
+    return Optimized(
+        fitted,
+        len(items),
+        float(before.log_loss),
+        float(after.log_loss),
+        float(before.rmse_bins),
+        float(after.rmse_bins),
+    )
 
 
 def fit_and_save(store: Store) -> tuple[Optimized, bool]:
-    """Fits weights to the user's scheduled reviews and stores them when they predict the history better;
-    (the fit, whether the new weights are now in use). Raises QuizappError with too few reviews."""
-    from quizapp.store import load_settings, save_setting
-    from quizapp.store.memory import scheduled_reviews
+    """Fits weights to the user's scheduled reviews; when they predict the history better, stores them
+    and recomputes every card's memory state under them, in one transaction. (The fit, whether the new
+    weights are now in use.) Raises QuizappError with too few reviews."""
+    from quizapp.store import load_settings
+    from quizapp.store.memory import save_weights_and_memory, scheduled_reviews
+    from quizapp.store.settings import check_setting
 
-    result = optimize(scheduled_reviews(store), load_settings(store).fsrs_parameters)
-    if result.improved:
-        save_setting(store, "fsrs_parameters", list(result.parameters))
-    return result, result.improved
+    history = scheduled_reviews(store)
+    result = optimize(history, load_settings(store).fsrs_parameters)
+    if not result.improved:
+        return result, False
+    weights = check_setting("fsrs_parameters", list(result.parameters))
+    states = memory_states(history, weights)
+    save_weights_and_memory(store, weights, states)
+    return replace(result, cards=len(states)), True
+
+
+def memory_states(
+    history: Sequence[tuple[str, int, int]], parameters: Sequence[float]
+) -> dict[str, tuple[float, float]]:
+    """Each card's (stability, difficulty) after replaying its scheduled reviews (question id, time in
+    UTC microseconds, rating; grouped by card, in time order) through fsrs with `parameters`: what the
+    card would hold had these weights been in use all along. Due dates are left as they are."""
+    from fsrs import Card, Rating, Scheduler
+
+    scheduler = Scheduler(parameters=tuple(parameters), enable_fuzzing=False)
+    out: dict[str, tuple[float, float]] = {}
+    for qid, rows in groupby(history, key=lambda row: row[0]):
+        card: Card | None = None
+        for _, at_us, rating in rows:
+            when = datetime.fromtimestamp(at_us / 1_000_000, UTC)
+            card = card or Card(card_id=1, due=when)
+            card, _ = scheduler.review_card(card, Rating(rating), when)
+        if card is not None and card.stability is not None and card.difficulty is not None:
+            out[qid] = (float(card.stability), float(card.difficulty))
+    return out
 
 
 def describe_fit(result: Optimized, saved: bool) -> str:
     """The fit in words, for the command line and the settings screen."""
     lines = [
         f"Fitted on {result.items:,} reviews.",
-        f"  log-loss with the weights in use: {result.log_loss_before:.4f}",
-        f"  log-loss with the fitted weights: {result.log_loss_after:.4f}",
+        f"  with the weights in use: log-loss {result.log_loss_before:.4f}, RMSE {result.rmse_before:.4f}",
+        f"  with the fitted weights: log-loss {result.log_loss_after:.4f}, RMSE {result.rmse_after:.4f}",
     ]
     if saved:
-        lines.append("Saved: the scheduler now uses your own weights (`quizapp optimize --reset` undoes it).")
+        lines.append(
+            f"Saved: the scheduler now uses your own weights, and the memory state of {result.cards:,} "
+            "card(s) was recomputed from their history (`quizapp optimize --reset`: the defaults again)."
+        )
     else:
-        lines.append("The fitted weights predict your history no better; the weights in use are kept.")
+        lines.append(
+            "Refused: the fitted weights predict your history worse (higher log-loss), so nothing was "
+            "changed; the weights in use are kept."
+        )
     return "\n".join(lines)

@@ -10,18 +10,25 @@ predicts each deck's recall on the day with FSRS's own forgetting curve:
 where t is the days from the card's last review to the interview and S its stability. Unseen questions
 count as not known (R = 0), and the prediction assumes no further study, so it is the floor the plan
 lifts. In the last days, the plan names the weakest decks so the queues can lean on them.
+
+Each day is priced in minutes from the learner's answer times per question type (quizapp.study.budget);
+with a daily budget, what does not fit is left out, least needed first, each with its reason. Pure: the
+caller brings the cards' memory state, the question types, the answer times and the dates.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import cast
 
 from fsrs import Card, Rating, Scheduler
 
 from quizapp.store.memory import CardMemories
+from quizapp.study.budget import AnswerTime, LeftOut, Work, answer_times, minutes_a_day, seconds_for, triage
+from quizapp.study.readiness import forgetting_decay, recall_at
 
 FINAL_DAYS = 2
 """In the last this-many days before the interview, the plan focuses on its weakest decks."""
@@ -56,6 +63,15 @@ class Plan:
     decks: tuple[DeckOutlook, ...]
     focus: tuple[str, ...]
     """The weakest decks' ids when the interview is at most FINAL_DAYS away, else ()."""
+    minutes_per_day: float = 0.0
+    """What a day of the plan (what is kept) takes, from the learner's answer times; within the budget."""
+    minutes_needed: float = 0.0
+    """What a day would take with nothing left out."""
+    budget_minutes: float | None = None
+    left_out: tuple[LeftOut, ...] = ()
+    """What the budget leaves out, and why (budget.triage)."""
+    answer_times: tuple[AnswerTime, ...] = ()
+    """The seconds per question type the minutes come from."""
 
     @property
     def passed(self) -> bool:
@@ -73,6 +89,14 @@ class Plan:
         )
 
 
+@dataclass(frozen=True)
+class PlanQuestion:
+    """What the plan's time estimate needs of a question: its type and difficulty."""
+
+    kind: str
+    difficulty: int = 1
+
+
 def make_plan(
     decks: Sequence[tuple[str, str, Sequence[str]]],
     memories: CardMemories,
@@ -81,11 +105,18 @@ def make_plan(
     today: date,
     now: datetime,
     scheduler: Scheduler,
+    questions: Mapping[str, PlanQuestion] | None = None,
+    times: Mapping[str, AnswerTime] | None = None,
+    budget_minutes: float | None = None,
+    low_priority: Collection[str] = (),
 ) -> Plan:
     """The plan for `decks` (id, title, question ids), given the cards' state at `now`.
 
     `today` is the user's local date (the caller knows their time zone); `now` is the same moment, used
     for the interview's instant (local midnight is approximated by `now` + the whole days left).
+    `questions` (id -> type and difficulty) and `times` (seconds per type, see budget.answer_times) price
+    each day in minutes; with `budget_minutes`, what does not fit is left out (budget.triage) and the
+    daily counts are those of what is kept.
     """
     days_left = (interview - today).days
     at = now + timedelta(days=max(days_left, 0))
@@ -105,9 +136,45 @@ def make_plan(
     )
     intro_days = max(days_left, 1)
     new_per_day = math.ceil(unseen / intro_days) if unseen else 0
-    reviews = _due_before(memories, seen, suspended, at) + _reviews_of_new(
-        unseen, new_per_day, days_left, scheduler, now
-    )
+    due = _due_ids(memories, seen, suspended, at)
+    from_new = _reviews_of_new(unseen, new_per_day, days_left, scheduler, now)
+    deck_of = {qid: deck_id for deck_id, _, qids in decks for qid in qids}
+    known = dict(questions or {})
+    price = answer_times(()) if times is None else times
+    answers_per_new = 1 + (from_new / unseen if unseen else 0.0)
+    per_kind = {kind: seconds_for(price, kind) for kind in {q.kind for q in known.values()} | {""}}
+    asked = [qid for qid in offered if qid not in seen or qid in due]
+    cost = [
+        per_kind[known[qid].kind if qid in known else ""] * (answers_per_new if qid not in seen else 1.0)
+        for qid in asked
+    ]
+    needed = sum(cost) / max(days_left, 1) / 60 if days_left >= 0 else 0.0
+    kept_minutes, left_out = needed, cast("tuple[LeftOut, ...]", ())
+    if budget_minutes is not None and days_left >= 0 and needed > budget_minutes:
+        work = [
+            Work(
+                qid,
+                deck_of[qid],
+                known[qid].difficulty if qid in known else 1,
+                qid not in seen,
+                seconds,
+                recall_of.get(qid, 0.0),
+            )
+            for qid, seconds in zip(asked, cost, strict=True)
+        ]
+        kept, left_out = triage(
+            work,
+            days=days_left,
+            budget_minutes=budget_minutes,
+            low_priority=low_priority,
+            deck_recall={o.deck_id: o.recall for o in outlooks},
+        )
+        kept_minutes = minutes_a_day(kept, days_left)
+        unseen_kept = sum(1 for w in kept if w.new)
+        new_per_day = math.ceil(unseen_kept / intro_days) if unseen_kept else 0
+        from_new = _reviews_of_new(unseen_kept, new_per_day, days_left, scheduler, now)
+        due = {w.question_id for w in kept if not w.new}
+    reviews = len(due) + from_new
     focus: tuple[str, ...] = ()
     if 0 <= days_left <= FINAL_DAYS and outlooks:
         ranked = sorted((o for o in outlooks if o.questions), key=lambda o: (o.recall, o.deck_id))
@@ -123,43 +190,29 @@ def make_plan(
         recall=_mean(recall_of.get(q, 0.0) for q in ids),
         decks=outlooks,
         focus=focus,
+        minutes_per_day=kept_minutes,
+        minutes_needed=needed,
+        budget_minutes=budget_minutes,
+        left_out=left_out,
+        answer_times=tuple(price.values()),
     )
 
 
 def _recall_at(
     memories: CardMemories, wanted: Sequence[str], at: datetime, scheduler: Scheduler
 ) -> tuple[dict[str, float], set[str], set[str]]:
-    """Retrievability at `at` of every seen card among `wanted`, with FSRS's curve evaluated at once."""
-    import numpy as np  # here: the home screen imports this module for its daily limit, not for NumPy
-
-    want = set(wanted)
-    keep = [
-        i
-        for i, qid in enumerate(memories.question_ids)
-        if qid in want and memories.stability[i] is not None and memories.last_review_us[i] is not None
-    ]
-    suspended = {q for q, s in zip(memories.question_ids, memories.suspended, strict=True) if s and q in want}
-    if not keep:
-        return {}, set(), suspended
-    stability = np.array([memories.stability[i] for i in keep], dtype=np.float64)  # (n,)
-    last = np.array([memories.last_review_us[i] for i in keep], dtype=np.int64)  # (n,)
-    at_us = int(at.astimezone(UTC).timestamp() * 1_000_000)
-    elapsed = np.maximum(0, (at_us - last) // US_PER_DAY)  # (n,) whole days, as fsrs counts them
-    decay = -scheduler.parameters[20]
-    factor = 0.9 ** (1 / decay) - 1
-    recall = (1 + factor * elapsed / np.maximum(stability, 1e-9)) ** decay  # (n,)
-    ids = [memories.question_ids[i] for i in keep]
-    return dict(zip(ids, recall.tolist(), strict=True)), set(ids), suspended
+    """Retrievability at `at` of every seen card among `wanted` (see quizapp.study.readiness)."""
+    return recall_at(memories, wanted, at, forgetting_decay(scheduler.parameters))
 
 
-def _due_before(memories: CardMemories, seen: set[str], suspended: set[str], at: datetime) -> int:
+def _due_ids(memories: CardMemories, seen: set[str], suspended: set[str], at: datetime) -> set[str]:
     """Seen cards that fall due before the interview: each is at least one review."""
     at_us = int(at.astimezone(UTC).timestamp() * 1_000_000)
-    return sum(
-        1
+    return {
+        qid
         for qid, due in zip(memories.question_ids, memories.due_us, strict=True)
         if qid in seen and qid not in suspended and due is not None and due < at_us
-    )
+    }
 
 
 def _reviews_of_new(unseen: int, per_day: int, days_left: int, scheduler: Scheduler, now: datetime) -> int:

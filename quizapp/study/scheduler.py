@@ -8,9 +8,9 @@ review whose result is thrown away.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
 
-from fsrs import Rating, Scheduler, State
+from fsrs import Card, Rating, Scheduler, State
 
 from quizapp.errors import QuizappError
 from quizapp.store.cards import CardRecord, QuestionRef, ensure_card, read_card, restore_card, write_card
@@ -55,6 +55,8 @@ class ReviewOutcome:
     """The card row as it was before this answer (None: the question had no row), so it can be undone."""
     repaired: str | None = None
     """The stored card was impossible for FSRS and was started again as new before this answer: why."""
+    deadline: datetime | None = None
+    """The interview day's start this answer was scheduled against (None: FSRS as it is)."""
 
     @property
     def interval(self) -> timedelta | None:
@@ -62,6 +64,46 @@ class ReviewOutcome:
         if not self.scheduled or self.card.due is None:
             return None
         return self.card.due - self.review.reviewed_at
+
+
+def interview_deadline(interview_date: str, now: datetime) -> datetime | None:
+    """The start of the interview day (midnight in `now`'s time zone), or None with no date set.
+
+    A card answered before this instant must come back before it (see `review_before`)."""
+    if not interview_date:
+        return None
+    day = date.fromisoformat(interview_date)
+    return datetime.combine(day, time(0), tzinfo=now.tzinfo)
+
+
+def review_before(
+    scheduler: Scheduler,
+    card: Card,
+    rating: Rating,
+    when: datetime,
+    deadline: datetime | None,
+    duration_ms: int | None = None,
+) -> Card:
+    """fsrs's review of `card`, bent so that a learner with an interview ahead meets it again in time.
+
+    Without a deadline, or on/after it, this is exactly `scheduler.review_card`. Before it:
+    - a card still in learning (a new card included) rated Easy keeps fsrs's memory state for Easy but
+      takes the learning step Good would (Easy never skips the learning steps before an interview);
+    - the card is due no later than halfway from `when` to the deadline (whole days once that is a day
+      or more), so whatever the rating it comes back at least once before the interview day.
+    """
+    new, _ = scheduler.review_card(card, rating, when, duration_ms)
+    if deadline is None or when >= deadline:
+        return new
+    if card.state == State.Learning and rating == Rating.Easy and scheduler.learning_steps:
+        stepped, _ = scheduler.review_card(card, Rating.Good, when, duration_ms)
+        new = replace(stepped, stability=new.stability, difficulty=new.difficulty)
+    if new.due >= deadline:
+        half = (deadline - when) / 2
+        if half >= timedelta(days=1):
+            half = timedelta(days=half.days)
+        new = replace(new, due=when + half)
+    return new
 
 
 def _updates_schedule(mode: ReviewMode, update_schedule: bool) -> bool:
@@ -87,11 +129,14 @@ def record_review(
     diagnosis_id: str | None = None,
     update_schedule: bool = False,
     scheduler: Scheduler | None = None,
+    deadline: datetime | str | None = "settings",
 ) -> ReviewOutcome:
     """Logs one answer and (in study mode, or an interview with `update_schedule`) reschedules the card.
 
     The card update and the review row are one transaction, committed before this returns: feedback is
-    never shown for an answer that is not saved. Drill and cram never touch the schedule.
+    never shown for an answer that is not saved. Drill and cram never touch the schedule. `deadline` is
+    the start of the interview day (see `review_before`); by default it comes from the interview date in
+    settings, in `now`'s time zone.
     """
     check_mode(mode)
     if not 1 <= int(rating) <= 4:
@@ -102,6 +147,8 @@ def record_review(
     scheduled = _updates_schedule(mode, update_schedule)
     if scheduled and scheduler is None:
         scheduler = scheduler_for(store)
+    if isinstance(deadline, str):
+        deadline = interview_deadline(load_settings(store).interview_date, now) if scheduled else None
     with store.transaction() as conn:
         previous = read_card(conn, question.question_id)
         before = ensure_card(conn, question)
@@ -110,7 +157,9 @@ def record_review(
         after, lapsed, became_leech = before, False, False
         if scheduled:
             assert scheduler is not None
-            after, lapsed, became_leech = _reviewed(before, scheduler, Rating(int(rating)), when, duration_ms)
+            after, lapsed, became_leech = _reviewed(
+                before, scheduler, Rating(int(rating)), when, duration_ms, deadline
+            )
             write_card(conn, after)
         review = ReviewRecord(
             id=0,
@@ -137,6 +186,7 @@ def record_review(
         became_leech=became_leech,
         previous=previous,
         repaired=before.repaired,
+        deadline=deadline,
     )
 
 
@@ -176,14 +226,20 @@ def rerate_review(
             diagnosis_id=r.diagnosis_id,
             update_schedule=r.scheduled,
             scheduler=scheduler,
+            deadline=outcome.deadline,
         )
 
 
 def _reviewed(
-    card: CardRecord, scheduler: Scheduler, rating: Rating, when: datetime, duration_ms: int
+    card: CardRecord,
+    scheduler: Scheduler,
+    rating: Rating,
+    when: datetime,
+    duration_ms: int,
+    deadline: datetime | None,
 ) -> tuple[CardRecord, bool, bool]:
-    """The card after an FSRS review, with lapse and leech bookkeeping."""
-    new, _log = scheduler.review_card(card.to_fsrs(when), rating, when, duration_ms)
+    """The card after an FSRS review (bent for the interview day), with lapse and leech bookkeeping."""
+    new = review_before(scheduler, card.to_fsrs(when), rating, when, deadline, duration_ms)
     lapsed = card.state == State.Review and rating == Rating.Again
     lapses = card.lapses + int(lapsed)
     became_leech = lapsed and lapses >= LEECH_LAPSES and not card.flagged
@@ -214,11 +270,12 @@ class IntervalPreview:
 
 
 def preview_intervals(
-    card: CardRecord | None, scheduler: Scheduler, *, now: datetime
+    card: CardRecord | None, scheduler: Scheduler, *, now: datetime, deadline: datetime | None = None
 ) -> tuple[IntervalPreview, ...]:
     """The next interval for ratings 1-4 ("1m / 10m / 1d / 3d"), computed without fuzzing or saving.
 
-    `card` None means a question never seen. Nothing is mutated: fsrs returns new cards.
+    `card` None means a question never seen; `deadline` the interview day's start (see review_before).
+    Nothing is mutated: fsrs returns new cards.
     """
     when = utc(now)
     plain = Scheduler(
@@ -233,7 +290,7 @@ def preview_intervals(
     fsrs_card = record.to_fsrs(when)
     previews = []
     for rating in Rating:
-        new, _ = plain.review_card(fsrs_card, rating, when)
+        new = review_before(plain, fsrs_card, rating, when, deadline)
         interval = new.due - when
         previews.append(
             IntervalPreview(rating=rating, due=new.due, interval=interval, label=format_interval(interval))
@@ -244,13 +301,17 @@ def preview_intervals(
 def preview_for(
     store: Store, question_id: str, scheduler: Scheduler, *, now: datetime
 ) -> tuple[IntervalPreview, ...]:
-    """preview_intervals for a question's stored card (or a new card if it has none)."""
-    return preview_intervals(read_card(store.conn, question_id), scheduler, now=now)
+    """preview_intervals for a question's stored card (or a new card if it has none), against the
+    interview date in settings."""
+    deadline = interview_deadline(load_settings(store).interview_date, now)
+    return preview_intervals(read_card(store.conn, question_id), scheduler, now=now, deadline=deadline)
 
 
 def preview_before(outcome: ReviewOutcome, scheduler: Scheduler) -> tuple[IntervalPreview, ...]:
     """The interval each rating would have given the answer just recorded (for overriding it)."""
-    return preview_intervals(outcome.previous, scheduler, now=outcome.review.reviewed_at)
+    return preview_intervals(
+        outcome.previous, scheduler, now=outcome.review.reviewed_at, deadline=outcome.deadline
+    )
 
 
 def format_interval(interval: timedelta) -> str:

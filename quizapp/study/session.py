@@ -23,7 +23,6 @@ from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
 from quizapp.store.buried import buried_on, bury, unbury
 from quizapp.store.cards import set_suspended
 from quizapp.store.database import Store
-from quizapp.store.reports import deck_counts
 from quizapp.store.times import day_start
 from quizapp.study import (
     QuestionSet,
@@ -31,12 +30,12 @@ from quizapp.study import (
     cram_queue,
     drill_queue,
     format_interval,
-    new_left_today,
     next_card,
     preview_for,
     record_review,
     scheduler_for,
 )
+from quizapp.study.counts import DueCounts, due_counts
 from quizapp.study.hints import hint_ladder
 from quizapp.study.queues import drawable_instance
 from quizapp.study.records import (
@@ -216,13 +215,17 @@ class StudySession:
         elif self.mode == "cram":
             waiting = 0 if self._answered or self._current is None else 1
             left = max(0, (self._total or 0) - self._taken) + waiting
-        else:  # index range counts per deck; building the queue to measure it cost seconds at 100k cards
-            pool, now = self._pool(), self.clock()
-            counts = deck_counts(self.store, self._decks, now=now).values()
-            allowed, _ = new_left_today(self.store, now=now, new_per_day=self.new_per_day)
-            unseen = max(0, len(pool) - sum(c.scheduled for c in counts))
-            left = sum(c.due for c in counts) + min(allowed, unseen)
+        else:  # the same count as home and stats (study.counts): bury, suspend, undo and limits included
+            left = self.counts().total
         return Progress(done=self._done, correct=self._correct, left=left)
+
+    def counts(self) -> DueCounts:
+        """New, Learning and Review cards waiting now over this session's questions (study mode)."""
+        refs = self.questions.ordered
+        decks: dict[str, list[str]] = {}
+        for ref in refs:
+            decks.setdefault(ref.deck_id, []).append(ref.question_id)
+        return due_counts(self.store, list(decks.items()), now=self.clock(), new_per_day=self.new_per_day)
 
     # -- the loop ---------------------------------------------------------------------------------------
 
@@ -309,21 +312,34 @@ class StudySession:
                     return item
             return None
         pool, now = self._pool(), self.clock()
-        found = next_card(self.store, pool, now=now, rng=self.rng, new_per_day=self.new_per_day)
-        if found is None and self._focus_until is not None:
-            weak = pool.select(
-                question_ids=[r.question_id for r in pool.ordered if r.deck_id in self.focus_decks]
-            )
-            if len(weak):
-                found = next_card(
-                    self.store,
-                    weak,
-                    now=now,
-                    rng=self.rng,
-                    new_per_day=0,
-                    learn_ahead=self._focus_until - now,
-                )
-        return found
+        if self._focus_until is not None:  # the last days: due cards, then weak decks' reviews, then new
+            found = next_card(self.store, pool, now=now, rng=self.rng, new_per_day=0)
+            return found or self._weak_ahead(pool, now) or self._next_new_or_due(pool, now)
+        return self._next_new_or_due(pool, now)
+
+    def _next_new_or_due(self, pool: QuestionSet, now: datetime) -> QueueItem | None:
+        return next_card(self.store, pool, now=now, rng=self.rng, new_per_day=self.new_per_day)
+
+    def _weak_ahead(self, pool: QuestionSet, now: datetime) -> QueueItem | None:
+        """A card of a weak deck due before the interview, reviewed early; each at most once a session
+        (answered, the interview date brings it back before the day, so it would be due again at once)."""
+        assert self._focus_until is not None
+        asked = {qid for qid, n in self._attempts.items() if n}
+        weak = [
+            r.question_id
+            for r in pool.ordered
+            if r.deck_id in self.focus_decks and r.question_id not in asked
+        ]
+        if not weak:
+            return None
+        return next_card(
+            self.store,
+            pool.select(question_ids=weak),
+            now=now,
+            rng=self.rng,
+            new_per_day=0,
+            learn_ahead=self._focus_until - now,
+        )
 
     def _pool(self) -> QuestionSet:
         skip = self._broken | buried_on(self.store, day_start(self.clock()).date())
@@ -344,6 +360,19 @@ class StudySession:
         self._hints += 1
         return Hint(self._hints, len(ladder), ladder[self._hints - 1], RATING_NAMES[HINT_CAPS[self._hints]])
 
+    def shown_hints(self) -> tuple[Hint, ...]:
+        """The rungs of the hint ladder already shown for the card on screen (after Ctrl+Z, the hints
+        the undone answer used, so the screen can show them again)."""
+        card = self._current
+        if card is None or not self._hints or card.instance.derivation is None:
+            return ()
+        derivation = card.instance.derivation
+        ladder = hint_ladder(derivation.steps, derivation.misconceptions)
+        return tuple(
+            Hint(n, len(ladder), ladder[n - 1], RATING_NAMES[HINT_CAPS[n]])
+            for n in range(1, min(self._hints, len(ladder)) + 1)
+        )
+
     def submit(self, text: str) -> Feedback | Unreadable | ExplainPending:
         """Grades a typed answer (numeric, tensor, shape, choice letters, explain text).
 
@@ -361,7 +390,9 @@ class StudySession:
             )
             return self._pending
         seconds = self._seconds(card)
-        verdict = grade(inst, text, hints_used=self._hints, seconds=seconds, attempt=card.attempt)
+        verdict = grade(
+            inst, text, hints_used=self._hints, seconds=seconds, attempt=card.attempt, new_card=self._is_new()
+        )
         if verdict.unparseable:
             return Unreadable(verdict.message)
         return self._save(card, verdict, text, seconds)
@@ -380,7 +411,13 @@ class StudySession:
             self._ticked = set(covered)
         seconds = self._seconds(card)
         verdict = grade_explain(
-            card.instance, pending.answer, frozenset(self._ticked), self._hints, seconds, card.attempt
+            card.instance,
+            pending.answer,
+            frozenset(self._ticked),
+            self._hints,
+            seconds,
+            card.attempt,
+            new_card=self._is_new(),
         )
         self._pending = None
         feedback = self._save(card, verdict, pending.answer, seconds)
@@ -439,7 +476,7 @@ class StudySession:
             set_suspended(self.store, item.question, True)
         else:
             bury(self.store, item.question.question_id, day_start(self.clock()).date())
-        self._saved.append(_SetAside(item, card, how))
+        self._saved.append(_SetAside(item, card, how, self._hints))
         self._answered = True  # nothing pending: advance() moves on without saving anything
         self._pending = None
         return self.advance()
@@ -478,7 +515,8 @@ class StudySession:
                 set_suspended(self.store, saved.item.question, False)
             else:
                 unbury(self.store, saved.item.question.question_id, day_start(self.clock()).date())
-            self._pending, self._answered, self._hints, self._ticked = None, False, 0, set()
+            self._pending, self._answered, self._ticked = None, False, set()
+            self._hints = saved.hints
             self._item, self._current = saved.item, replace(saved.card, shown_at=self.clock())
             self.finished = False
             return self._current
@@ -487,7 +525,8 @@ class StudySession:
         self._attempts[qid] = max(0, self._attempts.get(qid, 1) - 1)
         self._done -= 1
         self._correct -= int(saved.feedback.verdict.correct)
-        self._pending, self._answered, self._hints, self._ticked = None, False, 0, set()
+        self._pending, self._answered, self._ticked = None, False, set()
+        self._hints = saved.feedback.hints_used  # the hints used come back with the question
         self._item = saved.item
         self._current = replace(saved.card, number=self._done + 1, shown_at=self.clock())
         self.finished = False
@@ -507,6 +546,10 @@ class StudySession:
         if self._answered:
             raise QuizappError("This question is already answered; go on to the next one.")
         return self._current
+
+    def _is_new(self) -> bool:
+        """The card on screen was never answered before (a new card is never suggested Easy)."""
+        return self._item is not None and self._item.reason == "new"
 
     def _seconds(self, card: Card) -> float:
         return max(0.0, (self.clock() - card.shown_at).total_seconds())
@@ -582,6 +625,8 @@ class _SetAside:
     item: QueueItem
     card: Card
     how: Literal["suspend", "bury"]
+    hints: int = 0
+    """Hints shown before it was set aside, shown again when it comes back."""
 
 
 def _with_outcome(feedback: Feedback, outcome: ReviewOutcome, rating: int) -> Feedback:
@@ -601,15 +646,13 @@ def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) ->
     """With an interview date ahead, the daily new-card limit that meets every question before it."""
     from quizapp.store.cards import scheduled_ids
     from quizapp.store.settings import load_settings
-    from quizapp.study.limits import daily_new_limit
+    from quizapp.study.limits import planned_new_limit
 
-    settings = load_settings(store)
-    if not settings.interview_date:
+    if not load_settings(store).interview_date:
         return None
     taken = scheduled_ids(store.conn)
     unseen = sum(1 for qid in questions.by_id if qid not in taken)
-    today = now.astimezone().date()
-    return daily_new_limit(settings.new_per_day, settings.interview_date, unseen=unseen, today=today)
+    return planned_new_limit(store, unseen=unseen, now=now)
 
 
 def _shown_answer(inst: Instance) -> str:

@@ -1,0 +1,64 @@
+"""Provides the card browser's queries: which cards match a state filter, the last rating of a page of
+cards, and the card edits the browser makes (reset, study now). Every query walks an index: the primary
+key (question id order), cards_by_due, or reviews_by_card, so a page costs the same at 100k cards."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import datetime
+
+from quizapp.store.cards import CardRecord, QuestionRef, ensure_card, read_card, write_card
+from quizapp.store.database import Store
+from quizapp.store.times import to_us, utc
+
+
+def matching_ids(
+    store: Store, *, due_by: datetime | None = None, suspended: bool = False, leeches: bool = False
+) -> list[str]:
+    """Ids of stored cards that are due by `due_by` (unsuspended, soonest due first), suspended, and/or
+    flagged as leeches; in question id order unless due order applies."""
+    where, args, order = [], [], "question_id"
+    if due_by is not None:
+        where.append("due_us <= ? AND suspended = 0")
+        args.append(to_us(due_by))
+        order = "due_us, question_id"
+    if suspended:
+        where.append("suspended = 1")
+    if leeches:
+        where.append("flagged = 1")
+    sql = "SELECT question_id FROM cards" + (f" WHERE {' AND '.join(where)}" if where else "")
+    return [str(q) for (q,) in store.conn.execute(f"{sql} ORDER BY {order}", args)]
+
+
+def last_ratings(store: Store, question_ids: Iterable[str]) -> dict[str, int]:
+    """The rating of each question's latest review (one reviews_by_card lookup per id)."""
+    sql = "SELECT rating FROM reviews WHERE question_id = ? ORDER BY reviewed_us DESC, id DESC LIMIT 1"
+    out: dict[str, int] = {}
+    for qid in question_ids:
+        row = store.conn.execute(sql, (qid,)).fetchone()
+        if row is not None:
+            out[qid] = int(row[0])
+    return out
+
+
+def reset_card(store: Store, question: QuestionRef) -> CardRecord:
+    """Starts a card again as new (FSRS forgets it; suspension and leech flag cleared); its review history
+    is kept. The row stays, because reviews refer to it."""
+    with store.transaction() as conn:
+        card = ensure_card(conn, question)
+        fresh = CardRecord(question_id=card.question_id, card_id=card.card_id, deck_id=card.deck_id)
+        write_card(conn, fresh)
+    return fresh
+
+
+def make_due(store: Store, question: QuestionRef, now: datetime) -> CardRecord:
+    """Makes a card due at `now` ("study now"): a scheduled card keeps its memory state, a new one is
+    scheduled as fsrs's new card due now. A suspended card is brought back."""
+    with store.transaction() as conn:
+        card = ensure_card(conn, question)
+        due = replace(card, due=utc(now), suspended=False)
+        write_card(conn, due)
+    after = read_card(store.conn, question.question_id)
+    assert after is not None
+    return after

@@ -1,0 +1,208 @@
+"""Provides the card browser (Anki's most used screen after the reviewer), with no UI in it: every
+question's card with its state, due date, interval, reps, lapses and last rating, filtered and paged; one
+card's history; and the browser's actions (suspend, unsuspend, bury, reset, study now).
+
+`quizapp cards` prints it; the TUI's browser screen calls the same functions. A page reads only its own
+cards from the store, so the first page is as fast at 100k cards as at 100.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from quizapp.errors import QuizappError
+from quizapp.grading.rating import RATING_NAMES
+from quizapp.store.browse import last_ratings, make_due, matching_ids, reset_card
+from quizapp.store.buried import buried_on, bury
+from quizapp.store.cards import CardRecord, QuestionRef, cards_among, read_card, set_suspended
+from quizapp.store.database import Store
+from quizapp.store.reviews import ReviewRecord, reviews_for
+from quizapp.store.times import day_start
+
+CardState = Literal["new", "learning", "review", "relearning"]
+_STATES: dict[int, CardState] = {1: "learning", 2: "review", 3: "relearning"}
+Action = Literal["suspend", "unsuspend", "bury", "reset", "study-now"]
+ACTIONS: tuple[Action, ...] = ("suspend", "unsuspend", "bury", "reset", "study-now")
+
+
+@dataclass(frozen=True)
+class CardFilter:
+    """Which cards to list: one deck, only due / suspended / leech cards, and text in the id or prompt."""
+
+    deck_id: str | None = None
+    due: bool = False
+    suspended: bool = False
+    leeches: bool = False
+    search: str = ""
+
+
+@dataclass(frozen=True)
+class CardView:
+    """One card as the browser shows it."""
+
+    question_id: str
+    deck_id: str
+    state: CardState
+    due: datetime | None
+    """When FSRS next asks it (None: new)."""
+    interval_days: float | None
+    """Days from its last review to its due date (None: never reviewed)."""
+    reps: int
+    lapses: int
+    suspended: bool
+    leech: bool
+    buried: bool
+    """Buried for the rest of today."""
+    last_rating: int | None
+
+    @property
+    def last_rating_name(self) -> str:
+        return RATING_NAMES.get(self.last_rating, "") if self.last_rating else ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of `quizapp cards --json`."""
+        return {
+            "question_id": self.question_id,
+            "deck_id": self.deck_id,
+            "state": self.state,
+            "due": self.due.isoformat() if self.due is not None else None,
+            "interval_days": None if self.interval_days is None else round(self.interval_days, 3),
+            "reps": self.reps,
+            "lapses": self.lapses,
+            "suspended": self.suspended,
+            "leech": self.leech,
+            "buried": self.buried,
+            "last_rating": self.last_rating,
+        }
+
+
+@dataclass(frozen=True)
+class CardPage:
+    """One page of the browser and how many cards match in all."""
+
+    cards: tuple[CardView, ...]
+    total: int
+    offset: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class CardDetail:
+    """One card and every answer given to it, oldest first."""
+
+    card: CardView
+    history: tuple[ReviewRecord, ...]
+
+
+def _view(ref: QuestionRef, card: CardRecord | None, rating: int | None, buried: bool) -> CardView:
+    if card is None or card.due is None:
+        return CardView(
+            ref.question_id,
+            ref.deck_id,
+            "new",
+            None,
+            None,
+            card.reps if card else 0,
+            card.lapses if card else 0,
+            bool(card and card.suspended),
+            bool(card and card.flagged),
+            buried,
+            rating,
+        )
+    interval = None
+    if card.last_review is not None:
+        interval = (card.due - card.last_review).total_seconds() / 86_400
+    return CardView(
+        ref.question_id,
+        ref.deck_id,
+        _STATES.get(int(card.state), "learning"),
+        card.due,
+        interval,
+        card.reps,
+        card.lapses,
+        card.suspended,
+        card.flagged,
+        buried,
+        rating,
+    )
+
+
+def list_cards(
+    store: Store,
+    questions: Sequence[QuestionRef],
+    filt: CardFilter = CardFilter(),
+    *,
+    now: datetime,
+    limit: int | None = 50,
+    offset: int = 0,
+    texts: Mapping[str, str] | None = None,
+) -> CardPage:
+    """The page of `questions` (the catalog's, in its order) that `filt` keeps, from `offset`.
+
+    State filters come from the store's indexes; `search` matches the question id, deck id or `texts`
+    (question id -> prompt, given by the caller when searching), case-insensitively. `limit` None: all.
+    """
+    if (limit is not None and limit < 0) or offset < 0:
+        raise QuizappError(f"A page needs a limit and offset of 0 or more, got {limit} and {offset}.")
+    refs: Sequence[QuestionRef] = questions
+    if filt.deck_id is not None:
+        refs = [r for r in refs if r.deck_id == filt.deck_id]
+    if filt.search.strip():
+        needle = filt.search.strip().lower()
+        words = texts or {}
+        refs = [
+            r
+            for r in refs
+            if needle in r.question_id.lower()
+            or needle in r.deck_id.lower()
+            or needle in words.get(r.question_id, "").lower()
+        ]
+    if filt.due or filt.suspended or filt.leeches:
+        by_id = {r.question_id: r for r in refs}
+        ids = matching_ids(
+            store, due_by=now if filt.due else None, suspended=filt.suspended, leeches=filt.leeches
+        )
+        refs = [by_id[q] for q in ids if q in by_id]
+    end = None if limit is None else offset + limit
+    page = list(refs[offset:end])
+    ids = [r.question_id for r in page]
+    cards = cards_among(store.conn, ids)
+    ratings = last_ratings(store, ids)
+    buried = buried_on(store, day_start(now).date())
+    views = tuple(
+        _view(r, cards.get(r.question_id), ratings.get(r.question_id), r.question_id in buried) for r in page
+    )
+    return CardPage(views, len(refs), offset, len(views) if limit is None else limit)
+
+
+def card_detail(store: Store, question: QuestionRef, *, now: datetime) -> CardDetail:
+    """One card with its whole history (for `quizapp cards --id` and the browser's detail pane)."""
+    card = read_card(store.conn, question.question_id)
+    history = reviews_for(store, question.question_id)
+    rating = history[-1].rating if history else None
+    buried = question.question_id in buried_on(store, day_start(now).date())
+    return CardDetail(_view(question, card, rating, buried), history)
+
+
+def apply_action(store: Store, question: QuestionRef, action: str, *, now: datetime) -> str:
+    """Does one browser action to a card and says what it did, in a sentence."""
+    qid = question.question_id
+    if action == "suspend":
+        set_suspended(store, question, True)
+        return f"{qid} is suspended: it leaves every queue until you unsuspend it."
+    if action == "unsuspend":
+        set_suspended(store, question, False)
+        return f"{qid} is back in the queues."
+    if action == "bury":
+        bury(store, qid, day_start(now).date())
+        return f"{qid} is buried until tomorrow; its schedule is unchanged."
+    if action == "reset":
+        reset_card(store, question)
+        return f"{qid} starts again as a new card; its history is kept."
+    if action == "study-now":
+        make_due(store, question, now)
+        return f"{qid} is due now: `s` in the app asks it next."
+    raise QuizappError(f"Unknown card action {action!r}; use one of {', '.join(ACTIONS)}.")
