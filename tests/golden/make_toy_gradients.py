@@ -28,9 +28,9 @@ except ImportError as exc:  # torch is never a dependency of quizapp; the npz is
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, so `engine` imports
 
-from engine.toy.data import training_batch  # noqa: E402
-from engine.toy.model import ToyConfig  # noqa: E402
-from engine.toy.train import init_params  # noqa: E402
+from engine.toy.data import training_batch
+from engine.toy.model import ToyConfig
+from engine.toy.train import init_params
 
 OUT = Path(__file__).with_name("toy_gradients.npz")
 
