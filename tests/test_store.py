@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -85,13 +86,19 @@ def test_a_failed_migration_leaves_the_previous_version(
         conn.execute("CREATE TABLE half_done (x)")
         raise RuntimeError("power cut")
 
+    path = tmp_path / "m.db"
+    open_store(path, now=NOW).close()  # a user's file at today's version
+    with closing(sqlite3.connect(path)) as conn:
+        tables = conn.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall()
     monkeypatch.setattr(migrations, "MIGRATIONS", (*MIGRATIONS, broken))
     monkeypatch.setattr(migrations, "SCHEMA_VERSION", len(MIGRATIONS) + 1)
-    conn = sqlite3.connect(tmp_path / "m.db", isolation_level=None)
-    with pytest.raises(RuntimeError):
-        migrations.migrate(conn)
-    assert schema_version(conn) == 0
-    assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    # the next version's migration fails half-way; the store closes its connection (Python 3.13 warns of,
+    # and this suite fails on, one left open) and the file is as it was
+    with pytest.raises(RuntimeError, match="power cut"):
+        open_store(path, now=NOW)
+    with closing(sqlite3.connect(path)) as conn:
+        assert schema_version(conn) == len(MIGRATIONS)
+        assert conn.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall() == tables
 
 
 def test_card_id_is_the_first_8_bytes_of_sha256_as_a_positive_63_bit_int() -> None:
