@@ -16,7 +16,7 @@ import engine
 from quizapp import paths
 from quizapp.content import load as loader
 from quizapp.content.instantiate import sample_params
-from quizapp.content.schema import Deck, FlashcardQuestion, RangeParam
+from quizapp.content.schema import Deck, FlashcardQuestion, MatrixParam, MatrixSpec, RangeParam
 from quizapp.content.template import TemplateError, parse_template, render
 from quizapp.content.units import UNITS
 
@@ -323,6 +323,20 @@ def test_a_float_range_param_stays_inside(low: float, step: float, seed: int) ->
     spec = RangeParam(range=(low, low + 3.0), step=step)
     value = sample_params({"x": spec}, np.random.default_rng(seed))["x"]
     assert low - 1e-9 <= value <= low + 3.0 + 1e-9
+
+
+def test_a_matrix_param_draws_both_of_its_inclusive_bounds() -> None:
+    """The schema says low and high are inclusive: over a few seeds every value from low to high shows."""
+    spec = MatrixParam(matrix=MatrixSpec(rows=3, cols=4, low=-1, high=1))
+    seen: set[int] = set()
+    for seed in range(10):
+        drawn = np.asarray(sample_params({"a": spec}, np.random.default_rng(seed))["a"])
+        assert drawn.shape == (3, 4)
+        seen |= set(drawn.ravel().tolist())
+    assert seen == {-1, 0, 1}
+    one_value = MatrixParam(matrix=MatrixSpec(rows=2, cols=2, low=5, high=5))  # low == high is allowed
+    drawn = sample_params({"a": one_value}, np.random.default_rng(0))["a"]
+    assert np.asarray(drawn).tolist() == [[5, 5], [5, 5]]
 
 
 # --------------------------------------------------------------------------- the cache

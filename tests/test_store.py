@@ -36,6 +36,7 @@ from quizapp.store import (
 )
 from quizapp.store.migrations import MIGRATIONS, migrate, schema_version
 from quizapp.study import record_review
+from quizapp.study.scheduler import undo_review
 
 NOW = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
 Q = QuestionRef("kv-cache-llama", "kv-cache", 2, ("gqa",))
@@ -162,6 +163,24 @@ def test_a_review_keeps_every_field_across_reopening() -> None:
     assert (review.seed, review.answer, review.correct, review.rating) == (42, "2*80*8*128 B", False, 1)
     assert (review.duration_ms, review.mode, review.diagnosis_id) == (12_345, "drill", "forgot-kv-factor")
     assert review.reviewed_at == NOW and review.reviewed_at.tzinfo == UTC
+
+
+def test_undoing_the_first_review_of_a_new_card_leaves_it_new_with_no_row() -> None:
+    with open_store(None, now=NOW) as store:
+        assert get_card(store, Q.question_id) is None
+        first = record_review(
+            store, Q, seed=1, answer="80 GiB", correct=True, rating=3, duration_ms=900, now=NOW
+        )
+        assert first.previous is None and first.scheduled and get_card(store, Q.question_id) is not None
+        undo_review(store, first)
+    with open_store(None, now=NOW) as store:  # what is on disk, as the next session finds it
+        assert get_card(store, Q.question_id) is None
+        assert reviews_for(store, Q.question_id) == ()
+        again = record_review(
+            store, Q, seed=2, answer="80 GiB", correct=True, rating=3, duration_ms=900, now=NOW
+        )
+    assert again.previous is None and again.review.state_before is None  # asked as a new card again
+    assert again.card == first.card  # scheduled exactly as the first time was
 
 
 def test_suspend_and_flag_are_stored_per_question() -> None:
