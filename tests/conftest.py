@@ -16,10 +16,13 @@ settings.load_profile("default")
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Keeps every test out of the real home directory."""
+    """Keeps every test out of the real home directory, even one that unsets QUIZAPP_HOME: the platform
+    folders point into this test's tmp folder too."""
     home = tmp_path / "quizapp-home"
     home.mkdir()
     monkeypatch.setenv("QUIZAPP_HOME", str(home))
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / "xdg" / name.lower()))
     monkeypatch.delenv("NO_COLOR", raising=False)
     yield home
     from quizapp.content import load as loader

@@ -32,8 +32,7 @@ def test_without_a_terminal_the_app_refuses_at_once_and_commands_still_work() ->
     app = subprocess.run(
         [sys.executable, "-m", "quizapp"],
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
         timeout=120,
     )

@@ -1,4 +1,6 @@
-"""The layer walls from DESIGN.md: the engine and the core never load textual."""
+"""The layer walls: the engine imports NumPy and the standard library only, the core never loads textual,
+each room of quizapp imports only the rooms below it, only the store runs SQL, imports are absolute, and
+the top level of quizapp stays small."""
 
 from __future__ import annotations
 

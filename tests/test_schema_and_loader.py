@@ -389,6 +389,23 @@ def test_an_edited_deck_is_checked_again(tmp_path: Path) -> None:
     assert [p.field for p in problems] == ["calculator"]
 
 
+def test_the_deck_cache_goes_to_xdg_cache_home_unless_quizapp_home_is_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
+    from quizapp.content.catalog import load_catalog
+
+    xdg = tmp_path / "my-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
+    monkeypatch.delenv("QUIZAPP_HOME")
+    assert paths.cache_dir() == xdg / "quizapp"
+    load_catalog([FIXTURES], include_default=False)
+    assert len(_cache_files()) == 1 and _cache_files()[0].is_relative_to(xdg / "quizapp")
+    assert not (paths.data_dir() / "cache").exists()  # not beside the progress database any more
+
+    monkeypatch.setenv("QUIZAPP_HOME", str(isolated_home))  # a throwaway home keeps everything together
+    assert paths.cache_dir() == isolated_home / "cache"
+
+
 def test_an_unwritable_cache_folder_only_costs_speed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from quizapp.content.catalog import load_catalog
 
