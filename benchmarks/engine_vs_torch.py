@@ -8,7 +8,7 @@ Both sides compute the same thing with the same weights, on the CPU, in float32,
 both return the per-head attention weights (torch: need_weights=True, average_attn_weights=False).
 
 Each library is timed in its own block of calls, never alternating single calls: a library's thread
-pool keeps spinning for a while after a call and would slow the other one down (shared/PERF-NOTES.md).
+pool keeps spinning for a while after a call and would slow the other one down.
 For the same reason the benchmark pauses (--settle, 0.3 s) before each block, so that the other
 library's idle threads have parked: without the pause, torch measured up to 2x slower right after a
 NumPy block (and NumPy slower after torch), which flattered whichever side was disturbed more.

@@ -4,8 +4,9 @@ Run: python benchmarks/startup.py [--repeats N] [--imports]
 
 Each measurement is a fresh headless process. The child notes the wall-clock time when the screen is
 ready and the parent subtracts the time it launched the process, so interpreter start-up and every import
-count. Ready means after the first layout (the app's Ready event, sent once the first screen has sizes),
-as PERF-NOTES.md says; exiting from on_mount would be too early. Variants, interleaved round by round:
+count. Ready means after the first layout (the app's Ready event, sent once the first screen has sizes):
+on_mount comes before the first frame is drawn, so exiting there would be too early. Variants,
+interleaved round by round:
 
 - minimal:      a bare Textual App with one Static (the reference; 0.21 s on these machines);
 - home:         the real `quizapp` command (quizapp.cli.main, run headless) to its first frame, the

@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = 0, 1, 2
+NO_TERMINAL = "quizapp needs a terminal; try `quizapp --help`"
 
 
 GLOBAL_OPTIONS: tuple[tuple[str, str, str], ...] = (
@@ -76,6 +77,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def has_terminal() -> bool:
+    """Whether keys come from, and the screen goes to, a terminal: the full-screen app needs both (from
+    cron, CI or a pipe it would only write escape codes and wait for keys that never come)."""
+    for stream in (sys.stdin, sys.stdout):
+        try:
+            if stream is None or not stream.isatty():
+                return False
+        except (ValueError, OSError):  # a closed stream
+            return False
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command and returns its exit code; user-fixable problems print one line, never a traceback."""
     from quizapp.commands.terminal import use_ascii_where_needed
@@ -87,6 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None and not has_terminal():
+        print(NO_TERMINAL, file=sys.stderr)
+        return EXIT_USAGE
     try:
         from datetime import datetime
 

@@ -51,8 +51,15 @@ def user_decks_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """Where the validated catalog cache lives (safe to delete)."""
-    return data_dir() / "cache"
+    """Where the validated catalog cache lives (safe to delete): `cache/` in $QUIZAPP_HOME if set (a
+    throwaway home keeps everything together), else the platform's user cache dir, which honours
+    $XDG_CACHE_HOME on Linux and the BSDs."""
+    home = os.environ.get("QUIZAPP_HOME")
+    if home:
+        return Path(home).expanduser() / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
 
 def bundled_content_dir() -> Path:

@@ -14,12 +14,25 @@ settings.register_profile(
 settings.load_profile("default")
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Moves what collection built (every module, the bundled bank some test files load at import) out of
+    the collector's sight, so the collection after each test (no_store_left_open) walks only what tests
+    made since: it took 20-150 ms a test, over 1,600 tests, walking the same import-time objects."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Keeps every test out of the real home directory."""
+    """Keeps every test out of the real home directory, even one that unsets QUIZAPP_HOME: the platform
+    folders point into this test's tmp folder too."""
     home = tmp_path / "quizapp-home"
     home.mkdir()
     monkeypatch.setenv("QUIZAPP_HOME", str(home))
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / "xdg" / name.lower()))
     monkeypatch.delenv("NO_COLOR", raising=False)
     yield home
     from quizapp.content import load as loader

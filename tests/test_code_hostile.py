@@ -174,7 +174,7 @@ def test_a_running_job_ends_when_the_app_is_killed() -> None:
             assert Path(f"/proc/{pid}").exists()
         finally:
             app.kill()  # no atexit, no close(), and the child is busy: it does not read its stdin now
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # only bounds a hang
     while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not Path(f"/proc/{pid}").exists(), "the child outlived the app that started it"

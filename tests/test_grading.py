@@ -69,6 +69,18 @@ def test_an_exact_question_does_not_accept_a_rounded_conversion() -> None:
     assert not v.correct and v.diagnosis_id == "slip-rounding"
 
 
+@pytest.mark.parametrize("off", [0.02, 0.05, 0.09])
+def test_an_answer_a_few_percent_off_is_a_mistake_not_a_rounding_slip(off: float) -> None:
+    """Only answers within 1% are "close": 5% off is a wrong number, never excused as rounding."""
+    inst = make_instance("attention_parameters", d_model=512, n_heads=8)  # exact tolerance
+    near = grade(inst, str(round(inst.expected * 1.005)))  # type: ignore[operator]
+    assert not near.correct and near.diagnosis_id == "slip-rounding"
+    for answer in (round(inst.expected * (1 + off)), round(inst.expected * (1 - off))):  # type: ignore[operator]
+        v = grade(inst, str(answer))
+        assert not v.correct and v.diagnosis_id != "slip-rounding", (answer, v.diagnosis)
+        assert "close" not in (v.diagnosis or "")
+
+
 def test_an_incompatible_unit_is_wrong_with_a_message_saying_so() -> None:
     inst = make_instance("attention_parameters", d_model=512, n_heads=8)
     v = grade(inst, "1 GB")

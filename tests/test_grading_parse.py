@@ -1,12 +1,12 @@
-"""What users type is read the way they mean it, bad input gets a message (never a traceback), and the
-parser's cost is bounded. The values below are parser checks (unit arithmetic), not engine answers.
+"""What users type is read the way they mean it, bad input gets a message (never a traceback), and
+hostile input is refused rather than computed. The values below are parser checks (unit arithmetic), not
+engine answers. The parser's cost on hostile and long input is timed in benchmarks/grading.py.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -318,7 +318,6 @@ PIECES = st.lists(
     ),
     max_size=120,
 ).map("".join)
-BUDGET_SECONDS = 0.05
 
 
 def _parse_all_ways(text: str, asked: str) -> None:
@@ -330,40 +329,26 @@ def _parse_all_ways(text: str, asked: str) -> None:
         parse_choice(text, ["a", "b", "c", "d"], multiple=True)
 
 
-def _timed_parse(text: str, asked: str) -> float:
-    """Seconds to read `text` every way; the best of three runs, so a GC pause on a shared machine is not
-    mistaken for the parser's cost (any exception other than AnswerParseError fails the test at once)."""
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        _parse_all_ways(text, asked)
-        best = min(best, time.perf_counter() - start)
-        if best < BUDGET_SECONDS:
-            break
-    return best
-
-
 @settings(max_examples=150)
 @given(text=st.text(max_size=10_000), asked=st.sampled_from(["", "GiB", "params", "x", "GFLOPs"]))
-def test_arbitrary_text_is_refused_or_read_quickly(text: str, asked: str) -> None:
-    assert _timed_parse(text, asked) < BUDGET_SECONDS
+def test_arbitrary_text_is_refused_or_read(text: str, asked: str) -> None:
+    _parse_all_ways(text, asked)  # any exception other than AnswerParseError fails the test
 
 
 @settings(max_examples=200)
 @given(text=st.one_of(ANSWERISH, PIECES), asked=st.sampled_from(["", "GiB", "B", "M params", "x"]))
-def test_answer_like_text_is_refused_or_read_quickly(text: str, asked: str) -> None:
-    assert _timed_parse(text, asked) < BUDGET_SECONDS
+def test_answer_like_text_is_refused_or_read(text: str, asked: str) -> None:
+    _parse_all_ways(text, asked)
 
 
 @pytest.mark.parametrize(
     "text",
     ["9**9**9**9", "9^9^9^9^9^9", "x" * 10_000, "1" * 10_000, "(" * 5000, "2^2^2^2^2^2", "10**10**10"],
 )
-def test_hostile_inputs_are_refused_in_milliseconds(text: str) -> None:
-    start = time.perf_counter()
+def test_hostile_inputs_are_refused_not_computed(text: str) -> None:
+    """Were these computed (a tower of powers, a 10,000-digit number), the test would hang, not fail."""
     with pytest.raises(AnswerParseError):
         parse_number(text, "")
-    assert time.perf_counter() - start < BUDGET_SECONDS
 
 
 BANNED_CALLS = frozenset({"eval", "exec", "compile", "__import__"})

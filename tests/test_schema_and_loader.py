@@ -16,7 +16,7 @@ import engine
 from quizapp import paths
 from quizapp.content import load as loader
 from quizapp.content.instantiate import sample_params
-from quizapp.content.schema import Deck, FlashcardQuestion, RangeParam
+from quizapp.content.schema import Deck, FlashcardQuestion, MatrixParam, MatrixSpec, RangeParam
 from quizapp.content.template import TemplateError, parse_template, render
 from quizapp.content.units import UNITS
 
@@ -325,6 +325,20 @@ def test_a_float_range_param_stays_inside(low: float, step: float, seed: int) ->
     assert low - 1e-9 <= value <= low + 3.0 + 1e-9
 
 
+def test_a_matrix_param_draws_both_of_its_inclusive_bounds() -> None:
+    """The schema says low and high are inclusive: over a few seeds every value from low to high shows."""
+    spec = MatrixParam(matrix=MatrixSpec(rows=3, cols=4, low=-1, high=1))
+    seen: set[int] = set()
+    for seed in range(10):
+        drawn = np.asarray(sample_params({"a": spec}, np.random.default_rng(seed))["a"])
+        assert drawn.shape == (3, 4)
+        seen |= set(drawn.ravel().tolist())
+    assert seen == {-1, 0, 1}
+    one_value = MatrixParam(matrix=MatrixSpec(rows=2, cols=2, low=5, high=5))  # low == high is allowed
+    drawn = sample_params({"a": one_value}, np.random.default_rng(0))["a"]
+    assert np.asarray(drawn).tolist() == [[5, 5], [5, 5]]
+
+
 # --------------------------------------------------------------------------- the cache
 
 
@@ -373,6 +387,23 @@ def test_an_edited_deck_is_checked_again(tmp_path: Path) -> None:
     deck.write_text(deck.read_text().replace("calculator: head_dim", "calculator: head_dims"))
     problems = load_catalog([deck], include_default=False).problems
     assert [p.field for p in problems] == ["calculator"]
+
+
+def test_the_deck_cache_goes_to_xdg_cache_home_unless_quizapp_home_is_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
+    from quizapp.content.catalog import load_catalog
+
+    xdg = tmp_path / "my-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
+    monkeypatch.delenv("QUIZAPP_HOME")
+    assert paths.cache_dir() == xdg / "quizapp"
+    load_catalog([FIXTURES], include_default=False)
+    assert len(_cache_files()) == 1 and _cache_files()[0].is_relative_to(xdg / "quizapp")
+    assert not (paths.data_dir() / "cache").exists()  # not beside the progress database any more
+
+    monkeypatch.setenv("QUIZAPP_HOME", str(isolated_home))  # a throwaway home keeps everything together
+    assert paths.cache_dir() == isolated_home / "cache"
 
 
 def test_an_unwritable_cache_folder_only_costs_speed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,62 +1,92 @@
-"""The hand-written backward pass of engine.toy against torch autograd on the same weights and batch."""
+"""The hand-written backward pass of engine.toy against torch autograd on the same weights and batch.
+
+torch's loss and gradients are committed in tests/golden/toy_gradients.npz (written by
+tests/golden/make_toy_gradients.py); only the tests marked `torch` run torch itself.
+"""
 
 from __future__ import annotations
 
-import math
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
-import torch
 
 from engine.toy.backward import loss_and_grads
-from engine.toy.data import training_batch
 from engine.toy.model import ToyConfig, ToyModel
-from engine.toy.train import init_params
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
+FIXTURE = GOLDEN_DIR / "toy_gradients.npz"
+
+with np.load(FIXTURE, allow_pickle=False) as _z:
+    ARRAYS: dict[str, np.ndarray] = {k: _z[k] for k in _z.files}
+META: dict[str, dict[str, Any]] = json.loads(str(ARRAYS["meta"]))
 
 
-def torch_loss(config: ToyConfig, params: dict[str, torch.Tensor], tokens: torch.Tensor) -> torch.Tensor:
-    """The toy written plainly in torch: embeddings, causal attention per layer, unembedding."""
-    B, T = tokens.shape
-    h, dh = config.n_heads, config.d_head
-    x = params["embed"][tokens] + params["pos"][:T]
-    mask = torch.ones(T, T, dtype=torch.bool).tril()
-    for i in range(config.n_layers):
-        q, k, v = ((x @ params[f"l{i}.{w}"]).view(B, T, h, dh).transpose(1, 2) for w in ("w_q", "w_k", "w_v"))
-        s = (q @ k.transpose(-1, -2) / math.sqrt(dh)).masked_fill(~mask, float("-inf"))
-        heads = torch.softmax(s, dim=-1) @ v
-        x = x + heads.transpose(1, 2).reshape(B, T, h * dh) @ params[f"l{i}.w_o"]
-    logits = x @ params["unembed"]
-    return torch.nn.functional.cross_entropy(
-        logits[:, :-1].reshape(-1, config.vocab_size), tokens[:, 1:].reshape(-1)
-    )
+def _case(name: str) -> tuple[ToyConfig, dict[str, np.ndarray], np.ndarray]:
+    config = ToyConfig(**META[name])
+    params = {k: ARRAYS[f"{name}/param/{k}"] for k in config.shapes()}
+    return config, params, ARRAYS[f"{name}/tokens"]
 
 
-@pytest.mark.parametrize(
-    "config", [ToyConfig(), ToyConfig(vocab_size=11, d_model=12, n_layers=3, n_heads=3, max_len=9)]
-)
-def test_every_gradient_equals_torch_autograd(config: ToyConfig) -> None:
-    rng = np.random.default_rng(3)
-    louder = init_params(config, rng).items()  # x4, so that softmax rows are far from flat
-    params = {k: v.astype(np.float64) * 4 for k, v in louder}
-    tokens = training_batch(rng, 5, config.max_len - 1, config.vocab_size, min_repeat=2)  # (B, T)
-    loss, grads = loss_and_grads(config, params, tokens)
-    tp = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
-    expected = torch_loss(config, tp, torch.tensor(tokens))
-    expected.backward()
-    assert loss == pytest.approx(expected.item(), rel=1e-12)
-    assert set(grads) == set(tp)
+def _assert_grads_equal(grads: dict[str, np.ndarray], expected: dict[str, np.ndarray]) -> None:
+    assert set(grads) == set(expected)
     for name, g in grads.items():
         assert g.dtype == np.float64
         np.testing.assert_allclose(
-            g, tp[name].grad.numpy(), rtol=1e-9, atol=1e-10 * float(np.abs(g).max()), err_msg=name
+            g, expected[name], rtol=1e-9, atol=1e-10 * float(np.abs(g).max()), err_msg=name
         )
 
 
-def test_forward_logits_equal_torch() -> None:
-    config = ToyConfig()
-    params = {k: v.astype(np.float64) * 4 for k, v in init_params(config, np.random.default_rng(5)).items()}
+@pytest.mark.parametrize("name", sorted(META))
+def test_every_gradient_equals_torch_autograd(name: str) -> None:
+    config, params, tokens = _case(name)
+    loss, grads = loss_and_grads(config, params, tokens)
+    assert loss == pytest.approx(float(ARRAYS[f"{name}/loss"]), rel=1e-12)
+    _assert_grads_equal(grads, {k: ARRAYS[f"{name}/grad/{k}"] for k in config.shapes()})
+
+
+@pytest.mark.parametrize("name", sorted(META))
+def test_forward_loss_equals_torch(name: str) -> None:
+    """The model's own forward pass (one sequence at a time) gives torch's batch loss."""
+    config, params, tokens = _case(name)
     model = ToyModel(config, params)
-    tokens = np.random.default_rng(6).integers(0, config.vocab_size, size=30)  # (T,)
-    tp = {k: torch.tensor(v) for k, v in params.items()}
-    expected = torch_loss(config, tp, torch.tensor(tokens)[None])
-    assert model.loss(tokens).mean() == pytest.approx(expected.item(), rel=1e-12)
+    per_row = [model.loss(row).mean() for row in tokens]
+    assert float(np.mean(per_row)) == pytest.approx(float(ARRAYS[f"{name}/loss"]), rel=1e-12)
+
+
+def _golden_script() -> ModuleType:
+    """tests/golden/make_toy_gradients.py, loaded by path (tests/golden is not a package)."""
+    spec = importlib.util.spec_from_file_location("make_toy_gradients", GOLDEN_DIR / "make_toy_gradients.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(META))
+def test_the_fixture_is_what_torch_computes_now(name: str) -> None:
+    """The committed npz still matches torch autograd (a stale fixture would test nothing)."""
+    pytest.importorskip("torch")
+    script = _golden_script()
+    config, params, tokens = _case(name)
+    loss, grads = script.torch_loss_and_grads(config, params, tokens)
+    assert loss == pytest.approx(float(ARRAYS[f"{name}/loss"]), rel=1e-12)
+    _assert_grads_equal(grads, {k: ARRAYS[f"{name}/grad/{k}"] for k in config.shapes()})
+
+
+@pytest.mark.torch
+def test_the_shipped_size_gradients_equal_torch_autograd() -> None:
+    """The shipped model's sizes (too large to commit as a fixture), checked live against torch."""
+    pytest.importorskip("torch")
+    script = _golden_script()
+    config = ToyConfig()
+    params, tokens = script.case_inputs(config, seed=3)
+    expected_loss, expected = script.torch_loss_and_grads(config, params, tokens)
+    loss, grads = loss_and_grads(config, params, tokens)
+    assert loss == pytest.approx(expected_loss, rel=1e-12)
+    _assert_grads_equal(grads, expected)

@@ -1,44 +1,25 @@
 """Provides every calculator; importing this package registers them in engine.CALCULATORS.
 
-One module per area: dimensions (head_dim), shapes (attention_shape), parameters (attention and
-single-vs-multi-head counts), kv_cache (cache bytes and savings), cost (FLOPs and score memory), entry
-from engine.calculators import (
-    cost,
-    dimensions,
-    entry,
-    flash,
-    kv_cache,
-    latent,
-    long_context,
-    masks,
-    numerics,
-    parallel,
-    parameters,
-    positions,
-    serving,
-    shapes,
-    toy_heads,
-    training_memory,
-)
+One module per area:
 
-__all__ = [
-    "cost",
-    "dimensions",
-    "entry",
-    "flash",
-    "kv_cache",
-    "latent",
-    "long_context",
-    "masks",
-    "numerics",
-    "parallel",
-    "parameters",
-    "positions",
-    "serving",
-    "shapes",
-    "toy_heads",
-    "training_memory",
-]
+- dimensions: head_dim, the d_k = d_model / h arithmetic every other calculator builds on
+- shapes: attention_shape, the shape of every tensor and weight, step by step
+- parameters: parameter counts for MHA, GQA and MQA layers, and one wide head against many
+- kv_cache: KV-cache sizes and the MHA/GQA/MQA savings ratio
+- cost: the FLOPs of an attention layer's matmuls and the memory of its score matrix
+- entry: attention_entry, one entry of a small worked attention example
+- flash: FlashAttention's online softmax, block by block, and the memory it avoids
+- latent: multi-head latent attention (MLA) cache sizes, ratios and shapes
+- long_context: sliding-window reach, rolling and sink caches, sparse and linear costs
+- masks: padded batches, packed documents, chunked decoding and position ids under left padding
+- numerics: format limits, overflow of exp, the max-subtracted softmax, soft-capping, mask constants
+- parallel: tensor-parallel attention sizes per GPU
+- positions: RoPE angles, rotations and wavelengths, and ALiBi biases
+- serving: FLOPs per token, decode speed bounded by memory bandwidth, batch capacity, intensity
+- toy_heads: what the trained toy transformer's heads do, answered by running it
+- training_memory: activations, recomputation, the softmax Jacobian, bytes per parameter
+
+`common` holds the checks they share (positive sizes, divisibility, wrong turns).
 
 Every calculator also takes the keyword `worked=False` (see engine.calculator.calculate_value): it makes
 the same checks and computes the same value, then returns before writing the steps and misconceptions.

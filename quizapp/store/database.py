@@ -50,8 +50,9 @@ class Store:
     """Takes the day's copy before its first write (quizapp.store.rolling_backup); None: no backups."""
     _write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _depth: int = field(default=0, repr=False)
-    _closed: bool = field(default=False, repr=False)
     """Nesting of transaction() on the thread holding the lock: only the outermost begins and commits."""
+    _closed: bool = field(default=False, repr=False)
+    """close() has run: a second close, or the finaliser, does nothing."""
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -113,14 +113,15 @@ class StudySession:
         self._saved: list[_Saved | _SetAside] = []
         """Every answer saved and card set aside in this session, newest last: what Ctrl+Z takes back."""
         self._pushback: list[QueueItem] = []
+        """Items to ask again before the queue's next (an undone answer's question)."""
         self.focus_decks: tuple[str, ...] = ()
         """In the interview's last days, the weakest decks, which come first (see _focus_on_weak_decks)."""
         self._focus_until: datetime | None = None
-        """Items to ask again before the queue's next (an undone answer's question)."""
+        """With focus decks: how far ahead their cards may be drawn once nothing else is due."""
         self._decks = sorted({ref.deck_id for ref in questions.ordered})
+        """The decks this session draws from, for the progress bar's counts."""
         self.new_per_day: int | None = None
         """Set by start() when an interview date drives the daily new-card limit; None: the setting."""
-        """The decks this session draws from, for the progress bar's counts."""
         self.problems: list[str] = []
         self.redrawn: list[str] = []
         """Questions asked with other numbers because the ones drawn first could not be built."""

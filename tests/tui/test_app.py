@@ -3,6 +3,8 @@ broken decks are reported once, and `quizapp` with no command opens the app."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -76,7 +78,17 @@ def test_no_command_opens_the_app_with_the_given_database(
         seen.append(self.config.db_path)
 
     monkeypatch.setattr(app_module.QuizApp, "run", fake_run)
-    assert cli.main(["--db", str(tmp_path / "mine.db")]) == 0
+    controller, terminal = os.openpty()  # the app opens only with a terminal for keys and screen
+    try:
+        with (
+            os.fdopen(os.dup(terminal), "r", encoding="utf-8") as keys,
+            os.fdopen(terminal, "w", encoding="utf-8") as screen,
+        ):
+            monkeypatch.setattr(sys, "stdin", keys)
+            monkeypatch.setattr(sys, "stdout", screen)
+            assert cli.main(["--db", str(tmp_path / "mine.db")]) == 0
+    finally:
+        os.close(controller)
     assert seen == [tmp_path / "mine.db"]
 
 

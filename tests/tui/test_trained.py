@@ -5,6 +5,7 @@ part of the prompt draws it before the answer."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from textual.widgets import Checkbox, Input, Static
@@ -31,6 +32,16 @@ async def _trained(pilot) -> TrainedScreen:  # type: ignore[no-untyped-def]
 
 def _text(screen: TrainedScreen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
+
+
+async def _until(pilot: Any, condition: Callable[[], bool], what: str) -> None:
+    """Waits until `condition` holds, however loaded the machine; the cap (at least two minutes) only
+    stops a hang from running forever."""
+    for _ in range(2400):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
 
 
 async def test_ablating_the_previous_token_head_changes_the_loss_and_the_induction_head(
@@ -84,18 +95,12 @@ async def test_training_in_the_worker_redraws_the_heads_and_can_be_stopped(
         screen = await _trained(pilot)
         shipped = screen.model
         await pilot.press("t")
-        for _ in range(200):  # until the first progress report has been drawn
-            await pilot.pause(0.05)
-            if "step" in _text(screen, "#tr-progress"):
-                break
+        await _until(pilot, lambda: "step" in _text(screen, "#tr-progress"), "the first progress report")
         assert "previous-token" in _text(screen, "#tr-progress")
         assert screen.training and screen.view.note.startswith("Training from seed 0")
         await pilot.press("t")  # stop: training ends at its next report
         assert "Stopp" in _text(screen, "#tr-progress")  # "Stopping…", or already "Stopped."
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if not screen.training:
-                break
+        await _until(pilot, lambda: not screen.training, "training to stop")
         await settled(pilot)
         assert not screen.training and screen.model is shipped
         assert "Stopped" in _text(screen, "#tr-progress")
