@@ -55,6 +55,8 @@ SCREENS: tuple[ScreenEntry, ...] = (
         "quizapp.tui.screens.trained:TrainedScreen",
         needs_backend=False,
     ),
+    ScreenEntry("browser", "Card browser", "quizapp.tui.screens.browser:BrowserScreen"),
+    ScreenEntry("exercises", "Coding exercises", "quizapp.tui.screens.exercises:ExercisePickerScreen"),
     ScreenEntry("stats", "Stats", "quizapp.tui.screens.stats:StatsScreen"),
     ScreenEntry("settings", "Settings", "quizapp.tui.screens.settings:SettingsScreen"),
     ScreenEntry("help", "Help", "quizapp.tui.screens.help:HelpScreen", needs_backend=False),

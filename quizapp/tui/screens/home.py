@@ -33,6 +33,13 @@ class HomeScreen(QuizScreen[None]):
         Binding(
             "c", "cram", "Cram", tooltip="Cram every card, due or not (no schedule change)", id="home.cram"
         ),
+        Binding(
+            "b",
+            "browse",
+            "Cards",
+            tooltip="Browse every card: state, due date, history; suspend, bury, reset, study now",
+            id="home.browse",
+        ),
         Binding("i", "interview", "Interview", tooltip="Start a timed mock interview", id="home.interview"),
         Binding("e", "explore", "Explore", tooltip="Play with attention in a sandbox", id="home.explore"),
         Binding(
@@ -143,12 +150,20 @@ class HomeScreen(QuizScreen[None]):
         if deck_id is None:
             self.notify("No deck highlighted yet.", severity="warning")
             return
+        from quizapp.tui.screens.exercises import is_code_deck
+
         backend = self.router.backend
+        if backend is not None and is_code_deck(backend, deck_id):
+            self.router.open_screen("exercises", deck_id)  # pick one exercise, each with its status
+            return
         title = backend.deck_title(deck_id) if backend else deck_id
         self.router.start_session("drill", deck_id=deck_id, title=f"Drill: {title}")
 
     def action_cram(self) -> None:
         self.router.start_session("cram")
+
+    def action_browse(self) -> None:
+        self.router.open_screen("browser")
 
     def action_interview(self) -> None:
         self.router.open_screen("interview")

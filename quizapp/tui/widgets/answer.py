@@ -131,6 +131,30 @@ class ExplainArea(Vertical):
         self.post_message(AnswerSubmitted(self.text))
 
 
+def indent_after(line: str, indent_width: int = 4) -> str:
+    """The indentation a new line opened after `line` starts with: the same as `line`'s, one level more
+    after a line ending in ':' (a def, an if, a for), as a Python editor does."""
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    code = line.split("#", 1)[0].rstrip()
+    if code.endswith(":"):
+        indent += "\t" if indent.startswith("\t") else " " * indent_width
+    return indent
+
+
+class CodeEditor(TextArea):
+    """A Python editor whose Enter keeps the line's indentation (one level more after a ':')."""
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key != "enter" or self.read_only:
+            return
+        event.stop()
+        event.prevent_default()  # instead of TextArea's plain newline
+        start, end = self.selection
+        top = min(start, end)
+        before = self.document.get_line(top[0])[: top[1]]
+        self.replace("\n" + indent_after(before, self.indent_width), start, end)
+
+
 class CodeArea(Vertical):
     """The editor of a code question: Python highlighting and line numbers; Ctrl+R (or Run) grades it."""
 
@@ -145,7 +169,7 @@ class CodeArea(Vertical):
         self._starter = inst.starter
 
     def compose(self) -> ComposeResult:
-        yield TextArea.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
+        yield CodeEditor.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
         with Horizontal(classes="buttons"):
             yield Button("Run (Ctrl+R)", id="code-run", variant="primary", compact=True)
 

@@ -1,0 +1,219 @@
+"""The card browser (`b` from home) and the coding-exercise picker: filters, actions from the list read
+back through the store, study now, each exercise's solved status, and Enter's auto-indent in the editor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, OptionList, Select, TextArea
+
+from engine.exercises import EXERCISES
+from quizapp.content.catalog import Catalog
+from quizapp.grading.grade import grade
+from quizapp.store import QuestionRef, get_card, open_store, reviews_for
+from quizapp.study import make_scheduler, record_review
+from quizapp.tui.app import QuizApp
+from quizapp.tui.screens.browser import BrowserScreen
+from quizapp.tui.screens.exercises import ExercisePickerScreen
+from quizapp.tui.screens.home import HomeScreen
+from quizapp.tui.screens.study import StudyScreen
+from quizapp.tui.widgets.answer import CodeArea, indent_after
+from tests.tui.helpers import NOW, drill, loaded, press, seed_history, settled
+
+SIZE = (100, 32)
+
+
+async def until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
+    """Waits (on a condition, not a fixed time) until `ready()`; the cap only bounds a hang."""
+    for _ in range(400):
+        await settled(pilot)
+        if ready():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def _table(app: QuizApp) -> DataTable[Any]:
+    return app.screen.query_one("#browser-table", DataTable)
+
+
+def _ids(app: QuizApp) -> list[str]:
+    screen = app.screen
+    assert isinstance(screen, BrowserScreen)
+    page = screen._page
+    return [c.question_id for c in page.cards] if page is not None else []
+
+
+async def _browse(app: QuizApp, pilot: Pilot[None]) -> BrowserScreen:
+    await loaded(app, pilot)
+    await until(
+        pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.deck_table is not None, "home"
+    )
+    await press(pilot, "b")
+    await until(pilot, lambda: isinstance(app.screen, BrowserScreen) and bool(_ids(app)), "the first page")
+    screen = app.screen
+    assert isinstance(screen, BrowserScreen)
+    return screen
+
+
+async def _filter(app: QuizApp, pilot: Pilot[None], *, kind: str = "all", search: str = "") -> None:
+    app.screen.query_one("#browser-filter", Select).value = kind
+    app.screen.query_one("#browser-search", Input).value = search
+    await settled(pilot)
+
+
+def _card(db: Path, qid: str) -> Any:
+    """The card as saved, read through its own connection (not the app's)."""
+    with open_store(db, now=NOW) as store:
+        return get_card(store, qid)
+
+
+async def test_browser_filters_suspends_and_studies_now(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    qid, _ = seed_history(db_file, catalog)
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _browse(app, pilot)
+        assert len(_ids(app)) == min(100, len(catalog.questions))
+        await _filter(app, pilot, kind="suspended")
+        await until(pilot, lambda: not _ids(app), "an empty suspended list")
+        assert "No card matches" in str(app.screen.query_one("#browser-status").render())
+
+        await _filter(app, pilot, search=qid)
+        await until(pilot, lambda: _ids(app) == [qid], "the searched card alone")
+        history = str(app.screen.query_one("#browser-history").render())
+        await until(
+            pilot,
+            lambda: "3 answers" in str(app.screen.query_one("#browser-history").render()),
+            f"its history (shown: {history!r})",
+        )
+        _table(app).focus()
+        await press(pilot, "s")
+        await until(pilot, lambda: _card(db_file, qid).suspended, "the card suspended in the store")
+        await _filter(app, pilot, kind="suspended", search="")
+        await until(pilot, lambda: _ids(app) == [qid], "the suspended list with the card")
+
+        await press(pilot, "n")  # study now: back in the queues, due now
+        await until(pilot, lambda: not _card(db_file, qid).suspended, "the card unsuspended")
+        assert _card(db_file, qid).due <= NOW
+        await until(pilot, lambda: not _ids(app), "the suspended list empty again")
+
+        await press(pilot, "escape", "s")  # home, then study: the card made due is asked first
+        await until(pilot, lambda: isinstance(app.screen, StudyScreen), "the study screen")
+        screen = app.screen
+        assert isinstance(screen, StudyScreen) and screen.session.current is not None
+        assert screen.session.current.instance.question_id == qid
+
+
+async def test_browser_reset_asks_twice_and_bury_sets_the_card_aside(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    qid, _ = seed_history(db_file, catalog)
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _browse(app, pilot)
+        await _filter(app, pilot, search=qid)
+        await until(pilot, lambda: _ids(app) == [qid], "the searched card alone")
+        _table(app).focus()
+        await press(pilot, "r")
+        assert _card(db_file, qid).due is not None  # one r only asks
+        await press(pilot, "r")
+        await until(pilot, lambda: _card(db_file, qid).due is None, "the card new again")
+        with open_store(db_file, now=NOW) as store:
+            assert len(reviews_for(store, qid)) == 3  # its history is kept
+        await press(pilot, "b")
+        await until(pilot, lambda: "buried" in str(_table(app).get_row_at(0)[1]), "the card shown buried")
+
+
+def _solve(db: Path, catalog: Catalog, qid: str) -> None:
+    """The exercise's reference solution, graded by the real grader, saved as an answer to `qid`."""
+    inst = catalog.instance(qid, 3)
+    solution = EXERCISES[str(getattr(catalog.questions[qid], "exercise", ""))].solution
+    verdict = grade(inst, solution)
+    assert verdict.correct
+    with open_store(db, now=NOW) as store:
+        record_review(
+            store,
+            QuestionRef(qid, catalog.deck_of(qid).id),
+            seed=3,
+            answer=solution,
+            correct=verdict.correct,
+            rating=verdict.rating,
+            duration_ms=60_000,
+            now=NOW,
+            mode="study",
+            scheduler=make_scheduler(fuzzing=False),
+        )
+
+
+def _code_ids(catalog: Catalog) -> list[str]:
+    return [o.question_id for o in catalog.question_outlines() if o.deck_id == "code"]
+
+
+async def test_the_code_deck_opens_a_picker_with_each_exercise_solved_or_not(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    code = _code_ids(catalog)
+    solved = code[1]
+    _solve(db_file, catalog, solved)
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        await until(pilot, lambda: home.deck_table is not None and home.deck_table.option_count > 0, "decks")
+        table = home.deck_table
+        assert table is not None
+        table.highlighted = table._deck_ids.index("code")
+        await press(pilot, "d")
+        await until(pilot, lambda: isinstance(app.screen, ExercisePickerScreen), "the picker")
+        options = app.screen.query_one("#exercises", OptionList)
+        await until(pilot, lambda: options.option_count == len(code) + 1, "every exercise listed")
+        shown = {
+            options.get_option_at_index(i).id: str(options.get_option_at_index(i).prompt)
+            for i in range(1, options.option_count)
+        }
+        assert set(shown) == set(code)
+        assert "solved" in shown[solved]
+        assert all("new" in line for q, line in shown.items() if q != solved)
+        assert "1 of" in str(app.screen.query_one("#exercises-status").render())
+
+        options.highlighted = 1 + code.index(code[0])
+        await press(pilot, "enter")
+        await until(pilot, lambda: isinstance(app.screen, StudyScreen), "a drill of the exercise")
+        screen = app.screen
+        assert isinstance(screen, StudyScreen) and screen.session.current is not None
+        assert screen.session.current.instance.question_id == code[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "indent"),
+    [
+        ("def f(x):", "    "),
+        ("    return x", "    "),
+        ("        for i in range(3):  # each head", "            "),
+        ("x = 1", ""),
+        ("\tif x:", "\t\t"),
+    ],
+)
+def test_a_new_line_keeps_the_indentation_and_opens_a_block_after_a_colon(line: str, indent: str) -> None:
+    assert indent_after(line) == indent
+
+
+async def test_enter_auto_indents_in_the_code_editor(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, _code_ids(catalog)[0])
+        editor = screen.query_one(CodeArea).query_one(TextArea)
+        editor.load_text("def f(x):")
+        editor.move_cursor((0, 9))
+        editor.focus()
+        await press(pilot, "enter", *"y=x", "enter", *"return")
+        assert editor.text == "def f(x):\n    y=x\n    return"
