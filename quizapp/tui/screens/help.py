@@ -17,6 +17,13 @@ INTRO = (
     "Every answer is saved the moment you submit it, so Escape is always safe. Ctrl+P opens the command "
     "palette with the keys of the screen you are on; Ctrl+Q quits from anywhere."
 )
+ONE_RULE = (
+    "One rule on every question (numbers, shapes, choices, flashcards, explanations, code, case studies): "
+    "after the answer or the flashcard's back, 1-4 saves that rating and moves on, as in Anki; Enter (or "
+    "Space) accepts the suggested rating and moves on; Ctrl+Z takes it back. Ctrl+O (I don't know) shows "
+    "the answer, saves Again, and waits for you like any other feedback. A choice question takes Enter "
+    "as an answer only once you picked an option (the arrows, or its letter or number)."
+)
 TYPING_NOTE = (
     "While typing an answer, h is a letter: press h in an empty box, or Ctrl+G, for the hint. In the code "
     "editor every key types (? too): F1 opens this help, Tab indents, and code that does not parse is "
@@ -55,6 +62,7 @@ def help_text(keymap: Mapping[str, str] | None = None) -> Text:
     out = Text()
     out.append("quizapp keys\n", style="bold underline")
     out.append(INTRO + "\n")
+    out.append("\n" + ONE_RULE + "\n", style="bold")
     for entry in SCREENS:
         block = _keys(entry.title, entry.screen_class())
         if block.plain.strip() != entry.title:  # a screen with no key of its own gets no block

@@ -21,6 +21,9 @@ from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.heatmap import HeatmapView
 from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
+DONT_KNOW = "I don't know"
+"""The answer the session saves for Ctrl+O (StudySession.dont_know)."""
+
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
     from quizapp.study.session import ExplainPending, Feedback
@@ -66,6 +69,10 @@ def answer_lines(feedback: Feedback) -> Text:
             text.append(v.parsed)
         text.append("\n")
     text.append(v.message)
+    if feedback.instance.kind == "explain" and feedback.answer == DONT_KNOW and feedback.instance.key_points:
+        text.append("\nKey points an interviewer listens for:", style="bold")
+        for point in feedback.instance.key_points:
+            text.append(f"\n  • {point}")
     return text
 
 
@@ -199,9 +206,26 @@ def rating_choices_line(feedback: Feedback) -> Text:
             line.append(f"[{label}]", style="bold reverse")
         else:
             line.append(label)
-    suggested = RATING_NAMES.get(feedback.suggested, "?")
-    line.append(f"\nSuggested {suggested} · press 1-4 to change it · Enter accepts", style="dim")
+    line.append("\n")
+    line.append_text(rating_reason(feedback))
+    line.append(" · 1-4: save that rating and go on · Enter: accept · Ctrl+Z: take back", style="dim")
     return line
+
+
+def rating_reason(feedback: Feedback) -> Text:
+    """Why the rating was suggested ("Suggested Good: right in 38 s"), or that the saved one is the
+    learner's own."""
+    suggested = RATING_NAMES.get(feedback.suggested, "?")
+    reason = feedback.verdict.reason
+    why = reason.split(": ", 1)[-1] if reason else ""
+    text = Text()
+    text.append("Suggested ", style="dim")
+    text.append(suggested, style="bold")
+    if why:
+        text.append(f": {why}")
+    if feedback.rating != feedback.suggested:
+        text.append(f" (saved: your {RATING_NAMES.get(feedback.rating, '?')})", style="dim")
+    return text
 
 
 def diagnosis_text(feedback: Feedback) -> Text | None:
