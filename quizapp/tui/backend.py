@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from quizapp.reports.overview import DeckInfo, Overview
     from quizapp.store import Settings, Store
     from quizapp.study import QuestionSet
+    from quizapp.study.readiness import Readiness
 
 Clock = Callable[[], datetime]
 
@@ -94,6 +95,12 @@ class Backend:
         from quizapp.reports.overview import build_overview
 
         return build_overview(self.store, self.decks, now=self.now())
+
+    def readiness(self) -> Readiness:
+        """Each deck's expected recall on the interview day (or in 7 days), by FSRS's forgetting curve."""
+        from quizapp.reports.stats import readiness_for
+
+        return readiness_for(self.store, self.catalog.deck_headers(), now=self.now())
 
     def plan_line(self) -> str:
         """The interview plan in one line for home ("" when no date is set)."""

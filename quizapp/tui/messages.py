@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from quizapp.reports.overview import Overview
     from quizapp.sandbox.model import ExploreInputs, ExploreResult
     from quizapp.sandbox.trained import TrainedInputs, TrainedView
+    from quizapp.study.readiness import Readiness
     from quizapp.study.records import Progress
     from quizapp.tui.backend import Backend
 
@@ -62,6 +63,13 @@ class OverviewLoaded(Message):
 
     overview: Overview
     plan_line: str
+
+
+@dataclass
+class ReadinessComputed(Message):
+    """Each deck's readiness (expected recall on the interview day) was computed (in a worker)."""
+
+    readiness: Readiness
 
 
 @dataclass

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Header, LoadingIndicator, Static
 
-from quizapp.tui.messages import OverviewLoaded
+from quizapp.tui.messages import OverviewLoaded, ReadinessComputed
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from textual.widgets import OptionList
 
     from quizapp.reports.overview import Overview
+    from quizapp.study.readiness import Readiness
     from quizapp.tui.backend import Backend
     from quizapp.tui.widgets.deck_table import DeckTable
 
@@ -71,6 +73,7 @@ class HomeScreen(QuizScreen[None]):
             yield LoadingIndicator(id="home-loading")
             yield Static("", id="home-plan")
             yield Static("", id="home-totals")
+            yield Static("", id="home-readiness")
             yield Static("", id="home-hint")
         yield KeyFooter(show_command_palette=False)
 
@@ -117,6 +120,20 @@ class HomeScreen(QuizScreen[None]):
         plan.update(message.plan_line)
         plan.display = bool(message.plan_line)
         self._show_overview(message.overview)
+        backend = self.router.backend
+        if backend is not None:
+            self.load_readiness(backend)  # after the counts: the decks never wait for NumPy and FSRS
+
+    @work(thread=True, exclusive=True, group="readiness", exit_on_error=False)
+    def load_readiness(self, backend: Backend) -> None:
+        self.post_message(ReadinessComputed(backend.readiness()))
+
+    def on_readiness_computed(self, message: ReadinessComputed) -> None:
+        readiness = message.readiness
+        table = self.deck_table
+        if table is not None:
+            table.show_readiness({d.deck_id: d.recall for d in readiness.decks})
+        self.query_one("#home-readiness", Static).update(readiness_line(readiness))
 
     def _show_overview(self, overview: Overview) -> None:
         table = self.deck_table
@@ -183,10 +200,21 @@ class HomeScreen(QuizScreen[None]):
 
 def _totals(o: Overview) -> str:
     streak = f"{o.streak_days} day{'s' if o.streak_days != 1 else ''}"
-    return (
-        f"[b]{o.questions}[/b] questions · [b]{o.due}[/b] due · [b]{min(o.new, o.new_left_today)}[/b] new "
-        f"today · [b]{o.reviews_today}[/b] answered today · streak [b]{streak}[/b]"
-    )
+    if o.counts is not None:  # Anki's three numbers, the same as the study session's "left"
+        c = o.counts
+        waiting = f"[b]{c.new}[/b] new · [b]{c.learning}[/b] learning · [b]{c.review}[/b] review"
+    else:
+        waiting = f"[b]{min(o.new, o.new_left_today)}[/b] new · [b]{o.due}[/b] due"
+    return f"{waiting} · [b]{o.reviews_today}[/b] answered today · streak [b]{streak}[/b]"
+
+
+def readiness_line(readiness: Readiness) -> Text:
+    """`Ready 34%`, then what the number means, in one line of dim text."""
+    line = Text()
+    line.append(f"Ready {readiness.recall:.0%}", style="bold")
+    line.append(" · ")
+    line.append(readiness.meaning, style="dim")
+    return line
 
 
 def _hint(o: Overview) -> str:

@@ -29,8 +29,24 @@ STATS_COLUMNS_WIDTH = 52
 """Room the retention, mastery and cards columns take beside a deck title."""
 
 
+MASTERY_WIDTH = 6
+"""The mastery bar's cells: narrower than home's, to leave room for readiness beside it."""
+
+
 def _percent(share: float | None) -> str:
     return "—" if share is None else f"{share * 100:.0f}%"
+
+
+def _readiness_meaning(stats: Stats) -> Text:
+    """Readiness over every deck, then what it means, in one line of dim text."""
+    readiness = stats.readiness
+    if readiness is None:
+        return Text("")
+    line = Text()
+    line.append(f"Ready {_percent(readiness.recall)}", style="bold")
+    line.append(" · ")
+    line.append(readiness.meaning, style="dim")
+    return line
 
 
 class StatsScreen(QuizScreen[None]):
@@ -57,7 +73,7 @@ class StatsScreen(QuizScreen[None]):
         try:
             from quizapp.reports.stats import compute_stats
 
-            stats = compute_stats(backend.store, now=backend.now())
+            stats = compute_stats(backend.store, now=backend.now(), decks=backend.catalog.deck_headers())
         except Exception as exc:
             self.router.report_error(exc)
             return
@@ -77,6 +93,9 @@ class StatsScreen(QuizScreen[None]):
         overall = stats.overall_retention
         summary.append(" · retention ")
         summary.append(_percent(overall), style="bold")
+        if stats.counts is not None:  # the same three numbers as home and the study session
+            c = stats.counts
+            summary.append(f"\nWaiting now: {c.new} new · {c.learning} learning · {c.review} review")
 
         decks = DataTable[str | Text](id="deck-stats", cursor_type="none", zebra_stripes=True)
         decks.can_focus = False  # nothing to pick in it: Tab goes from the page to the misconceptions
@@ -85,8 +104,9 @@ class StatsScreen(QuizScreen[None]):
                 Static(summary, id="stats-summary"),
                 Static("Reviews per day", classes="section-title"),
                 CalendarView(stats.calendar, id="calendar"),
-                Static("Retention and mastery per deck", classes="section-title"),
+                Static("Retention, mastery and readiness per deck", classes="section-title"),
                 decks,
+                Static(_readiness_meaning(stats), id="stats-readiness"),
                 Static(
                     f"Due in the next {len(stats.forecast)} days (overdue now: {stats.overdue})",
                     classes="section-title",
@@ -133,10 +153,12 @@ class StatsScreen(QuizScreen[None]):
         table.add_column("Deck")
         table.add_column("Retention")
         table.add_column("Mastery")
+        table.add_column("Ready")
         table.add_column("Cards")
         title_width = max(12, self.app.size.width - STATS_COLUMNS_WIDTH)
         retention = {r.deck_id: r for r in stats.retention}
         mastery = {m.deck_id: m for m in stats.mastery}
+        ready = {d.deck_id: d.recall for d in stats.readiness.decks} if stats.readiness else {}
         for deck in backend.decks:
             r = retention.get(deck.id)
             m = mastery.get(deck.id)
@@ -145,7 +167,15 @@ class StatsScreen(QuizScreen[None]):
             )
             share = m.share_of(len(deck.question_ids)) if m else 0.0
             seen = f"{m.cards if m else 0}/{len(deck.question_ids)} seen"
-            table.add_row(shorten(deck.title, title_width), ret, mastery_bar(share), seen, key=deck.id)
+            recall = ready.get(deck.id)
+            table.add_row(
+                shorten(deck.title, title_width),
+                ret,
+                mastery_bar(share, width=MASTERY_WIDTH),
+                Text(_percent(recall), style="bold" if recall else "dim"),
+                seen,
+                key=deck.id,
+            )
 
     @on(OptionList.OptionSelected, "#misconceptions")
     def _drill_misconception(self, event: OptionList.OptionSelected) -> None:

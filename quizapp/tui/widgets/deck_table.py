@@ -1,4 +1,5 @@
-"""Provides DeckTable: the home screen's decks with their new and due counts and a mastery bar.
+"""Provides DeckTable: the home screen's decks with their new and due counts and a readiness bar (the
+expected recall on the interview day, quizapp.study.readiness), which follows once it is computed.
 
 An OptionList of pre-drawn rows, rather than a DataTable: the list is what start-up waits for, and a
 DataTable measures and styles every cell of every row for its first frame (home's decks came 0.1x of a
@@ -16,12 +17,14 @@ from textual.widgets.option_list import Option
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from quizapp.reports.overview import DeckRow
 
 BAR_WIDTH = 10
 COUNT_WIDTH = 5
 NUMBERS_WIDTH = 2 * COUNT_WIDTH + 2 + BAR_WIDTH + 5 + 2
-"""Room the New, Due and Mastery columns (and the list's scrollbar) take beside the title."""
+"""Room the New, Due and Ready columns (and the list's scrollbar) take beside the title."""
 
 
 def mastery_bar(share: float, width: int = BAR_WIDTH) -> Text:
@@ -44,7 +47,14 @@ class DeckTable(OptionList):
         self._header = header
         self._deck_ids: list[str] = []
         self._rows: tuple[DeckRow, ...] = ()
+        self._ready: Mapping[str, float] = {}
         self._title_width = 0
+
+    def show_readiness(self, ready: Mapping[str, float]) -> None:
+        """Each deck's readiness (deck id -> expected recall, 0..1), drawn in its row's bar."""
+        self._ready = dict(ready)
+        if self._rows:
+            self.show_rows(self._rows)
 
     def show_rows(self, rows: tuple[DeckRow, ...]) -> None:
         """Replaces the rows, keeping the highlight on the same deck."""
@@ -54,7 +64,7 @@ class DeckTable(OptionList):
         self._title_width = self._fit_width()
         if self._header is not None:
             names = "Deck".ljust(self._title_width) + "New".rjust(COUNT_WIDTH) + "Due".rjust(COUNT_WIDTH)
-            self._header.update(Text(names + "  Mastery", style="bold"))
+            self._header.update(Text(names + "  Ready", style="bold"))
         self.clear_options()
         self.add_options([Option(self._row(row), id=row.deck_id) for row in rows])
         if rows:
@@ -66,7 +76,11 @@ class DeckTable(OptionList):
         line.append(str(row.new).rjust(COUNT_WIDTH))
         line.append(str(row.due).rjust(COUNT_WIDTH), style="bold" if row.due else "dim")
         line.append("  ")
-        line.append_text(mastery_bar(row.mastery))
+        ready = self._ready.get(row.deck_id)
+        if ready is None:  # computed after the counts: a blank bar until it arrives
+            line.append("·" * BAR_WIDTH + "   …", style="dim")
+        else:
+            line.append_text(mastery_bar(ready))
         return line
 
     def _fit_width(self) -> int:
