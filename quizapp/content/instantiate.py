@@ -26,6 +26,7 @@ from quizapp.content.schema import (
     FlashcardQuestion,
     ParamSpec,
     Question,
+    ScenarioQuestion,
     ShapeQuestion,
 )
 from quizapp.content.template import TemplateError, lookup, render
@@ -135,6 +136,10 @@ def build_instance(
             code_inputs=input_spec(question),
             **common,
         )
+    if isinstance(question, ScenarioQuestion):
+        from quizapp.content.scenario import build_scenario
+
+        return build_scenario(question, values, common, calculate)
     answer = compute_answer(question, resolve_args(question.args, values, loc=("args",)), calculate)
     derivation = answer.derivation
     if question.heatmap_in_prompt and derivation.heatmap is None:

@@ -189,9 +189,9 @@ def _param_issues(name: str, spec: ParamSpec, params: Mapping[str, ParamSpec]) -
     where: Loc = ("params", name)
     if isinstance(spec, PresetParam):
         return [
-            Issue((*where, "preset", i), f"unknown model preset {key!r}{_suggest(key, engine.MODELS)}")
+            Issue((*where, "preset", i), f"unknown model preset {key!r}{_suggest(key, engine.PRESETS)}")
             for i, key in enumerate(spec.preset)
-            if key not in engine.MODELS
+            if key not in engine.PRESETS
         ]
     if isinstance(spec, CalcParam):
         calc = engine.CALCULATORS.get(spec.calc)
@@ -322,7 +322,7 @@ def candidates(spec: ParamSpec) -> list[Any]:
     if isinstance(spec, RangeParam):
         return [spec.range[0], spec.range[1]]
     if isinstance(spec, PresetParam):
-        return [engine.MODELS[k] for k in spec.preset if k in engine.MODELS]
+        return [engine.PRESETS[k] for k in spec.preset if k in engine.PRESETS]
     if isinstance(spec, MatrixParam):
         m = spec.matrix
         return [[[m.low] * m.cols for _ in range(m.rows)]]
