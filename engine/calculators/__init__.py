@@ -3,6 +3,7 @@
 One module per area: dimensions (head_dim), shapes (attention_shape), parameters (attention and
 single-vs-multi-head counts), kv_cache (cache bytes and savings), cost (FLOPs and score memory), entry
 from engine.calculators import (
+    case_decoding,
     case_serving,
     cost,
     dimensions,
@@ -23,6 +24,7 @@ from engine.calculators import (
 )
 
 __all__ = [
+    "case_decoding",
     "case_serving",
     "cost",
     "dimensions",
@@ -47,6 +49,7 @@ the same checks and computes the same value, then returns before writing the ste
 """
 
 from engine.calculators import (
+    case_decoding,
     case_serving,
     cost,
     dimensions,
@@ -67,6 +70,7 @@ from engine.calculators import (
 )
 
 __all__ = [
+    "case_decoding",
     "case_serving",
     "cost",
     "dimensions",
