@@ -3,7 +3,9 @@
 One module per area: dimensions (head_dim), shapes (attention_shape), parameters (attention and
 single-vs-multi-head counts), kv_cache (cache bytes and savings), cost (FLOPs and score memory), entry
 from engine.calculators import (
+    case_attention,
     case_decoding,
+    case_kernels,
     case_serving,
     cost,
     dimensions,
@@ -24,7 +26,9 @@ from engine.calculators import (
 )
 
 __all__ = [
+    "case_attention",
     "case_decoding",
+    "case_kernels",
     "case_serving",
     "cost",
     "dimensions",
@@ -49,7 +53,9 @@ the same checks and computes the same value, then returns before writing the ste
 """
 
 from engine.calculators import (
+    case_attention,
     case_decoding,
+    case_kernels,
     case_serving,
     cost,
     dimensions,
@@ -70,7 +76,9 @@ from engine.calculators import (
 )
 
 __all__ = [
+    "case_attention",
     "case_decoding",
+    "case_kernels",
     "case_serving",
     "cost",
     "dimensions",
