@@ -73,13 +73,13 @@ def prefill_attention_flops(
     misconceptions=("mac-as-one", "forgot-bytes", "used-query-heads", "forgot-rope", "one-head"),
 )  # fmt: skip
 def decode_attention_intensity(
-    n_heads: int,
-    bytes_per_element: int,
     kind: str = "gqa",
+    n_heads: int = 1,
     n_kv_heads: int = 1,
     d_head: int = 1,
     kv_lora_rank: int = 1,
     rope_dim: int = 0,
+    bytes_per_element: int = 2,
     *,
     worked: bool = True,
 ) -> Derivation:

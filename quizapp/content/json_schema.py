@@ -53,7 +53,7 @@ SCHEMA_VALUES = frozenset(
         "contentSchema",
     }
 )
-QUESTION_CALCULATOR_DEFS = ("NumericQuestion", "TensorQuestion", "ShapeQuestion")
+QUESTION_CALCULATOR_DEFS = ("NumericQuestion", "TensorQuestion", "ShapeQuestion", "ScenarioStep")
 
 
 def deck_json_schema() -> Schema:

@@ -17,11 +17,13 @@ from quizapp.grading.grade import StepVerdict, Verdict, grade
 from quizapp.grading.rating import AGAIN, HARD, RATING_NAMES
 
 _SEPARATORS = re.compile(r"[;\n]")
+_STEP_NUMBER = re.compile(r"^\s*\d+\)\s*")
 
 
 def split_answers(text: str) -> list[str]:
-    """The per-step answers in one text: separated by `;` or new lines (no answer form uses either)."""
-    return [part.strip() for part in _SEPARATORS.split(text)]
+    """The per-step answers in one text: separated by `;` or new lines (no answer form uses either), each
+    perhaps numbered as the expected answer is written ("1) 17.5 GB; 2) 0.34 GB")."""
+    return [_STEP_NUMBER.sub("", part).strip() for part in _SEPARATORS.split(text.strip())]
 
 
 def grade_step(
