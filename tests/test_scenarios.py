@@ -65,7 +65,9 @@ def test_the_bank_has_twelve_case_studies_of_four_to_eight_steps_that_vary_by_se
     assert len(scenarios) >= 12
     for question in scenarios:
         assert 4 <= len(question.steps) <= 8
-        finals = {round(float(catalog.instance(question.id, s).steps[-1].expected or 0), 9) for s in range(50)}
+        finals = {
+            round(float(catalog.instance(question.id, s).steps[-1].expected or 0), 9) for s in range(50)
+        }
         assert question.fixed or len(finals) >= 8, (question.id, len(finals))
         inst = catalog.instance(question.id, 0)
         for step, spec in zip(inst.steps, question.steps, strict=True):
@@ -123,9 +125,18 @@ def test_show_json_lists_the_steps_and_check_json_gives_one_verdict_per_step(cat
     assert inst.rework is not None
     third = inst.rework(2, {"weights": weights_wrong})
     checked = _cli(
-        "check", SERVING, "--seed", "2", "--json",
-        "--answer", f"{wrong} B", "--answer", _right_text(inst.steps[1]), "--answer", _right_text(third),
-    )  # fmt: skip
+        "check",
+        SERVING,
+        "--seed",
+        "2",
+        "--json",
+        "--answer",
+        f"{wrong} B",
+        "--answer",
+        _right_text(inst.steps[1]),
+        "--answer",
+        _right_text(third),
+    )
     assert checked.returncode == 1, checked.stderr
     verdict = json.loads(checked.stdout)
     assert [s["step"] for s in verdict["steps"]] == [1, 2, 3]

@@ -25,10 +25,15 @@ _DH = Arg("d_head", "int", "width of one head")
     "prefill_attention_flops",
     summary="FLOPs of q.k and p.v over a prompt: 4 L h d_head T^2, halved by the causal mask.",
     unit="FLOPs",
-    args=(_L, _H, _DH, Arg("seq_len", "int", "prompt tokens T"),
-          Arg("causal", "bool", "a causal mask skips the upper triangle", True, False)),
+    args=(
+        _L,
+        _H,
+        _DH,
+        Arg("seq_len", "int", "prompt tokens T"),
+        Arg("causal", "bool", "a causal mask skips the upper triangle", True, False),
+    ),
     misconceptions=("no-causal-half", "mac-as-one", "forgot-layers"),
-)  # fmt: skip
+)
 def prefill_attention_flops(
     n_layers: int, n_heads: int, d_head: int, seq_len: int, causal: bool = True, *, worked: bool = True
 ) -> Derivation:
@@ -42,8 +47,15 @@ def prefill_attention_flops(
         ("forgot-layers", "You counted one layer", "Every layer attends over the prompt.", value // n_layers),
     ]
     if causal:
-        wrong.insert(0, ("no-causal-half", "You counted the masked half", "A causal kernel skips the "
-                         "blocks above the diagonal: about half of T^2.", full))  # fmt: skip
+        wrong.insert(
+            0,
+            (
+                "no-causal-half",
+                "You counted the masked half",
+                "A causal kernel skips the blocks above the diagonal: about half of T^2.",
+                full,
+            ),
+        )
     return formula_result(
         calc,
         value,
@@ -62,7 +74,14 @@ def prefill_attention_flops(
     "h (4r + 2 rho) / ((r + rho) b).",
     unit="",
     args=(
-        Arg("kind", "str", "gqa (MHA when n_kv_heads = n_heads) or mla (absorbed)", "gqa", False, ("gqa", "mla")),
+        Arg(
+            "kind",
+            "str",
+            "gqa (MHA when n_kv_heads = n_heads) or mla (absorbed)",
+            "gqa",
+            False,
+            ("gqa", "mla"),
+        ),
         _H,
         Arg("n_kv_heads", "int", "key/value heads (gqa)", 1, False),
         Arg("d_head", "int", "width of one head (gqa)", 1, False),
@@ -71,7 +90,7 @@ def prefill_attention_flops(
         Arg("bytes_per_element", "int", "bytes per cached number"),
     ),
     misconceptions=("mac-as-one", "forgot-bytes", "used-query-heads", "forgot-rope", "one-head"),
-)  # fmt: skip
+)
 def decode_attention_intensity(
     kind: str = "gqa",
     n_heads: int = 1,
@@ -95,14 +114,27 @@ def decode_attention_intensity(
         read = 2 * n_kv_heads * d_head * b
         value = flops / read
         wrong = [
-            ("mac-as-one", "You counted a multiply-add as one FLOP", "q.k and p.v are 2 FLOPs per "
-             "multiply-add.", value / 2),
+            (
+                "mac-as-one",
+                "You counted a multiply-add as one FLOP",
+                "q.k and p.v are 2 FLOPs per multiply-add.",
+                value / 2,
+            ),
             ("forgot-bytes", "You divided by numbers, not bytes", "Intensity is per byte read.", value * b),
-        ]  # fmt: skip
+        ]
         if n_kv_heads != n_heads:
-            wrong.append(("used-query-heads", "You read one cached head per query head", "Under GQA "
-                          "a group of query heads shares one cached K/V head.", 2 / b))  # fmt: skip
-        formula, numbers = "4 h d_head / (2 g d_head b)", f"4 x {n_heads} x {d_head} / (2 x {n_kv_heads} x {d_head} x {b})"
+            wrong.append(
+                (
+                    "used-query-heads",
+                    "You read one cached head per query head",
+                    "Under GQA a group of query heads shares one cached K/V head.",
+                    2 / b,
+                )
+            )
+        formula, numbers = (
+            "4 h d_head / (2 g d_head b)",
+            f"4 x {n_heads} x {d_head} / (2 x {n_kv_heads} x {d_head} x {b})",
+        )
     else:
         r, rho = kv_lora_rank, rope_dim
         require_positive_numbers(calc, kv_lora_rank=r)
@@ -112,38 +144,67 @@ def decode_attention_intensity(
         read = (r + rho) * b
         value = flops / read
         wrong = [
-            ("mac-as-one", "You counted a multiply-add as one FLOP", "Scores and outputs are 2 FLOPs "
-             "per multiply-add.", value / 2),
+            (
+                "mac-as-one",
+                "You counted a multiply-add as one FLOP",
+                "Scores and outputs are 2 FLOPs per multiply-add.",
+                value / 2,
+            ),
             ("forgot-bytes", "You divided by numbers, not bytes", "Intensity is per byte read.", value * b),
-            ("forgot-rope", "You left out the RoPE key", "The cache holds r + rho numbers per token and "
-             "the scores run over both.", 4 * n_heads / b),
-            ("one-head", "You counted one query head", "Absorbed MLA runs every query head over the one "
-             "cached latent: h times the FLOPs for the same bytes.", value / n_heads),
-        ]  # fmt: skip
+            (
+                "forgot-rope",
+                "You left out the RoPE key",
+                "The cache holds r + rho numbers per token and the scores run over both.",
+                4 * n_heads / b,
+            ),
+            (
+                "one-head",
+                "You counted one query head",
+                "Absorbed MLA runs every query head over the one "
+                "cached latent: h times the FLOPs for the same bytes.",
+                value / n_heads,
+            ),
+        ]
         formula = "h (2 (r + rho) + 2 r) / ((r + rho) b)"
         numbers = f"{n_heads} x (2 x {r + rho} + 2 x {r}) / ({r + rho} x {b})"
-    return formula_result(
-        calc, value, "", "FLOPs per cached byte", formula, numbers, wrong, worked=worked
-    )
+    return formula_result(calc, value, "", "FLOPs per cached byte", formula, numbers, wrong, worked=worked)
 
 
 @register(
     "quantized_kv_bytes_per_token",
     summary="KV bytes per token with b-bit groups (KIVI): 2 L g d_head (bits/8 + 2 x scale bytes / G).",
     unit="B",
-    args=(_L, _G, _DH, Arg("bits", "int", "bits per quantised number"),
-          Arg("group_size", "int", "numbers sharing one scale and zero point"),
-          Arg("scale_bytes", "int", "bytes of one scale (and of one zero point)", 2, False)),
+    args=(
+        _L,
+        _G,
+        _DH,
+        Arg("bits", "int", "bits per quantised number"),
+        Arg("group_size", "int", "numbers sharing one scale and zero point"),
+        Arg("scale_bytes", "int", "bytes of one scale (and of one zero point)", 2, False),
+    ),
     misconceptions=("forgot-scales", "bits-as-bytes", "no-zero-point", "no-x2-kv"),
-)  # fmt: skip
+)
 def quantized_kv_bytes_per_token(
-    n_layers: int, n_kv_heads: int, d_head: int, bits: int, group_size: int, scale_bytes: int = 2,
-    *, worked: bool = True,
-) -> Derivation:  # fmt: skip
+    n_layers: int,
+    n_kv_heads: int,
+    d_head: int,
+    bits: int,
+    group_size: int,
+    scale_bytes: int = 2,
+    *,
+    worked: bool = True,
+) -> Derivation:
     """The payload is bits/8 bytes a number; each group of G also stores a scale and a zero point."""
     calc = "quantized_kv_bytes_per_token"
-    require_positive_numbers(calc, n_layers=n_layers, n_kv_heads=n_kv_heads, d_head=d_head, bits=bits,
-                             group_size=group_size, scale_bytes=scale_bytes)  # fmt: skip
+    require_positive_numbers(
+        calc,
+        n_layers=n_layers,
+        n_kv_heads=n_kv_heads,
+        d_head=d_head,
+        bits=bits,
+        group_size=group_size,
+        scale_bytes=scale_bytes,
+    )
     numbers = 2 * n_layers * n_kv_heads * d_head
     per = bits / 8 + 2 * scale_bytes / group_size
     value = numbers * per
@@ -155,16 +216,28 @@ def quantized_kv_bytes_per_token(
         "2 x L x g x d_head x (bits / 8 + 2 x scale bytes / G)",
         f"2 x {n_layers} x {n_kv_heads} x {d_head} x ({bits} / 8 + 2 x {scale_bytes} / {group_size})",
         [
-            ("forgot-scales", "You left out the scales and zero points", "Each group of G numbers "
-             "stores a scale and a zero point beside the payload.", numbers * bits / 8),
-            ("bits-as-bytes", "You counted bits as bytes", "4 bits is half a byte.",
-             numbers * (bits + 2 * scale_bytes / group_size)),
-            ("no-zero-point", "You stored a scale but no zero point", "KIVI's asymmetric quantisation "
-             "keeps both per group.", numbers * (bits / 8 + scale_bytes / group_size)),
+            (
+                "forgot-scales",
+                "You left out the scales and zero points",
+                "Each group of G numbers stores a scale and a zero point beside the payload.",
+                numbers * bits / 8,
+            ),
+            (
+                "bits-as-bytes",
+                "You counted bits as bytes",
+                "4 bits is half a byte.",
+                numbers * (bits + 2 * scale_bytes / group_size),
+            ),
+            (
+                "no-zero-point",
+                "You stored a scale but no zero point",
+                "KIVI's asymmetric quantisation keeps both per group.",
+                numbers * (bits / 8 + scale_bytes / group_size),
+            ),
             ("no-x2-kv", "You counted K or V, not both", "Both keys and values are cached.", value / 2),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -188,42 +261,76 @@ def ring_step_flops(block_len: int, n_heads: int, d_head: int, *, worked: bool =
         "4 x block^2 x h x d_head",
         f"4 x {block_len}^2 x {n_heads} x {d_head}",
         [
-            ("mac-as-one", "You counted a multiply-add as one FLOP", "Each multiply-add is 2 FLOPs.",
-             value // 2),
-            ("linear-in-block", "You counted one query against the block", "The whole query block "
-             "meets the whole key block: block^2 pairs.", 4 * block_len * n_heads * d_head),
-            ("forgot-heads", "You counted one head", "Every query head does the same work.",
-             4 * block_len * block_len * d_head),
+            (
+                "mac-as-one",
+                "You counted a multiply-add as one FLOP",
+                "Each multiply-add is 2 FLOPs.",
+                value // 2,
+            ),
+            (
+                "linear-in-block",
+                "You counted one query against the block",
+                "The whole query block meets the whole key block: block^2 pairs.",
+                4 * block_len * n_heads * d_head,
+            ),
+            (
+                "forgot-heads",
+                "You counted one head",
+                "Every query head does the same work.",
+                4 * block_len * block_len * d_head,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
     "kv_block_bytes",
     summary="Bytes of one K/V block passed to the next device: 2 x block x g x d_head x bytes.",
     unit="B",
-    args=(Arg("block_len", "int", "tokens per device block"), _G, _DH,
-          Arg("bytes_per_element", "int", "bytes per number"), Arg("n_heads", "int", "query heads", 0, False)),
+    args=(
+        Arg("block_len", "int", "tokens per device block"),
+        _G,
+        _DH,
+        Arg("bytes_per_element", "int", "bytes per number"),
+        Arg("n_heads", "int", "query heads", 0, False),
+    ),
     misconceptions=("no-x2-kv", "used-query-heads", "forgot-bytes"),
-)  # fmt: skip
+)
 def kv_block_bytes(
-    block_len: int, n_kv_heads: int, d_head: int, bytes_per_element: int, n_heads: int = 0,
-    *, worked: bool = True,
-) -> Derivation:  # fmt: skip
+    block_len: int,
+    n_kv_heads: int,
+    d_head: int,
+    bytes_per_element: int,
+    n_heads: int = 0,
+    *,
+    worked: bool = True,
+) -> Derivation:
     """A ring passes keys and values, one block per step, for the KV heads the model has."""
     calc = "kv_block_bytes"
-    require_positive_numbers(calc, block_len=block_len, n_kv_heads=n_kv_heads, d_head=d_head,
-                             bytes_per_element=bytes_per_element)  # fmt: skip
+    require_positive_numbers(
+        calc, block_len=block_len, n_kv_heads=n_kv_heads, d_head=d_head, bytes_per_element=bytes_per_element
+    )
     value = 2 * block_len * n_kv_heads * d_head * bytes_per_element
     wrong = [
         ("no-x2-kv", "You sent K or V, not both", "Both keys and values travel round the ring.", value // 2),
-        ("forgot-bytes", "You counted numbers, not bytes", "Multiply by the bytes per number.",
-         value // bytes_per_element),
+        (
+            "forgot-bytes",
+            "You counted numbers, not bytes",
+            "Multiply by the bytes per number.",
+            value // bytes_per_element,
+        ),
     ]
     if n_heads > n_kv_heads:
-        wrong.insert(1, ("used-query-heads", "You sent a K/V head per query head", "Under GQA only "
-                         "the KV heads exist.", 2 * block_len * n_heads * d_head * bytes_per_element))  # fmt: skip
+        wrong.insert(
+            1,
+            (
+                "used-query-heads",
+                "You sent a K/V head per query head",
+                "Under GQA only the KV heads exist.",
+                2 * block_len * n_heads * d_head * bytes_per_element,
+            ),
+        )
     return formula_result(
         calc,
         value,
@@ -247,7 +354,9 @@ def kv_block_bytes(
     ),
     misconceptions=("square-root-scaling", "no-scaling"),
 )
-def min_overlap_block(block_len: int, compute_ms: float, comm_ms: float, *, worked: bool = True) -> Derivation:
+def min_overlap_block(
+    block_len: int, compute_ms: float, comm_ms: float, *, worked: bool = True
+) -> Derivation:
     """compute/comm scales linearly with the block, so the break-even block is block x comm / compute."""
     calc = "min_overlap_block"
     require_positive_numbers(calc, block_len=block_len, compute_ms=compute_ms, comm_ms=comm_ms)
@@ -261,11 +370,18 @@ def min_overlap_block(block_len: int, compute_ms: float, comm_ms: float, *, work
         "ceil(block x comm / compute)",
         f"ceil({block_len} x {num(comm_ms)} / {num(compute_ms)})",
         [
-            ("square-root-scaling", "You scaled by the square root", "Compute per step is block^2 but "
-             "transfer is block, so their ratio is linear in the block.",
-             math.ceil(block_len * math.sqrt(comm_ms / compute_ms))),
-            ("no-scaling", "You kept the block you had", "The block can shrink until compute just "
-             "covers the transfer.", block_len),
+            (
+                "square-root-scaling",
+                "You scaled by the square root",
+                "Compute per step is block^2 but transfer is block, so their ratio is linear in the block.",
+                math.ceil(block_len * math.sqrt(comm_ms / compute_ms)),
+            ),
+            (
+                "no-scaling",
+                "You kept the block you had",
+                "The block can shrink until compute just covers the transfer.",
+                block_len,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )

@@ -23,7 +23,9 @@ from engine.derivation import Derivation
     ),
     misconceptions=("rounded-up", "ratio-as-period", "swapped-kinds"),
 )
-def local_global_layers(n_layers: int, period: int, which: str = "global", *, worked: bool = True) -> Derivation:
+def local_global_layers(
+    n_layers: int, period: int, which: str = "global", *, worked: bool = True
+) -> Derivation:
     """Layer i (from 1) is global when i is a multiple of the period, so floor(L / period) are global."""
     calc = "local_global_layers"
     require_positive_numbers(calc, n_layers=n_layers, period=period)
@@ -43,19 +45,31 @@ def local_global_layers(n_layers: int, period: int, which: str = "global", *, wo
         "",
         label,
         formula,
-        f"floor({n_layers} / {period})" if which == "global" else f"{n_layers} - floor({n_layers} / {period})",
+        f"floor({n_layers} / {period})"
+        if which == "global"
+        else f"{n_layers} - floor({n_layers} / {period})",
         [
-            ("rounded-up", "You rounded the global count up", "A global layer comes at the end of each full "
-             "period; a partial period at the top has none.",
-             wrong_global if which == "global" else n_layers - wrong_global),
-            ("ratio-as-period", "You divided by the local count, not the period", "5 local to 1 global "
-             "is a period of 6 layers, not 5.",
-             wrong_ratio if which == "global" else n_layers - wrong_ratio),
-            ("swapped-kinds", "You counted the other kind of layer", "Most layers are local; only one "
-             "per period is global.", other),
+            (
+                "rounded-up",
+                "You rounded the global count up",
+                "A global layer comes at the end of each full period; a partial period at the top has none.",
+                wrong_global if which == "global" else n_layers - wrong_global,
+            ),
+            (
+                "ratio-as-period",
+                "You divided by the local count, not the period",
+                "5 local to 1 global is a period of 6 layers, not 5.",
+                wrong_ratio if which == "global" else n_layers - wrong_ratio,
+            ),
+            (
+                "swapped-kinds",
+                "You counted the other kind of layer",
+                "Most layers are local; only one per period is global.",
+                other,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 def _expected_tokens(alpha: float, gamma: int) -> float:
@@ -92,16 +106,29 @@ def spec_expected_tokens(alpha: float, gamma: int, *, worked: bool = True) -> De
         "(1 - a^(gamma+1)) / (1 - a)",
         f"(1 - {alpha:g}^{gamma + 1}) / (1 - {alpha:g})",
         [
-            ("forgot-bonus-token", "You left out the target's own token", "Every round ends with one "
-             "token from the target (a correction or a bonus), so add 1 to the accepted drafts.",
-             value - 1),
-            ("linear-acceptance", "You took gamma x a + 1", "Acceptance stops at the first rejection: "
-             "token k counts only if all k before it passed, probability a^k.", gamma * alpha + 1),
-            ("all-accepted", "You assumed every draft is accepted", "Each drafted token passes only "
-             "with probability a.", gamma + 1),
+            (
+                "forgot-bonus-token",
+                "You left out the target's own token",
+                "Every round ends with one "
+                "token from the target (a correction or a bonus), so add 1 to the accepted drafts.",
+                value - 1,
+            ),
+            (
+                "linear-acceptance",
+                "You took gamma x a + 1",
+                "Acceptance stops at the first rejection: "
+                "token k counts only if all k before it passed, probability a^k.",
+                gamma * alpha + 1,
+            ),
+            (
+                "all-accepted",
+                "You assumed every draft is accepted",
+                "Each drafted token passes only with probability a.",
+                gamma + 1,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -115,7 +142,9 @@ def spec_expected_tokens(alpha: float, gamma: int, *, worked: bool = True) -> De
     ),
     misconceptions=("forgot-draft-cost", "forgot-target-pass", "inverted"),
 )
-def spec_speedup(tokens_per_round: float, gamma: int, draft_cost: float, *, worked: bool = True) -> Derivation:
+def spec_speedup(
+    tokens_per_round: float, gamma: int, draft_cost: float, *, worked: bool = True
+) -> Derivation:
     """Plain decoding makes one token per target pass; a round makes more but costs the drafts too."""
     calc = "spec_speedup"
     require_positive_numbers(calc, tokens_per_round=tokens_per_round, gamma=gamma, draft_cost=draft_cost)
@@ -129,15 +158,27 @@ def spec_speedup(tokens_per_round: float, gamma: int, draft_cost: float, *, work
         "tokens per round / (gamma x c + 1)",
         f"{num(tokens_per_round)} / ({gamma} x {draft_cost:g} + 1)",
         [
-            ("forgot-draft-cost", "You ignored the draft model's time", "The gamma draft passes run "
-             "before each verification: the round costs gamma x c + 1.", tokens_per_round),
-            ("forgot-target-pass", "You left out the verification pass", "Each round also runs the "
-             "target once: + 1.", tokens_per_round / (gamma * draft_cost)),
-            ("inverted", "You inverted the ratio", "Speed-up is tokens per unit time now over before.",
-             cost / tokens_per_round),
+            (
+                "forgot-draft-cost",
+                "You ignored the draft model's time",
+                "The gamma draft passes run before each verification: the round costs gamma x c + 1.",
+                tokens_per_round,
+            ),
+            (
+                "forgot-target-pass",
+                "You left out the verification pass",
+                "Each round also runs the target once: + 1.",
+                tokens_per_round / (gamma * draft_cost),
+            ),
+            (
+                "inverted",
+                "You inverted the ratio",
+                "Speed-up is tokens per unit time now over before.",
+                cost / tokens_per_round,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -167,8 +208,12 @@ def spec_best_gamma(alpha: float, draft_cost: float, max_gamma: int, *, worked: 
         "argmax over gamma of (1 - a^(gamma+1)) / ((1 - a)(gamma c + 1))",
         f"speed-ups {table}",
         [
-            ("longest-draft", "You took the longest draft", "Each extra draft token is accepted with "
-             "probability a^k but always costs c.", max_gamma),
+            (
+                "longest-draft",
+                "You took the longest draft",
+                "Each extra draft token is accepted with probability a^k but always costs c.",
+                max_gamma,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )

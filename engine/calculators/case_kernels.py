@@ -3,9 +3,9 @@ roofline batch, throughput, prefix sharing and GPU counts.
 
 Split-KV (FlashDecoding) combine: split i returns its max m_i, its sum l_i = sum exp(s - m_i) and its
 normalised output o_i; with M = max m_i, the exact result is sum l_i e^(m_i - M) o_i / sum l_i e^(m_i - M).
-Llama-3.1 rope scaling (transformers' _compute_llama3_parameters): wavelengths below original / high_freq_factor
-keep their frequency, above original / low_freq_factor are divided by `factor`, and in between the divisor
-is interpolated with smooth = (original / wavelength - low) / (high - low).
+Llama-3.1 rope scaling (transformers' _compute_llama3_parameters): wavelengths below original /
+high_freq_factor keep their frequency, above original / low_freq_factor are divided by `factor`, and in
+between the divisor is interpolated with smooth = (original / wavelength - low) / (high - low).
 """
 
 from __future__ import annotations
@@ -34,14 +34,23 @@ def ceil_div(total: int, piece: int, *, worked: bool = True) -> Derivation:
     require_positive_numbers(calc, total=total, piece=piece)
     value = -(-total // piece)
     return formula_result(
-        calc, value, "", "Pieces", "ceil(total / piece)", f"ceil({total} / {piece})",
+        calc,
+        value,
+        "",
+        "Pieces",
+        "ceil(total / piece)",
+        f"ceil({total} / {piece})",
         [
-            ("floor-not-ceil", "You rounded down", "The last partial piece still needs its own split.",
-             total // piece),
+            (
+                "floor-not-ceil",
+                "You rounded down",
+                "The last partial piece still needs its own split.",
+                total // piece,
+            ),
             ("not-rounded", "You kept the fraction", "Pieces come whole.", total / piece),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -56,14 +65,23 @@ def split_kv_max(m1: float, m2: float, m3: float, *, worked: bool = True) -> Der
     calc = "split_kv_max"
     value = max(m1, m2, m3)
     return formula_result(
-        calc, value, "", "Global max", "M = max(m1, m2, m3)", f"max({m1:g}, {m2:g}, {m3:g})",
+        calc,
+        value,
+        "",
+        "Global max",
+        "M = max(m1, m2, m3)",
+        f"max({m1:g}, {m2:g}, {m3:g})",
         [
-            ("used-mean", "You averaged the maxima", "The reference point is the largest max.",
-             (m1 + m2 + m3) / 3),
+            (
+                "used-mean",
+                "You averaged the maxima",
+                "The reference point is the largest max.",
+                (m1 + m2 + m3) / 3,
+            ),
             ("used-first", "You kept the first split's max", "Another split may hold a larger score.", m1),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -78,14 +96,23 @@ def split_kv_rescale(m_i: float, m_max: float, *, worked: bool = True) -> Deriva
     calc = "split_kv_rescale"
     value = math.exp(m_i - m_max)
     return formula_result(
-        calc, value, "", "Rescale factor", "exp(m_i - M)", f"exp({m_i:g} - {num(m_max)})",
+        calc,
+        value,
+        "",
+        "Rescale factor",
+        "exp(m_i - M)",
+        f"exp({m_i:g} - {num(m_max)})",
         [
-            ("sign-flipped", "You used exp(M - m_i)", "Moving to a larger max shrinks the sum: the "
-             "factor is at most 1.", math.exp(m_max - m_i)),
+            (
+                "sign-flipped",
+                "You used exp(M - m_i)",
+                "Moving to a larger max shrinks the sum: the factor is at most 1.",
+                math.exp(m_max - m_i),
+            ),
             ("forgot-exp", "You used the difference itself", "Maxima live in the exponent.", m_i - m_max),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 def _weights(m_max: float, ms: tuple[float, ...], ls: tuple[float, ...]) -> list[float]:
@@ -108,29 +135,58 @@ def split_kv_denominator(
     require_positive_numbers(calc, l1=l1, l2=l2, l3=l3)
     value = sum(_weights(m_max, ms, ls))
     return formula_result(
-        calc, value, "", "Combined denominator", "L = sum l_i exp(m_i - M)",
+        calc,
+        value,
+        "",
+        "Combined denominator",
+        "L = sum l_i exp(m_i - M)",
         " + ".join(f"{li:g} exp({mi:g} - {num(m_max)})" for mi, li in zip(ms, ls, strict=True)),
         [
-            ("no-rescale", "You added the sums as they came", "Each l_i was taken against its own max; "
-             "rescale to M first.", l1 + l2 + l3),
-            ("sign-flipped", "You rescaled with exp(M - m_i)", "The factor is at most 1.",
-             sum(li * math.exp(m_max - mi) for mi, li in zip(ms, ls, strict=True))),
+            (
+                "no-rescale",
+                "You added the sums as they came",
+                "Each l_i was taken against its own max; rescale to M first.",
+                l1 + l2 + l3,
+            ),
+            (
+                "sign-flipped",
+                "You rescaled with exp(M - m_i)",
+                "The factor is at most 1.",
+                sum(li * math.exp(m_max - mi) for mi, li in zip(ms, ls, strict=True)),
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
     "split_kv_output",
     summary="The combined output: sum l_i exp(m_i - M) o_i / L.",
     unit="",
-    args=(Arg("m_max", "float", "the global max M"), Arg("denominator", "float", "the combined L"), *_M, *_LS, *_OS),
+    args=(
+        Arg("m_max", "float", "the global max M"),
+        Arg("denominator", "float", "the combined L"),
+        *_M,
+        *_LS,
+        *_OS,
+    ),
     misconceptions=("plain-mean", "no-rescale", "unnormalised"),
-)  # fmt: skip
+)
 def split_kv_output(
-    m_max: float, denominator: float, m1: float, m2: float, m3: float, l1: float, l2: float, l3: float,
-    o1: float, o2: float, o3: float, *, worked: bool = True,
-) -> Derivation:  # fmt: skip
+    m_max: float,
+    denominator: float,
+    m1: float,
+    m2: float,
+    m3: float,
+    l1: float,
+    l2: float,
+    l3: float,
+    o1: float,
+    o2: float,
+    o3: float,
+    *,
+    worked: bool = True,
+) -> Derivation:
     """Each split's normalised output is weighted by its share of the total softmax mass."""
     calc = "split_kv_output"
     require_positive_numbers(calc, denominator=denominator, l1=l1, l2=l2, l3=l3)
@@ -139,17 +195,29 @@ def split_kv_output(
     numerator = sum(wi * oi for wi, oi in zip(w, os_, strict=True))
     value = numerator / denominator
     return formula_result(
-        calc, value, "", "Combined output", "O = sum l_i exp(m_i - M) o_i / L",
+        calc,
+        value,
+        "",
+        "Combined output",
+        "O = sum l_i exp(m_i - M) o_i / L",
         f"({' + '.join(f'{wi:.4g} x {oi:g}' for wi, oi in zip(w, os_, strict=True))}) / {num(denominator)}",
         [
-            ("plain-mean", "You averaged the outputs", "Splits carry different shares of the softmax "
-             "mass; weight each by l_i exp(m_i - M).", (o1 + o2 + o3) / 3),
-            ("no-rescale", "You weighted by l_i without the exp(m_i - M)", "Each l_i was taken against "
-             "its own max.", (l1 * o1 + l2 * o2 + l3 * o3) / (l1 + l2 + l3)),
+            (
+                "plain-mean",
+                "You averaged the outputs",
+                "Splits carry different shares of the softmax mass; weight each by l_i exp(m_i - M).",
+                (o1 + o2 + o3) / 3,
+            ),
+            (
+                "no-rescale",
+                "You weighted by l_i without the exp(m_i - M)",
+                "Each l_i was taken against its own max.",
+                (l1 * o1 + l2 * o2 + l3 * o3) / (l1 + l2 + l3),
+            ),
             ("unnormalised", "You did not divide by L", "The weights must sum to 1.", numerator),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -168,16 +236,28 @@ def llama3_rope_threshold(original_context: int, freq_factor: float, *, worked: 
     require_positive_numbers(calc, original_context=original_context, freq_factor=freq_factor)
     value = original_context / freq_factor
     return formula_result(
-        calc, value, "", "Wavelength threshold (tokens)", "original context / factor",
+        calc,
+        value,
+        "",
+        "Wavelength threshold (tokens)",
+        "original context / factor",
         f"{original_context} / {freq_factor:g}",
         [
-            ("multiplied", "You multiplied by the factor", "The threshold is the context divided by "
-             "the factor.", original_context * freq_factor),
-            ("used-full-context", "You used the extended 131,072-token context", "Thresholds come from "
-             "the original 8,192.", 131072 / freq_factor),
+            (
+                "multiplied",
+                "You multiplied by the factor",
+                "The threshold is the context divided by the factor.",
+                original_context * freq_factor,
+            ),
+            (
+                "used-full-context",
+                "You used the extended 131,072-token context",
+                "Thresholds come from the original 8,192.",
+                131072 / freq_factor,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -196,13 +276,25 @@ def llama3_rope_threshold(original_context: int, freq_factor: float, *, worked: 
     misconceptions=("wrong-band", "smooth-inverted"),
 )
 def llama3_rope_divisor(
-    wavelength: float, high_wavelength: float, low_wavelength: float, factor: float, original_context: int,
-    low_freq_factor: float, high_freq_factor: float, *, worked: bool = True,
-) -> Derivation:  # fmt: skip
+    wavelength: float,
+    high_wavelength: float,
+    low_wavelength: float,
+    factor: float,
+    original_context: int,
+    low_freq_factor: float,
+    high_freq_factor: float,
+    *,
+    worked: bool = True,
+) -> Derivation:
     """Short wavelengths are already learned; long ones are stretched; the band between blends both."""
     calc = "llama3_rope_divisor"
-    require_positive_numbers(calc, wavelength=wavelength, high_wavelength=high_wavelength,
-                             low_wavelength=low_wavelength, factor=factor)  # fmt: skip
+    require_positive_numbers(
+        calc,
+        wavelength=wavelength,
+        high_wavelength=high_wavelength,
+        low_wavelength=low_wavelength,
+        factor=factor,
+    )
     if high_freq_factor == low_freq_factor:
         raise ValueError(f"{calc}: high_freq_factor and low_freq_factor must differ")
     smooth = (original_context / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
@@ -219,17 +311,29 @@ def llama3_rope_divisor(
     else:
         other = factor if wavelength > (high_wavelength + low_wavelength) / 2 else 1.0
     wrong = [
-        ("wrong-band", "You put the pair in the wrong band", "Compare the wavelength with both "
-         "thresholds: below the short one keep it, above the long one divide by the factor, and blend "
-         "in between.", other),
-    ]  # fmt: skip
+        (
+            "wrong-band",
+            "You put the pair in the wrong band",
+            "Compare the wavelength with both "
+            "thresholds: below the short one keep it, above the long one divide by the factor, and blend "
+            "in between.",
+            other,
+        ),
+    ]
     if high_wavelength <= wavelength <= low_wavelength:
         wrong.append(
-            ("smooth-inverted", "You blended the wrong way round", "smooth = 1 means keep the "
-             "frequency; smooth = 0 means divide by the factor.", 1 / (smooth / factor + (1 - smooth)))
-        )  # fmt: skip
+            (
+                "smooth-inverted",
+                "You blended the wrong way round",
+                "smooth = 1 means keep the frequency; smooth = 0 means divide by the factor.",
+                1 / (smooth / factor + (1 - smooth)),
+            )
+        )
     return formula_result(
-        calc, value, "x", f"Frequency divisor ({band})",
+        calc,
+        value,
+        "x",
+        f"Frequency divisor ({band})",
         "1 if wavelength < high; factor if wavelength > low; else 1 / ((1 - s) / factor + s)",
         f"wavelength {num(wavelength)} against {num(high_wavelength)} and {num(low_wavelength)}",
         wrong,
@@ -241,31 +345,46 @@ def llama3_rope_divisor(
     "scaled_wavelength",
     summary="A pair's wavelength after its frequency is divided: wavelength x divisor.",
     unit="",
-    args=(Arg("wavelength", "float", "wavelength before, tokens"), Arg("divisor", "float", "frequency divisor")),
+    args=(
+        Arg("wavelength", "float", "wavelength before, tokens"),
+        Arg("divisor", "float", "frequency divisor"),
+    ),
     misconceptions=("divided-not-multiplied",),
-)  # fmt: skip
+)
 def scaled_wavelength(wavelength: float, divisor: float, *, worked: bool = True) -> Derivation:
     """A lower frequency is a longer wavelength."""
     calc = "scaled_wavelength"
     require_positive_numbers(calc, wavelength=wavelength, divisor=divisor)
     value = wavelength * divisor
     return formula_result(
-        calc, value, "", "Scaled wavelength (tokens)", "wavelength x divisor",
+        calc,
+        value,
+        "",
+        "Scaled wavelength (tokens)",
+        "wavelength x divisor",
         f"{num(wavelength)} x {num(divisor)}",
-        [("divided-not-multiplied", "You divided the wavelength", "Dividing the frequency multiplies "
-          "the wavelength.", wavelength / divisor)],
+        [
+            (
+                "divided-not-multiplied",
+                "You divided the wavelength",
+                "Dividing the frequency multiplies the wavelength.",
+                wavelength / divisor,
+            )
+        ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
     "crossover_batch",
     summary="Smallest decode batch whose weight GEMMs reach the ridge: ceil(ridge x bytes / 2).",
     unit="",
-    args=(Arg("ridge", "float", "the GPU's ridge point, FLOP/byte"),
-          Arg("bytes_per_param", "float", "bytes per weight")),
+    args=(
+        Arg("ridge", "float", "the GPU's ridge point, FLOP/byte"),
+        Arg("bytes_per_param", "float", "bytes per weight"),
+    ),
     misconceptions=("mac-as-one", "forgot-bytes", "floor-not-ceil"),
-)  # fmt: skip
+)
 def crossover_batch(ridge: float, bytes_per_param: float, *, worked: bool = True) -> Derivation:
     """Each weight read serves the batch: 2 x batch FLOPs per bytes_per_param bytes."""
     calc = "crossover_batch"
@@ -273,42 +392,69 @@ def crossover_batch(ridge: float, bytes_per_param: float, *, worked: bool = True
     exact = ridge * bytes_per_param / 2
     value = math.ceil(exact)
     return formula_result(
-        calc, value, "", "Batch at the ridge", "ceil(ridge x bytes per weight / 2)",
+        calc,
+        value,
+        "",
+        "Batch at the ridge",
+        "ceil(ridge x bytes per weight / 2)",
         f"ceil({num(ridge)} x {bytes_per_param:g} / 2)",
         [
-            ("mac-as-one", "You counted one FLOP per weight per token", "A multiply-add is 2 FLOPs.",
-             math.ceil(ridge * bytes_per_param)),
-            ("forgot-bytes", "You forgot the bytes per weight", "Intensity is per byte.",
-             math.ceil(ridge / 2)),
-            ("floor-not-ceil", "You rounded down", "Below the ridge the step is still memory-bound.",
-             math.floor(exact)),
+            (
+                "mac-as-one",
+                "You counted one FLOP per weight per token",
+                "A multiply-add is 2 FLOPs.",
+                math.ceil(ridge * bytes_per_param),
+            ),
+            (
+                "forgot-bytes",
+                "You forgot the bytes per weight",
+                "Intensity is per byte.",
+                math.ceil(ridge / 2),
+            ),
+            (
+                "floor-not-ceil",
+                "You rounded down",
+                "Below the ridge the step is still memory-bound.",
+                math.floor(exact),
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
     "memory_time_ms",
     summary="Time to read bytes from memory once: bytes / (GB/s x 1e9), in ms.",
     unit="",
-    args=(Arg("n_bytes", "float", "bytes read"), Arg("bandwidth_gb_s", "float", "memory bandwidth, decimal GB/s")),
+    args=(
+        Arg("n_bytes", "float", "bytes read"),
+        Arg("bandwidth_gb_s", "float", "memory bandwidth, decimal GB/s"),
+    ),
     misconceptions=("seconds-not-ms", "gib-bandwidth"),
-)  # fmt: skip
+)
 def memory_time_ms(n_bytes: float, bandwidth_gb_s: float, *, worked: bool = True) -> Derivation:
     """A memory-bound pass takes its bytes over the bandwidth."""
     calc = "memory_time_ms"
     require_positive_numbers(calc, n_bytes=n_bytes, bandwidth_gb_s=bandwidth_gb_s)
     value = n_bytes / (bandwidth_gb_s * 1e9) * 1e3
     return formula_result(
-        calc, value, "", "Read time (ms)", "bytes / (GB/s x 1e9) x 1000",
+        calc,
+        value,
+        "",
+        "Read time (ms)",
+        "bytes / (GB/s x 1e9) x 1000",
         f"{num(n_bytes)} / ({num(bandwidth_gb_s)}e9) x 1000",
         [
             ("seconds-not-ms", "You gave seconds", "x 1000 for milliseconds.", value / 1000),
-            ("gib-bandwidth", "You read GB/s as GiB/s", "Bandwidth is decimal.",
-             n_bytes / (bandwidth_gb_s * 1024**3) * 1e3),
+            (
+                "gib-bandwidth",
+                "You read GB/s as GiB/s",
+                "Bandwidth is decimal.",
+                n_bytes / (bandwidth_gb_s * 1024**3) * 1e3,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -317,21 +463,30 @@ def memory_time_ms(n_bytes: float, bandwidth_gb_s: float, *, worked: bool = True
     unit="",
     args=(Arg("batch", "int", "sequences decoded together"), Arg("step_ms", "float", "time of one step, ms")),
     misconceptions=("per-sequence", "ms-as-seconds"),
-)  # fmt: skip
+)
 def tokens_per_second(batch: int, step_ms: float, *, worked: bool = True) -> Derivation:
     """Every sequence in the batch gains one token per step."""
     calc = "tokens_per_second"
     require_positive_numbers(calc, batch=batch, step_ms=step_ms)
     value = batch * 1000 / step_ms
     return formula_result(
-        calc, value, "", "Tokens per second", "batch x 1000 / step ms", f"{batch} x 1000 / {num(step_ms)}",
+        calc,
+        value,
+        "",
+        "Tokens per second",
+        "batch x 1000 / step ms",
+        f"{batch} x 1000 / {num(step_ms)}",
         [
-            ("per-sequence", "You gave one sequence's rate", "The batch makes batch tokens a step.",
-             1000 / step_ms),
+            (
+                "per-sequence",
+                "You gave one sequence's rate",
+                "The batch makes batch tokens a step.",
+                1000 / step_ms,
+            ),
             ("ms-as-seconds", "You treated milliseconds as seconds", "1000 ms in a second.", batch / step_ms),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -346,22 +501,30 @@ def add_flops(first: float, second: float, *, worked: bool = True) -> Derivation
     calc = "add_flops"
     require_positive_numbers(calc, first=first, second=second)
     return formula_result(
-        calc, first + second, "FLOPs", "Total FLOPs", "first + second", f"{num(first)} + {num(second)}",
+        calc,
+        first + second,
+        "FLOPs",
+        "Total FLOPs",
+        "first + second",
+        f"{num(first)} + {num(second)}",
         [
             ("forgot-second", "You left the second part out", "Both parts run.", first),
             ("forgot-first", "You left the first part out", "Both parts run.", second),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
     "shared_prefix_saving",
     summary="Bytes saved when n requests share one cached prefix: (n - 1) x prefix bytes.",
     unit="B",
-    args=(Arg("prefix_bytes", "float", "KV bytes of the prefix once"), Arg("requests", "int", "requests sharing it")),
+    args=(
+        Arg("prefix_bytes", "float", "KV bytes of the prefix once"),
+        Arg("requests", "int", "requests sharing it"),
+    ),
     misconceptions=("counted-all", "forgot-requests"),
-)  # fmt: skip
+)
 def shared_prefix_saving(prefix_bytes: float, requests: int, *, worked: bool = True) -> Derivation:
     """One copy stays; the other n - 1 are saved."""
     calc = "shared_prefix_saving"
@@ -370,22 +533,40 @@ def shared_prefix_saving(prefix_bytes: float, requests: int, *, worked: bool = T
         raise ValueError(f"{calc}: sharing needs at least 2 requests, got {requests}")
     value = (requests - 1) * prefix_bytes
     return formula_result(
-        calc, value, "B", "Bytes saved", "(n - 1) x prefix bytes", f"({requests} - 1) x {num(prefix_bytes)}",
+        calc,
+        value,
+        "B",
+        "Bytes saved",
+        "(n - 1) x prefix bytes",
+        f"({requests} - 1) x {num(prefix_bytes)}",
         [
-            ("counted-all", "You saved every copy", "One copy must stay in the cache.", requests * prefix_bytes),
-            ("forgot-requests", "You saved one copy", "Every request after the first reuses it.", prefix_bytes),
+            (
+                "counted-all",
+                "You saved every copy",
+                "One copy must stay in the cache.",
+                requests * prefix_bytes,
+            ),
+            (
+                "forgot-requests",
+                "You saved one copy",
+                "Every request after the first reuses it.",
+                prefix_bytes,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
     "gpus_needed",
     summary="GPUs needed to hold a total evenly sharded: ceil(bytes / (GB x 1e9)).",
     unit="",
-    args=(Arg("n_bytes", "float", "bytes to hold"), Arg("memory_gb", "float", "one GPU's memory, decimal GB")),
+    args=(
+        Arg("n_bytes", "float", "bytes to hold"),
+        Arg("memory_gb", "float", "one GPU's memory, decimal GB"),
+    ),
     misconceptions=("floor-not-ceil", "gb-as-gib"),
-)  # fmt: skip
+)
 def gpus_needed(n_bytes: float, memory_gb: float, *, worked: bool = True) -> Derivation:
     """A partial GPU is a whole GPU."""
     calc = "gpus_needed"
@@ -393,14 +574,23 @@ def gpus_needed(n_bytes: float, memory_gb: float, *, worked: bool = True) -> Der
     exact = n_bytes / (memory_gb * 1e9)
     value = math.ceil(exact)
     return formula_result(
-        calc, value, "", "GPUs", "ceil(bytes / (GB x 1e9))", f"ceil({num(n_bytes)} / {num(memory_gb)}e9)",
+        calc,
+        value,
+        "",
+        "GPUs",
+        "ceil(bytes / (GB x 1e9))",
+        f"ceil({num(n_bytes)} / {num(memory_gb)}e9)",
         [
             ("floor-not-ceil", "You rounded down", "The remainder still needs a GPU.", math.floor(exact)),
-            ("gb-as-gib", "You read GB as GiB", "Datasheets state decimal GB.",
-             math.ceil(n_bytes / (memory_gb * 1024**3))),
+            (
+                "gb-as-gib",
+                "You read GB as GiB",
+                "Datasheets state decimal GB.",
+                math.ceil(n_bytes / (memory_gb * 1024**3)),
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -418,7 +608,12 @@ def exact_split(total: int, parts: int, *, worked: bool = True) -> Derivation:
         raise ValueError(f"{calc}: total={total} is not divisible by parts={parts}")
     value = total // parts
     return formula_result(
-        calc, value, "", "Block per device", "total / parts", f"{total} / {parts}",
+        calc,
+        value,
+        "",
+        "Block per device",
+        "total / parts",
+        f"{total} / {parts}",
         [("multiplied", "You multiplied", "Each device holds a 1/parts share.", total * parts)],
         worked=worked,
-    )  # fmt: skip
+    )

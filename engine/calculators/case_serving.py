@@ -41,13 +41,21 @@ def sharded_weight_bytes(
         "N x bytes per weight / tp",
         f"{num(n_params)} x {num(bytes_per_param)} / {tp}",
         [
-            ("forgot-tp", "You did not divide by the TP degree", "Tensor parallelism shards every "
-             "matrix: each GPU holds 1/tp of the weights.", n_params * bytes_per_param),
-            ("fp32-weights", "You counted 4 bytes per weight", "Served weights are bf16 (2 bytes) or "
-             "fp8 (1 byte); fp32 master weights belong to training.", n_params * 4 / tp),
+            (
+                "forgot-tp",
+                "You did not divide by the TP degree",
+                "Tensor parallelism shards every matrix: each GPU holds 1/tp of the weights.",
+                n_params * bytes_per_param,
+            ),
+            (
+                "fp32-weights",
+                "You counted 4 bytes per weight",
+                "Served weights are bf16 (2 bytes) or fp8 (1 byte); fp32 master weights belong to training.",
+                n_params * 4 / tp,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -80,15 +88,27 @@ def free_memory_bytes(
         "capacity - weights - reserve",
         f"{num(memory_gb)}e9 - {num(used_bytes)} - {num(reserve_gb)}e9",
         [
-            ("gb-as-gib", "You read the datasheet's GB as GiB", "Vendors state memory in decimal GB "
-             "(10^9 bytes).", memory_gb * 1024**3 - used_bytes - reserve_gb * 1024**3),
-            ("forgot-reserve", "You left no room for activations and workspace", "A server keeps a "
-             "reserve for activations, CUDA graphs and fragmentation.", memory_gb * 1e9 - used_bytes),
-            ("forgot-weights", "You did not take the weights out", "The weight shard lives in the same "
-             "memory as the cache.", memory_gb * 1e9 - reserve_gb * 1e9),
+            (
+                "gb-as-gib",
+                "You read the datasheet's GB as GiB",
+                "Vendors state memory in decimal GB (10^9 bytes).",
+                memory_gb * 1024**3 - used_bytes - reserve_gb * 1024**3,
+            ),
+            (
+                "forgot-reserve",
+                "You left no room for activations and workspace",
+                "A server keeps a reserve for activations, CUDA graphs and fragmentation.",
+                memory_gb * 1e9 - used_bytes,
+            ),
+            (
+                "forgot-weights",
+                "You did not take the weights out",
+                "The weight shard lives in the same memory as the cache.",
+                memory_gb * 1e9 - reserve_gb * 1e9,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -115,12 +135,16 @@ def fit_count(capacity: float, per_item: float, *, worked: bool = True) -> Deriv
         "floor(capacity / per item)",
         f"floor({num(capacity)} / {num(per_item)}) = floor({exact:.4g})",
         [
-            ("rounded-up", "You rounded up", "The last, partial item does not fit: round down.",
-             math.ceil(exact)),
+            (
+                "rounded-up",
+                "You rounded up",
+                "The last, partial item does not fit: round down.",
+                math.ceil(exact),
+            ),
             ("not-floored", "You kept the fraction", "Only whole items fit: round down.", exact),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -141,9 +165,12 @@ def decode_step_ms(
     """A decode step reads the weights once for the whole batch and each sequence's cache once."""
     calc = "decode_step_ms"
     require_positive_numbers(
-        calc, weight_bytes=weight_bytes, kv_bytes_per_seq=kv_bytes_per_seq, batch=batch,
+        calc,
+        weight_bytes=weight_bytes,
+        kv_bytes_per_seq=kv_bytes_per_seq,
+        batch=batch,
         bandwidth_gb_s=bandwidth_gb_s,
-    )  # fmt: skip
+    )
     total = weight_bytes + batch * kv_bytes_per_seq
     value = total / (bandwidth_gb_s * 1e9) * 1e3
     return formula_result(
@@ -154,18 +181,33 @@ def decode_step_ms(
         "(weights + batch x KV per sequence) / bandwidth x 1000",
         f"({num(weight_bytes)} + {batch} x {num(kv_bytes_per_seq)}) / {num(bandwidth_gb_s)}e9 x 1000",
         [
-            ("forgot-kv-cache", "You counted the weights only", "Every step also reads each "
-             "sequence's whole KV cache.", weight_bytes / (bandwidth_gb_s * 1e9) * 1e3),
-            ("one-sequence-kv", "You read one sequence's cache, not the batch's", "Each sequence has "
-             "its own cache; the batch reads all of them.",
-             (weight_bytes + kv_bytes_per_seq) / (bandwidth_gb_s * 1e9) * 1e3),
-            ("seconds-not-ms", "You gave seconds, not milliseconds", "bytes / (bytes/s) is seconds; "
-             "x 1000 for ms.", total / (bandwidth_gb_s * 1e9)),
-            ("gib-bandwidth", "You read GB/s as GiB/s", "Bandwidth is quoted in decimal GB/s.",
-             total / (bandwidth_gb_s * 1024**3) * 1e3),
+            (
+                "forgot-kv-cache",
+                "You counted the weights only",
+                "Every step also reads each sequence's whole KV cache.",
+                weight_bytes / (bandwidth_gb_s * 1e9) * 1e3,
+            ),
+            (
+                "one-sequence-kv",
+                "You read one sequence's cache, not the batch's",
+                "Each sequence has its own cache; the batch reads all of them.",
+                (weight_bytes + kv_bytes_per_seq) / (bandwidth_gb_s * 1e9) * 1e3,
+            ),
+            (
+                "seconds-not-ms",
+                "You gave seconds, not milliseconds",
+                "bytes / (bytes/s) is seconds; x 1000 for ms.",
+                total / (bandwidth_gb_s * 1e9),
+            ),
+            (
+                "gib-bandwidth",
+                "You read GB/s as GiB/s",
+                "Bandwidth is quoted in decimal GB/s.",
+                total / (bandwidth_gb_s * 1024**3) * 1e3,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -198,17 +240,33 @@ def compute_time_ms(
         "FLOPs / (n_gpus x TFLOPS x 1e12 x MFU) x 1000",
         f"{num(flops)} / ({n_gpus} x {num(tflops)}e12 x {mfu:g}) x 1000",
         [
-            ("forgot-mfu", "You assumed peak throughput", "Real kernels reach a fraction of peak; "
-             "divide by the MFU given.", flops / (n_gpus * tflops * 1e12) * 1e3),
-            ("forgot-gpus", "You used one GPU's throughput", "The work is split over all the GPUs.",
-             flops / (tflops * 1e12 * mfu) * 1e3),
-            ("sparse-throughput", "You used the 2:4-sparsity throughput", "Datasheet headline numbers "
-             "assume sparsity; dense maths gets half.", flops / (2 * rate) * 1e3),
-            ("seconds-not-ms", "You gave seconds, not milliseconds", "FLOPs / (FLOP/s) is seconds; "
-             "x 1000 for ms.", flops / rate),
+            (
+                "forgot-mfu",
+                "You assumed peak throughput",
+                "Real kernels reach a fraction of peak; divide by the MFU given.",
+                flops / (n_gpus * tflops * 1e12) * 1e3,
+            ),
+            (
+                "forgot-gpus",
+                "You used one GPU's throughput",
+                "The work is split over all the GPUs.",
+                flops / (tflops * 1e12 * mfu) * 1e3,
+            ),
+            (
+                "sparse-throughput",
+                "You used the 2:4-sparsity throughput",
+                "Datasheet headline numbers assume sparsity; dense maths gets half.",
+                flops / (2 * rate) * 1e3,
+            ),
+            (
+                "seconds-not-ms",
+                "You gave seconds, not milliseconds",
+                "FLOPs / (FLOP/s) is seconds; x 1000 for ms.",
+                flops / rate,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -231,18 +289,29 @@ def transfer_time_ms(
     one_way = link_gb_s / 2 if bidirectional else link_gb_s
     value = n_bytes / (one_way * 1e9) * 1e3
     wrong = [
-        ("gib-bandwidth", "You read GB/s as GiB/s", "Link bandwidth is quoted in decimal GB/s.",
-         n_bytes / (one_way * 1024**3) * 1e3),
-        ("seconds-not-ms", "You gave seconds, not milliseconds", "bytes / (bytes/s) is seconds; x 1000 "
-         "for ms.", n_bytes / (one_way * 1e9)),
-    ]  # fmt: skip
+        (
+            "gib-bandwidth",
+            "You read GB/s as GiB/s",
+            "Link bandwidth is quoted in decimal GB/s.",
+            n_bytes / (one_way * 1024**3) * 1e3,
+        ),
+        (
+            "seconds-not-ms",
+            "You gave seconds, not milliseconds",
+            "bytes / (bytes/s) is seconds; x 1000 for ms.",
+            n_bytes / (one_way * 1e9),
+        ),
+    ]
     if bidirectional:
         wrong.insert(
             0,
-            ("used-bidirectional", "You used the both-directions figure for one direction",
-             "NVLink's quoted bandwidth sums both directions; one way gets half.",
-             n_bytes / (link_gb_s * 1e9) * 1e3),
-        )  # fmt: skip
+            (
+                "used-bidirectional",
+                "You used the both-directions figure for one direction",
+                "NVLink's quoted bandwidth sums both directions; one way gets half.",
+                n_bytes / (link_gb_s * 1e9) * 1e3,
+            ),
+        )
     return formula_result(
         calc,
         value,
@@ -278,15 +347,27 @@ def ridge_point(tflops: float, bandwidth_gb_s: float, *, worked: bool = True) ->
         "peak FLOP/s / bandwidth B/s",
         f"{num(tflops)}e12 / {num(bandwidth_gb_s)}e9",
         [
-            ("sparse-throughput", "You used the sparsity throughput", "The headline number assumes "
-             "2:4 sparsity; dense maths gets half.", 2 * value),
-            ("inverted", "You divided bandwidth by throughput", "Intensity is FLOPs per byte: "
-             "throughput over bandwidth.", 1 / value),
-            ("tb-for-gb", "You mixed TFLOPS with TB/s and GB/s", "Put both in base units: 1e12 FLOP/s "
-             "per TFLOPS, 1e9 B/s per GB/s.", value / 1000),
+            (
+                "sparse-throughput",
+                "You used the sparsity throughput",
+                "The headline number assumes 2:4 sparsity; dense maths gets half.",
+                2 * value,
+            ),
+            (
+                "inverted",
+                "You divided bandwidth by throughput",
+                "Intensity is FLOPs per byte: throughput over bandwidth.",
+                1 / value,
+            ),
+            (
+                "tb-for-gb",
+                "You mixed TFLOPS with TB/s and GB/s",
+                "Put both in base units: 1e12 FLOP/s per TFLOPS, 1e9 B/s per GB/s.",
+                value / 1000,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -313,11 +394,15 @@ def quantity_ratio(numerator: float, denominator: float, *, worked: bool = True)
         f"{num(numerator)} / {num(denominator)}",
         [
             ("inverted", "You inverted the ratio", "Compare before over after.", denominator / numerator),
-            ("difference", "You subtracted instead of dividing", "A factor is a quotient.",
-             numerator - denominator),
+            (
+                "difference",
+                "You subtracted instead of dividing",
+                "A factor is a quotient.",
+                numerator - denominator,
+            ),
         ],
         worked=worked,
-    )  # fmt: skip
+    )
 
 
 @register(
@@ -344,4 +429,4 @@ def add_bytes(first: float, second: float, *, worked: bool = True) -> Derivation
             ("forgot-first", "You left the first part out", "Both parts are there at once.", second),
         ],
         worked=worked,
-    )  # fmt: skip
+    )

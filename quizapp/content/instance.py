@@ -124,5 +124,7 @@ class Instance:
         if self.kind == "code":
             return "Write the function in NumPy; Ctrl+R runs it on the seed's inputs, edge cases first."
         if self.kind == "scenario":
-            return f"{len(self.steps)} steps, one answer each, asked in turn; a later step may use your number."
+            return (
+                f"{len(self.steps)} steps, one answer each, asked in turn; a later step may use your number."
+            )
         return ""

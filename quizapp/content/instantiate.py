@@ -27,6 +27,7 @@ from quizapp.content.schema import (
     ParamSpec,
     Question,
     ScenarioQuestion,
+    ScenarioStep,
     ShapeQuestion,
 )
 from quizapp.content.template import TemplateError, lookup, render
@@ -179,7 +180,9 @@ class Answer(NamedTuple):
     derivation: engine.Derivation
 
 
-def compute_answer(question: ComputedQuestion, args: Mapping[str, Any], calculate: Calculate) -> Answer:
+def compute_answer(
+    question: ComputedQuestion | ScenarioStep, args: Mapping[str, Any], calculate: Calculate
+) -> Answer:
     """Runs a numeric, tensor or shape question's calculator on its resolved args; raises InstanceError
     when the result does not fit the question. Shared by `build_instance` and the seed checks (which skip
     the rest of an instance), so both accept and refuse exactly the same draws."""

@@ -84,7 +84,7 @@ def build_step(
     earlier = {s.name: answers[s.name] for s in question.steps[:k] if s.name in answers}
     try:
         args = resolve_args(step.args, {**values, **earlier}, loc=(*where, "args"))
-        answer = compute_answer(step, args, calculate)  # type: ignore[arg-type]  (a step has its fields)
+        answer = compute_answer(step, args, calculate)
     except InstanceError as exc:
         raise InstanceError(exc.message, loc=(*where, *_after_args(exc.loc)), offset=exc.offset) from None
     if isinstance(answer.expected, tuple):

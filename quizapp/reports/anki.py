@@ -184,9 +184,7 @@ def card_sides(inst: Any) -> tuple[str, str]:
     elif kind == "scenario":  # the steps in order on the front; each answer, then the whole chain, behind
         steps = "".join(f"<li>{markdown_html(step.prompt)}</li>" for step in inst.steps)
         front += f"<ol class='scenario-steps'>{steps}</ol>"
-        answers = "".join(
-            f"<li><b>{html.escape(step.expected_text())}</b></li>" for step in inst.steps
-        )
+        answers = "".join(f"<li><b>{html.escape(step.expected_text())}</b></li>" for step in inst.steps)
         back = f"<ol class='scenario-answers'>{answers}</ol>"
         if inst.derivation is not None:
             back += _derivation_html(inst.derivation)

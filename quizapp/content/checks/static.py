@@ -164,7 +164,9 @@ def _scenario_issues(question: ScenarioQuestion) -> list[Issue]:
             for i in _template_issues(step.prompt, "prompt", question.params)
         )
         as_question = SimpleNamespace(**dict(step), type="numeric")
-        issues.extend(Issue((*where, *i.loc), i.message, i.offset) for i in _answer_issues(as_question, known))
+        issues.extend(
+            Issue((*where, *i.loc), i.message, i.offset) for i in _answer_issues(as_question, known)
+        )
         calc = engine.CALCULATORS.get(step.calculator)
         if calc is not None and step.trap is not None and step.trap not in calc.misconception_ids:
             issues.append(
