@@ -7,23 +7,29 @@ import json
 import random
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
 from pydantic import ValidationError
 
+import engine
+from engine import ACCELERATORS, accelerators
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.content.instance import Instance
 from quizapp.content.schema import ScenarioQuestion
 from quizapp.grading import HARD, grade
 from quizapp.grading.scenario import grade_scenario
-from quizapp.interview.session import MAX_SCENARIOS, _at_most_one_code
+from quizapp.interview.session import MAX_SCENARIOS, InterviewSession, _at_most_one_code
 from quizapp.reports.anki import card_sides
+from quizapp.store import InterviewConfig, open_store
 from quizapp.study import QuestionSet
+from quizapp.study.session import Unreadable
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 SERVING = "case-studies-70b-tp8-serving"
+T0 = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -146,12 +152,44 @@ def test_show_json_lists_the_steps_and_check_json_gives_one_verdict_per_step(cat
     assert too_many.returncode == 2
 
 
-def test_a_mock_interview_asks_at_most_one_case_study(catalog: Catalog) -> None:
+def test_a_mock_interview_asks_at_most_one_case_study(catalog: Catalog, tmp_path: Path) -> None:
     pool = QuestionSet.from_catalog(catalog)
     assert sum(catalog.question(r.question_id).type == "scenario" for r in pool.ordered) > MAX_SCENARIOS
     for seed in range(5):
         kept = _at_most_one_code(catalog, pool, random.Random(seed))
         assert sum(catalog.question(r.question_id).type == "scenario" for r in kept.ordered) == MAX_SCENARIOS
+    # a whole interview on the case-study deck and one more: one case study, the rest from the other deck
+    config = InterviewConfig(questions=8, minutes=30, deck_ids=("case-studies", "dimensions"))
+    asked_cases = 0
+    with open_store(tmp_path / "progress.db", now=T0) as store:
+        for seed in range(3):
+            session = InterviewSession.start(catalog, store, pool, config, rng=random.Random(seed), now=T0)
+            kinds = [inst.kind for _, inst in session.plan]
+            assert kinds.count("scenario") <= MAX_SCENARIOS and len(kinds) > 1
+            while (asked := session.current) is not None:
+                if asked.instance.kind == "scenario":  # graded silently like any answer
+                    assert not isinstance(session.submit("1; 2; 3", now=T0), Unreadable)
+                    asked_cases += 1
+                else:
+                    session.skip(now=T0)
+    assert asked_cases > 0
+
+
+def test_the_accelerator_presets_are_the_datasheets_dense_numbers() -> None:
+    assert set(ACCELERATORS) == {"h100-sxm", "h200", "a100-80gb", "b200", "mi300x", "l4"}
+    assert ACCELERATORS["a100-80gb"].fp8_tflops is None  # Ampere has no FP8 tensor cores
+    for gpu in ACCELERATORS.values():
+        assert gpu.source.strip() and gpu.memory_bytes == round(gpu.memory_gb * 1e9)
+        if gpu.fp8_tflops is not None:  # dense FP8 is twice dense BF16 on every part listed
+            assert abs(gpu.fp8_tflops / gpu.bf16_tflops - 2) < 0.01, gpu.key
+        ridge = engine.calculate("ridge_point", tflops=gpu.bf16_tflops, bandwidth_gb_s=gpu.bandwidth_gb_s)
+        row = next(
+            line.split()
+            for line in (accelerators.__doc__ or "").splitlines()
+            if line.split()[:1] == [gpu.key]
+        )
+        assert int(row[-1].replace(",", "")) == round(float(ridge.value)), gpu.key
+    assert engine.PRESETS["h100-sxm"] is ACCELERATORS["h100-sxm"]
 
 
 def test_the_anki_note_of_a_scenario_lists_the_steps_and_the_chain(catalog: Catalog) -> None:
