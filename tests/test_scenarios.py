@@ -199,3 +199,34 @@ def test_the_anki_note_of_a_scenario_lists_the_steps_and_the_chain(catalog: Cata
         assert step.prompt.split()[0] in front
         assert step.expected_text() in back
     assert "Step 1:" in back and f"Step {len(inst.steps)}:" in back
+
+
+def test_validate_gates_a_case_study_whose_final_answer_never_varies(catalog: Catalog) -> None:
+    from quizapp.content.checks.gates import GateInput, scenario_failures
+    from quizapp.content.instantiate import instantiate
+
+    question = catalog.question(SERVING)
+    assert isinstance(question, ScenarioQuestion)
+    raw = question.model_dump(mode="json")
+    raw["params"].update(
+        gpu={"preset": ["h100-sxm"]},
+        ctx={"value": 8192},
+        reserve={"value": 6},
+        w={"value": raw["params"]["w"]["choices"][0]},
+    )
+    frozen = ScenarioQuestion.model_validate(raw)
+
+    def make(_qid: str, seed: int) -> Instance:
+        return instantiate(frozen, deck_id="case-studies", deck_title="t", seed=seed)
+
+    failures = scenario_failures(
+        GateInput("case-studies", 0, frozen), make, distinct_seeds=20, diagnosis_seeds=20
+    )
+    assert [f.loc for f in failures] == [("questions", 0, "params")]
+    assert "1 distinct final answer" in failures[0].message
+    assert (
+        scenario_failures(
+            GateInput("case-studies", 0, question), catalog.instance, distinct_seeds=30, diagnosis_seeds=30
+        )
+        == []
+    )

@@ -200,7 +200,7 @@ def split_kv_output(
         "",
         "Combined output",
         "O = sum l_i exp(m_i - M) o_i / L",
-        f"({' + '.join(f'{wi:.4g} x {oi:g}' for wi, oi in zip(w, os_, strict=True))}) / {num(denominator)}",
+        f"({' + '.join(f'{wi:.9g} x {oi:g}' for wi, oi in zip(w, os_, strict=True))}) / {denominator:.9g}",
         [
             (
                 "plain-mean",
