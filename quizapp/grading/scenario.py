@@ -116,7 +116,8 @@ def grade_scenario(
     attempt: int = 1,
 ) -> Verdict:
     """Grades every step answered (`answers` in step order; fewer than the steps grades those given) and
-    sums them up: correct when every step is right on the truth; rated as the worst step."""
+    sums them up: correct when every step is right on the truth; rated as the worst step (Again while
+    steps are left unanswered)."""
     if len(answers) > len(inst.steps):
         return Verdict(
             False,
@@ -136,8 +137,11 @@ def grade_scenario(
     unreadable = [s.index for s in steps if s.verdict.unparseable]
     right = sum(s.verdict.correct for s in steps)
     carried = [s.index for s in steps if s.carried_forward]
-    rating = min((s.rating for s in steps), default=AGAIN)
+    missing = len(inst.steps) - len(steps)
+    rating = AGAIN if missing else min((s.rating for s in steps), default=AGAIN)
     parts = [f"{right} of {len(inst.steps)} steps right"]
+    if missing:
+        parts.append(f"{missing} step(s) not answered")
     if carried:
         parts.append(f"carried forward at step {', '.join(map(str, carried))}")
     if unreadable:
