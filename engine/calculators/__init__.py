@@ -4,6 +4,7 @@ One module per area: dimensions (head_dim), shapes (attention_shape), parameters
 single-vs-multi-head counts), kv_cache (cache bytes and savings), cost (FLOPs and score memory), entry
 from engine.calculators import (
     case_attention,
+    case_budget,
     case_decoding,
     case_kernels,
     case_serving,
@@ -27,6 +28,7 @@ from engine.calculators import (
 
 __all__ = [
     "case_attention",
+    "case_budget",
     "case_decoding",
     "case_kernels",
     "case_serving",
@@ -54,6 +56,7 @@ the same checks and computes the same value, then returns before writing the ste
 
 from engine.calculators import (
     case_attention,
+    case_budget,
     case_decoding,
     case_kernels,
     case_serving,
@@ -77,6 +80,7 @@ from engine.calculators import (
 
 __all__ = [
     "case_attention",
+    "case_budget",
     "case_decoding",
     "case_kernels",
     "case_serving",
