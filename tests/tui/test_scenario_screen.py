@@ -53,3 +53,19 @@ async def test_a_case_study_is_asked_step_by_step_and_carries_a_wrong_number_for
         assert len(saved) == 1
         assert saved[0].answer == "; ".join(answers) and saved[0].rating <= HARD and not saved[0].correct
         assert app.screen.query("#derivation")
+
+
+async def test_escape_part_way_through_a_case_study_asks_before_dropping_the_steps(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, SERVING)
+        steps = screen.query_one("#answer", ScenarioInput)
+        steps.query_one("#scenario-input", Input).value = _right(current(screen).steps[0])
+        await press(pilot, "enter")
+        assert steps.answers
+        await press(pilot, "escape")
+        assert app.screen is screen  # the first Escape only warns
+        await press(pilot, "escape")
+        assert app.screen is not screen
