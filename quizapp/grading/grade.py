@@ -41,6 +41,19 @@ class OptionFeedback:
 
 
 @dataclass(frozen=True)
+class StepVerdict:
+    """One step of a scenario: its verdict against the truth, and whether it was right on the learner's
+    own earlier numbers (error carried forward), which rates it no better than Hard."""
+
+    index: int
+    """The step's number, from 1."""
+    verdict: Verdict
+    carried_forward: bool = False
+    rating: int = 1
+    """This step's suggested rating; the scenario's is the worst of its steps'."""
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The grading of one answer to one Instance."""
 
@@ -73,6 +86,8 @@ class Verdict:
     """A code answer's first failing case drawn as expected and yours side by side (attention weights)."""
     reason: str = ""
     """Why this rating was suggested, in a few words: "Good: right in 38 s", "Hard: 2 hints"."""
+    steps: tuple[StepVerdict, ...] = ()
+    """Scenarios: one verdict per step answered, in order."""
 
 
 def grade(
@@ -112,6 +127,10 @@ def _grade(inst: Instance, text: str, rate: _Rater) -> Verdict:
             return grade_flashcard(inst, parse_rating(text))
         if inst.kind == "code":
             return _grade_code(inst, text, rate)
+        if inst.kind == "scenario":
+            from quizapp.grading.scenario import grade_scenario, split_answers
+
+            return grade_scenario(inst, split_answers(text), hints_used, seconds, attempt)
         return Verdict(
             correct=False,
             parsed=_words(text),

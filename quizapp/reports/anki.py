@@ -181,6 +181,13 @@ def card_sides(inst: Any) -> tuple[str, str]:
             back += "<ul>" + "".join(f"<li>{markdown_html(p)}</li>" for p in inst.key_points) + "</ul>"
     elif kind == "flashcard":
         back = markdown_html(str(inst.expected))
+    elif kind == "scenario":  # the steps in order on the front; each answer, then the whole chain, behind
+        steps = "".join(f"<li>{markdown_html(step.prompt)}</li>" for step in inst.steps)
+        front += f"<ol class='scenario-steps'>{steps}</ol>"
+        answers = "".join(f"<li><b>{html.escape(step.expected_text())}</b></li>" for step in inst.steps)
+        back = f"<ol class='scenario-answers'>{answers}</ol>"
+        if inst.derivation is not None:
+            back += _derivation_html(inst.derivation)
     elif kind == "code":  # the model solution; the starter code shows the signature to write
         front += markdown_html(f"```python\n{inst.starter.rstrip()}\n```")
         back = markdown_html(f"```python\n{str(inst.expected).rstrip()}\n```")

@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Markdown, OptionList, SelectionList, 
 from textual.widgets.option_list import Option
 
 from quizapp.tui.messages import AnswerSubmitted, RatingChosen
+from quizapp.tui.widgets.scenario import ScenarioInput
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
@@ -209,7 +210,7 @@ class FlashcardBack(Vertical):
             self.post_message(RatingChosen(int(event.button.id.removeprefix("rate-"))))
 
 
-ANSWER_WIDGETS = (AnswerInput, ChoiceList, MultiChoiceList, ExplainArea, CodeArea)
+ANSWER_WIDGETS = (AnswerInput, ChoiceList, MultiChoiceList, ExplainArea, CodeArea, ScenarioInput)
 """What `answer_widgets` gives as #answer: each can `reset` for another question of its kind."""
 
 
@@ -235,6 +236,8 @@ HINTS = {
     "flashcard": "Recall the answer, then press Space to reveal it.",
     "code": "Write the function in NumPy. Ctrl+R runs it against the engine (edge cases first); Ctrl+E "
     "opens $EDITOR. Your draft is kept as you type.",
+    "scenario": "A case study: answer each step and press Enter; the next step follows and may use your "
+    "number.",
 }
 
 
@@ -244,8 +247,9 @@ def answer_hint(inst: Instance) -> Text:
     return Text(inst.answer_hint() if kind == "typed" else HINTS[kind], style="dim")
 
 
-def answer_widgets(inst: Instance) -> list[Widget]:
-    """The input that fits the question's kind, with its reminder line where there is one."""
+def answer_widgets(inst: Instance, *, reveal: bool = True) -> list[Widget]:
+    """The input that fits the question's kind, with its reminder line where there is one (`reveal`:
+    a case study shows each step's verdict as it goes; a mock interview keeps them for the report)."""
     kind = answer_kind(inst)
     hint = Static(
         answer_hint(inst), id="answer-hint", classes="instructions" if kind == "flashcard" else None
@@ -260,4 +264,6 @@ def answer_widgets(inst: Instance) -> list[Widget]:
         return [hint, ExplainArea(id="answer")]
     if kind == "code":
         return [hint, CodeArea(inst, id="answer")]
+    if kind == "scenario":
+        return [hint, ScenarioInput(inst, reveal=reveal, id="answer")]
     return [hint]
