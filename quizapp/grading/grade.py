@@ -130,7 +130,10 @@ def _grade(inst: Instance, text: str, rate: _Rater) -> Verdict:
         if inst.kind == "scenario":
             from quizapp.grading.scenario import grade_scenario, split_answers
 
-            return grade_scenario(inst, split_answers(text), hints_used, seconds, attempt)
+            verdict = grade_scenario(inst, split_answers(text), rate.hints_used, rate.seconds, rate.attempt)
+            if rate.new_card and verdict.rating > GOOD:  # a case study met for the first time is never Easy
+                verdict = replace(verdict, rating=GOOD)
+            return verdict
         return Verdict(
             correct=False,
             parsed=_words(text),
