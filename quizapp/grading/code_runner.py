@@ -25,6 +25,10 @@ from quizapp.grading.standby import OUTPUT_LIMIT, POOL
 TIME_LIMIT_S = 5.0
 MEMORY_LIMIT_BYTES = 1 << 30
 """Address space of the child: NumPy and its BLAS threads reserve some; a hog fails well before the box."""
+MALFORMED = (
+    "its answer was not a report the grader writes (bytes, or a forged one): nothing of it is counted; a "
+    "solution returns its result and lets the grader report it"
+)
 __all__ = ["MEMORY_LIMIT_BYTES", "OUTPUT_LIMIT", "TIME_LIMIT_S", "RunOutput", "over_memory", "run_solution"]
 
 
@@ -39,6 +43,9 @@ class RunOutput:
     printed: str
     unreadable: bool = False
     """The code does not parse or does not define the function: not yet an attempt at the answer."""
+    confined: bool = False
+    """The code ran confined (namespaces), not only under limits; `why` says why not."""
+    why: str = ""
 
 
 def run_solution(
@@ -68,11 +75,14 @@ def run_solution(
         memory_limit=memory_limit,
         meanwhile=meanwhile,
     )
+    how = {"confined": done.confined, "why": done.why}
     if done.timed_out:
-        return _failed(f"stopped after {time_limit:g} s: an endless loop, or far too much work", cases)
+        return _failed(f"stopped after {time_limit:g} s: an endless loop, or far too much work", cases, how)
     report = done.report
+    if done.malformed:
+        return _failed(MALFORMED, cases, how)
     if report is None:
-        return _failed(_ended(done.returncode, done.stderr, memory_limit), cases)
+        return _failed(_ended(done.returncode, done.stderr, memory_limit), cases, how)
     layout = report.get("layout")
     layout = layout if isinstance(layout, list) and len(layout) == len(done.arrays) else []
     outputs = tuple(_array(meta, data) for meta, data in zip(layout, done.arrays, strict=True))
@@ -90,6 +100,8 @@ def run_solution(
         shown(str(problem)) if problem else None,
         printed,
         bool(report.get("unreadable")),
+        done.confined,
+        done.why,
     )
 
 
@@ -141,5 +153,5 @@ def _array(meta: Any, data: bytes) -> np.ndarray | None:
         return None
 
 
-def _failed(problem: str, cases: list[dict[str, Any]]) -> RunOutput:
-    return RunOutput((None,) * len(cases), (problem,) * len(cases), problem, "")
+def _failed(problem: str, cases: list[dict[str, Any]], how: dict[str, Any]) -> RunOutput:
+    return RunOutput((None,) * len(cases), (problem,) * len(cases), problem, "", False, **how)

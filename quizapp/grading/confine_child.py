@@ -1,0 +1,260 @@
+"""Provides the confinement a standby child applies to itself, as plain functions on the standard library
+and ctypes only: the child program (quizapp.grading.standby_child) is this module's text followed by its
+own, run with `python -I -S`, where neither quizapp nor anything but the standard library is importable.
+
+Two steps, both taken before any of the learner's code exists in the process:
+
+- `enter(conf)`, once, in the child the app started: on Linux, new user, mount, PID and network
+  namespaces; a read-only root in which the data folder, $HOME, the app's own source and installed
+  packages, /run, /sys and the app's temporary folders are hidden (empty), only the standard library and
+  NumPy shown again beneath them; a private writable /tmp; no network (the new namespace's loopback is
+  down); a fresh /proc that shows only the processes of the new PID namespace. The process that called it
+  stays outside and waits; the call returns in a new process, PID 1 of the namespace (when it ends, the
+  kernel kills every process left in the namespace). Where namespaces are refused it returns in a new
+  process all the same, and says why in its second value.
+- `lock_down(limits)`, in the process that runs the learner's code (forked per job): limits (memory, CPU
+  time, file size, processes), no new privileges, every capability dropped, and a seccomp filter that
+  refuses new processes (fork, vfork, clone without CLONE_THREAD), exec, sockets, ptrace and reading or
+  writing another process's memory, signals to other processes, a new session or process group, and new
+  namespaces or mounts.
+"""
+
+# Only the standard library: this text runs in a child where nothing else is importable.
+import ctypes
+import os
+import resource
+import signal
+import struct
+import sys
+
+_LINUX = sys.platform.startswith("linux")
+_LIBC = ctypes.CDLL(None, use_errno=True) if os.name == "posix" else None
+if _LINUX:
+    _LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    _LIBC.syscall.restype = ctypes.c_long
+    _LIBC.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_BIND, _MS_REC, _MS_PRIVATE = 0x1000, 0x4000, 0x40000
+_SYS_MOUNT_SETATTR, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = 442, 0x8000, 1
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP = 1, 4, 24
+_PR_SET_SECCOMP, _PR_SET_NO_NEW_PRIVS, _SECCOMP_MODE_FILTER = 22, 38, 2
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class _Refused(Exception):
+    """The kernel (or the platform) refused a step: the run goes on with the limits alone."""
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise _Refused(f"{what}: {os.strerror(err)}")
+
+
+def _prctl(option: int, arg: int = 0) -> int:
+    return int(_LIBC.prctl(option, arg, 0, 0, 0))
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None) -> None:
+    enc = [s.encode() if s is not None else None for s in (source, target, fstype, data)]
+    _check(_LIBC.mount(enc[0], enc[1], enc[2], flags, enc[3]), f"mount {target}")
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _hide_and_expose(conf: dict) -> None:
+    """Empty tmpfs over each hidden folder; then the standard library and NumPy bound back beneath them
+    (opened before they were hidden), and the whole tree made read-only; then a private writable /tmp."""
+    expose = [os.path.realpath(p) for p in conf["expose"] if os.path.isdir(p)]
+    opened = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in expose}
+    hidden: list[str] = []
+    for folder in sorted({os.path.realpath(p) for p in conf["hide"] if os.path.isdir(p)}):
+        if folder == "/" or any(_within(folder, h) for h in hidden):
+            continue
+        _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64k,mode=755")
+        hidden.append(folder)
+    if os.path.isfile("/etc/passwd"):
+        _mount("/dev/null", "/etc/passwd", None, _MS_BIND, None)
+    _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")
+    hidden.append("/tmp")
+    for path, fd in opened.items():
+        if any(_within(path, h) for h in hidden):
+            os.makedirs(path, exist_ok=True)
+            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC, None)
+        os.close(fd)
+
+    class _Attr(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_uint64) for n in ("attr_set", "attr_clr", "propagation", "userns_fd")]
+
+    attr = _Attr(_MOUNT_ATTR_RDONLY, 0, 0, 0)
+    _check(
+        _LIBC.syscall(
+            ctypes.c_long(_SYS_MOUNT_SETATTR), ctypes.c_int(-100), b"/", ctypes.c_uint(_AT_RECURSIVE),
+            ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)),
+        ),
+        "a read-only root (mount_setattr, Linux 5.12+)",
+    )  # fmt: skip
+    _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")  # writable, over it
+
+
+def enter(conf: dict) -> tuple[bool, str]:
+    """Confines this process (see the module's text) and returns in a new one: (confined, why not)."""
+    reason = ""
+    confined = False
+    if conf.get("force_limits"):
+        reason = "the limits-only path was asked for (QUIZAPP_CODE_CONFINE=limits)"
+    elif not _LINUX:
+        reason = f"{sys.platform} has no Linux namespaces"
+    else:
+        uid, gid = os.getuid(), os.getgid()
+        try:
+            _check(_LIBC.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWNET), "unshare")
+            for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+                with open(f"/proc/self/{name}", "w") as fh:
+                    fh.write(text)
+            _mount(None, "/", None, _MS_REC | _MS_PRIVATE, None)
+            _hide_and_expose(conf)
+            os.chdir("/tmp")
+            confined = True
+        except (_Refused, OSError) as exc:
+            reason = f"the kernel refused namespaces ({exc})"
+    child = os.fork()
+    if child:
+        _outside(child)
+    if _LINUX:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if confined:
+        try:
+            _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
+        except _Refused:  # a /proc with masked parts (some containers) cannot be mounted anew: hide it
+            _mount("tmpfs", "/proc", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=4k,mode=555")
+    if _LINUX:
+        _prctl(_PR_SET_DUMPABLE, 0)  # the learner's process, without capabilities, cannot read this one
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 takes no signal it has no handler for
+    return confined, reason
+
+
+def _outside(child: int) -> None:
+    """The process the app started: waits for the confined one, ends it if the app ends, then exits as it
+    did (its exit code, or the same signal), so the app reads how the run ended from this process."""
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    parent = os.getppid()
+    # No thread here (after unshare(CLONE_NEWPID) this process may not start one): a child's end wakes
+    # it at once; every half second it checks that the app is still there, and ends the run if not.
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+    while True:
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            break
+        if os.getppid() != parent:  # the app ended, however it ended (a kill, a closed terminal)
+            os.kill(child, signal.SIGKILL)
+        signal.sigtimedwait([signal.SIGCHLD], 0.5)
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+# Seccomp: system call numbers refused in the learner's process, per architecture.
+_ARCHES = {
+    "x86_64": (
+        0xC000003E,
+        {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "socket": 41, "ptrace": 101,
+         "process_vm_readv": 310, "process_vm_writev": 311, "setsid": 112, "setpgid": 109,
+         "unshare": 272, "setns": 308, "mount": 165, "tkill": 200,
+         "pidfd_send_signal": 424, "pidfd_open": 434},
+        {"clone": 56, "clone3": 435, "tgkill": 234, "kill": 62},
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {"execve": 221, "execveat": 281, "socket": 198, "ptrace": 117, "process_vm_readv": 270,
+         "process_vm_writev": 271, "setsid": 157, "setpgid": 154, "unshare": 97, "setns": 268,
+         "mount": 40, "tkill": 130, "pidfd_send_signal": 424, "pidfd_open": 434},
+        {"clone": 220, "clone3": 435, "tgkill": 131, "kill": 129},
+    ),
+}  # fmt: skip
+_RET_ALLOW, _RET_ERRNO, _RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
+_LD_ABS_W, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+_EPERM, _ENOSYS, _CLONE_THREAD = 1, 38, 0x10000
+
+
+def _filter(arch: int, denied: dict, special: dict, own_pid: int) -> bytes:
+    """The BPF program: wrong architecture (or the x32 ABI) kills; a denied call gets EPERM; clone only
+    for a thread; clone3 gets ENOSYS (so the C library falls back to clone, which is checked); tgkill only
+    to this process (Python's own signals to itself)."""
+    prog: list[tuple[int, int, int, int]] = []
+
+    def op(code: int, jt: int, jf: int, k: int) -> None:
+        prog.append((code, jt, jf, k))
+
+    op(_LD_ABS_W, 0, 0, 4)  # the architecture
+    op(_JEQ_K, 1, 0, arch)
+    op(_RET_K, 0, 0, _RET_KILL)
+    op(_LD_ABS_W, 0, 0, 0)  # the call's number
+    op(_JGE_K, 0, 1, 0x40000000)
+    op(_RET_K, 0, 0, _RET_ERRNO | _EPERM)
+    for number in denied.values():
+        op(_JEQ_K, 0, 1, number)
+        op(_RET_K, 0, 0, _RET_ERRNO | _EPERM)
+    op(_JEQ_K, 0, 1, special["clone3"])
+    op(_RET_K, 0, 0, _RET_ERRNO | _ENOSYS)
+    op(_JEQ_K, 0, 4, special["clone"])
+    op(_LD_ABS_W, 0, 0, 16)  # clone's flags (the low half of its first argument)
+    op(_JSET_K, 1, 0, _CLONE_THREAD)
+    op(_RET_K, 0, 0, _RET_ERRNO | _EPERM)
+    op(_RET_K, 0, 0, _RET_ALLOW)
+    for call in ("tgkill", "kill"):  # a signal to this very process only (Python's own, os.kill(getpid))
+        op(_JEQ_K, 0, 4, special[call])
+        op(_LD_ABS_W, 0, 0, 16)  # the process signalled
+        op(_JEQ_K, 1, 0, own_pid)
+        op(_RET_K, 0, 0, _RET_ERRNO | _EPERM)
+        op(_RET_K, 0, 0, _RET_ALLOW)
+        op(_LD_ABS_W, 0, 0, 0)  # the call's number again, for the next test
+    op(_RET_K, 0, 0, _RET_ALLOW)
+    return b"".join(struct.pack("HBBI", *ins) for ins in prog)
+
+
+def lock_down(memory: int, cpu_seconds: int, file_bytes: int, confined: bool) -> list[str]:
+    """Limits and filters for the process about to run the learner's code; returns what could not be
+    applied (said in the verdict's fine print, never silently)."""
+    missing: list[str] = []
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if confined:
+        # In its own user namespace the count is the namespace's own processes (Linux 5.14+), not all of
+        # the user's: a small cap does not break the learner's threads, and stops a fork bomb even where
+        # seccomp is missing. Outside one it would count every process the user runs, so it is not set.
+        resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
+    if not _LINUX:
+        return ["seccomp", "no-new-privs", "capabilities"]
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    for cap in range(64):  # the bounding set first (needs CAP_SETPCAP, which the next step drops)
+        if _prctl(_PR_CAPBSET_DROP, cap) != 0:
+            break
+    header = struct.pack("Ii", _LINUX_CAPABILITY_VERSION_3, 0)
+    data = bytes(24)  # effective, permitted, inheritable: none, in both 32-bit halves
+    if _LIBC.capset(header, data) != 0:
+        missing.append("capabilities")
+    if _prctl(_PR_SET_NO_NEW_PRIVS, 1) != 0:
+        missing.append("no-new-privs")
+    spec = _ARCHES.get(os.uname().machine)
+    if spec is None:
+        missing.append("seccomp")
+        return missing
+    program = _filter(spec[0], spec[1], spec[2], os.getpid())
+    filters = ctypes.create_string_buffer(program, len(program))
+    fprog = ctypes.create_string_buffer(struct.pack("HxxxxxxP", len(program) // 8, ctypes.addressof(filters)))
+    if _LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0):
+        missing.append("seccomp")
+    if missing:  # on Linux each of these is expected: never run the code with less than was meant
+        raise _Refused(f"could not apply {', '.join(missing)}: {os.strerror(ctypes.get_errno())}")
+    return missing
