@@ -236,7 +236,6 @@ def lock_down(memory: int, cpu_seconds: int, file_bytes: int, confined: bool) ->
         resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
     if not _LINUX:
         return ["seccomp", "no-new-privs", "capabilities"]
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     for cap in range(64):  # the bounding set first (needs CAP_SETPCAP, which the next step drops)
         if _prctl(_PR_CAPBSET_DROP, cap) != 0:
             break
@@ -244,6 +243,7 @@ def lock_down(memory: int, cpu_seconds: int, file_bytes: int, confined: bool) ->
     data = bytes(24)  # effective, permitted, inheritable: none, in both 32-bit halves
     if _LIBC.capset(header, data) != 0:
         missing.append("capabilities")
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # after capset, which would clear it
     if _prctl(_PR_SET_NO_NEW_PRIVS, 1) != 0:
         missing.append("no-new-privs")
     spec = _ARCHES.get(os.uname().machine)

@@ -216,8 +216,8 @@ class _Standby:
         returncode, malformed = self.proc.returncode, False
         if report is not None and "ended" in report:  # the learner's process ended without a report
             ended = report["ended"]
-            returncode = ended if type(ended) is int and ended != 0 else None
-            malformed, report = ended == 0, None
+            returncode = ended if type(ended) is int else None
+            malformed, report = report.get("malformed") is True, None
             self.kill(wait=1.0)
         stderr = "" if report is not None else self._stderr()
         done = Finished(report, arrays, stderr, returncode, timed_out, started, self.confined, self.why)
