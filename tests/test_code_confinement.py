@@ -5,6 +5,7 @@ stop is skipped there with the reason (the README says the same)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import socket
 import textwrap
@@ -57,9 +58,7 @@ def test_each_path_says_what_it_is(path: str) -> None:
         assert "confined" in verdict.confinement and "NOT" not in verdict.confinement
 
 
-def test_reading_the_data_folder_home_and_the_apps_code_finds_nothing(
-    path: str, isolated_home: Path
-) -> None:
+def test_reading_the_data_folder_home_and_the_apps_code_finds_nothing(path: str, isolated_home: Path) -> None:
     limits_cannot(path, "the code runs as the user and can read what the user can")
     (isolated_home / "progress.db").write_text("secret-progress")
     home_entries = sorted(os.listdir(Path.home())) if Path.home().is_dir() else []
@@ -77,7 +76,7 @@ def test_reading_the_data_folder_home_and_the_apps_code_finds_nothing(
             print("HOME []")
     """)
     assert "READ" not in verdict.printed.replace("READ /etc/passwd 0", ""), verdict.printed
-    shown = eval(verdict.printed.split("HOME ", 1)[1].splitlines()[0])  # a list of names, printed by us
+    shown = ast.literal_eval(verdict.printed.split("HOME ", 1)[1].splitlines()[0])
     assert set(shown) <= _leading_to_python(), (shown, home_entries)
 
 
@@ -114,7 +113,7 @@ def test_the_apps_environment_open_files_and_terminal_are_out_of_reach(path: str
             for name, mode in (("environ", "rb"), ("fd/1", "wb"), ("fd/0", "rb")):
                 try:
                     with open(f"/proc/{pid}/{name}", mode) as fh:
-                        fh.write(b"\\x1b]52;c;Zm9yZ2Vk\\x07\\x1b[32mCorrect\\n") if "w" in mode else fh.read(1)
+                        fh.write(b"\\x1b]52;c;Zm9yZ2Vk\\x07\\x1b[32mOK\\n") if "w" in mode else fh.read(1)
                     print("REACHED", pid, name)
                 except OSError:
                     pass
@@ -122,6 +121,23 @@ def test_the_apps_environment_open_files_and_terminal_are_out_of_reach(path: str
     """)
     assert "done" in verdict.printed, verdict.printed
     assert "REACHED" not in verdict.printed, verdict.printed
+
+
+def test_no_terminal_device_can_be_opened(path: str) -> None:
+    limits_cannot(path, "a terminal the user owns (/dev/pts/N) can be opened by its path")
+    verdict = attack("""
+        import os
+        names = ["/dev/tty", "/dev/console"] + [f"/dev/pts/{n}" for n in range(8)]
+        for name in names:
+            try:
+                with open(name, "wb", buffering=0) as fh:
+                    fh.write(b"\\x1b[32mCorrect\\n")
+                print("OPENED", name)
+            except OSError:
+                pass
+        print("devices", sorted(os.listdir("/dev")))
+    """)
+    assert "OPENED" not in verdict.printed and "devices" in verdict.printed, verdict.printed
 
 
 def test_writing_the_database_drafts_or_a_pth_file_fails(path: str, isolated_home: Path) -> None:

@@ -25,13 +25,13 @@ FILE_LIMIT_BYTES = 16 << 20
 """Largest file a solution may write (RLIMIT_FSIZE): only its private temporary folder is writable."""
 
 CONFINED_NOTE = (
-    "Your code runs confined: its own user, mount, PID and network namespaces; a read-only file system "
-    "with your home, the app's data and the app's own code hidden; a private temporary folder; no network; "
-    "no new processes, no exec; the memory, CPU-time and file-size limits."
+    "Solutions run confined: each in its own user, mount, PID and network namespaces; a read-only file "
+    "system with your home, the app's data and the app's own code hidden; a private temporary folder; no "
+    "network; no new processes, no exec; the memory, CPU-time and file-size limits."
 )
 LIMITS_NOTE = (
-    "Your code is NOT sandboxed here ({why}): it runs under limits only (memory, CPU time, file size; no "
-    "new processes, exec, sockets or signals where seccomp exists), but it can read and write your files "
+    "Solutions are NOT sandboxed here ({why}): they run under limits only (memory, CPU time, file size; no "
+    "new processes, exec, sockets or signals where seccomp exists), but they can read and write your files "
     "as you can. Run only code you wrote or read."
 )
 
@@ -103,6 +103,18 @@ def probe() -> tuple[bool, str]:
 def note(confined: bool, why: str) -> str:
     """The sentence that says what confines the learner's code on this machine."""
     return CONFINED_NOTE if confined else LIMITS_NOTE.format(why=why or "namespaces unavailable")
+
+
+_told: list[str] = []
+
+
+def say_once(confined: bool, sentence: str) -> str:
+    """The limits-only sentence, as a paragraph to add to the first code verdict of this session (the
+    app's process); "" after that, and always where the code ran confined."""
+    if confined or _told:
+        return ""
+    _told.append(sentence)
+    return "\n\n" + sentence
 
 
 def describe() -> str:

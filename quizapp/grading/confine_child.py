@@ -26,11 +26,12 @@ import resource
 import signal
 import struct
 import sys
+from typing import Any
 
 _LINUX = sys.platform.startswith("linux")
-_LIBC = ctypes.CDLL(None, use_errno=True) if os.name == "posix" else None
+_LIBC: Any = ctypes.CDLL(None, use_errno=True) if os.name == "posix" else None
 if _LINUX:
-    _LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    _LIBC.mount.argtypes = [*([ctypes.c_char_p] * 3), ctypes.c_ulong, ctypes.c_char_p]
     _LIBC.syscall.restype = ctypes.c_long
     _LIBC.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 
@@ -66,7 +67,11 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _hide_and_expose(conf: dict) -> None:
+_DEVICES = ("null", "zero", "full", "random", "urandom")
+"""The only devices a confined run sees: /dev is an empty tmpfs with these bound in."""
+
+
+def _hide_and_expose(conf: dict[str, Any]) -> None:
     """Empty tmpfs over each hidden folder; then the standard library and NumPy bound back beneath them
     (opened before they were hidden), and the whole tree made read-only; then a private writable /tmp."""
     expose = [os.path.realpath(p) for p in conf["expose"] if os.path.isdir(p)]
@@ -77,6 +82,13 @@ def _hide_and_expose(conf: dict) -> None:
             continue
         _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64k,mode=755")
         hidden.append(folder)
+    devices = {d: os.open(f"/dev/{d}", os.O_PATH) for d in _DEVICES if os.path.exists(f"/dev/{d}")}
+    _mount("tmpfs", "/dev", "tmpfs", _MS_NOSUID, "size=64k,mode=755")  # no terminal, no disk, no pts
+    for name, fd in devices.items():
+        with open(f"/dev/{name}", "w"):
+            pass
+        _mount(f"/proc/self/fd/{fd}", f"/dev/{name}", None, _MS_BIND, None)
+        os.close(fd)
     if os.path.isfile("/etc/passwd"):
         _mount("/dev/null", "/etc/passwd", None, _MS_BIND, None)
     _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")
@@ -101,7 +113,7 @@ def _hide_and_expose(conf: dict) -> None:
     _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")  # writable, over it
 
 
-def enter(conf: dict) -> tuple[bool, str]:
+def enter(conf: dict[str, Any]) -> tuple[bool, str]:
     """Confines this process (see the module's text) and returns in a new one: (confined, why not)."""
     reason = ""
     confined = False
@@ -113,7 +125,8 @@ def enter(conf: dict) -> tuple[bool, str]:
         uid, gid = os.getuid(), os.getgid()
         try:
             _check(_LIBC.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWNET), "unshare")
-            for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            maps = (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1"))
+            for name, text in maps:
                 with open(f"/proc/self/{name}", "w") as fh:
                     fh.write(text)
             _mount(None, "/", None, _MS_REC | _MS_PRIVATE, None)
@@ -122,9 +135,13 @@ def enter(conf: dict) -> tuple[bool, str]:
             confined = True
         except (_Refused, OSError) as exc:
             reason = f"the kernel refused namespaces ({exc})"
+    global _lifeline
+    _lifeline, alive = os.pipe()  # held open by the outside process: at its end, this pipe reads as ended
     child = os.fork()
     if child:
+        os.close(_lifeline)
         _outside(child)
+    os.close(alive)
     if _LINUX:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if confined:
@@ -136,6 +153,16 @@ def enter(conf: dict) -> tuple[bool, str]:
         _prctl(_PR_SET_DUMPABLE, 0)  # the learner's process, without capabilities, cannot read this one
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 takes no signal it has no handler for
     return confined, reason
+
+
+_lifeline = -1
+
+
+def outside_gone() -> bool:
+    """Whether the process the app started has ended (killed from outside): then no job is taken."""
+    import select
+
+    return bool(select.select([_lifeline], [], [], 0)[0]) if _lifeline >= 0 else False
 
 
 def _outside(child: int) -> None:
@@ -185,7 +212,7 @@ _LD_ABS_W, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 _EPERM, _ENOSYS, _CLONE_THREAD = 1, 38, 0x10000
 
 
-def _filter(arch: int, denied: dict, special: dict, own_pid: int) -> bytes:
+def _filter(arch: int, denied: dict[str, int], special: dict[str, int], own_pid: int) -> bytes:
     """The BPF program: wrong architecture (or the x32 ABI) kills; a denied call gets EPERM; clone only
     for a thread; clone3 gets ENOSYS (so the C library falls back to clone, which is checked); tgkill only
     to this process (Python's own signals to itself)."""

@@ -119,6 +119,8 @@ class _Standby:
         """What wait_ready read of the ready line so far."""
         self.confined = False
         self.why = ""
+        self.killed = False
+        """This side killed it (a time limit, a close): any other SIGKILL came from outside."""
 
     @property
     def pid(self) -> int:
@@ -219,6 +221,10 @@ class _Standby:
             returncode = ended if type(ended) is int else None
             malformed, report = report.get("malformed") is True, None
             self.kill(wait=1.0)
+        elif report is None and self.proc.returncode == -signal.SIGKILL and not self.killed:
+            # Killed from outside (the learner's code cannot signal it) as it took the job: the job is
+            # run again, in a new process, as if this one had never taken it.
+            started = False
         stderr = "" if report is not None else self._stderr()
         done = Finished(report, arrays, stderr, returncode, timed_out, started, self.confined, self.why)
         done.malformed = malformed
@@ -249,6 +255,7 @@ class _Standby:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(wait)
         if self.proc.poll() is None:
+            self.killed = True
             with contextlib.suppress(OSError):
                 if _POSIX:
                     os.killpg(self.proc.pid, signal.SIGKILL)

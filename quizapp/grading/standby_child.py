@@ -80,7 +80,7 @@ sys.meta_path.insert(0, _NumpyOnly())
 os.write(1, __READY__ + (b"confined" if _confined else b"limits " + _why.encode()[:300]) + b"\n")
 
 head = _take()
-if not head:  # the parent closed the pipe or exited: nothing to run
+if not head or outside_gone():  # the parent closed the pipe or exited, or the outside process was killed
     os._exit(0)
 os.write(1, __RUNNING__)
 job = json.loads(head)
