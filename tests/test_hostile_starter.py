@@ -3,6 +3,7 @@ a starter that holds anything but a stub of the exercise's function (parsed, nev
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
@@ -68,3 +69,43 @@ def test_a_stub_with_docstring_comments_and_types_is_welcome(isolated_home: Path
 def test_every_exercise_starter_the_engine_ships_passes() -> None:
     for ex in EXERCISES.values():
         assert starter_issues(ex.starter, ex.function, ex.starter) == [], ex.id
+
+
+def test_an_answer_from_history_is_shown_as_comments_and_never_runs() -> None:
+    from quizapp.tui.backend import LAST_ANSWER_SHOWN, with_last_answer
+
+    ex = EXERCISES["code-softmax"]
+    imported = "import os\nos.remove('progress.db')\n\ndef softmax(x):\n    return x\n"
+    text = with_last_answer(ex.starter, imported)
+    assert "# os.remove('progress.db')" in text
+    assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(ex.starter)), "only the starter would run"
+    huge = with_last_answer(ex.starter, "x = 1\n" * 500_000)
+    assert len(huge) < LAST_ANSWER_SHOWN * 2 and "cut" in huge
+    assert with_last_answer(ex.starter, None) == ex.starter
+
+
+@pytest.mark.parametrize(
+    ("inputs", "said"),
+    [
+        ("random: {rows: 100000, cols: 100000}", "at most 1,000,000"),
+        ("edge:\n        - {rows: 1000, cols: 999}", "too large to grade quickly"),
+        ("random: {rows: 1000, cols: 150}\n      cases: 40", "values in all"),
+    ],
+)
+def test_a_deck_whose_inputs_are_huge_is_skipped_with_its_line_and_the_others_load(
+    isolated_home: Path, inputs: str, said: str
+) -> None:
+    huge = isolated_home / "huge.yaml"
+    huge.write_text(
+        "id: huge\ntitle: Huge\ntopic: testing\nquestions:\n"
+        "  - id: huge-softmax\n    type: code\n    exercise: code-softmax\n    prompt: p\n"
+        f"    explanation: e\n    inputs:\n      {inputs}\n",
+        encoding="utf-8",
+    )
+    fine = isolated_home / "fine.yaml"
+    fine.write_text(_code_deck("def softmax(x):\n    pass\n"), encoding="utf-8")
+    catalog = load_catalog([huge, fine], use_cache=False, include_default=False)
+    assert list(catalog.decks) == ["shared"]
+    (problem,) = catalog.problems
+    assert problem.question_id == "huge-softmax" and problem.line >= 10, problem
+    assert said in problem.message, problem.message

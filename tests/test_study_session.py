@@ -457,3 +457,22 @@ def test_a_damaged_card_row_is_started_again_and_the_feedback_says_so(catalog: C
     repaired = get_card(store, qid)
     assert repaired is not None and repaired.repaired is None and repaired.is_new
     assert len(reviews_for(store, qid)) == 2  # the history is kept
+
+
+def test_undo_in_one_window_never_overwrites_a_review_made_in_another(
+    catalog: Catalog, store: Store, tmp_path: Path
+) -> None:
+    qid = _all(catalog, "flashcard")[0]
+    mine = _study(catalog, store, [qid], Clock())
+    assert mine.current is not None
+    mine.rate(3)
+    clock = Clock()
+    clock.tick(30 * 86400)  # due again by then, in the other window
+    with open_store(tmp_path / "p.db", now=clock.now) as other_window:
+        theirs = _study(catalog, other_window, [qid], clock)
+        assert theirs.current is not None
+        theirs.rate(1)
+        their_row = _card_row(other_window, qid)
+    with pytest.raises(QuizappError, match="another quizapp window"):
+        mine.undo()
+    assert _card_row(store, qid) == their_row and review_count(store) == 2

@@ -25,6 +25,8 @@ from quizapp.grading.standby import OUTPUT_LIMIT, POOL
 TIME_LIMIT_S = 5.0
 MEMORY_LIMIT_BYTES = 1 << 30
 """Address space of the child: NumPy and its BLAS threads reserve some; a hog fails well before the box."""
+LOCK_DOWN_FAILED = 70
+"""The learner's process could not lock itself down, so it ran nothing (quizapp.grading.standby_child)."""
 MALFORMED = (
     "its answer was not a report the grader writes (bytes, or a forged one): nothing of it is counted; a "
     "solution returns its result and lets the grader report it"
@@ -110,6 +112,8 @@ def _ended(returncode: int | None, stderr: str, memory_limit: int) -> str:
     tail = (stderr.strip().splitlines() or [""])[-1]
     if "MemoryError" in tail:
         return over_memory(memory_limit)
+    if returncode == LOCK_DOWN_FAILED:
+        return "not run: the grader could not apply its limits and filters to the process (exit code 70)"
     if returncode == -signal.SIGKILL:
         return "killed (SIGKILL) before it reported: most often, the machine ran out of memory"
     if returncode == -getattr(signal, "SIGXCPU", 24):

@@ -43,18 +43,19 @@ _job = os.dup(0)  # the job comes on a copy of stdin; the learner's process gets
 _null = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_null, 0)
 os.close(_null)
-_buf = bytearray()
+_bufs = {}
 
 
-def _take(size=None):  # the job's next line, or its next `size` bytes; None: the parent closed the pipe
-    global _buf
-    while (b"\n" not in _buf) if size is None else (len(_buf) < size):
-        chunk = os.read(_job, 1 << 20)
+def _take(fd, size=None):  # the next line, or the next `size` bytes, from fd; None: the pipe closed
+    buf = _bufs.setdefault(fd, bytearray())
+    while (b"\n" not in buf) if size is None else (len(buf) < size):
+        chunk = os.read(fd, 1 << 20)
         if not chunk:
             return None
-        _buf += chunk
-    end = _buf.index(b"\n") + 1 if size is None else size
-    got, _buf = bytes(_buf[:end]), _buf[end:]
+        buf += chunk
+    end = buf.index(b"\n") + 1 if size is None else size
+    got = bytes(buf[:end])
+    del buf[:end]
     return got
 
 
@@ -77,14 +78,8 @@ class _NumpyOnly:  # a clear message: the app's own packages are not there to im
 
 
 sys.meta_path.insert(0, _NumpyOnly())
-os.write(1, __READY__ + (b"confined" if _confined else b"limits " + _why.encode()[:300]) + b"\n")
-
-head = _take()
-if not head or outside_gone():  # the parent closed the pipe or exited, or the outside process was killed
-    os._exit(0)
-os.write(1, __RUNNING__)
-job = json.loads(head)
-_end = __END__ + job["token"].encode() + b" "
+# The learner's process is forked and locked down ahead of the job too (a fork and its exit cost
+# milliseconds on a busy machine): it waits for the job on a pipe from this process.
 _feed_r, _feed_w = os.pipe()
 _back_r, _back_w = os.pipe()
 _learner = os.fork()
@@ -98,14 +93,21 @@ if _learner == 0:
     os.closerange(3, _keep[0])
     os.closerange(_keep[0] + 1, _keep[1])
     os.closerange(_keep[1] + 1, 1 << 16)
+    _bufs.pop(_job, None)
     try:
-        _used = resource.getrusage(resource.RUSAGE_SELF)
-        _cpu = int(_used.ru_utime + _used.ru_stime + job["seconds"]) + 2
-        _missing = lock_down(int(job["memory"]), _cpu, __FILE_LIMIT__, _confined)
+        lock_down(__FILE_LIMIT__, _confined)
     except BaseException:
         os._exit(70)  # never run the code with less than was meant
+    head = _take(_feed_r)
+    if not head:
+        os._exit(0)
+    job = json.loads(head)
+    _used = resource.getrusage(resource.RUSAGE_SELF)
+    _cpu = int(_used.ru_utime + _used.ru_stime + job["seconds"]) + 2
+    resource.setrlimit(resource.RLIMIT_AS, (int(job["memory"]), int(job["memory"])))
+    resource.setrlimit(resource.RLIMIT_CPU, (_cpu, _cpu))
     name, source = job["function"], job["source"]
-    del _used, _cpu, job, head, _buf
+    del _used, _cpu, job, head
     linecache.cache["<solution>"] = (len(source), None, source.splitlines(True), "<solution>")
     printed = io.StringIO()
     report = {"cases": [], "error": None, "layout": []}
@@ -150,17 +152,8 @@ if _learner == 0:
         return out
 
     def _inputs():
-        data, size = bytearray(), None
-        while True:
-            chunk = os.read(_feed_r, 1 << 20)
-            if not chunk:
-                return None
-            data += chunk
-            if size is None and b"\n" in data:
-                line, _, rest = bytes(data).partition(b"\n")
-                size, data = int(line), bytearray(rest)
-            if size is not None and len(data) >= size:
-                return bytes(data[:size])
+        size = _take(_feed_r)
+        return _take(_feed_r, int(size)) if size else None
 
     try:
         namespace = {"__name__": "solution"}
@@ -197,17 +190,31 @@ if _learner == 0:
     view = memoryview(b"%d\n" % len(head) + head + b"".join(arrays))
     while view:
         view = view[os.write(_back_w, view):]
+    os.close(_back_w)  # the trusted side reads the end now, not after this process's slow teardown
     os._exit(0)
 
-# ---- the trusted side: feeds the inputs, reads the learner's report, checks it, answers the app ----
+# ---- the trusted side: takes the job, feeds it, reads the learner's report, checks it, answers ----
 os.close(_feed_r)
 os.close(_back_w)
+os.write(1, __READY__ + (b"confined" if _confined else b"limits " + _why.encode()[:300]) + b"\n")
+
+head = _take(_job)
+if not head or outside_gone():  # the parent closed the pipe or exited, or the outside process was killed
+    os._exit(0)
+os.write(1, __RUNNING__)
+_end = __END__ + json.loads(head)["token"].encode() + b" "
+try:
+    _sent = memoryview(head)
+    while _sent:
+        _sent = _sent[os.write(_feed_w, _sent):]
+except OSError:
+    pass  # the learner's process ended (it could not lock itself down): its exit code tells the app
 
 
 def _feed():
     try:
-        size = _take()
-        data = _take(int(size)) if size else None
+        size = _take(_job)
+        data = _take(_job, int(size)) if size else None
         if data is not None:
             view = memoryview(size + data)
             while view:
@@ -228,8 +235,8 @@ while len(_raw) <= __SENT_LIMIT__ + __HEAD_LIMIT__:
     _raw += _chunk
 else:  # more than any honest report: it is not one
     os.kill(_learner, signal.SIGKILL)
-    _raw = bytearray()
-_, _status = os.waitpid(_learner, 0)
+    _raw = bytearray(b"-")
+_oversize = _raw == b"-"
 
 
 def _text(value, limit):
@@ -280,10 +287,12 @@ def _checked(raw):  # the learner's report, every field checked, rebuilt; None: 
     return clean, blob
 
 
-_got = _checked(_raw) if os.WIFEXITED(_status) and os.WEXITSTATUS(_status) == 0 else None
+_got = _checked(_raw)
 if _got is None:  # "malformed": it said something, and that was not a report
+    _, _status = os.waitpid(_learner, 0)
     _code = os.waitstatus_to_exitcode(_status)
-    _report, _blob = {"ended": _code, "malformed": bool(_raw) and _code == 0, "sizes": []}, b""
+    _malformed = _oversize or (bool(_raw) and _code == 0)
+    _report, _blob = {"ended": _code, "malformed": _malformed, "sizes": []}, b""
 else:
     _report, _blob = _got
 payload = json.dumps(_report).encode() + b"\n" + _blob
