@@ -94,6 +94,19 @@ def _leading_to_python() -> set[str]:
     return names
 
 
+def test_the_root_holds_only_the_system_libraries_python_and_numpy(path: str) -> None:
+    limits_cannot(path, "without a mount namespace the code sees the whole file system")
+    import sys
+
+    import numpy
+
+    verdict = attack("import os\nprint('ROOT', sorted(os.listdir('/')))")
+    shown = ast.literal_eval(verdict.printed.split("ROOT ", 1)[1].splitlines()[0])
+    system = {"usr", "lib", "lib64", "lib32", "libx32", "bin", "sbin", "etc", "dev", "proc", "tmp"}
+    ours = {Path(p).resolve().parts[1] for p in (sys.base_prefix, numpy.__file__)}
+    assert set(shown) <= system | ours, shown
+
+
 def test_the_apps_environment_open_files_and_terminal_are_out_of_reach(path: str) -> None:
     verdict = attack("""
         import os

@@ -25,9 +25,10 @@ FILE_LIMIT_BYTES = 16 << 20
 """Largest file a solution may write (RLIMIT_FSIZE): only its private temporary folder is writable."""
 
 CONFINED_NOTE = (
-    "Solutions run confined: each in its own user, mount, PID and network namespaces; a read-only file "
-    "system with your home, the app's data and the app's own code hidden; a private temporary folder; no "
-    "network; no new processes, no exec; the memory, CPU-time and file-size limits."
+    "Solutions run confined: each in its own user, mount, PID and network namespaces, in a read-only root "
+    "holding only the system's libraries, Python and NumPy (your home, the app's data and its code are not "
+    "there); a private temporary folder; no network; no new processes, no exec; the memory, CPU-time and "
+    "file-size limits."
 )
 LIMITS_NOTE = (
     "Solutions are NOT sandboxed here ({why}): they run under limits only (memory, CPU time, file size; no "

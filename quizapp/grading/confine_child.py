@@ -5,18 +5,21 @@ own, run with `python -I -S`, where neither quizapp nor anything but the standar
 Two steps, both taken before any of the learner's code exists in the process:
 
 - `enter(conf)`, once, in the child the app started: on Linux, new user, mount, PID and network
-  namespaces; a read-only root in which the data folder, $HOME, the app's own source and installed
-  packages, /run, /sys and the app's temporary folders are hidden (empty), only the standard library and
-  NumPy shown again beneath them; a private writable /tmp; no network (the new namespace's loopback is
-  down); a fresh /proc that shows only the processes of the new PID namespace. The process that called it
+  namespaces; a new read-only root that holds only the system's libraries (/usr, /lib*, /bin, /sbin,
+  /etc with /etc/passwd blank), Python's standard library and NumPy, with the app's own packages hidden
+  wherever they lie beneath those (so $HOME, the data folder, the app's source, /home, /opt, /var, /run,
+  /sys... are simply not there); /dev with null, zero, full, random and urandom only; a private writable
+  /tmp; no network (the new namespace's loopback is down); a fresh /proc that shows only the processes
+  of the new PID namespace. The process that called it
   stays outside and waits; the call returns in a new process, PID 1 of the namespace (when it ends, the
   kernel kills every process left in the namespace). Where namespaces are refused it returns in a new
   process all the same, and says why in its second value.
 - `lock_down(limits)`, in the process that runs the learner's code (forked per job): limits (memory, CPU
   time, file size, processes), no new privileges, every capability dropped, and a seccomp filter that
   refuses new processes (fork, vfork, clone without CLONE_THREAD), exec, sockets, ptrace and reading or
-  writing another process's memory, signals to other processes, a new session or process group, and new
-  namespaces or mounts.
+  writing another process's memory, signals to other processes, a new session or process group, new
+  namespaces or mounts, and io_uring, bpf, perf_event_open and userfaultfd (io_uring would open sockets
+  past the filter).
 """
 
 # Only the standard library: this text runs in a child where nothing else is importable.
@@ -63,40 +66,50 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
     _check(_LIBC.mount(enc[0], enc[1], enc[2], flags, enc[3]), f"mount {target}")
 
 
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
 _DEVICES = ("null", "zero", "full", "random", "urandom")
 """The only devices a confined run sees: /dev is an empty tmpfs with these bound in."""
 
 
-def _hide_and_expose(conf: dict[str, Any]) -> None:
-    """Empty tmpfs over each hidden folder; then the standard library and NumPy bound back beneath them
-    (opened before they were hidden), and the whole tree made read-only; then a private writable /tmp."""
-    expose = [os.path.realpath(p) for p in conf["expose"] if os.path.isdir(p)]
-    opened = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in expose}
-    hidden: list[str] = []
-    for folder in sorted({os.path.realpath(p) for p in conf["hide"] if os.path.isdir(p)}):
-        if folder == "/" or any(_within(folder, h) for h in hidden):
-            continue
-        _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64k,mode=755")
-        hidden.append(folder)
+_SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc")
+"""What the system lends a new root: the C library and the dynamic loader's files (and /etc for its
+cache); nothing else of the machine (no /home, /root, /opt, /srv, /var, /run, /sys, /mnt, /media)."""
+_STAGE = "/tmp"
+"""Where the new root is built (a tmpfs mounted over it in this mount namespace only), then entered."""
+
+
+def _new_root(conf: dict[str, Any]) -> None:
+    """Builds a root that holds only the system's libraries (_SYSTEM), Python's standard library and
+    NumPy, each bound read-only at its own path; the app's own packages hidden wherever they lie beneath
+    those; /dev with five harmless devices; an empty /proc (mounted by the next process); a private
+    writable /tmp; then enters it (chroot; the learner's process has no capability to leave it)."""
+    links = {p: os.readlink(p) for p in _SYSTEM if os.path.islink(p)}
+    paths = [p for p in _SYSTEM if p not in links and os.path.isdir(p)]
+    paths += [os.path.realpath(p) for p in conf["expose"] if os.path.isdir(p)]
+    opened = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in sorted(set(paths))}
     devices = {d: os.open(f"/dev/{d}", os.O_PATH) for d in _DEVICES if os.path.exists(f"/dev/{d}")}
-    _mount("tmpfs", "/dev", "tmpfs", _MS_NOSUID, "size=64k,mode=755")  # no terminal, no disk, no pts
-    for name, fd in devices.items():
-        with open(f"/dev/{name}", "w"):
-            pass
-        _mount(f"/proc/self/fd/{fd}", f"/dev/{name}", None, _MS_BIND, None)
+    blank = os.open("/dev/null", os.O_PATH)
+    root = _STAGE
+    _mount("tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=755")
+    for path, fd in opened.items():  # parents first (sorted): a folder inside another is bound over it
+        os.makedirs(root + path, exist_ok=True)
+        _mount(f"/proc/self/fd/{fd}", root + path, None, _MS_BIND | _MS_REC, None)
         os.close(fd)
-    if os.path.isfile("/etc/passwd"):
-        _mount("/dev/null", "/etc/passwd", None, _MS_BIND, None)
-    _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")
-    hidden.append("/tmp")
-    for path, fd in opened.items():
-        if any(_within(path, h) for h in hidden):
-            os.makedirs(path, exist_ok=True)
-            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC, None)
+    for path, target in links.items():  # /lib -> usr/lib on a merged /usr
+        os.symlink(target, root + path)
+    shown = list(opened)
+    for folder in sorted({os.path.realpath(p) for p in conf["hide"]}):  # the app's code under /usr, say
+        leads_to_shown = any(s == folder or s.startswith(folder.rstrip("/") + "/") for s in shown)
+        if not leads_to_shown and os.path.isdir(root + folder):
+            _mount("tmpfs", root + folder, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64k,mode=755")
+    if os.path.isfile(root + "/etc/passwd"):
+        _mount(f"/proc/self/fd/{blank}", root + "/etc/passwd", None, _MS_BIND, None)
+    os.close(blank)
+    for name in ("dev", "proc", "tmp"):
+        os.makedirs(f"{root}/{name}", exist_ok=True)
+    for name, fd in devices.items():
+        with open(f"{root}/dev/{name}", "w"):
+            pass
+        _mount(f"/proc/self/fd/{fd}", f"{root}/dev/{name}", None, _MS_BIND, None)
         os.close(fd)
 
     class _Attr(ctypes.Structure):
@@ -105,12 +118,14 @@ def _hide_and_expose(conf: dict[str, Any]) -> None:
     attr = _Attr(_MOUNT_ATTR_RDONLY, 0, 0, 0)
     _check(
         _LIBC.syscall(
-            ctypes.c_long(_SYS_MOUNT_SETATTR), ctypes.c_int(-100), b"/", ctypes.c_uint(_AT_RECURSIVE),
-            ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)),
+            ctypes.c_long(_SYS_MOUNT_SETATTR), ctypes.c_int(-100), root.encode(),
+            ctypes.c_uint(_AT_RECURSIVE), ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)),
         ),
         "a read-only root (mount_setattr, Linux 5.12+)",
     )  # fmt: skip
-    _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")  # writable, over it
+    _mount("tmpfs", root + "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")  # writable
+    os.chroot(root)
+    os.chdir("/tmp")
 
 
 def enter(conf: dict[str, Any]) -> tuple[bool, str]:
@@ -130,8 +145,7 @@ def enter(conf: dict[str, Any]) -> tuple[bool, str]:
                 with open(f"/proc/self/{name}", "w") as fh:
                     fh.write(text)
             _mount(None, "/", None, _MS_REC | _MS_PRIVATE, None)
-            _hide_and_expose(conf)
-            os.chdir("/tmp")
+            _new_root(conf)
             confined = True
         except (_Refused, OSError) as exc:
             reason = f"the kernel refused namespaces ({exc})"
@@ -196,14 +210,17 @@ _ARCHES = {
         {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "socket": 41, "ptrace": 101,
          "process_vm_readv": 310, "process_vm_writev": 311, "setsid": 112, "setpgid": 109,
          "unshare": 272, "setns": 308, "mount": 165, "tkill": 200,
-         "pidfd_send_signal": 424, "pidfd_open": 434},
+         "pidfd_send_signal": 424, "pidfd_open": 434, "io_uring_setup": 425, "io_uring_enter": 426,
+         "io_uring_register": 427, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323},
         {"clone": 56, "clone3": 435, "tgkill": 234, "kill": 62},
     ),
     "aarch64": (
         0xC00000B7,
         {"execve": 221, "execveat": 281, "socket": 198, "ptrace": 117, "process_vm_readv": 270,
          "process_vm_writev": 271, "setsid": 157, "setpgid": 154, "unshare": 97, "setns": 268,
-         "mount": 40, "tkill": 130, "pidfd_send_signal": 424, "pidfd_open": 434},
+         "mount": 40, "tkill": 130, "pidfd_send_signal": 424, "pidfd_open": 434, "io_uring_setup": 425,
+         "io_uring_enter": 426, "io_uring_register": 427, "bpf": 280, "perf_event_open": 241,
+         "userfaultfd": 282},
         {"clone": 220, "clone3": 435, "tgkill": 131, "kill": 129},
     ),
 }  # fmt: skip
