@@ -319,3 +319,12 @@ def _wait_until(check: object, timeout: float = 20.0) -> bool:
             return True
         event.wait(0.02)
     return bool(check())
+
+
+def test_the_limits_only_sentence_is_said_once_a_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(confine, "_told", [])
+    sentence = confine.note(False, "the kernel refused namespaces")
+    assert "NOT sandboxed" in sentence and "the kernel refused namespaces" in sentence
+    assert confine.say_once(True, confine.note(True, "")) == ""
+    assert confine.say_once(False, sentence) == "\n\n" + sentence
+    assert confine.say_once(False, sentence) == ""

@@ -189,14 +189,21 @@ def _outside(child: int) -> None:
     parent = os.getppid()
     # No thread here (after unshare(CLONE_NEWPID) this process may not start one): a child's end wakes
     # it at once; every half second it checks that the app is still there, and ends the run if not.
-    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+    wait = getattr(signal, "sigtimedwait", None)  # Linux; elsewhere a short poll
+    if wait is not None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
     while True:
         done, status = os.waitpid(child, os.WNOHANG)
         if done:
             break
         if os.getppid() != parent:  # the app ended, however it ended (a kill, a closed terminal)
             os.kill(child, signal.SIGKILL)
-        signal.sigtimedwait([signal.SIGCHLD], 0.5)
+        if wait is not None:
+            wait([signal.SIGCHLD], 0.5)
+        else:
+            import time
+
+            time.sleep(0.01)
     if os.WIFSIGNALED(status):
         signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
         os.kill(os.getpid(), os.WTERMSIG(status))
