@@ -7,12 +7,13 @@ then the pickled inputs.
 
 Two processes do the job, so the report travels on a channel the learner's code cannot reach:
 
-- the trusted one (this program, before any learner's code exists) keeps the pipe to the app. For the
-  job it forks
+- the trusted one (this program, before any learner's code exists) keeps the pipe to the app. Ahead of
+  the job it forks
 - the learner's process, which drops every privilege (confine_child.lock_down: limits, no capabilities,
-  a seccomp filter against new processes, exec, sockets and signals to others), loses the app's pipe,
-  compiles and runs the code, calls the function on each case with stdout and stderr captured, and
-  writes a JSON report and each output's raw bytes to a pipe of its own.
+  a seccomp filter against new processes, exec, sockets and signals to others) and keeps only the job's
+  pipe (which it can only read). It reads the job, tells the trusted side the job's token, compiles and
+  runs the code, calls the function on each case with stdout and stderr captured, and writes a JSON
+  report and each output's raw bytes to a pipe of its own.
 
 The trusted process reads that pipe up to a size limit, checks every field (any bytes, any nesting: a
 bad report is "no report"), and writes a report of its own making to the app, ended by a trailer with the
@@ -24,7 +25,7 @@ nor signal it. The __NAMES__ are filled in by quizapp.grading.standby.StandbyPoo
 from pathlib import Path
 
 _PROGRAM = r"""
-import contextlib, io, json, linecache, pickle, threading, traceback
+import contextlib, io, json, linecache, pickle, traceback
 
 folder, _conf = sys.argv[1], json.loads(sys.argv[2])
 _numpy = os.path.dirname(_conf["numpy"])  # the folder NumPy is installed in (only NumPy is taken from it)
@@ -39,7 +40,7 @@ for _name in ("numpy", "numpy.libs"):
 sys.path[:] = [p for p in sys.path if p] + [_shelf]  # (-I -S) the standard library, and NumPy only
 import numpy as np
 
-_job = os.dup(0)  # the job comes on a copy of stdin; the learner's process gets neither
+_job = os.dup(0)  # the job comes on a copy of stdin, read by the learner's process; its stdin is empty
 _null = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_null, 0)
 os.close(_null)
@@ -80,28 +81,32 @@ class _NumpyOnly:  # a clear message: the app's own packages are not there to im
 sys.meta_path.insert(0, _NumpyOnly())
 # The learner's process is forked and locked down ahead of the job too (a fork and its exit cost
 # milliseconds on a busy machine): it waits for the job on a pipe from this process.
-_feed_r, _feed_w = os.pipe()
+_hello_r, _hello_w = os.pipe()
 _back_r, _back_w = os.pipe()
 _learner = os.fork()
 if _learner == 0:
     # ---- the learner's process: nothing of the trusted side is left in reach, then the code runs ----
-    os.close(_job)
-    os.close(_feed_w)
+    # It reads the job from the app's pipe itself (one wake-up fewer on the learner's clock): a pipe it
+    # can only read, which brings the learner's own code and inputs. The trusted side is told the job's
+    # token (before any of the learner's code exists here); it alone writes to the app.
+    os.close(_hello_r)
     os.close(_back_r)
     os.dup2(2, 1)  # what the code writes to the file descriptors goes with stderr, not to the app
-    _keep = sorted((_feed_r, _back_w))
+    _keep = sorted((_job, _hello_w, _back_w))
     os.closerange(3, _keep[0])
     os.closerange(_keep[0] + 1, _keep[1])
-    os.closerange(_keep[1] + 1, 1 << 16)
-    _bufs.pop(_job, None)
+    os.closerange(_keep[1] + 1, _keep[2])
+    os.closerange(_keep[2] + 1, 1 << 16)
     try:
         lock_down(__FILE_LIMIT__, _confined)
     except BaseException:
         os._exit(70)  # never run the code with less than was meant
-    head = _take(_feed_r)
+    head = _take(_job)
     if not head:
         os._exit(0)
     job = json.loads(head)
+    os.write(_hello_w, job["token"].encode()[:64] + b"\n")
+    os.close(_hello_w)
     _used = resource.getrusage(resource.RUSAGE_SELF)
     _cpu = int(_used.ru_utime + _used.ru_stime + job["seconds"]) + 2
     resource.setrlimit(resource.RLIMIT_AS, (int(job["memory"]), int(job["memory"])))
@@ -152,8 +157,8 @@ if _learner == 0:
         return out
 
     def _inputs():
-        size = _take(_feed_r)
-        return _take(_feed_r, int(size)) if size else None
+        size = _take(_job)
+        return _take(_job, int(size)) if size else None
 
     try:
         namespace = {"__name__": "solution"}
@@ -193,40 +198,18 @@ if _learner == 0:
     os.close(_back_w)  # the trusted side reads the end now, not after this process's slow teardown
     os._exit(0)
 
-# ---- the trusted side: takes the job, feeds it, reads the learner's report, checks it, answers ----
-os.close(_feed_r)
+# ---- the trusted side: hears the job's token, reads the learner's report, checks it, answers ----
+os.close(_job)
+os.close(_hello_w)
 os.close(_back_w)
 os.write(1, __READY__ + (b"confined" if _confined else b"limits " + _why.encode()[:300]) + b"\n")
 
-head = _take(_job)
-if not head or outside_gone():  # the parent closed the pipe or exited, or the outside process was killed
+_token = _take(_hello_r)
+if not _token or outside_gone():  # the parent closed the pipe or exited, or the outside was killed
     os._exit(0)
 os.write(1, __RUNNING__)
-_end = __END__ + json.loads(head)["token"].encode() + b" "
-try:
-    _sent = memoryview(head)
-    while _sent:
-        _sent = _sent[os.write(_feed_w, _sent):]
-except OSError:
-    pass  # the learner's process ended (it could not lock itself down): its exit code tells the app
-
-
-def _feed():
-    try:
-        size = _take(_job)
-        data = _take(_job, int(size)) if size else None
-        if data is not None:
-            view = memoryview(size + data)
-            while view:
-                view = view[os.write(_feed_w, view):]
-    except (OSError, ValueError):
-        pass  # the learner's process ended without reading them
-    finally:
-        with contextlib.suppress(OSError):
-            os.close(_feed_w)
-
-
-threading.Thread(target=_feed, daemon=True).start()
+_end = __END__ + _token.strip()[:64] + b" "
+os.close(_hello_r)
 _raw = bytearray()
 while len(_raw) <= __SENT_LIMIT__ + __HEAD_LIMIT__:
     _chunk = os.read(_back_r, 1 << 20)
