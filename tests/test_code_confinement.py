@@ -1,6 +1,7 @@
-"""Attacks on the real child process that runs a learner's solution, on both paths: confined (Linux
-namespaces, where the kernel allows them) and limits-only (QUIZAPP_CODE_CONFINE=limits). Each attack
-prints what it reached; the test reads the verdict's printed text. An attack the limits-only path cannot
+"""Attacks on the real child process that runs a learner's solution, on each path: confined (Linux
+namespaces, where the kernel allows them), Landlock without namespaces (QUIZAPP_CODE_CONFINE=limits, where
+the kernel has Landlock) and limits-only (QUIZAPP_CODE_CONFINE=plain: what a kernel with neither gets).
+Each attack prints what it reached; the test reads the verdict's printed text. An attack a path cannot
 stop is skipped there with the reason (the README says the same)."""
 
 from __future__ import annotations
@@ -25,15 +26,21 @@ CONFINED_HERE, WHY_NOT = confine.probe()
 STUB = "\ndef softmax(x, axis=-1):\n    return x\n"
 
 
-@pytest.fixture(params=["confined", "limits"])
+@pytest.fixture(params=["confined", "landlock", "limits"])
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """Each attack runs on both paths; the confined one only where this kernel confines."""
+    """Each attack runs on every path this kernel offers."""
     if request.param == "confined" and not CONFINED_HERE:
         pytest.skip(f"namespaces are refused on this machine: {WHY_NOT}")
-    if request.param == "limits":
-        monkeypatch.setenv(confine.FORCE_ENV, "limits")
-    else:
+    if request.param == "confined":
         monkeypatch.delenv(confine.FORCE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(confine.FORCE_ENV, "limits" if request.param == "landlock" else "plain")
+    if request.param == "landlock":
+        confine.probe.cache_clear()
+        landlocked = confine.probe()[1].startswith("landlock")
+        confine.probe.cache_clear()
+        if not landlocked:
+            pytest.skip("this kernel has no Landlock")
     POOL.close()  # the next run starts a child with this path's setting
     yield request.param
     POOL.close()
@@ -48,12 +55,19 @@ def limits_cannot(path: str, why: str) -> None:
         pytest.skip(f"the limits-only path does not stop this: {why}")
 
 
+def namespaces_only(path: str, why: str) -> None:
+    if path != "confined":
+        pytest.skip(f"only the confined path does this: {why}")
+
+
 def test_each_path_says_what_it_is(path: str) -> None:
     verdict = attack("print('ran')")
     assert "ran" in verdict.printed
     assert verdict.confined is (path == "confined")
     if path == "limits":
         assert "NOT sandboxed" in verdict.confinement
+    elif path == "landlock":
+        assert "NOT fully sandboxed" in verdict.confinement and "Landlock" in verdict.confinement
     else:
         assert "confined" in verdict.confinement and "NOT" not in verdict.confinement
 
@@ -95,7 +109,7 @@ def _leading_to_python() -> set[str]:
 
 
 def test_the_root_holds_only_the_system_libraries_python_and_numpy(path: str) -> None:
-    limits_cannot(path, "without a mount namespace the code sees the whole file system")
+    namespaces_only(path, "without a mount namespace the root is the machine's (Landlock refuses to list it)")
     import sys
 
     import numpy
@@ -148,7 +162,10 @@ def test_no_terminal_device_can_be_opened(path: str) -> None:
                 print("OPENED", name)
             except OSError:
                 pass
-        print("devices", sorted(os.listdir("/dev")))
+        try:
+            print("devices", sorted(os.listdir("/dev")))
+        except OSError:
+            print("devices hidden")
     """)
     assert "OPENED" not in verdict.printed and "devices" in verdict.printed, verdict.printed
 
@@ -175,7 +192,7 @@ def test_writing_the_database_drafts_or_a_pth_file_fails(path: str, isolated_hom
             print("REMOVED")
         except OSError:
             pass
-        open("/tmp/scratch", "w").write("a private temporary folder is fine")
+        open("scratch.txt", "w").write("its own folder (the working directory) is writable")
         print("tmp ok")
     """)
     assert "tmp ok" in verdict.printed, verdict.printed

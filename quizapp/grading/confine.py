@@ -3,8 +3,9 @@ this machine confines it or only limits it (mode), the sentence that says so, an
 run (the app is a child subreaper and kills whatever a run left behind).
 
 The child does the confining itself (quizapp.grading.confine_child); this module only decides what it is
-given and reports what it did. `QUIZAPP_CODE_CONFINE=limits` forces the limits-only path (for tests, or
-a kernel whose namespaces misbehave).
+given and reports what it did. Three paths: confined (namespaces), Landlock without namespaces, limits
+only. `QUIZAPP_CODE_CONFINE=limits` skips the namespaces (Landlock still applies where the kernel has it),
+`=plain` takes the limits alone (for tests, or a kernel whose namespaces misbehave).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import sys
 from pathlib import Path
 
 FORCE_ENV = "QUIZAPP_CODE_CONFINE"
-"""Set to "limits" to run solutions with the limits only (no namespaces), even where they are allowed."""
+"""Set to "limits" to run solutions without namespaces even where they are allowed (Landlock still
+applies where the kernel has it), or "plain" for the limits alone (as on a kernel without either)."""
 FILE_LIMIT_BYTES = 16 << 20
 """Largest file a solution may write (RLIMIT_FSIZE): only its private temporary folder is writable."""
 
@@ -30,6 +32,12 @@ CONFINED_NOTE = (
     "there); a private temporary folder; no network; no new processes, no exec; the memory, CPU-time and "
     "file-size limits."
 )
+LANDLOCK_NOTE = (
+    "Solutions are NOT fully sandboxed here ({why}): no namespaces, but Landlock lets them read only the "
+    "system's libraries, Python and NumPy and write only a private folder (your home, the app's data and "
+    "its code are out of reach), and seccomp refuses new processes, exec, sockets and signals; memory, "
+    "CPU-time and file-size limits apply. They share the machine's network namespace and process list."
+)
 LIMITS_NOTE = (
     "Solutions are NOT sandboxed here ({why}): they run under limits only (memory, CPU time, file size; no "
     "new processes, exec, sockets or signals where seccomp exists), but they can read and write your files "
@@ -37,8 +45,10 @@ LIMITS_NOTE = (
 )
 
 
-def forced_limits() -> bool:
-    return os.environ.get(FORCE_ENV, "").strip().lower() == "limits"
+def forced_limits() -> str:
+    """ "limits" (no namespaces; Landlock where the kernel has it), "plain" (limits alone) or ""."""
+    value = os.environ.get(FORCE_ENV, "").strip().lower()
+    return value if value in ("limits", "plain") else ""
 
 
 def _hidden_roots() -> list[str]:
@@ -85,8 +95,10 @@ def probe() -> tuple[bool, str]:
     """Whether a solution would run confined here, and if not why: a tiny child tries (cached)."""
     source = Path(__file__).with_name("confine_child.py").read_text(encoding="utf-8")
     source += (
-        "\nimport json\nc, why = enter(json.loads(sys.argv[1]))\n"
-        "os.write(2, (('confined' if c else 'limits ' + why) + '\\n').encode())\nos._exit(0)\n"
+        "\nimport json\nconf = json.loads(sys.argv[1])\nc, why = enter(conf)\n"
+        "ll = not c and conf['force_limits'] != 'plain' and landlock_abi() >= 1\n"
+        "os.write(2, (('confined' if c else ('landlock ' if ll else 'limits ') + why) + '\\n').encode())\n"
+        "os._exit(0)\n"
     )
     conf = json.dumps({"expose": [], "hide": [], "force_limits": forced_limits()})
     try:
@@ -98,12 +110,17 @@ def probe() -> tuple[bool, str]:
     line = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
     if line[0] == "confined":
         return True, ""
-    return False, line[0].removeprefix("limits ").strip() or "the check failed"
+    return False, line[0].removeprefix("limits ").strip() or "the check failed"  # "landlock ..." is kept
 
 
 def note(confined: bool, why: str) -> str:
-    """The sentence that says what confines the learner's code on this machine."""
-    return CONFINED_NOTE if confined else LIMITS_NOTE.format(why=why or "namespaces unavailable")
+    """The sentence that says what confines the learner's code on this machine (`why` starts with
+    "landlock " where Landlock applies without namespaces)."""
+    if confined:
+        return CONFINED_NOTE
+    if why.startswith("landlock"):
+        return LANDLOCK_NOTE.format(why=why.removeprefix("landlock").strip() or "namespaces unavailable")
+    return LIMITS_NOTE.format(why=why or "namespaces unavailable")
 
 
 _told: list[str] = []

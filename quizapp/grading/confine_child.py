@@ -14,8 +14,10 @@ Two steps, both taken before any of the learner's code exists in the process:
   stays outside and waits; the call returns in a new process, PID 1 of the namespace (when it ends, the
   kernel kills every process left in the namespace). Where namespaces are refused it returns in a new
   process all the same, and says why in its second value.
-- `lock_down(limits)`, in the process that runs the learner's code (forked per job): limits (memory, CPU
-  time, file size, processes), no new privileges, every capability dropped, and a seccomp filter that
+- `lock_down(...)`, in the process that runs the learner's code (forked per job): limits (file size,
+  processes; memory and CPU time come with the job), no new privileges, every capability dropped, on the
+  path without namespaces Landlock (read the system's libraries, Python and NumPy; write its own folder:
+  nothing else), and a seccomp filter that
   refuses new processes (fork, vfork, clone without CLONE_THREAD), exec, sockets, ptrace and reading or
   writing another process's memory, signals to other processes, a new session or process group, new
   namespaces or mounts, and io_uring, bpf, perf_event_open and userfaultfd (io_uring would open sockets
@@ -133,7 +135,7 @@ def enter(conf: dict[str, Any]) -> tuple[bool, str]:
     reason = ""
     confined = False
     if conf.get("force_limits"):
-        reason = "the limits-only path was asked for (QUIZAPP_CODE_CONFINE=limits)"
+        reason = f"the limits-only path was asked for (QUIZAPP_CODE_CONFINE={conf['force_limits']})"
     elif not _LINUX:
         reason = f"{sys.platform} has no Linux namespaces"
     else:
@@ -272,7 +274,61 @@ def _filter(arch: int, denied: dict[str, int], special: dict[str, int], own_pid:
     return b"".join(struct.pack("HBBI", *ins) for ins in prog)
 
 
-def lock_down(file_bytes: int, confined: bool) -> list[str]:
+_LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446
+_LANDLOCK_VERSION, _LANDLOCK_PATH_BENEATH = 1, 1
+_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
+"""Every file-system right Landlock knows at each ABI version: all are handled, so all are refused
+unless a rule grants them."""
+
+
+def landlock_abi() -> int:
+    """Landlock's ABI version on this kernel (0: none). Asking creates nothing."""
+    if not _LINUX:
+        return 0
+    version = _LIBC.syscall(ctypes.c_long(_LANDLOCK_CREATE), None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    return max(int(version), 0)
+
+
+def _landlock(readable: list[str], writable: list[str]) -> None:
+    """Only reading (and mapping) beneath `readable`, and anything beneath `writable`: the rest of the
+    file system is out of reach, whoever owns it (Landlock, Linux 5.13+, no privilege needed)."""
+    abi = landlock_abi()
+    if abi < 1:
+        raise _Refused("Landlock is not available")
+    handled = _FS_BY_ABI[max(v for v in _FS_BY_ABI if v <= abi)]
+    attr = struct.pack("Q", handled)
+    ruleset = int(
+        _LIBC.syscall(ctypes.c_long(_LANDLOCK_CREATE), attr, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    )
+    _check(0 if ruleset >= 0 else -1, "landlock_create_ruleset")
+    read = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
+    try:
+        for paths, rights in ((readable, read), (writable, handled)):
+            for path in paths:
+                try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue
+                allowed = rights & handled
+                if not os.path.isdir(path):  # a file (/dev/null): only the rights a file can have
+                    allowed &= _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | (1 << 14) | (1 << 15)
+                rule = struct.pack("=Qi", allowed, fd)  # (packed: allowed_access, parent_fd)
+                result = _LIBC.syscall(
+                    ctypes.c_long(_LANDLOCK_ADD_RULE), ctypes.c_int(ruleset),
+                    ctypes.c_int(_LANDLOCK_PATH_BENEATH), rule, ctypes.c_uint32(0),
+                )  # fmt: skip
+                os.close(fd)
+                _check(int(result), f"landlock_add_rule {path}")
+        done = _LIBC.syscall(ctypes.c_long(_LANDLOCK_RESTRICT), ctypes.c_int(ruleset), ctypes.c_uint32(0))
+        _check(int(done), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def lock_down(
+    file_bytes: int, confined: bool, readable: list[str] | None = None, writable: list[str] | None = None
+) -> list[str]:
     """Limits and filters for the process that will run the learner's code (the job's memory and CPU
     limits come with the job: lowering a limit needs no privilege); raises when one that this platform
     has cannot be applied; returns those this platform lacks (macOS, Windows, another architecture)."""
@@ -296,6 +352,8 @@ def lock_down(file_bytes: int, confined: bool) -> list[str]:
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # after capset, which would clear it
     if _prctl(_PR_SET_NO_NEW_PRIVS, 1) != 0:
         missing.append("no-new-privs")
+    if readable is not None and writable is not None:  # the limits-only path, where Landlock exists
+        _landlock(readable, writable)
     spec = _ARCHES.get(os.uname().machine)
     if spec is None:
         missing.append("seccomp")

@@ -31,6 +31,12 @@ folder, _conf = sys.argv[1], json.loads(sys.argv[2])
 _numpy = os.path.dirname(_conf["numpy"])  # the folder NumPy is installed in (only NumPy is taken from it)
 _conf["expose"] = [p for p in sys.path if p] + [os.path.join(_numpy, n) for n in ("numpy", "numpy.libs")]
 _confined, _why = enter(_conf)
+# Without namespaces, Landlock (where the kernel has it) still keeps the learner's process to reading the
+# system's libraries, Python and NumPy, and writing its own folder. "plain" asks for limits alone.
+_landlocked = not _confined and _conf.get("force_limits") != "plain" and landlock_abi() >= 1
+_readable = [p for p in _SYSTEM if p != "/etc" and os.path.isdir(p)] + _conf["expose"]
+_readable += ["/etc/ld.so.cache", "/etc/localtime"] + [f"/dev/{d}" for d in ("zero", "random", "urandom")]
+_writable = [folder, "/dev/null"]
 _shelf = os.path.join("/tmp" if _confined else folder, "quizapp-numpy")
 os.makedirs(_shelf, exist_ok=True)
 for _name in ("numpy", "numpy.libs"):
@@ -98,7 +104,10 @@ if _learner == 0:
     os.closerange(_keep[1] + 1, _keep[2])
     os.closerange(_keep[2] + 1, 1 << 16)
     try:
-        lock_down(__FILE_LIMIT__, _confined)
+        if _landlocked:
+            lock_down(__FILE_LIMIT__, _confined, _readable, _writable)
+        else:
+            lock_down(__FILE_LIMIT__, _confined)
     except BaseException:
         os._exit(70)  # never run the code with less than was meant
     head = _take(_job)
@@ -202,7 +211,8 @@ if _learner == 0:
 os.close(_job)
 os.close(_hello_w)
 os.close(_back_w)
-os.write(1, __READY__ + (b"confined" if _confined else b"limits " + _why.encode()[:300]) + b"\n")
+_mode = b"confined" if _confined else (b"landlock " if _landlocked else b"limits ") + _why.encode()[:300]
+os.write(1, __READY__ + _mode + b"\n")
 
 _token = _take(_hello_r)
 if not _token or outside_gone():  # the parent closed the pipe or exited, or the outside was killed
