@@ -312,6 +312,7 @@ def _compatible(got: str, asked: str) -> bool:
 def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
     """Runs the solution in a child process (see quizapp.grading.code); slow for the event loop, so the
     TUI grades in its save worker."""
+    from quizapp.grading import confine
     from quizapp.grading.code import grade_code
 
     if not text.strip():
@@ -336,7 +337,7 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
         diagnosis=mistake.text if mistake else None,
         diagnosis_id=mistake.id if mistake else None,
         step=None,
-        message=run.summary(with_mistake=False),
+        message=run.summary(with_mistake=False) + confine.say_once(run.confined, run.confinement),
         rating=rate(run.correct),
         expected="the model solution",
         heatmap=failure.heatmap if failure is not None else None,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.derivation import format_quantity
+from quizapp import paths
 from quizapp.errors import QuizappError
 from quizapp.reports.progress_file import ProgressCounts, export_progress, import_progress
 
@@ -255,7 +256,11 @@ def export_anki(
             )
         raise QuizappError("There are no questions to export; `quizapp validate` says why no deck loaded.")
     target = Path(file)
-    tmp = target.with_name(target.name + ".tmp")
+    try:
+        fd, tmp = paths.temp_beside(target)
+        os.close(fd)  # genanki writes by path: to this new file of an unguessable name
+    except OSError as exc:
+        raise QuizappError(f"Cannot write {target}: {exc.strerror or exc}") from exc
     try:
         genanki.Package(list(decks.values())).write_to_file(str(tmp), timestamp=now.timestamp())
         os.replace(tmp, target)

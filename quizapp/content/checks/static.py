@@ -194,18 +194,23 @@ def _code_issues(question: CodeQuestion) -> list[Issue]:
                 f"unknown exercise {question.exercise!r}{_suggest(question.exercise, EXERCISES)}",
             )
         ]
+    from quizapp.content.checks.starter import starter_issues
     from quizapp.content.code_inputs import input_issues
 
     known = {m.id for m in exercise.mistakes}
     names = [m if isinstance(m, str) else m.id for m in question.mistakes]
-    return [
-        Issue(
-            ("mistakes", i),
-            f"exercise {exercise.id!r} knows no mistake {name!r} (it knows {', '.join(sorted(known))})",
-        )
-        for i, name in enumerate(names)
-        if name not in known
-    ] + input_issues(question)
+    return (
+        [
+            Issue(
+                ("mistakes", i),
+                f"exercise {exercise.id!r} knows no mistake {name!r} (it knows {', '.join(sorted(known))})",
+            )
+            for i, name in enumerate(names)
+            if name not in known
+        ]
+        + input_issues(question)
+        + starter_issues(question.starter, exercise.function, exercise.starter)
+    )
 
 
 def _source_issues(question: Question) -> list[Issue]:

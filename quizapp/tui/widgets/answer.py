@@ -132,6 +132,35 @@ class ExplainArea(Vertical):
         self.post_message(AnswerSubmitted(self.text))
 
 
+EDITOR_MAX_CHARS = 100_000
+"""What the code editor loads or takes in one paste: an answer is a few hundred lines; a megabyte of text
+would freeze the screen (issue 28). Longer text is cut, and the learner told."""
+HIGHLIGHT_MAX_CHARS = 30_000
+"""Above this the editor stops highlighting (each edit would re-parse the whole text)."""
+
+
+class CodeText(TextArea):
+    """The code editor's text area: a paste longer than EDITOR_MAX_CHARS is refused with a message."""
+
+    def on_paste(self, event: events.Paste) -> None:
+        if len(event.text) + len(self.text) > EDITOR_MAX_CHARS:
+            event.prevent_default()  # TextArea's own handler (the base class's) does not insert it
+            event.stop()
+            self.notify(
+                f"Not pasted: the code would be over {EDITOR_MAX_CHARS:,} characters.", severity="warning"
+            )
+
+
+def capped(text: str) -> str:
+    """`text`, cut to EDITOR_MAX_CHARS with a comment saying so."""
+    if len(text) <= EDITOR_MAX_CHARS:
+        return text
+    return (
+        text[:EDITOR_MAX_CHARS]
+        + f"\n# ... cut here: the editor holds at most {EDITOR_MAX_CHARS:,} characters\n"
+    )
+
+
 class CodeArea(Vertical):
     """The editor of a code question: Python highlighting and line numbers; Ctrl+R (or Run) grades it."""
 
@@ -146,7 +175,7 @@ class CodeArea(Vertical):
         self._starter = inst.starter
 
     def compose(self) -> ComposeResult:
-        yield TextArea.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
+        yield CodeText.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
         with Horizontal(classes="buttons"):
             yield Button("Run (Ctrl+R)", id="code-run", variant="primary", compact=True)
 
@@ -157,8 +186,18 @@ class CodeArea(Vertical):
     def load(self, text: str) -> None:
         """Puts `text` in the editor (a saved draft, the last answer, or the starter code)."""
         area = self.query_one(TextArea)
+        text = capped(text)
         if area.text != text:
+            area.language = "python" if len(text) <= HIGHLIGHT_MAX_CHARS else None
             area.load_text(text)
+
+    @on(TextArea.Changed)
+    def _highlight_while_small(self, event: TextArea.Changed) -> None:
+        """Highlighting stops above HIGHLIGHT_MAX_CHARS and comes back below it."""
+        area = event.text_area
+        wanted = "python" if len(area.text) <= HIGHLIGHT_MAX_CHARS else None
+        if area.language != wanted:
+            area.language = wanted
 
     def reset(self, inst: Instance) -> None:
         """The starter code of the next code question (the screen then loads a draft if there is one)."""
