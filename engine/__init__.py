@@ -8,6 +8,7 @@ library only, never quizapp, textual, pydantic or yaml.
 """
 
 from engine import calculators as _calculators  # noqa: F401  (importing registers every calculator)
+from engine.accelerators import ACCELERATORS, Accelerator
 from engine.attention import (
     AttentionParams,
     AttentionResult,
@@ -20,9 +21,15 @@ from engine.calculator import CALCULATORS, Arg, Calculator, calculate
 from engine.derivation import Derivation, Heatmap, Misconception, Step, Value, format_quantity
 from engine.models import MODELS, ModelConfig
 
+PRESETS: dict[str, ModelConfig | Accelerator] = {**MODELS, **ACCELERATORS}
+"""Everything a deck's `preset` param may name: published models and accelerators, by key."""
+
 __all__ = [
+    "ACCELERATORS",
     "CALCULATORS",
     "MODELS",
+    "PRESETS",
+    "Accelerator",
     "Arg",
     "AttentionParams",
     "AttentionResult",

@@ -27,6 +27,9 @@ tests/test_calculators.py recomputes this table, so it cannot drift from the eng
     gemma-7b             28    16  16    3072    256  8192    50,331,648   1,409,286,144    458,752
     qwen2-7b             28    28   4    3584    128 32768    29,364,736     822,212,608     57,344
     llama-3.1-405b      126   128   8   16384    128 131072  570,425,344  71,873,593,344    516,096
+    llama-3.1-8b         32    32   8    4096    128 131072   41,943,040   1,342,177,280    131,072
+    llama-3.1-70b        80    64   8    8192    128 131072  150,994,944  12,079,595,520    327,680
+    gemma-3-27b          62    32  16    5376    128 131072   66,060,288   4,095,737,856    507,904
 
 Gemma 7B's heads are 256 wide although 3072 / 16 = 192 (its config sets head_dim), so W_Q is 3072 x 4096.
 Qwen2 7B has biases on W_Q, W_K and W_V but not on W_O. DeepSeek-V2 uses multi-head latent attention: per
@@ -320,6 +323,39 @@ _ALL += (
         rope_head_dim=64,
     ),
 )
+
+_LLAMA31 = (
+    "Llama Team 2024, The Llama 3 Herd of Models (arXiv:2407.21783), Table 3; meta-llama/Llama-3.1-{s} "
+    "config.json (num_hidden_layers {l}, num_attention_heads {h}, num_key_value_heads 8, hidden_size {d}, "
+    "max_position_embeddings 131072, rope_theta 500000, rope_scaling: rope_type llama3, factor 8, "
+    "low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8192)"
+)
+_ALL += (
+    ModelConfig(
+        "llama-3.1-8b", "Llama-3.1 8B", 32, 32, 8, 4096, 128, 131072, False,
+        _LLAMA31.format(s="8B", l=32, h=32, d=4096),
+    ),
+    ModelConfig(
+        "llama-3.1-70b", "Llama-3.1 70B", 80, 64, 8, 8192, 128, 131072, False,
+        _LLAMA31.format(s="70B", l=80, h=64, d=8192),
+    ),
+    ModelConfig(
+        "gemma-3-27b",
+        "Gemma 3 27B",
+        62,
+        32,
+        16,
+        5376,
+        128,
+        131072,
+        False,
+        "Gemma Team 2025, Gemma 3 Technical Report (arXiv:2503.19786), sections 2.1-2.2 (5 local layers "
+        "per global layer, local window 1024, 128K context); google/gemma-3-27b-pt config.json text_config "
+        "(num_hidden_layers 62, num_attention_heads 32, num_key_value_heads 16, head_dim 128, hidden_size "
+        "5376, sliding_window 1024, sliding_window_pattern 6)",
+        explicit_head_dim=True,
+    ),
+)  # fmt: skip
 
 MODELS: dict[str, ModelConfig] = {m.key: m for m in _ALL}
 """Published presets by key; decks use them as `model: {preset: [...]}`."""

@@ -127,6 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # a bug: say so in one line and keep the details in a log
+        from quizapp.store.database import damaged
+
+        told = damaged(exc)
+        if told is not None:  # not a bug: a damaged page of the database, found while reading it
+            print(f"quizapp: {told}", file=sys.stderr)
+            return EXIT_USAGE
         from quizapp.crash import write_crash_log
 
         log = write_crash_log()

@@ -69,3 +69,14 @@ def bundled_content_dir() -> Path:
     if packaged.is_dir():
         return packaged
     return here.parent / "content"
+
+
+def temp_beside(target: Path) -> tuple[int, Path]:
+    """A new, empty file in `target`'s folder for writing `target` atomically (write it, then
+    os.replace it over `target`): made by tempfile.mkstemp, so its name is not predictable and it is
+    created exclusively (a planted file or symlink of any name is never followed), private to the user.
+    Returns its open descriptor and its path."""
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    return fd, Path(name)

@@ -92,7 +92,8 @@ def test_every_issue_preset_exists_names_its_source_and_splits_evenly() -> None:
         "transformer-base transformer-big bert-base bert-large gpt2-small gpt2-medium gpt2-large gpt2-xl "
     )
     wanted += "gpt3-175b llama-2-7b llama-2-13b llama-2-70b llama-3-8b llama-3-70b mistral-7b falcon-7b "
-    wanted += "mixtral-8x7b gemma-7b qwen2-7b llama-3.1-405b deepseek-v2"
+    wanted += "mixtral-8x7b gemma-7b qwen2-7b llama-3.1-405b deepseek-v2 "
+    wanted += "llama-3.1-8b llama-3.1-70b gemma-3-27b"
     assert list(MODELS) == wanted.split()
     for key, m in MODELS.items():
         assert m.key == key

@@ -127,7 +127,7 @@ def test_enums_come_from_the_engine(schema: dict[str, Any]) -> None:
         assert defs[name]["properties"]["calculator"]["enum"] == sorted(engine.CALCULATORS)
         assert "GiB" in defs[name]["properties"]["unit"]["anyOf"][0]["enum"]
     assert defs["CalcParam"]["properties"]["calc"]["enum"] == sorted(engine.CALCULATORS)
-    assert defs["PresetParam"]["properties"]["preset"]["items"]["enum"] == sorted(engine.MODELS)
+    assert defs["PresetParam"]["properties"]["preset"]["items"]["enum"] == sorted(engine.PRESETS)
 
 
 def test_calculator_args_are_the_calculator_functions_keywords(schema: dict[str, Any]) -> None:

@@ -176,3 +176,62 @@ def test_a_large_backup_is_checked_as_a_stream_not_held_in_memory(filled: Store,
     with open_store(tmp_path / "big.db", now=NOW) as other:
         assert import_progress(other, path, now=NOW).reviews == 30_000
         assert review_count(other) == 30_000
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"version": True}, "of version True"),
+        ({"version": 1.0}, "of version 1.0"),
+        ({"settings": {"no_such_setting": 1}}, "unknown setting 'no_such_setting'"),
+        ({"settings": {"theme": "\x1b]52;c;ZXZpbA==\x07nord"}}, r"theme must be a theme's name"),
+        ({"settings": {"theme": "x" * 500}}, r"theme must be a theme's name"),
+    ],
+)
+def test_a_version_or_setting_of_the_wrong_type_is_refused(
+    filled: Store, tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    from quizapp.reports.progress_reader import read_progress_file
+
+    doc = {**json.loads(json.dumps(progress_document(filled, now=NOW))), **change}
+    with pytest.raises(QuizappError, match=message):
+        read_progress_file(_write(tmp_path / "bad.json", doc))
+
+
+def test_a_huge_string_is_refused_in_one_linear_pass_before_any_parser(filled: Store, tmp_path: Path) -> None:
+    from quizapp.reports.progress_reader import MAX_STRING_BYTES, read_progress_file
+
+    doc = json.loads(json.dumps(progress_document(filled, now=NOW)))
+    doc["reviews"][0]["answer"] = "\\" + '"' + "a" * (3 * MAX_STRING_BYTES)  # escaped quotes do not end it
+    with pytest.raises(QuizappError, match="a string of more than 1 MiB"):
+        read_progress_file(_write(tmp_path / "huge.json", doc))
+    doc["reviews"][0]["answer"] = "b" * (MAX_STRING_BYTES // 2)  # long, but under the cap: imported
+    assert read_progress_file(_write(tmp_path / "long.json", doc)).reviews == len(doc["reviews"])
+
+
+def test_standard_input_is_copied_only_up_to_the_size_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    from quizapp.commands import progress as command
+    from quizapp.reports import progress_file
+
+    monkeypatch.setattr(progress_file, "MAX_FILE_BYTES", 3 << 20)
+
+    class Endless(io.RawIOBase):
+        """A stream that never ends: the copy must stop on its own."""
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            buffer[:] = b"x" * len(buffer)
+            return len(buffer)
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    target = tmp_path / "copy.json"
+    with pytest.raises(QuizappError, match=r"more than 0 GiB|far larger"):
+        command._copy_stdin(target)
+    assert target.stat().st_size <= 3 << 20

@@ -56,7 +56,7 @@ def _expected() -> dict[str, list[str]]:
     calculators = ", ".join(sorted(engine.CALCULATORS))
     units = ", ".join(repr(u) for u in UNITS)
     literal_hint = "a literal text value goes in a {value: ...} param"
-    types = "numeric, tensor, shape, choice, flashcard, explain, code"
+    types = "numeric, tensor, shape, choice, flashcard, explain, code, scenario"
     kinds = "a parameter needs exactly one of the keys value, choices, range, preset, calc, matrix"
     return {
         "yaml_syntax.yaml": [

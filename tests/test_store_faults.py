@@ -293,3 +293,36 @@ def test_a_full_disk_is_reported_as_full_and_the_saved_answers_stay(tmp_path: Pa
             record_review(store, ref, seed=2, answer="x" * 200_000, correct=True, rating=3, duration_ms=5,
                           now=NOW)  # fmt: skip
         assert review_count(store) == 1
+
+
+def test_a_damaged_page_found_while_running_names_the_backups_and_the_way_back(tmp_path: Path) -> None:
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+    from datetime import UTC, datetime
+
+    from quizapp.store import open_store
+
+    home = tmp_path / "home"
+    home.mkdir()
+    db = home / "progress.db"
+    with open_store(db, now=datetime(2026, 1, 1, tzinfo=UTC)):
+        pass
+    raw = sqlite3.connect(db)
+    raw.execute("PRAGMA journal_mode = DELETE")
+    pages = [p for (p,) in raw.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'reviews'")]
+    (size,) = raw.execute("PRAGMA page_size").fetchone()
+    raw.close()
+    with db.open("r+b") as fh:  # the reviews table's pages become noise; the header stays sound
+        for page in pages:
+            fh.seek((page - 1) * size)
+            fh.write(b"\xa5" * size)
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "QUIZAPP_HOME": str(home), "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-m", "quizapp", "stats"], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 2, done.stderr
+    assert "internal error" not in done.stderr
+    assert str(home / "backups") in done.stderr and "quizapp import progress" in done.stderr, done.stderr

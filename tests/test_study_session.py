@@ -526,3 +526,22 @@ def test_in_the_last_days_weak_decks_are_reviewed_before_new_cards_each_once(
     seen_ids = {r.question_id for r in seen}
     assert {q for q, _ in asked[:3]} == seen_ids and all(why == "due" for _, why in asked[:3])
     assert all(q not in seen_ids for q, _ in asked[3:]), "a card reviewed early is not asked again at once"
+
+
+def test_undo_in_one_window_never_overwrites_a_review_made_in_another(
+    catalog: Catalog, store: Store, tmp_path: Path
+) -> None:
+    qid = _all(catalog, "flashcard")[0]
+    mine = _study(catalog, store, [qid], Clock())
+    assert mine.current is not None
+    mine.rate(3)
+    clock = Clock()
+    clock.tick(30 * 86400)  # due again by then, in the other window
+    with open_store(tmp_path / "p.db", now=clock.now) as other_window:
+        theirs = _study(catalog, other_window, [qid], clock)
+        assert theirs.current is not None
+        theirs.rate(1)
+        their_row = _card_row(other_window, qid)
+    with pytest.raises(QuizappError, match="another quizapp window"):
+        mine.undo()
+    assert _card_row(store, qid) == their_row and review_count(store) == 2

@@ -18,6 +18,9 @@ One module per area:
 - serving: FLOPs per token, decode speed bounded by memory bandwidth, batch capacity, intensity
 - toy_heads: what the trained toy transformer's heads do, answered by running it
 - training_memory: activations, recomputation, the softmax Jacobian, bytes per parameter
+- case_serving, case_attention, case_decoding, case_kernels, case_budget: the chained steps of the case
+  studies (serving on several GPUs, decode intensity, speculative decoding, split-KV and ring kernels,
+  roofline budgets), each step a calculator of its own
 
 `common` holds the checks they share (positive sizes, divisibility, wrong turns).
 
@@ -26,6 +29,11 @@ the same checks and computes the same value, then returns before writing the ste
 """
 
 from engine.calculators import (
+    case_attention,
+    case_budget,
+    case_decoding,
+    case_kernels,
+    case_serving,
     cost,
     dimensions,
     entry,
@@ -45,6 +53,11 @@ from engine.calculators import (
 )
 
 __all__ = [
+    "case_attention",
+    "case_budget",
+    "case_decoding",
+    "case_kernels",
+    "case_serving",
     "cost",
     "dimensions",
     "entry",

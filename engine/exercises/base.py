@@ -13,12 +13,15 @@ import numpy as np
 from engine.exercises.inputs import (
     DTYPES,
     MAX_DRAWS,
+    MAX_SPEC_ELEMENTS,
     MIN_CASES,
     Draw,
     Given,
     InputSpec,
     Param,
+    TooLarge,
     as_dtype,
+    case_bounds,
     check_draw,
     check_value,
     pick,
@@ -73,6 +76,11 @@ class Exercise:
         out = [self.make(rng, edge, spec.dtype) for edge in spec.edge]
         while len(out) < spec.n_cases:
             out.append(self._random_case(rng, spec))
+        entries = sum(int(np.size(v)) for case in out for v in case.values())
+        if entries > MAX_SPEC_ELEMENTS:
+            raise ValueError(
+                f"{self.id}: the cases hold {entries:,} values in all; at most {MAX_SPEC_ELEMENTS:,}"
+            )
         return out
 
     def make(self, rng: np.random.Generator, case: Mapping[str, Any], dtype: str = "float64") -> Inputs:
@@ -86,7 +94,9 @@ class Exercise:
                 raise ValueError(self._unknown(name))
             check_value(name, param, value)
             values[name] = value
-        return {name: as_dtype(value, dtype) for name, value in self.build(rng, values).items()}
+        built = self.build(rng, values)
+        case_bounds(values, built)
+        return {name: as_dtype(value, dtype) for name, value in built.items()}
 
     def spec(
         self,
@@ -172,6 +182,8 @@ class Exercise:
             }
             try:
                 return self.make(rng, case, spec.dtype)
+            except TooLarge:
+                raise
             except ValueError as error:
                 last = str(error)
         raise ValueError(f"{self.id}: {MAX_DRAWS} random draws gave no usable case (the last: {last})")

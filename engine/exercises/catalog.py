@@ -21,11 +21,12 @@ from engine.exercises.inputs import (
     Param,
     Real,
     Size,
+    bounded,
 )
 
 
 def _normal(rng: np.random.Generator, *shape: int, scale: float = 1.0) -> np.ndarray:
-    return rng.normal(0.0, scale, size=shape)  # shape
+    return rng.normal(0.0, scale, size=bounded(shape))  # shape
 
 
 def _divides(p: Mapping[str, Any], part: str, whole: str) -> int:
@@ -88,10 +89,10 @@ def _attention(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
     inputs = _qkv(rng, t, s, p["d_k"], p["d_v"])
     mask: np.ndarray | None = None
     if p["mask"] == "random":
-        mask = rng.random((t, s)) < 0.75  # (T, S)
+        mask = rng.random(bounded((t, s))) < 0.75  # (T, S)
         mask[:, 0] = True  # (T, S) every query keeps one key
     elif p["mask"] == "blocked_row":
-        mask = np.ones((t, s), dtype=bool)  # (T, S)
+        mask = np.ones(bounded((t, s)), dtype=bool)  # (T, S)
         mask[t // 2] = False  # (T, S) that query may see no key: it gets zero weights, not nan
     return {**inputs, "mask": mask}
 

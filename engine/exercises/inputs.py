@@ -24,6 +24,48 @@ MIN_CASES = 5
 """A run has at least this many input sets: a solution that only handles the common case must meet an edge."""
 DEFAULT_CASES = 6
 DTYPES: tuple[str, ...] = ("float64", "float32")
+MAX_ARRAY_ELEMENTS = 1_000_000
+"""Entries of one input array; the exercises' own cases hold at most a few thousand."""
+MAX_CASE_ELEMENTS = 2_000_000
+"""Entries of all the arrays of one case."""
+MAX_CASE_WORK = 200_000_000
+"""A case's entries times its largest size: a bound on the reference's work (attention is quadratic in
+T), so a deck cannot make each grading take minutes or gigabytes."""
+MAX_SPEC_ELEMENTS = 4_000_000
+"""Entries of all the cases of one seed."""
+
+
+class TooLarge(ValueError):
+    """A case beyond the bounds: refused at once, never drawn again (a range that can give one is bad)."""
+
+
+def bounded(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape, or ValueError naming it when the array would be larger than MAX_ARRAY_ELEMENTS: checked
+    before the array is made, so a deck's huge sizes never reach the allocator."""
+    count = 1
+    for n in shape:
+        count *= max(int(n), 0)
+    if count > MAX_ARRAY_ELEMENTS:
+        raise TooLarge(
+            f"an input of shape {tuple(shape)} would hold {count:,} values; at most {MAX_ARRAY_ELEMENTS:,}"
+        )
+    return shape
+
+
+def case_bounds(values: Mapping[str, Any], built: Mapping[str, Any]) -> None:
+    """ValueError naming the sizes when a built case is larger than MAX_CASE_ELEMENTS or its work than
+    MAX_CASE_WORK."""
+    entries = sum(int(np.size(v)) for v in built.values())
+    sizes = [v for v in values.values() if isinstance(v, int) and not isinstance(v, bool)]
+    if entries > MAX_CASE_ELEMENTS:
+        raise TooLarge(f"a case with {dict(values)} holds {entries:,} values; at most {MAX_CASE_ELEMENTS:,}")
+    if entries * max(sizes, default=1) > MAX_CASE_WORK:
+        raise TooLarge(
+            f"a case with {dict(values)} is too large to grade quickly ({entries:,} values times a size "
+            f"of {max(sizes):,}); keep it under {MAX_CASE_WORK:,}"
+        )
+
+
 MAX_DRAWS = 200
 """Random draws a build may refuse (sizes that do not divide) before the spec is called unusable."""
 

@@ -114,7 +114,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(json.dumps({"decks": decks}, indent=2))
         return EXIT_OK
     short = {"numeric": "num", "tensor": "tensor", "shape": "shape", "choice": "choice",
-             "flashcard": "card", "explain": "explain", "code": "code"}  # fmt: skip
+             "flashcard": "card", "explain": "explain", "code": "code", "scenario": "case"}  # fmt: skip
     header = ["deck", "total", *(short[t] for t in QUESTION_TYPES), "d1", "d2", "d3", "title"]
     totals: Counter[str] = sum((c for _, _, c in table), Counter())
     rows = [[i, *(str(c[k]) for k in columns), t] for i, t, c in table]
@@ -177,6 +177,18 @@ def instance_json(inst: Instance) -> dict[str, Any]:
         ]
     if inst.kind == "explain":
         out["key_points"] = list(inst.key_points)
+    if inst.kind == "scenario":
+        out["steps"] = [
+            {"name": name, "uses": list(uses), **instance_json(step)}
+            for step, name, uses in zip(inst.steps, inst.step_names, inst.step_uses, strict=True)
+        ]
+        for step in out["steps"]:
+            step["work"] = step.pop("steps", [])
+            for key in ("id", "deck", "type", "difficulty", "seed", "explanation", "source"):
+                step.pop(key, None)
+        if inst.derivation is not None:
+            out["derivation"] = inst.derivation.to_text()
+        return out
     if inst.tolerance is not None:
         out["tolerance"] = inst.tolerance.describe()
     if inst.derivation is not None:
@@ -233,6 +245,15 @@ def render_instance(inst: Instance) -> str:
         out.append(_section("Key points", "\n".join(f"- {p}" for p in inst.key_points)))
     elif inst.kind == "flashcard":
         out.append(_section("Back", str(inst.expected).rstrip()))
+    elif inst.kind == "scenario":
+        for i, step in enumerate(inst.steps, start=1):
+            tolerance = step.tolerance.describe() if step.tolerance else "exact answer"
+            body = f"{step.prompt.rstrip()}\nExpected: {step.expected_text()} ({tolerance})"
+            if step.derivation is not None:
+                body += "\n" + _misconceptions(step)
+            out.append(_section(f"Step {i} of {len(inst.steps)}", body))
+        if inst.derivation is not None:
+            out.append(_section("The chain", inst.derivation.to_text()))
     elif inst.kind == "code":
         out.append(_section("Starter code", inst.starter.rstrip()))
         out.append(_section("Model solution", str(inst.expected).rstrip()))

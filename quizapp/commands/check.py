@@ -33,7 +33,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--seed", type=int, default=0, help="the seed that fixes the question's numbers (default 0)"
     )
-    p.add_argument("--answer", required=True, metavar="TEXT", help='the answer, e.g. "80 GiB" or "a, c"')
+    p.add_argument(
+        "--answer",
+        required=True,
+        action="append",
+        metavar="TEXT",
+        help='the answer, e.g. "80 GiB" or "a, c"; a scenario takes one --answer per step, in order',
+    )
     p.add_argument(
         "--covered",
         metavar="N,N",
@@ -61,6 +67,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"quizapp: {message}", file=sys.stderr)
         return EXIT_UNREADABLE
     timing = {"hints_used": args.hints, "seconds": args.seconds, "attempt": args.attempt}
+    answers: list[str] = list(args.answer)
+    if inst.kind == "scenario":
+        return _check_scenario(inst, answers, args.json, timing)
+    if len(answers) > 1:
+        print(
+            f"quizapp: {inst.question_id} takes one --answer; {len(answers)} were given "
+            "(several are for scenarios, one per step)",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
+    args.answer = answers[0]
     if inst.kind == "explain":
         if args.covered is None:
             print(prompt_text(inst))
@@ -113,6 +130,52 @@ def run(args: argparse.Namespace) -> int:
         print("\nExplanation:")
         print(inst.explanation.strip())
     return EXIT_CORRECT if verdict.correct else EXIT_WRONG
+
+
+def _check_scenario(inst: Instance, answers: list[str], as_json: bool, timing: dict[str, Any]) -> int:
+    """Grades a scenario's answers (one per step, fewer grades those given) and prints one verdict per
+    step: exit 0 when every step is right, 1 otherwise, 2 when none can be read or there are too many."""
+    from quizapp.grading.rating import RATING_NAMES
+    from quizapp.grading.scenario import grade_scenario
+
+    verdict = grade_scenario(inst, answers, **timing)
+    if verdict.unparseable and not verdict.steps:
+        print(f"quizapp: {verdict.message}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    code = EXIT_UNREADABLE if verdict.unparseable else EXIT_CORRECT if verdict.correct else EXIT_WRONG
+    if as_json:
+        out = _verdict_json(inst, verdict, RATING_NAMES)
+        out["steps"] = [
+            {
+                "step": s.index,
+                "prompt": inst.steps[s.index - 1].prompt,
+                "correct": bool(s.verdict.correct),
+                "carried_forward": s.carried_forward,
+                "unreadable": bool(s.verdict.unparseable),
+                "read_as": s.verdict.parsed,
+                "expected": inst.steps[s.index - 1].expected_text(),
+                "diagnosis_id": s.verdict.diagnosis_id,
+                "diagnosis": s.verdict.diagnosis,
+                "message": s.verdict.message,
+                "rating": s.rating,
+                "rating_name": RATING_NAMES.get(s.rating, "?"),
+            }
+            for s in verdict.steps
+        ]
+        print(json.dumps(out, indent=2))
+        return code
+    print(f"Question {inst.question_id} (seed {inst.seed})")
+    print(prompt_text(inst))
+    for s in verdict.steps:
+        step = inst.steps[s.index - 1]
+        mark = "right" if s.verdict.correct else "carried forward" if s.carried_forward else "wrong"
+        print(f"\nStep {s.index} of {len(inst.steps)}: {step.prompt.strip()}")
+        print(f"  {mark}: {s.verdict.message}")
+    print(f"\n{verdict.message}")
+    if inst.derivation is not None:
+        print("\nThe chain:")
+        print(inst.derivation.to_text())
+    return code
 
 
 def _verdict_json(inst: Any, verdict: Any, names: Mapping[int, str]) -> dict[str, Any]:

@@ -28,6 +28,15 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
             "and which known mistake it is. Exit status: 0 right, 1 wrong, 2 unreadable file or unknown id."
         ),
     )
+    plain_help = p.format_help
+
+    def with_confinement() -> str:
+        """The help, then what confines a solution on this machine (checked only when help is asked)."""
+        from quizapp.grading.confine import describe
+
+        return f"{plain_help()}\nOn this machine: {describe()}\n"
+
+    setattr(p, "format_help", with_confinement)  # noqa: B010 (an instance's method, replaced)
     p.add_argument("exercise", nargs="?", metavar="ID", help="an exercise id (see `quizapp code`)")
     p.add_argument("--file", metavar="PATH", help="your solution (a .py file; - reads standard input)")
     p.add_argument("--seed", type=int, default=0, help="which inputs to draw (default 0)")
@@ -55,6 +64,8 @@ def run_code(args: argparse.Namespace) -> int:
             print(f"Input parameters (a deck's inputs: block):\n{_parameters(ex)}")
         return EXIT_OK
     verdict = grade_code(ex.id, _read(args.file), seed=args.seed)
+    if not verdict.confined:
+        print(verdict.confinement, file=sys.stderr)  # said every run: each command is a session of its own
     if args.json:
         print(json.dumps(_verdict_json(verdict), indent=2, allow_nan=False))
     else:
@@ -159,6 +170,7 @@ def _verdict_json(verdict: Any) -> dict[str, Any]:
         if verdict.mistake is None
         else {"id": verdict.mistake.id, "text": verdict.mistake.text},
         "problem": verdict.problem,
+        "confined": verdict.confined,
         "cases": [
             {
                 "passed": case.passed,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -89,12 +88,28 @@ def _file_for(name: str, mode: str) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="quizapp-") as folder:
         path = Path(folder) / "progress.json"
         if mode == "r":
-            with path.open("wb") as fh:
-                shutil.copyfileobj(sys.stdin.buffer, fh)  # streamed: a large backup never sits in memory
+            _copy_stdin(path)
         yield str(path)
         if mode == "w" and path.exists():
             sys.stdout.buffer.write(path.read_bytes())
             sys.stdout.flush()
+
+
+def _copy_stdin(path: Path) -> None:
+    """Standard input into `path`, streamed, stopping at the progress file's size limit (issue 28: a
+    2 GiB stream is refused after MAX_FILE_BYTES, not copied whole to the temporary folder first)."""
+    from quizapp.reports.progress_file import MAX_FILE_BYTES
+
+    copied = 0
+    with path.open("wb") as fh:
+        while block := sys.stdin.buffer.read(1 << 20):
+            copied += len(block)
+            if copied > MAX_FILE_BYTES:
+                raise QuizappError(
+                    f"Standard input holds more than {MAX_FILE_BYTES >> 30} GiB: far larger than any quizapp "
+                    "progress file; is it the right stream?"
+                )
+            fh.write(block)
 
 
 def _now() -> datetime:

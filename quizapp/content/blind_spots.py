@@ -26,6 +26,8 @@ class BlindSpot:
 
 def blind_spots(inst: Instance) -> list[BlindSpot]:
     """The blind spots of `inst` (empty for a draw that tells every known mistake from the answer)."""
+    if inst.kind == "scenario":  # each step must tell its own mistakes apart
+        return [spot for step in inst.steps for spot in blind_spots(step)]
     d = inst.derivation
     if d is None:
         return []

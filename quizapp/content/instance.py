@@ -5,6 +5,7 @@ Instances are what every consumer sees (grading, the CLI, the TUI, the store); t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -13,7 +14,7 @@ from engine.exercises.inputs import InputSpec
 from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import to_display, unit
 
-QuestionKind = Literal["numeric", "tensor", "shape", "choice", "flashcard", "explain", "code"]
+QuestionKind = Literal["numeric", "tensor", "shape", "choice", "flashcard", "explain", "code", "scenario"]
 Expected = int | float | tuple[int, ...] | frozenset[str] | str | None
 ANSWER_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape"})
 
@@ -76,6 +77,15 @@ class Instance:
     """Code questions: (rtol, atol) when the deck sets them (None: the exercise's)."""
     code_inputs: InputSpec | None = None
     """Code questions: how the seed's inputs are drawn when the deck says (None: the exercise's)."""
+    steps: tuple[Instance, ...] = ()
+    """Scenarios: each step as a numeric Instance (its prompt is the step's question), in asking order."""
+    step_names: tuple[str, ...] = ()
+    """Scenarios: each step's name, as later steps' args refer to its answer."""
+    step_uses: tuple[tuple[str, ...], ...] = ()
+    """Scenarios: for each step, the names of the earlier steps whose answers its numbers use."""
+    rework: Callable[[int, Mapping[str, int | float]], Instance] | None = None
+    """Scenarios: step k worked again with some earlier answers replaced (name -> base-unit value), so
+    a wrong earlier number can be carried forward; raises InstanceError when those numbers cannot work."""
 
     @property
     def expected_display(self) -> int | float | None:
@@ -94,6 +104,8 @@ class Instance:
             return format_quantity(self.expected)
         if self.kind == "choice" and isinstance(self.expected, frozenset):
             return ", ".join(sorted(self.expected))
+        if self.kind == "scenario":
+            return "; ".join(f"{i}) {s.expected_text()}" for i, s in enumerate(self.steps, start=1))
         return str(self.expected or "")
 
     def answer_hint(self) -> str:
@@ -111,4 +123,8 @@ class Instance:
             return f"Answer {what}; {tol}. Arithmetic like 4*512^2 or 2*80*8*128 B works."
         if self.kind == "code":
             return "Write the function in NumPy; Ctrl+R runs it on the seed's inputs, edge cases first."
+        if self.kind == "scenario":
+            return (
+                f"{len(self.steps)} steps, one answer each, asked in turn; a later step may use your number."
+            )
         return ""

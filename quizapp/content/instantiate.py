@@ -26,6 +26,8 @@ from quizapp.content.schema import (
     FlashcardQuestion,
     ParamSpec,
     Question,
+    ScenarioQuestion,
+    ScenarioStep,
     ShapeQuestion,
 )
 from quizapp.content.template import TemplateError, lookup, render
@@ -135,6 +137,10 @@ def build_instance(
             code_inputs=input_spec(question),
             **common,
         )
+    if isinstance(question, ScenarioQuestion):
+        from quizapp.content.scenario import build_scenario
+
+        return build_scenario(question, values, common, calculate)
     answer = compute_answer(question, resolve_args(question.args, values, loc=("args",)), calculate)
     derivation = answer.derivation
     if question.heatmap_in_prompt and derivation.heatmap is None:
@@ -174,7 +180,9 @@ class Answer(NamedTuple):
     derivation: engine.Derivation
 
 
-def compute_answer(question: ComputedQuestion, args: Mapping[str, Any], calculate: Calculate) -> Answer:
+def compute_answer(
+    question: ComputedQuestion | ScenarioStep, args: Mapping[str, Any], calculate: Calculate
+) -> Answer:
     """Runs a numeric, tensor or shape question's calculator on its resolved args; raises InstanceError
     when the result does not fit the question. Shared by `build_instance` and the seed checks (which skip
     the rest of an instance), so both accept and refuse exactly the same draws."""

@@ -53,7 +53,7 @@ SCHEMA_VALUES = frozenset(
         "contentSchema",
     }
 )
-QUESTION_CALCULATOR_DEFS = ("NumericQuestion", "TensorQuestion", "ShapeQuestion")
+QUESTION_CALCULATOR_DEFS = ("NumericQuestion", "TensorQuestion", "ShapeQuestion", "ScenarioStep")
 
 
 def deck_json_schema() -> Schema:
@@ -208,8 +208,8 @@ def _add_engine_enums(defs: Schema) -> None:
     if "calc" in calc and calculators:
         calc["calc"]["enum"] = calculators
     preset = defs.get("PresetParam", {}).get("properties", {}).get("preset", {})
-    if "items" in preset and engine.MODELS:
-        preset["items"]["enum"] = sorted(engine.MODELS)
+    if "items" in preset and engine.PRESETS:
+        preset["items"]["enum"] = sorted(engine.PRESETS)
 
 
 def _add_calculator_args(defs: Schema) -> None:

@@ -282,8 +282,14 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
         models = [question for _, question in questions]
         raws = [data["questions"][index] for index, _ in questions]
         keys = [static_checks.signature(question, item) for question, item in zip(models, raws, strict=True)]
-        with gc_paused():
-            found = static_checks.check_questions(models, raws, keys)
+        try:
+            with gc_paused():
+                found = static_checks.check_questions(models, raws, keys)
+        except MemoryError:  # sizes no bound foresaw: this deck is skipped, the others load
+            found = [[] for _ in questions]
+            found[0] = [
+                Issue((), "checking this question ran out of memory: its sizes or inputs are too large")
+            ]
         for (index, _), problems in zip(questions, found, strict=True):
             if problems:
                 issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in problems)
@@ -445,10 +451,13 @@ def _write_cache(target: Path, outcome: _Outcome, parsed: Parsed | None = None) 
     payload = b"".join(parts)
     try:
         target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        # private to the user (a deck's text is the author's), the checksum line then the payload
-        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
+        fd, tmp = paths.temp_beside(target)  # private to the user (a deck's text is the author's)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as out:  # the checksum line, then the payload
             out.writelines([hashlib.sha256(payload).hexdigest().encode(), b"\n", payload])
         os.replace(tmp, target)
     except OSError:
+        tmp.unlink(missing_ok=True)
         return

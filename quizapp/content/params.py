@@ -139,9 +139,9 @@ def _value_of(name: str, spec: ParamSpec) -> Callable[[Pick], Any]:
             if not isinstance(pick, int):
                 return _undrawable(name)
             key = keys[pick]
-            if key not in engine.MODELS:
-                raise InstanceError(f"unknown model preset {key!r}", loc=("params", name, "preset"))
-            return engine.MODELS[key]
+            if key not in engine.PRESETS:
+                raise InstanceError(f"unknown preset {key!r}", loc=("params", name, "preset"))
+            return engine.PRESETS[key]
 
         return preset
     if isinstance(spec, MatrixParam):

@@ -330,6 +330,7 @@ def _allowed_keys(parent: Loc, data: Any) -> list[str]:
             "flashcard": schema.FlashcardQuestion,
             "explain": schema.ExplainQuestion,
             "code": schema.CodeQuestion,
+            "scenario": schema.ScenarioQuestion,
         }
         model = models.get(str(node.get("type"))) if isinstance(node, Mapping) else None
         return list(model.model_fields) if model is not None else []

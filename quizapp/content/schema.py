@@ -32,7 +32,16 @@ MAX_ID = 100
 """Ids name cards in the database and lines in every report: long enough for any real name."""
 PARAM_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 DEFAULT_SECONDS: dict[int, float] = {1: 60.0, 2: 90.0, 3: 150.0}
-QUESTION_TYPES: tuple[str, ...] = ("numeric", "tensor", "shape", "choice", "flashcard", "explain", "code")
+QUESTION_TYPES: tuple[str, ...] = (
+    "numeric",
+    "tensor",
+    "shape",
+    "choice",
+    "flashcard",
+    "explain",
+    "code",
+    "scenario",
+)
 ANSWER_TYPES: frozenset[str] = frozenset({"numeric", "tensor", "shape"})
 PARAM_KINDS: tuple[str, ...] = ("value", "choices", "range", "preset", "calc", "matrix")
 
@@ -366,6 +375,60 @@ class CodeQuestion(_QuestionBase):
     starter: str = Field(default="", description="the code the editor opens with (default: the signature)")
 
 
+MIN_SCENARIO_STEPS, MAX_SCENARIO_STEPS = 4, 8
+"""A case study is asked the way an interviewer walks one system through: four to eight chained steps."""
+
+
+class ScenarioStep(_Strict):
+    """One computed step of a case study. Its `name` is how later steps' args use its answer (in base
+    units), so a step's numbers may build on earlier answers, and a wrong earlier answer can be carried
+    forward: the step is re-worked with the learner's own number in place of the true one."""
+
+    name: str = Field(pattern=PARAM_NAME, description="how later steps' args refer to this step's answer")
+    prompt: str = Field(min_length=1, description="what the interviewer asks at this step (params only)")
+    calculator: StrictStr
+    args: dict[str, ArgValue] = Field(default_factory=dict)
+    unit: str | None = Field(default=None, description="display unit; default: the calculator's base unit")
+    tolerance: Tolerance | None = None
+    trap: StrictStr | None = Field(
+        default=None, description="id of the misconception this step exists to catch (the calculator's)"
+    )
+    answer_format: str | None = Field(default=None, max_length=200)
+
+
+class ScenarioQuestion(_QuestionBase):
+    """A case study on one system: a setup `prompt`, then 4-8 computed steps asked one after another,
+    each judged against the truth and, with error carried forward, against the learner's earlier
+    numbers."""
+
+    type: Literal["scenario"]
+    prompt: str = Field(min_length=1, description="the setup the interviewer gives before step 1")
+    steps: tuple[ScenarioStep, ...]
+    fixed: StrictStr | None = Field(
+        default=None, description="why the final answer never varies (a cited anchor)"
+    )
+
+    @field_validator("steps")
+    @classmethod
+    def _step_count(cls, steps: tuple[ScenarioStep, ...]) -> tuple[ScenarioStep, ...]:
+        if not MIN_SCENARIO_STEPS <= len(steps) <= MAX_SCENARIO_STEPS:
+            raise ValueError(
+                f"a scenario has {MIN_SCENARIO_STEPS} to {MAX_SCENARIO_STEPS} steps, not {len(steps)}"
+            )
+        names = [s.name for s in steps]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"step names must differ; {', '.join(twice)} is used twice")
+        return steps
+
+    @model_validator(mode="after")
+    def _names_apart_from_params(self) -> ScenarioQuestion:
+        clash = sorted({s.name for s in self.steps} & set(self.params))
+        if clash:
+            raise ValueError(f"step name(s) {', '.join(clash)} are also param names; rename one")
+        return self
+
+
 ComputedQuestion = NumericQuestion | TensorQuestion | ShapeQuestion
 Question = Annotated[
     NumericQuestion
@@ -374,7 +437,8 @@ Question = Annotated[
     | ChoiceQuestion
     | FlashcardQuestion
     | ExplainQuestion
-    | CodeQuestion,
+    | CodeQuestion
+    | ScenarioQuestion,
     Field(discriminator="type"),
 ]
 

@@ -21,6 +21,7 @@ from engine import Heatmap
 from engine.exercises import EXERCISES, Exercise, Mistake
 from engine.exercises.inputs import InputSpec
 from quizapp.errors import QuizappError
+from quizapp.grading import confine
 from quizapp.grading.code_runner import (
     MEMORY_LIMIT_BYTES,
     TIME_LIMIT_S,
@@ -69,6 +70,10 @@ class CodeVerdict:
     printed: str
     unreadable: bool = False
     """The code does not parse or does not define the function: the study loop does not count the run."""
+    confined: bool = False
+    """The code ran confined (namespaces); else under limits only, and `confinement` says so."""
+    confinement: str = ""
+    """What confined the code, in a sentence (quizapp.grading.confine.note)."""
 
     @property
     def correct(self) -> bool:
@@ -169,7 +174,10 @@ def grade_code(
     )
     wrong = any(not r.passed for r in results)
     mistake = _named_mistake(ex, cases, run, expected) if wrong and run.problem is None else None
-    return CodeVerdict(ex.id, seed, results, mistake, run.problem, run.printed, run.unreadable)
+    how = confine.note(run.confined, run.why)
+    return CodeVerdict(
+        ex.id, seed, results, mistake, run.problem, run.printed, run.unreadable, run.confined, how
+    )
 
 
 def _quiet(func: Any, case: dict[str, Any]) -> np.ndarray:

@@ -25,6 +25,12 @@ from quizapp.grading.standby import OUTPUT_LIMIT, POOL
 TIME_LIMIT_S = 5.0
 MEMORY_LIMIT_BYTES = 1 << 30
 """Address space of the child: NumPy and its BLAS threads reserve some; a hog fails well before the box."""
+LOCK_DOWN_FAILED = 70
+"""The learner's process could not lock itself down, so it ran nothing (quizapp.grading.standby_child)."""
+MALFORMED = (
+    "its answer was not a report the grader writes (bytes, or a forged one): nothing of it is counted; a "
+    "solution returns its result and lets the grader report it"
+)
 __all__ = ["MEMORY_LIMIT_BYTES", "OUTPUT_LIMIT", "TIME_LIMIT_S", "RunOutput", "over_memory", "run_solution"]
 
 
@@ -39,6 +45,9 @@ class RunOutput:
     printed: str
     unreadable: bool = False
     """The code does not parse or does not define the function: not yet an attempt at the answer."""
+    confined: bool = False
+    """The code ran confined (namespaces), not only under limits; `why` says why not."""
+    why: str = ""
 
 
 def run_solution(
@@ -68,11 +77,14 @@ def run_solution(
         memory_limit=memory_limit,
         meanwhile=meanwhile,
     )
+    how = {"confined": done.confined, "why": done.why}
     if done.timed_out:
-        return _failed(f"stopped after {time_limit:g} s: an endless loop, or far too much work", cases)
+        return _failed(f"stopped after {time_limit:g} s: an endless loop, or far too much work", cases, how)
     report = done.report
+    if done.malformed:
+        return _failed(MALFORMED, cases, how)
     if report is None:
-        return _failed(_ended(done.returncode, done.stderr, memory_limit), cases)
+        return _failed(_ended(done.returncode, done.stderr, memory_limit), cases, how)
     layout = report.get("layout")
     layout = layout if isinstance(layout, list) and len(layout) == len(done.arrays) else []
     outputs = tuple(_array(meta, data) for meta, data in zip(layout, done.arrays, strict=True))
@@ -90,6 +102,8 @@ def run_solution(
         shown(str(problem)) if problem else None,
         printed,
         bool(report.get("unreadable")),
+        done.confined,
+        done.why,
     )
 
 
@@ -98,6 +112,8 @@ def _ended(returncode: int | None, stderr: str, memory_limit: int) -> str:
     tail = (stderr.strip().splitlines() or [""])[-1]
     if "MemoryError" in tail:
         return over_memory(memory_limit)
+    if returncode == LOCK_DOWN_FAILED:
+        return "not run: the grader could not apply its limits and filters to the process (exit code 70)"
     if returncode == -signal.SIGKILL:
         return "killed (SIGKILL) before it reported: most often, the machine ran out of memory"
     if returncode == -getattr(signal, "SIGXCPU", 24):
@@ -141,5 +157,5 @@ def _array(meta: Any, data: bytes) -> np.ndarray | None:
         return None
 
 
-def _failed(problem: str, cases: list[dict[str, Any]]) -> RunOutput:
-    return RunOutput((None,) * len(cases), (problem,) * len(cases), problem, "")
+def _failed(problem: str, cases: list[dict[str, Any]], how: dict[str, Any]) -> RunOutput:
+    return RunOutput((None,) * len(cases), (problem,) * len(cases), problem, "", False, **how)

@@ -41,6 +41,19 @@ class OptionFeedback:
 
 
 @dataclass(frozen=True)
+class StepVerdict:
+    """One step of a scenario: its verdict against the truth, and whether it was right on the learner's
+    own earlier numbers (error carried forward), which rates it no better than Hard."""
+
+    index: int
+    """The step's number, from 1."""
+    verdict: Verdict
+    carried_forward: bool = False
+    rating: int = 1
+    """This step's suggested rating; the scenario's is the worst of its steps'."""
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The grading of one answer to one Instance."""
 
@@ -73,6 +86,8 @@ class Verdict:
     """A code answer's first failing case drawn as expected and yours side by side (attention weights)."""
     reason: str = ""
     """Why this rating was suggested, in a few words: "Good: right in 38 s", "Hard: 2 hints"."""
+    steps: tuple[StepVerdict, ...] = ()
+    """Scenarios: one verdict per step answered, in order."""
 
 
 def grade(
@@ -112,6 +127,13 @@ def _grade(inst: Instance, text: str, rate: _Rater) -> Verdict:
             return grade_flashcard(inst, parse_rating(text))
         if inst.kind == "code":
             return _grade_code(inst, text, rate)
+        if inst.kind == "scenario":
+            from quizapp.grading.scenario import grade_scenario, split_answers
+
+            verdict = grade_scenario(inst, split_answers(text), rate.hints_used, rate.seconds, rate.attempt)
+            if rate.new_card and verdict.rating > GOOD:  # a case study met for the first time is never Easy
+                verdict = replace(verdict, rating=GOOD)
+            return verdict
         return Verdict(
             correct=False,
             parsed=_words(text),
@@ -290,6 +312,7 @@ def _compatible(got: str, asked: str) -> bool:
 def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
     """Runs the solution in a child process (see quizapp.grading.code); slow for the event loop, so the
     TUI grades in its save worker."""
+    from quizapp.grading import confine
     from quizapp.grading.code import grade_code
 
     if not text.strip():
@@ -314,7 +337,7 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
         diagnosis=mistake.text if mistake else None,
         diagnosis_id=mistake.id if mistake else None,
         step=None,
-        message=run.summary(with_mistake=False),
+        message=run.summary(with_mistake=False) + confine.say_once(run.confined, run.confinement),
         rating=rate(run.correct),
         expected="the model solution",
         heatmap=failure.heatmap if failure is not None else None,

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quizapp.grading import confine
 from quizapp.grading.standby_child import CHILD
 
 OUTPUT_LIMIT = 2000
@@ -49,7 +50,8 @@ STDOUT_KEPT = 48 << 20
 STDERR_KEPT = 4096
 """Bytes of the child's stderr read back (its tail), for a crash's last line."""
 
-_READY, _RUNNING = b"quizapp-standby-ready\n", b"quizapp-standby-running\n"
+_READY, _RUNNING = b"quizapp-standby-ready ", b"quizapp-standby-running\n"
+"""The ready line goes on with "confined", or "limits " and why not, and a newline."""
 _END = b"\nquizapp-standby-end "
 _TOKEN_CHARS = 16
 _TRAILER = len(_END) + _TOKEN_CHARS + 1 + 17
@@ -57,6 +59,10 @@ _TRAILER = len(_END) + _TOKEN_CHARS + 1 + 17
 The token, new for each job, keeps a trailer the learner's code writes to stdout from passing for ours."""
 ARRAY_LIMIT = 4 << 20
 """Bytes of one output sent back: an answer is far smaller; a larger array is reported by its shape."""
+HEAD_LIMIT = 4 << 20
+"""Bytes of the learner's process's JSON report the trusted side reads at most (errors, printed text)."""
+ERROR_LIMIT = 8000
+"""Characters of one case's error kept (the learner's frames, and the exception's text)."""
 SENT_LIMIT = 32 << 20
 """Bytes of all the outputs of one run sent back; the cases past it are reported as too large."""
 _POSIX = sys.platform != "win32"
@@ -83,6 +89,11 @@ class Finished:
     timed_out: bool
     started: bool
     """The child took the job (it said so before running any of the learner's code)."""
+    confined: bool = False
+    """The run was confined (namespaces), not only limited; `why` says why not."""
+    why: str = ""
+    malformed: bool = False
+    """The learner's process answered with something that is not a report (a forgery, or bytes)."""
 
 
 class _Standby:
@@ -94,7 +105,7 @@ class _Standby:
         with (self.folder / "stderr.txt").open("wb") as err:
             try:
                 self.proc = subprocess.Popen(
-                    [sys.executable, "-I", "-c", child_source, str(self.folder)],
+                    [sys.executable, "-I", "-S", "-c", child_source, str(self.folder), confine.child_conf()],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, cwd=self.folder, env=env,
                     start_new_session=_POSIX,
                 )  # fmt: skip
@@ -106,6 +117,10 @@ class _Standby:
                 _widen(pipe.fileno())
         self._seen = b""
         """What wait_ready read of the ready line so far."""
+        self.confined = False
+        self.why = ""
+        self.killed = False
+        """This side killed it (a time limit, a close): any other SIGKILL came from outside."""
 
     @property
     def pid(self) -> int:
@@ -113,7 +128,7 @@ class _Standby:
 
     @property
     def ready(self) -> bool:
-        return self._seen == _READY
+        return self._seen.startswith(_READY) and self._seen.endswith(b"\n")
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -124,13 +139,15 @@ class _Standby:
         fd, end = self.proc.stdout.fileno(), time.monotonic() + timeout
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_READ)
-            while len(self._seen) < len(_READY):
+            while not self._seen.endswith(b"\n") and len(self._seen) < 1024:
                 if not sel.select(max(end - time.monotonic(), 0.0)):
                     return False
-                chunk = os.read(fd, len(_READY) - len(self._seen))
+                chunk = os.read(fd, 1024)  # the child writes nothing more before it has a job
                 if not chunk:
                     return False
                 self._seen += chunk
+        state = self._seen.removeprefix(_READY).decode("utf-8", "replace").strip()
+        self.confined, self.why = state == "confined", state.removeprefix("limits").strip()
         return self.ready
 
     def run(
@@ -149,7 +166,11 @@ class _Standby:
         token = secrets.token_hex(_TOKEN_CHARS // 2).encode()
         head = {"function": function, "source": source, "memory": memory, "seconds": time_limit}
         head["token"] = token.decode()
-        out, payload, timed_out = bytearray(self._seen), None, False
+        if not self.ready:
+            self.wait_ready(10.0)  # a cold start: its ready line says whether it is confined
+        if self.ready and not self.confined:
+            confine.shield_app()  # nothing else hides the app's /proc entries from the learner's code
+        out, payload, timed_out = bytearray(), None, False
         stdin, stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(stdin, False)
         job = self._send(memoryview(json.dumps(head).encode() + b"\n"))
@@ -193,9 +214,21 @@ class _Standby:
         if timed_out or not payload:  # no report: let it end (or end it) to read how
             self.kill(wait=max(deadline - time.monotonic(), 0.0) if not timed_out else 0.0)
         report, arrays = _parse(payload or b"")
-        stderr = "" if report is not None else self._stderr()
         started = _RUNNING in out or report is not None
-        return Finished(report, arrays, stderr, self.proc.returncode, timed_out, started)
+        returncode, malformed = self.proc.returncode, False
+        if report is not None and "ended" in report:  # the learner's process ended without a report
+            ended = report["ended"]
+            returncode = ended if type(ended) is int else None
+            malformed, report = report.get("malformed") is True, None
+            self.kill(wait=1.0)
+        elif report is None and self.proc.returncode == -signal.SIGKILL and not self.killed:
+            # Killed from outside (the learner's code cannot signal it) as it took the job: the job is
+            # run again, in a new process, as if this one had never taken it.
+            started = False
+        stderr = "" if report is not None else self._stderr()
+        done = Finished(report, arrays, stderr, returncode, timed_out, started, self.confined, self.why)
+        done.malformed = malformed
+        return done
 
     def _send(self, job: memoryview) -> memoryview:
         """Writes what the pipe takes of the job; returns what is left."""
@@ -222,12 +255,17 @@ class _Standby:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(wait)
         if self.proc.poll() is None:
+            self.killed = True
             with contextlib.suppress(OSError):
                 if _POSIX:
                     os.killpg(self.proc.pid, signal.SIGKILL)
                 else:  # pragma: no cover
                     self.proc.kill()
         self.proc.wait()
+        with contextlib.suppress(OSError):
+            if _POSIX:
+                os.killpg(self.proc.pid, signal.SIGKILL)  # what is left of its group, if anything
+        confine.kill_strays(self.proc.pid)
 
     def discard(self) -> None:
         """Kills it, closes the pipes and removes its folder."""
@@ -265,7 +303,7 @@ def _parse(payload: bytes) -> tuple[dict[str, Any] | None, list[bytes]]:
     try:
         report = json.loads(head)
         sizes = [int(n) for n in report.pop("sizes")]
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError, MemoryError):
         return None, []
     if not isinstance(report, dict) or sum(sizes) != len(rest):
         return None, []
@@ -282,8 +320,12 @@ class StandbyPool:
     standby for the next job: neither lands on the learner's wait."""
 
     def __init__(self, output_limit: int = OUTPUT_LIMIT) -> None:
+        confine.become_subreaper()
         self._child = (
             CHILD.replace("__OUTPUT_LIMIT__", str(output_limit + 1))
+            .replace("__ERROR_LIMIT__", str(ERROR_LIMIT))
+            .replace("__HEAD_LIMIT__", str(HEAD_LIMIT))
+            .replace("__FILE_LIMIT__", str(confine.FILE_LIMIT_BYTES))
             .replace("__ARRAY_LIMIT__", str(ARRAY_LIMIT))
             .replace("__SENT_LIMIT__", str(SENT_LIMIT))
             .replace("__READY__", repr(_READY))

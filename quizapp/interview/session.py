@@ -47,9 +47,13 @@ if TYPE_CHECKING:
 
     from quizapp.content.catalog import Catalog
 
-INTERVIEW_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice", "explain", "code"})
+INTERVIEW_KINDS: frozenset[str] = frozenset(
+    {"numeric", "tensor", "shape", "choice", "explain", "code", "scenario"}
+)
 """Kinds an interview asks: everything but flashcards, which are self-rated recall cards."""
 MAX_CODE_QUESTIONS = 1
+MAX_SCENARIOS = 1
+"""A case study takes several minutes: a mock interview asks at most one."""
 """A coding question takes a real interview's whole slot; one per mock interview."""
 MIN_FOR_CODE = 6
 """An interview of this many questions or more includes one coding question when its decks have one."""
@@ -151,11 +155,18 @@ def candidates(catalog: Catalog, questions: QuestionSet, config: InterviewConfig
 
 
 def _at_most_one_code(catalog: Catalog, pool: QuestionSet, rng: random.Random) -> QuestionSet:
-    """The pool with all but MAX_CODE_QUESTIONS coding questions (picked with `rng`) left out."""
-    code = [r.question_id for r in pool.ordered if catalog.question(r.question_id).type == "code"]
-    if len(code) <= MAX_CODE_QUESTIONS:
+    """The pool with all but MAX_CODE_QUESTIONS coding questions, and all but MAX_SCENARIOS case
+    studies (each picked with `rng`), left out: each is long, and one is enough to show the skill."""
+    pool = _at_most(catalog, pool, rng, "code", MAX_CODE_QUESTIONS)
+    return _at_most(catalog, pool, rng, "scenario", MAX_SCENARIOS)
+
+
+def _at_most(catalog: Catalog, pool: QuestionSet, rng: random.Random, kind: str, most: int) -> QuestionSet:
+    """The pool with all but `most` questions of `kind` (picked with `rng`) left out."""
+    code = [r.question_id for r in pool.ordered if catalog.question(r.question_id).type == kind]
+    if len(code) <= most:
         return pool
-    kept = set(rng.sample(code, MAX_CODE_QUESTIONS))
+    kept = set(rng.sample(code, most))
     return pool.select(
         question_ids=[
             r.question_id for r in pool.ordered if r.question_id not in code or r.question_id in kept

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.derivation import format_quantity
+from quizapp import paths
 from quizapp.errors import QuizappError
 from quizapp.reports.progress_file import ProgressCounts, export_progress, import_progress
 
@@ -181,6 +182,13 @@ def card_sides(inst: Any) -> tuple[str, str]:
             back += "<ul>" + "".join(f"<li>{markdown_html(p)}</li>" for p in inst.key_points) + "</ul>"
     elif kind == "flashcard":
         back = markdown_html(str(inst.expected))
+    elif kind == "scenario":  # the steps in order on the front; each answer, then the whole chain, behind
+        steps = "".join(f"<li>{markdown_html(step.prompt)}</li>" for step in inst.steps)
+        front += f"<ol class='scenario-steps'>{steps}</ol>"
+        answers = "".join(f"<li><b>{html.escape(step.expected_text())}</b></li>" for step in inst.steps)
+        back = f"<ol class='scenario-answers'>{answers}</ol>"
+        if inst.derivation is not None:
+            back += _derivation_html(inst.derivation)
     elif kind == "code":  # the model solution; the starter code shows the signature to write
         front += markdown_html(f"```python\n{inst.starter.rstrip()}\n```")
         back = markdown_html(f"```python\n{str(inst.expected).rstrip()}\n```")
@@ -248,7 +256,11 @@ def export_anki(
             )
         raise QuizappError("There are no questions to export; `quizapp validate` says why no deck loaded.")
     target = Path(file)
-    tmp = target.with_name(target.name + ".tmp")
+    try:
+        fd, tmp = paths.temp_beside(target)
+        os.close(fd)  # genanki writes by path: to this new file of an unguessable name
+    except OSError as exc:
+        raise QuizappError(f"Cannot write {target}: {exc.strerror or exc}") from exc
     try:
         genanki.Package(list(decks.values())).write_to_file(str(tmp), timestamp=now.timestamp())
         os.replace(tmp, target)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from fsrs import State
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
+from quizapp import paths
 from quizapp.errors import QuizappError
 from quizapp.store import backup
 from quizapp.store.cards import CardRecord
@@ -204,10 +205,13 @@ def export_progress(store: Store, file: str | os.PathLike[str], *, now: datetime
     """Streams the progress file (a million reviews never sit in memory at once), one record per line,
     then renames it into place: a half-written backup never replaces a good one."""
     target = Path(file)
-    tmp = target.with_name(target.name + ".tmp")
+    try:
+        fd, tmp = paths.temp_beside(target)  # an unguessable new file: never a planted link's target
+    except OSError as exc:
+        raise QuizappError(f"Cannot write {target}: {exc.strerror or exc}") from exc
     counts: dict[str, int] = {}
     try:
-        with store.snapshot(), tmp.open("w", encoding="utf-8") as fh:
+        with store.snapshot(), os.fdopen(fd, "w", encoding="utf-8") as fh:
             head = {"format": FORMAT_MARKER, "version": FORMAT_VERSION, "exported_at": iso(now)}
             fh.write("{\n" + "".join(f" {json.dumps(k)}: {json.dumps(v)},\n" for k, v in head.items()))
             for name, items in _sections(store).items():

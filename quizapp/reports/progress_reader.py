@@ -75,6 +75,7 @@ def read_progress_file(file: str | os.PathLike[str]) -> CheckedFile:
             f"(the limit is {MAX_FILE_BYTES >> 30} GiB); is it the right file?"
         )
     not_ours = f"{path} is not a quizapp progress file"
+    _check_strings(path, not_ours)  # issue 28: before any parser (one huge string would lex in n^2)
     _check_head(path, not_ours)
     bad = f"{path} has inconsistent progress data"
     questions: set[str] = set()
@@ -161,7 +162,7 @@ def _check_head(path: Path, not_ours: str) -> None:
             raise _not_json(not_ours, exc) from exc
     if head.get("format") != FORMAT_MARKER:
         raise QuizappError(marker)
-    if head.get("version") != FORMAT_VERSION:
+    if type(head.get("version")) is not int or head.get("version") != FORMAT_VERSION:  # not true, not 1.0
         raise QuizappError(
             f"{path} is a quizapp progress file of version {head.get('version')!r}; "
             f"this quizapp reads version {FORMAT_VERSION}."
@@ -221,9 +222,47 @@ def _settings(path: Path, not_ours: str, bad: str) -> dict[str, Any]:
     if not isinstance(found, dict):
         raise QuizappError(f"{not_ours}: settings: Input should be a valid dictionary.")
     for key, value in found.items():
-        if key in SETTING_NAMES:
-            try:
-                check_setting(key, value)
-            except QuizappError as exc:
-                raise QuizappError(f"{bad}: settings.{key}: {exc}") from exc
+        if key not in SETTING_NAMES:  # issue 28: refused, never stored unread
+            shown = str(key)[:40].encode("unicode_escape").decode("ascii")
+            raise QuizappError(
+                f"{bad}: settings: unknown setting {shown!r} (known: {', '.join(SETTING_NAMES)})."
+            )
+        try:
+            check_setting(key, value)
+        except QuizappError as exc:
+            raise QuizappError(f"{bad}: settings.{key}: {exc}") from exc
     return dict(found)
+
+
+# ---- issue 28: strings are capped before any parser sees the file ----
+MAX_STRING_BYTES = 1 << 20
+"""Longest string a progress file may hold: an answer is at most the code editor's 100,000 characters."""
+SCAN_BYTES = 1 << 20
+"""The scan reads this much at a time: memory stays bounded whatever the file."""
+
+
+def _check_strings(path: Path, not_ours: str) -> None:
+    """Refuses a file with a string longer than MAX_STRING_BYTES (or as long a stretch with no string),
+    in one linear pass: NumPy finds the quotes (one preceded by a backslash is inside a string). The JSON
+    parser re-reads a token that spans its buffers, so a single huge string would cost it quadratic
+    time, and hold it whole in memory."""
+    import numpy as np
+
+    last, at, before = 0, 0, 0  # the previous unescaped quote's offset, this chunk's, the byte before it
+    with _open(path) as fh:
+        while chunk := fh.read(SCAN_BYTES):
+            data = np.frombuffer(chunk, dtype=np.uint8)  # (n,) the chunk's bytes
+            quotes = np.flatnonzero(data == ord('"'))  # (q,) offsets of every quote
+            previous = data[np.maximum(quotes - 1, 0)]  # (q,) the byte before each quote
+            if quotes.size and quotes[0] == 0:
+                previous[0] = before  # (q,) at the chunk's start: the last byte of the one before
+            quotes = quotes[previous != ord("\\")]  # (q',) the unescaped ones
+            offsets = np.concatenate([[last], quotes + at])  # (q' + 1,) with the last one before
+            gaps = np.diff(offsets)  # (q',) the distance between neighbouring quotes
+            tail = at + len(chunk) - int(offsets[-1])  # since the last quote: a string still open
+            if (gaps.size and int(gaps.max()) > MAX_STRING_BYTES) or tail > MAX_STRING_BYTES:
+                raise QuizappError(
+                    f"{not_ours}: it holds a string of more than {MAX_STRING_BYTES >> 20} MiB "
+                    "(no answer or setting is that long)."
+                )
+            last, at, before = int(offsets[-1]), at + len(chunk), int(data[-1])

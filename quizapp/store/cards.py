@@ -255,6 +255,15 @@ def write_card(conn: sqlite3.Connection, card: CardRecord) -> None:
     conn.execute(f"INSERT OR REPLACE INTO cards ({_COLUMNS}) VALUES ({', '.join('?' * 14)})", _row(card))
 
 
+def card_unchanged(conn: sqlite3.Connection, question_id: str, card: CardRecord | None) -> bool:
+    """Whether the stored row is `card` as written (None: there is no row), compared as stored: another
+    instance of the app answering the same card in between makes it differ."""
+    now = read_card(conn, question_id)
+    if now is None or card is None:
+        return now is None and card is None
+    return _row(now) == _row(card)
+
+
 def restore_card(conn: sqlite3.Connection, question_id: str, before: CardRecord | None) -> None:
     """Puts a card back as it was (inside the caller's transaction): its old row, or no row at all if the
     question had none (undo of a first review)."""

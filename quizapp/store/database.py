@@ -361,6 +361,23 @@ def _unreadable_or_error(exc: sqlite3.DatabaseError, file: Path) -> Exception:
     return _disk_full(exc, file) or QuizappError(f"Cannot open the progress database {file}: {exc}")
 
 
+def damaged(exc: BaseException, file: Path | None = None) -> QuizappError | None:
+    """The user's words for a page SQLite finds damaged while the app runs (not at open, where the file is
+    moved aside): where the backups are and how to restore one. None: not that."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    corrupt = code is not None and code & 0xFF in _CORRUPT_CODES
+    if not isinstance(exc, sqlite3.DatabaseError) or not (corrupt or "malformed" in str(exc)):
+        return None
+    from quizapp.paths import backups_dir, db_path
+
+    where = file or db_path()
+    return QuizappError(
+        f"The progress database {where} is damaged ({exc}). Daily copies are in {backups_dir()}: restore "
+        "the newest with `quizapp --db BACKUP.db export progress restore.json`, then `quizapp import "
+        "progress restore.json` (or `quizapp import progress` a file you exported). Nothing was changed."
+    )
+
+
 def _newer(file: Path, found: int) -> QuizappError:
     return QuizappError(
         f"The progress database {file} was written by a newer quizapp (schema version {found}; this "

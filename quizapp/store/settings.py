@@ -73,6 +73,9 @@ def check_setting(key: str, value: Any) -> Any:
         return _check_ids(value, key)
     elif not isinstance(value, str) or not value.strip():
         raise QuizappError(f"Setting {key} must be a non-empty text, got {value!r}.")
+    elif key == "theme" and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", value):
+        shown = value[:40].encode("unicode_escape").decode("ascii")  # escape codes written out, never sent
+        raise QuizappError(f"Setting theme must be a theme's name (letters, digits, - and _), got {shown!r}.")
     if key in _RANGES:
         low, high = _RANGES[key]
         if not low <= value <= high:

@@ -25,9 +25,10 @@ def save_draft(question_id: str, text: str) -> Path:
     """Writes the draft (a temporary file renamed over the old one: never half a draft)."""
     target = draft_path(question_id)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
+    fd, tmp = paths.temp_beside(target)
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)

@@ -13,7 +13,15 @@ from datetime import date, datetime, time, timedelta
 from fsrs import Card, Rating, Scheduler, State
 
 from quizapp.errors import QuizappError
-from quizapp.store.cards import CardRecord, QuestionRef, ensure_card, read_card, restore_card, write_card
+from quizapp.store.cards import (
+    CardRecord,
+    QuestionRef,
+    card_unchanged,
+    ensure_card,
+    read_card,
+    restore_card,
+    write_card,
+)
 from quizapp.store.database import Store
 from quizapp.store.reviews import ReviewMode, ReviewRecord, check_mode, delete_review, insert_review
 from quizapp.store.settings import load_settings
@@ -196,6 +204,11 @@ def undo_review(store: Store, outcome: ReviewOutcome) -> None:
     with store.transaction() as conn:
         if not delete_review(conn, outcome.review.id):
             raise QuizappError("That answer was already taken back.")
+        if not card_unchanged(conn, outcome.review.question_id, outcome.card):  # (rolled back: kept)
+            raise QuizappError(
+                "Not undone: this card changed since that answer (another quizapp window answered or "
+                "edited it), and undoing would overwrite that."
+            )
         restore_card(conn, outcome.review.question_id, outcome.previous)
 
 

@@ -279,7 +279,9 @@ class QuizApp(App[None]):
     def report_error(self, exc: BaseException) -> None:
         """Turns an exception into a notification: the user's words for QuizappError, a log for bugs."""
         from quizapp.errors import QuizappError
+        from quizapp.store.database import damaged
 
+        exc = damaged(exc) or exc  # a damaged database page: where the backups are, not "internal error"
         if isinstance(exc, QuizappError):
             self.notify(str(exc), title="Cannot do that", severity="error", timeout=10, markup=False)
             return
@@ -308,6 +310,13 @@ class QuizApp(App[None]):
         """Last resort: outside tests, a bug ends the app with one line and a crash log, not a traceback."""
         if self.is_headless:
             super()._handle_exception(error)
+            return
+        from quizapp.store.database import damaged
+
+        told = damaged(error)
+        if told is not None:  # a damaged database page: where the backups are, not "internal error"
+            self._return_code = 2
+            self.exit(return_code=2, message=f"quizapp: {told}")
             return
         log = write_crash_log(error)
         self._return_code = 3

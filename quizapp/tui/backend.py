@@ -80,8 +80,10 @@ class Backend:
         return load_settings(self.store)
 
     def code_text(self, question_id: str, starter: str) -> str:
-        """What a code question's editor opens with: the draft, else the code last submitted, else the
-        starter code."""
+        """What a code question's editor opens with: the draft (every Ctrl+R here keeps one), else the
+        starter code, with the code last submitted below it as comments. That code may come from an
+        imported progress file, someone else's: Ctrl+R must never run it unread, so it is text until the
+        learner uncomments it."""
         from quizapp.store import reviews_for
         from quizapp.study.drafts import load_draft
 
@@ -89,7 +91,7 @@ class Backend:
         if draft is not None:
             return draft
         answered = [r.answer for r in reviews_for(self.store, question_id) if r.answer.strip()]
-        return answered[-1] if answered else starter
+        return with_last_answer(starter, answered[-1] if answered else None)
 
     def overview(self) -> Overview:
         from quizapp.reports.overview import build_overview
@@ -168,4 +170,23 @@ def load_backend(config: AppConfig) -> Backend:
         skipped_decks=skipped,
         notices=(store.notice,) if store.notice else (),
         decks=decks,
+    )
+
+
+LAST_ANSWER_SHOWN = 20_000
+"""Characters of a previous answer shown in the editor (as comments): a longer one is cut."""
+
+
+def with_last_answer(starter: str, last: str | None) -> str:
+    """The starter, then `last` (the code last submitted, maybe imported) as comments: shown, not run."""
+    if last is None or last.strip() == starter.strip():
+        return starter
+    cut = last[:LAST_ANSWER_SHOWN]
+    lines = "\n".join(f"# {line}".rstrip() for line in cut.splitlines())
+    more = "\n# ... (cut: the rest is in your history)" if len(last) > LAST_ANSWER_SHOWN else ""
+    return (
+        f"{starter.rstrip()}\n\n"
+        "# Your last submitted code (from your history, perhaps an imported progress file), as comments:\n"
+        "# it is not run. Read it, then uncomment what you want to keep.\n"
+        f"{lines}{more}\n"
     )

@@ -25,7 +25,15 @@ import engine
 from engine import Derivation
 from quizapp.content.blind_spots import blind_spots
 from quizapp.content.instance import Instance
-from quizapp.content.schema import ChoiceQuestion, NumericQuestion, Question, ShapeQuestion, TensorQuestion
+from quizapp.content.schema import (
+    ChoiceQuestion,
+    NumericQuestion,
+    Question,
+    ScenarioQuestion,
+    ScenarioStep,
+    ShapeQuestion,
+    TensorQuestion,
+)
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
@@ -182,7 +190,59 @@ def _answer_key(inst: Instance) -> object:
     return value
 
 
-def _instance_failures(q: Computed, inst: Instance, d: Derivation) -> Iterable[tuple[str, str, str | None]]:
+def scenario_failures(
+    it: GateInput,
+    instantiate: Instantiate,
+    *,
+    distinct_seeds: int = DISTINCT_SEEDS,
+    diagnosis_seeds: int = DIAGNOSIS_SEEDS,
+) -> list[GateFailure]:
+    """The computed gates, step by step, of a case study: every step knows its trap and tells its
+    mistakes from its answer, every equation it shows is true, and the final answer varies by seed."""
+    q = it.question
+    assert isinstance(q, ScenarioQuestion)
+    out: list[GateFailure] = []
+
+    def fail(message: str, seed: int | None = None, where: tuple[str | int, ...] = ()) -> None:
+        out.append(GateFailure(it.deck_id, q.id, ("questions", it.index, *where), message, seed))
+
+    for k, step in enumerate(q.steps):
+        if step.trap is None:
+            fail(f"step {k + 1} has no trap: name the misconception it exists to catch", where=("steps", k))
+    finals: set[object] = set()
+    found: set[tuple[int, str]] = set()
+    seen: set[tuple[object, ...]] = set()
+    for seed in range(max(distinct_seeds, diagnosis_seeds)):
+        try:
+            inst = instantiate(q.id, seed)
+        except Exception as exc:
+            fail(f"cannot be instantiated: {exc}", seed)
+            break
+        key = (inst.prompt, *(_answer_key(s) for s in inst.steps))
+        if seed < distinct_seeds and inst.steps:
+            finals.add(_answer_key(inst.steps[-1]))
+        if key in seen:
+            continue
+        seen.add(key)
+        for k, (spec, step_inst) in enumerate(zip(q.steps, inst.steps, strict=True)):
+            if step_inst.derivation is None:
+                continue
+            for kind, message, field in _instance_failures(spec, step_inst, step_inst.derivation):
+                if (k, kind) not in found:
+                    found.add((k, kind))
+                    fail(f"step {k + 1}: {message}", seed, ("steps", k) + ((field,) if field else ()))
+    if q.fixed is None and len(finals) < MIN_DISTINCT:
+        fail(
+            f"only {len(finals)} distinct final answer(s) over {distinct_seeds} seeds: widen the draw, or "
+            "mark it `fixed: <reason>` if it is a cited anchor",
+            where=("params",),
+        )
+    return out
+
+
+def _instance_failures(
+    q: Computed | ScenarioStep, inst: Instance, d: Derivation
+) -> Iterable[tuple[str, str, str | None]]:
     """(gate kind, message, field) for what is wrong with this one instance."""
     for spot in blind_spots(inst):
         if spot.kind == "trap" and q.trap is not None and not _named(q.trap, d):
@@ -289,6 +349,11 @@ def gate_failures(
         )
         if progress is not None:
             progress(i, len(computed))
+    for it in items:
+        if isinstance(it.question, ScenarioQuestion):
+            out += scenario_failures(
+                it, instantiate, distinct_seeds=distinct_seeds, diagnosis_seeds=diagnosis_seeds
+            )
     return out
 
 

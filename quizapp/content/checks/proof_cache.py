@@ -30,14 +30,14 @@ def record(key: str) -> None:
     MEMOS.new_passed.append(key)
 
 
-_SIGNATURE_KEYS = ("type", "params", "calculator", "args", "unit", "tolerance")
+_SIGNATURE_KEYS = ("type", "params", "calculator", "args", "unit", "tolerance", "steps")
 
 
 def signature(question: Question, raw: Mapping[str, Any] | None = None) -> str | None:
     """The hash of what a question's checks depend on: its params, answer spec and placeholders, not its
     words; None for a card with no params and no answer to compute. `raw` is the question as parsed
     from YAML (the same YAML always validates to the same question), which is faster to record."""
-    if not question.params and question.type not in ANSWER_TYPES:
+    if not question.params and question.type not in ANSWER_TYPES and question.type != "scenario":
         return None
     if raw is not None:
         # marshal (pickle for what it cannot write: PyYAML's dates) is a faithful, self-delimiting record

@@ -61,6 +61,8 @@ def seed_issues(
     param can take); None fills the whole prompt at every seed.
     """
     seed_list = list(seeds) if question.params or question.type == "choice" else [0]
+    if question.type == "scenario":
+        return _scenario_seed_issues(question, seed_list)
     params = question.params
     seen: set[Draws] = set()
     possible = draw_count(params)
@@ -111,6 +113,18 @@ def seed_issues(
             return [Issue(exc.loc, f"with seed {seed}: {exc.message}", exc.offset)]
         if computed is not None and derivation is None:  # pragma: no cover (engine bug)
             return [Issue(("calculator",), f"with seed {seed}: the calculator gave no derivation")]
+    return []
+
+
+def _scenario_seed_issues(question: Question, seeds: Sequence[int]) -> list[Issue]:
+    """A scenario worked whole at every seed (each step's numbers depend on the earlier answers)."""
+    from quizapp.content.instantiate import instantiate
+
+    for seed in seeds:
+        try:
+            instantiate(question, deck_id="-", deck_title="-", seed=seed)
+        except InstanceError as exc:
+            return [Issue(exc.loc, f"with seed {seed}: {exc.message}", exc.offset)]
     return []
 
 

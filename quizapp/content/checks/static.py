@@ -13,6 +13,7 @@ import difflib
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import engine
@@ -33,6 +34,7 @@ from quizapp.content.schema import (
     PresetParam,
     Question,
     RangeParam,
+    ScenarioQuestion,
     ValueParam,
 )
 from quizapp.content.template import TemplateError, lookup, placeholders, render_value
@@ -64,7 +66,7 @@ def check_question(
     """
     if isinstance(question, CodeQuestion):
         return _template_issues(question.prompt, "prompt", {}) + _code_issues(question)
-    if not question.params and question.type not in ANSWER_TYPES:
+    if not question.params and question.type not in ANSWER_TYPES and question.type != "scenario":
         return _template_issues(question.prompt, _prompt_field(question), {})
     cited = _source_issues(question)
     key = signature(question, raw) or ""
@@ -145,6 +147,37 @@ def static_issues(question: Question) -> list[Issue]:
     issues.extend(_template_issues(question.prompt, _prompt_field(question), params))
     if question.type in ANSWER_TYPES:
         issues.extend(_answer_issues(question, params))
+    if isinstance(question, ScenarioQuestion):
+        issues.extend(_scenario_issues(question))
+    return issues
+
+
+def _scenario_issues(question: ScenarioQuestion) -> list[Issue]:
+    """Each step as a computed question: its prompt fills from the params alone (an earlier answer is
+    not shown before it is given), its args name params or earlier steps, its trap is its calculator's."""
+    issues: list[Issue] = []
+    known: dict[str, ParamSpec] = dict(question.params)
+    for k, step in enumerate(question.steps):
+        where: Loc = ("steps", k)
+        issues.extend(
+            Issue((*where, *i.loc), i.message, i.offset)
+            for i in _template_issues(step.prompt, "prompt", question.params)
+        )
+        as_question = SimpleNamespace(**dict(step), type="numeric")
+        issues.extend(
+            Issue((*where, *i.loc), i.message, i.offset) for i in _answer_issues(as_question, known)
+        )
+        calc = engine.CALCULATORS.get(step.calculator)
+        if calc is not None and step.trap is not None and step.trap not in calc.misconception_ids:
+            issues.append(
+                Issue(
+                    (*where, "trap"),
+                    f"calculator {calc.name!r} knows no misconception {step.trap!r} (it knows "
+                    f"{', '.join(calc.misconception_ids) or 'none'})",
+                )
+            )
+        # later steps may name this one; its value is known only once worked, like a derived param's
+        known[step.name] = CalcParam(calc=step.calculator, args=step.args)
     return issues
 
 
@@ -161,18 +194,23 @@ def _code_issues(question: CodeQuestion) -> list[Issue]:
                 f"unknown exercise {question.exercise!r}{_suggest(question.exercise, EXERCISES)}",
             )
         ]
+    from quizapp.content.checks.starter import starter_issues
     from quizapp.content.code_inputs import input_issues
 
     known = {m.id for m in exercise.mistakes}
     names = [m if isinstance(m, str) else m.id for m in question.mistakes]
-    return [
-        Issue(
-            ("mistakes", i),
-            f"exercise {exercise.id!r} knows no mistake {name!r} (it knows {', '.join(sorted(known))})",
-        )
-        for i, name in enumerate(names)
-        if name not in known
-    ] + input_issues(question)
+    return (
+        [
+            Issue(
+                ("mistakes", i),
+                f"exercise {exercise.id!r} knows no mistake {name!r} (it knows {', '.join(sorted(known))})",
+            )
+            for i, name in enumerate(names)
+            if name not in known
+        ]
+        + input_issues(question)
+        + starter_issues(question.starter, exercise.function, exercise.starter)
+    )
 
 
 def _source_issues(question: Question) -> list[Issue]:
@@ -189,9 +227,9 @@ def _param_issues(name: str, spec: ParamSpec, params: Mapping[str, ParamSpec]) -
     where: Loc = ("params", name)
     if isinstance(spec, PresetParam):
         return [
-            Issue((*where, "preset", i), f"unknown model preset {key!r}{_suggest(key, engine.MODELS)}")
+            Issue((*where, "preset", i), f"unknown model preset {key!r}{_suggest(key, engine.PRESETS)}")
             for i, key in enumerate(spec.preset)
-            if key not in engine.MODELS
+            if key not in engine.PRESETS
         ]
     if isinstance(spec, CalcParam):
         calc = engine.CALCULATORS.get(spec.calc)
@@ -322,7 +360,7 @@ def candidates(spec: ParamSpec) -> list[Any]:
     if isinstance(spec, RangeParam):
         return [spec.range[0], spec.range[1]]
     if isinstance(spec, PresetParam):
-        return [engine.MODELS[k] for k in spec.preset if k in engine.MODELS]
+        return [engine.PRESETS[k] for k in spec.preset if k in engine.PRESETS]
     if isinstance(spec, MatrixParam):
         m = spec.matrix
         return [[[m.low] * m.cols for _ in range(m.rows)]]

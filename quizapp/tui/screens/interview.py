@@ -140,7 +140,7 @@ class InterviewScreen(QuizScreen[None]):
         body = self.body
         await body.remove_children()
         widgets: list[Widget] = [QuestionCard(asked.instance, id="card")]
-        widgets += answer_widgets(asked.instance)
+        widgets += answer_widgets(asked.instance, reveal=False)
         widgets.append(Static("", id="answer-error"))
         await body.mount_all(widgets)
         self.query_one("#answer-error").display = False

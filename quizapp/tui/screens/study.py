@@ -33,6 +33,7 @@ from quizapp.tui.widgets.feedback import FeedbackPanel, KeyPointList, KeyPointsP
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
 from quizapp.tui.widgets.question_card import QuestionCard, SessionBar
+from quizapp.tui.widgets.scenario import ScenarioInput
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
@@ -474,6 +475,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         for field in self.query("#answer").results(Input):
             if field.value.strip():
                 return field.value
+        for steps in self.query("#answer").results(ScenarioInput):  # a case study part-way through
+            typed = [*steps.answers, steps.query_one(Input).value.strip()]
+            if any(typed):
+                return "; ".join(t for t in typed if t)
         return ""
 
     def action_home(self) -> None:

@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Markdown, OptionList, SelectionList, 
 from textual.widgets.option_list import Option
 
 from quizapp.tui.messages import AnswerSubmitted, RatingChosen
+from quizapp.tui.widgets.scenario import ScenarioInput
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
@@ -141,8 +142,16 @@ def indent_after(line: str, indent_width: int = 4) -> str:
     return indent
 
 
-class CodeEditor(TextArea):
-    """A Python editor whose Enter keeps the line's indentation (one level more after a ':')."""
+EDITOR_MAX_CHARS = 100_000
+"""What the code editor loads or takes in one paste: an answer is a few hundred lines; a megabyte of text
+would freeze the screen (issue 28). Longer text is cut, and the learner told."""
+HIGHLIGHT_MAX_CHARS = 30_000
+"""Above this the editor stops highlighting (each edit would re-parse the whole text)."""
+
+
+class CodeText(TextArea):
+    """The code editor's text area: Enter keeps the line's indentation (one level more after a ':'), and
+    a paste longer than EDITOR_MAX_CHARS is refused with a message."""
 
     def on_key(self, event: events.Key) -> None:
         if event.key != "enter" or self.read_only:
@@ -153,6 +162,24 @@ class CodeEditor(TextArea):
         top = min(start, end)
         before = self.document.get_line(top[0])[: top[1]]
         self.replace("\n" + indent_after(before, self.indent_width), start, end)
+
+    def on_paste(self, event: events.Paste) -> None:
+        if len(event.text) + len(self.text) > EDITOR_MAX_CHARS:
+            event.prevent_default()  # TextArea's own handler (the base class's) does not insert it
+            event.stop()
+            self.notify(
+                f"Not pasted: the code would be over {EDITOR_MAX_CHARS:,} characters.", severity="warning"
+            )
+
+
+def capped(text: str) -> str:
+    """`text`, cut to EDITOR_MAX_CHARS with a comment saying so."""
+    if len(text) <= EDITOR_MAX_CHARS:
+        return text
+    return (
+        text[:EDITOR_MAX_CHARS]
+        + f"\n# ... cut here: the editor holds at most {EDITOR_MAX_CHARS:,} characters\n"
+    )
 
 
 class CodeArea(Vertical):
@@ -169,7 +196,7 @@ class CodeArea(Vertical):
         self._starter = inst.starter
 
     def compose(self) -> ComposeResult:
-        yield CodeEditor.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
+        yield CodeText.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
         with Horizontal(classes="buttons"):
             yield Button("Run (Ctrl+R)", id="code-run", variant="primary", compact=True)
 
@@ -180,8 +207,18 @@ class CodeArea(Vertical):
     def load(self, text: str) -> None:
         """Puts `text` in the editor (a saved draft, the last answer, or the starter code)."""
         area = self.query_one(TextArea)
+        text = capped(text)
         if area.text != text:
+            area.language = "python" if len(text) <= HIGHLIGHT_MAX_CHARS else None
             area.load_text(text)
+
+    @on(TextArea.Changed)
+    def _highlight_while_small(self, event: TextArea.Changed) -> None:
+        """Highlighting stops above HIGHLIGHT_MAX_CHARS and comes back below it."""
+        area = event.text_area
+        wanted = "python" if len(area.text) <= HIGHLIGHT_MAX_CHARS else None
+        if area.language != wanted:
+            area.language = wanted
 
     def reset(self, inst: Instance) -> None:
         """The starter code of the next code question (the screen then loads a draft if there is one)."""
@@ -233,7 +270,7 @@ class FlashcardBack(Vertical):
             self.post_message(RatingChosen(int(event.button.id.removeprefix("rate-"))))
 
 
-ANSWER_WIDGETS = (AnswerInput, ChoiceList, MultiChoiceList, ExplainArea, CodeArea)
+ANSWER_WIDGETS = (AnswerInput, ChoiceList, MultiChoiceList, ExplainArea, CodeArea, ScenarioInput)
 """What `answer_widgets` gives as #answer: each can `reset` for another question of its kind."""
 
 
@@ -259,6 +296,8 @@ HINTS = {
     "flashcard": "Recall the answer, then press Space to reveal it.",
     "code": "Write the function in NumPy. Ctrl+R runs it against the engine (edge cases first); Ctrl+E "
     "opens $EDITOR. Your draft is kept as you type.",
+    "scenario": "A case study: answer each step and press Enter; the next step follows and may use your "
+    "number.",
 }
 
 
@@ -268,8 +307,9 @@ def answer_hint(inst: Instance) -> Text:
     return Text(inst.answer_hint() if kind == "typed" else HINTS[kind], style="dim")
 
 
-def answer_widgets(inst: Instance) -> list[Widget]:
-    """The input that fits the question's kind, with its reminder line where there is one."""
+def answer_widgets(inst: Instance, *, reveal: bool = True) -> list[Widget]:
+    """The input that fits the question's kind, with its reminder line where there is one (`reveal`:
+    a case study shows each step's verdict as it goes; a mock interview keeps them for the report)."""
     kind = answer_kind(inst)
     hint = Static(
         answer_hint(inst), id="answer-hint", classes="instructions" if kind == "flashcard" else None
@@ -284,4 +324,6 @@ def answer_widgets(inst: Instance) -> list[Widget]:
         return [hint, ExplainArea(id="answer")]
     if kind == "code":
         return [hint, CodeArea(inst, id="answer")]
+    if kind == "scenario":
+        return [hint, ScenarioInput(inst, reveal=reveal, id="answer")]
     return [hint]

@@ -73,6 +73,10 @@ def answer_lines(feedback: Feedback) -> Text:
         text.append("\nKey points an interviewer listens for:", style="bold")
         for point in feedback.instance.key_points:
             text.append(f"\n  • {point}")
+    for step in v.steps:  # a case study: each step's own verdict, carried forward where it was
+        mark = "✓" if step.verdict.correct else "↪" if step.carried_forward else "✗"
+        text.append(f"\n  {mark} step {step.index}: ", style="bold")
+        text.append(step.verdict.message)
     return text
 
 
@@ -126,7 +130,7 @@ class FeedbackPanel(Vertical):
         self._verdict.remove_class("correct", "wrong")
         self._choices.display = False
         self._diagnosis.display = False
-        worked = inst.derivation is not None and inst.kind in ("numeric", "tensor", "shape")
+        worked = inst.derivation is not None and inst.kind in ("numeric", "tensor", "shape", "scenario")
         self._derivation.show_derivation(inst.derivation if worked else None)
         self._derivation.display = worked
         self._heatmap.set_heatmap(inst.heatmap)

@@ -31,6 +31,7 @@ KIND_WORDS = {
     "choice": "choice",
     "flashcard": "flashcard",
     "explain": "explain",
+    "scenario": "case study",
 }
 
 

@@ -1,0 +1,71 @@
+"""A case study on the study screen: one step at a time, each step's verdict above the next, a wrong
+earlier number carried forward, and one review saved at the end, rated no better than Hard."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import Input, Static
+
+from quizapp.content.instance import Instance
+from quizapp.grading import HARD
+from quizapp.store import reviews_for
+from quizapp.tui.app import QuizApp
+from quizapp.tui.widgets.scenario import ScenarioInput
+from tests.tui.helpers import SIZE, current, drill, press
+
+SERVING = "case-studies-70b-tp8-serving"
+
+
+def _right(step: Instance) -> str:
+    return f"{step.expected} {step.base_unit}".strip()
+
+
+async def test_a_case_study_is_asked_step_by_step_and_carries_a_wrong_number_forward(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, SERVING)
+        inst = current(screen)
+        steps = screen.query_one("#answer", ScenarioInput)
+        box = steps.query_one("#scenario-input", Input)
+        assert "Step 1 of" in str(steps.query_one("#scenario-step", Static).render())
+
+        assert inst.steps[0].derivation is not None and inst.rework is not None
+        wrong = inst.steps[0].derivation.misconception("forgot-tp").value  # the whole model on each GPU
+        assert isinstance(wrong, (int, float))
+        answers = [f"{wrong} B", _right(inst.steps[1]), _right(inst.rework(2, {"weights": wrong}))]
+        answers += [_right(s) for s in inst.steps[3:]]
+        for k, text in enumerate(answers[:-1]):
+            box.value = text
+            await press(pilot, "enter")
+            assert f"Step {k + 2} of" in str(steps.query_one("#scenario-step", Static).render())
+            done = str(steps.query_one("#scenario-done", Static).render())
+            assert f"Step {k + 1} of" in done
+        done = str(steps.query_one("#scenario-done", Static).render())
+        assert "carried forward" in done and "Right method on your step-1 number" in done
+        assert not reviews_for(app.backend.store, SERVING)  # type: ignore[union-attr]
+
+        box.value = answers[-1]
+        await press(pilot, "enter")
+        saved = reviews_for(app.backend.store, SERVING)  # type: ignore[union-attr]
+        assert len(saved) == 1
+        assert saved[0].answer == "; ".join(answers) and saved[0].rating <= HARD and not saved[0].correct
+        assert app.screen.query("#derivation")
+
+
+async def test_escape_part_way_through_a_case_study_asks_before_dropping_the_steps(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, SERVING)
+        steps = screen.query_one("#answer", ScenarioInput)
+        steps.query_one("#scenario-input", Input).value = _right(current(screen).steps[0])
+        await press(pilot, "enter")
+        assert steps.answers
+        await press(pilot, "escape")
+        assert app.screen is screen  # the first Escape only warns
+        await press(pilot, "escape")
+        assert app.screen is not screen
