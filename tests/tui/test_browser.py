@@ -217,3 +217,26 @@ async def test_enter_auto_indents_in_the_code_editor(
         editor.focus()
         await press(pilot, "enter", *"y=x", "enter", *"return")
         assert editor.text == "def f(x):\n    y=x\n    return"
+
+
+async def test_code_that_does_not_parse_says_so_on_screen_at_80x24(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        qid = _code_ids(catalog)[-1]
+        screen = await drill(app, pilot, qid)
+        code = screen.query_one(CodeArea)
+        code.load("def f(x:\n    return x\n")
+        code.query_one(TextArea).focus()
+        await press(pilot, "ctrl+r")
+        shown_errors = [w for w in app.screen.query("#code-error, #answer-error") if w.display]
+        assert len(shown_errors) == 1 and not screen.session.answered
+        error = shown_errors[0]
+        said = str(error.render())
+        assert "line 1" in said.lower(), said
+        await pilot.pause()
+        shown, region = app.screen.region, error.region
+        assert region.height > 0 and shown.contains_region(region), f"{region} is not within {shown}"
+        editor = code.query_one(TextArea).region
+        assert editor.height >= 5

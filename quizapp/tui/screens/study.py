@@ -343,6 +343,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         with self.app.batch_update():  # one frame for the lock, the panel, its scroll and the bar
             self._lock_answer()
             self.query_one("#answer-error").display = False
+            for area in self.query(CodeArea).results(CodeArea):
+                area.show_error("")
             mounting = panel.show(feedback)
             if mounting is not None:
                 await mounting
@@ -363,6 +365,9 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             )
 
     def show_error(self, message: str) -> None:
+        for area in self.query(CodeArea).results(CodeArea):  # above the editor, where it can be seen
+            self.body.scroll_to_widget(area.show_error(message), top=True, animate=False)
+            return
         box = self.query_one("#answer-error", Static)
         box.update(Text(message, style="red"))
         box.display = True

@@ -44,26 +44,55 @@ class AnswerInput(Input):
 
 
 class ChoiceList(OptionList):
-    """One correct option: Enter (or a click) on an option submits it; typing its letter highlights it."""
+    """One correct option: Enter (or a click) on an option submits it, but only one the learner picked:
+    the arrows, or the option's letter or number, pick; the option highlighted at first does not, so a
+    habitual Enter (after the last card's feedback) never answers for them."""
+
+    MOVES: ClassVar[frozenset[str]] = frozenset({"up", "down", "home", "end", "pageup", "pagedown"})
 
     def __init__(self, inst: Instance, *, id: str | None = None) -> None:
         super().__init__(*(Option(f"{o.key}) {o.text}", id=o.key) for o in inst.options), id=id)
         self.keys = [o.key for o in inst.options]
+        self.picked = False
+        """The learner moved to an option or typed its letter or number (set per question)."""
 
     def on_mount(self) -> None:
         self.highlighted = 0
 
     def reset(self, inst: Instance) -> None:
-        """The options of the next single-answer question, the first highlighted."""
+        """The options of the next single-answer question, the first highlighted, none picked."""
         self.clear_options()
         self.add_options([Option(f"{o.key}) {o.text}", id=o.key) for o in inst.options])
         self.keys = [o.key for o in inst.options]
         self.highlighted = 0
+        self.picked = False
 
     def on_key(self, event: events.Key) -> None:
-        if event.character and event.character.lower() in self.keys:
-            self.highlighted = self.keys.index(event.character.lower())
+        char = (event.character or "").lower()
+        if char in self.keys:
+            self.highlighted = self.keys.index(char)
+            self.picked = True
             event.stop()
+        elif char.isdigit() and 1 <= int(char) <= len(self.keys):
+            self.highlighted = int(char) - 1
+            self.picked = True
+            event.stop()
+        elif event.key in self.MOVES:
+            self.picked = True  # the list's own binding moves the highlight
+
+    def on_click(self) -> None:
+        self.picked = True  # a click on an option picks it (the list then selects it)
+
+    def action_select(self) -> None:
+        if not self.picked:
+            self.notify(
+                "Pick an option first: the arrows, or its letter or number; then Enter.",
+                title="No option picked",
+                severity="warning",
+                timeout=4,
+            )
+            return
+        super().action_select()
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
@@ -188,6 +217,8 @@ class CodeArea(Vertical):
     DEFAULT_CSS = """
     CodeArea { height: auto; }
     CodeArea TextArea { height: 18; max-height: 50vh; }
+    CodeArea.with-error TextArea { max-height: 40vh; }
+    CodeArea #code-error { height: auto; max-height: 4; display: none; color: $error; }
     CodeArea Button { margin: 0 0 0 1; }
     """
 
@@ -196,6 +227,9 @@ class CodeArea(Vertical):
         self._starter = inst.starter
 
     def compose(self) -> ComposeResult:
+        # Above the editor, and the editor a little shorter meanwhile: at 80x24 a message under an editor
+        # of half the screen was below the bottom edge.
+        yield Static("", id="code-error", markup=False)
         yield CodeText.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
         with Horizontal(classes="buttons"):
             yield Button("Run (Ctrl+R)", id="code-run", variant="primary", compact=True)
@@ -223,6 +257,15 @@ class CodeArea(Vertical):
     def reset(self, inst: Instance) -> None:
         """The starter code of the next code question (the screen then loads a draft if there is one)."""
         self.load(inst.starter)
+        self.show_error("")
+
+    def show_error(self, message: str) -> Static:
+        """Shows why the code was not run (it does not parse), above the editor; "" hides it."""
+        box = self.query_one("#code-error", Static)
+        box.update(message)
+        box.display = bool(message)
+        self.set_class(bool(message), "with-error")
+        return box
 
     @on(Button.Pressed, "#code-run")
     def _pressed(self, event: Button.Pressed) -> None:
