@@ -1,20 +1,23 @@
 """Provides InterviewSetupScreen: the mock interview's form (questions, minutes, decks or tags, difficulty
 mix, whether answers move the schedule), then the start.
 
-The defaults come from the user's settings (10 questions in 30 minutes). The form only collects text;
+The form starts from the last set-up used (quizapp.interview.session.setup_defaults, read in a worker),
+else from the user's settings (10 questions in 30 minutes). The form only collects text;
 quizapp.interview.session parses it, checks it and chooses the questions.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, SelectionList, Static
 
 from quizapp.tui.screens.base import QuizScreen
@@ -30,6 +33,13 @@ MIX_LABELS: tuple[tuple[str, str], ...] = (
     ("warm-up", "Warm-up: mostly easy"),
     ("hard", "Hard: mostly difficulty 3"),
 )
+
+
+@dataclass
+class SetupRemembered(Message):
+    """The set-up to start from (the last one used, else the settings) was read (in a worker)."""
+
+    config: InterviewConfig
 
 
 class InterviewSetupScreen(QuizScreen[None]):
@@ -87,6 +97,12 @@ class InterviewSetupScreen(QuizScreen[None]):
                 id="setup-schedule",
                 compact=True,
             )
+            yield Checkbox(
+                "Questions I miss go to review at once",
+                value=config.misses_to_review is not False,
+                id="setup-misses",
+                compact=True,
+            )
             yield Static(
                 Text("Decks (Space ticks; none ticked = every deck):", style="bold"), id="decks-title"
             )
@@ -104,8 +120,44 @@ class InterviewSetupScreen(QuizScreen[None]):
         self.router.set_blink(self)
         self.query_one("#setup-questions", Input).focus()
         self.show_pool()
-        if self.router.backend is None:  # opened while the decks load: fill the form when they arrive
+        backend = self.router.backend
+        if backend is None:  # opened while the decks load: fill the form when they arrive
             self._waiting = self.set_interval(0.2, self._backend_arrived, name="wait for decks")
+        else:
+            self._read_defaults(backend)
+
+    @work(thread=True, exclusive=True, group="setup-defaults", exit_on_error=False)
+    def _read_defaults(self, backend: Backend) -> None:
+        """The last set-up used (else the settings), read in a worker; the form is filled in with it."""
+        from quizapp.interview.session import setup_defaults
+
+        self.post_message(SetupRemembered(setup_defaults(backend.store)))
+
+    @on(SetupRemembered)
+    def _remembered(self, event: SetupRemembered) -> None:
+        event.stop()
+        self.fill(event.config)
+
+    def fill(self, config: InterviewConfig) -> None:
+        """Puts `config` in the form: counts, difficulty mix, tags, decks ticked, the two switches."""
+        from quizapp.interview.session import DIFFICULTY_MIXES
+
+        with self.prevent(Input.Changed, Select.Changed, Checkbox.Changed, SelectionList.SelectedChanged):
+            self.query_one("#setup-questions", Input).value = str(config.questions)
+            self.query_one("#setup-minutes", Input).value = str(config.minutes)
+            mix = next((k for k, v in DIFFICULTY_MIXES.items() if v == config.difficulty_mix), "any")
+            self.query_one("#setup-mix", Select).value = mix
+            self.query_one("#setup-tags", Input).value = ", ".join(config.tags)
+            decks = self.query_one("#setup-decks", SelectionList)
+            decks.deselect_all()
+            for deck_id in config.deck_ids:
+                try:
+                    decks.select(deck_id)
+                except Exception:  # a deck no longer installed: left out of the form
+                    continue
+            self.query_one("#setup-schedule", Checkbox).value = config.update_schedule
+            self.query_one("#setup-misses", Checkbox).value = config.misses_to_review is not False
+        self.show_pool()
 
     def _backend_arrived(self) -> None:
         backend = self.router.backend
@@ -118,6 +170,7 @@ class InterviewSetupScreen(QuizScreen[None]):
         decks = self.query_one("#setup-decks", SelectionList)
         decks.add_options([(d.title, d.id) for d in backend.decks])
         self.show_pool()
+        self._read_defaults(backend)
 
     # -- reading the form -----------------------------------------------------------------------------------
 
@@ -142,6 +195,7 @@ class InterviewSetupScreen(QuizScreen[None]):
             tags=parse_tags(self.query_one("#setup-tags", Input).value),
             difficulty_mix=DIFFICULTY_MIXES.get(str(mix), ()),
             update_schedule=self.query_one("#setup-schedule", Checkbox).value,
+            misses_to_review=self.query_one("#setup-misses", Checkbox).value,
         )
 
     def show_pool(self) -> None:

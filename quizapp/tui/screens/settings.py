@@ -1,5 +1,7 @@
-"""Provides SettingsScreen: desired retention, new cards per day, interview defaults and the theme, saved
-to the progress database (the store validates every value and says what is allowed)."""
+"""Provides SettingsScreen: desired retention, new cards per day, interview defaults, the interview date
+(today or later), the daily study budget and low-priority decks for the plan, whether mock-interview misses
+go to review, and the theme, saved to the progress database (the store validates every value and says
+what is allowed)."""
 
 from __future__ import annotations
 
@@ -24,8 +26,18 @@ FIELDS: tuple[tuple[str, str, str], ...] = (
     ("new_per_day", "New cards per day", "at least; more as the interview nears"),
     ("interview_questions", "Interview questions", "mock interview length"),
     ("interview_minutes", "Interview minutes", "mock interview time limit"),
-    ("interview_date", "Interview date", "YYYY-MM-DD; empty: no date"),
+    ("interview_date", "Interview date", "YYYY-MM-DD, not past; empty: none"),
+    ("daily_minutes", "Minutes a day", "study budget for the plan; 0: none"),
+    ("low_priority_decks", "Low-priority decks", "deck ids, commas: left out first"),
 )
+MISSES_FIELD = "interview_misses_to_review"
+
+
+def _shown(value: object) -> str:
+    """A setting as its field shows it: deck ids joined by commas, anything else as text."""
+    if isinstance(value, tuple):
+        return ", ".join(map(str, value))
+    return str(value)
 
 
 class SettingsScreen(QuizScreen[None]):
@@ -52,9 +64,19 @@ class SettingsScreen(QuizScreen[None]):
             with Grid(id="settings-grid"):
                 for key, label, help_text in FIELDS:
                     yield Label(label, classes="setting-label")
-                    value = "" if current is None else str(getattr(current, key))
+                    value = "" if current is None else _shown(getattr(current, key))
                     yield Input(value=value, id=f"setting-{key}", tooltip=help_text, compact=True)
                     yield Static(help_text, classes="setting-help")
+                yield Label("Interview misses", classes="setting-label")
+                misses = current.interview_misses_to_review if current is not None else True
+                yield Select(
+                    [("go to review at once", True), ("leave the schedule alone", False)],
+                    value=misses,
+                    allow_blank=False,
+                    id=f"setting-{MISSES_FIELD}",
+                    compact=True,
+                )
+                yield Static("a question missed in a mock interview", classes="setting-help")
                 yield Label("Theme", classes="setting-label")
                 themes = sorted(self.app.available_themes)
                 theme = current.theme if current is not None and current.theme in themes else self.app.theme
@@ -125,14 +147,34 @@ class SettingsScreen(QuizScreen[None]):
             if isinstance(getattr(base, key), str):
                 values[key] = raw
                 continue
+            if isinstance(getattr(base, key), tuple):
+                values[key] = self._deck_ids(raw, label)
+                continue
             try:
                 values[key] = float(raw) if isinstance(getattr(base, key), float) else int(raw)
             except ValueError:
                 raise QuizappError(f"{label} must be a number, got {raw!r}.") from None
+        misses = self.query_one(f"#setting-{MISSES_FIELD}", Select).value
+        if isinstance(misses, bool):
+            values[MISSES_FIELD] = misses
         theme = self.query_one("#setting-theme", Select).value
         if isinstance(theme, str):
             values["theme"] = theme
         return replace(base, **values)  # type: ignore[arg-type]
+
+    def _deck_ids(self, raw: str, label: str) -> tuple[str, ...]:
+        """The deck ids typed (commas or spaces between them); one the catalog lacks is refused."""
+        from quizapp.errors import QuizappError
+
+        wanted = tuple(dict.fromkeys(part for part in raw.replace(",", " ").split() if part))
+        backend = self.router.backend
+        known = [d.id for d in backend.decks] if backend is not None else []
+        unknown = [d for d in wanted if d not in known]
+        if unknown:
+            raise QuizappError(
+                f"{label}: there is no deck {', '.join(map(repr, unknown))}. Decks: {', '.join(known)}."
+            )
+        return wanted
 
     def action_save(self) -> None:
         backend = self.router.require_backend()
@@ -143,7 +185,8 @@ class SettingsScreen(QuizScreen[None]):
 
         error = self.query_one("#settings-error", Static)
         try:
-            saved = save_settings(backend.store, self.read_form(backend.settings()))
+            today = backend.now().date()  # a date in the past is refused, as on the command line
+            saved = save_settings(backend.store, self.read_form(backend.settings()), today=today)
         except QuizappError as exc:
             error.update(str(exc))
             error.display = True
@@ -153,6 +196,8 @@ class SettingsScreen(QuizScreen[None]):
             return
         error.display = False
         date_words = f", interview on {saved.interview_date}" if saved.interview_date else ""
+        if saved.daily_minutes:
+            date_words += f", {saved.daily_minutes} min a day"
         self.notify(
             f"Retention {saved.desired_retention:g}, {saved.new_per_day} new cards a day, interviews of "
             f"{saved.interview_questions} questions in {saved.interview_minutes} min, theme {saved.theme}"
