@@ -81,7 +81,7 @@ async def test_code_that_does_not_parse_is_not_counted_and_stays_to_be_fixed(
         _editor(screen).load_text(broken)
         await press(pilot, "ctrl+r")
         await settled(pilot)
-        error = text_of(app, "#answer-error")
+        error = text_of(app, "#code-error")  # above the editor, where it can be seen
         assert "line 4: expected an indented block" in error and "this run does not count" in error
         assert not screen.session.answered and _editor(screen).text == broken
         assert not reviews_for(app.backend.store, QID)  # type: ignore[union-attr]

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
+from quizapp.grading.rating import RATING_NAMES
 from quizapp.study.records import Progress
 from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from quizapp.content.instance import Instance
     from quizapp.study.session import Card, ExplainPending, Feedback, StudySession, Unreadable
 
+RATE_TIP = "After the answer or the reveal: save {} and go on to the next question (Ctrl+Z takes it back)"
+"""The one rule for 1-4 on every kind of question, as in Anki."""
 WHILE_SAVING = frozenset({"scroll_body", "values"})
 """The only actions that run while a write is in the save worker: they do not touch the session."""
 
@@ -56,7 +59,14 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             tooltip="Back to the decks (answers are saved)",
             id="study.home",
         ),
-        Binding("enter", "next", "Next", tooltip="Go on to the next question", id="study.next"),
+        Binding(
+            "enter",
+            "next",
+            "Accept & next",
+            tooltip="After the answer: save the suggested rating and go on to the next question",
+            id="study.next",
+        ),
+        Binding("space", "next", "Accept & next", show=False, id="study.next_space"),
         Binding(
             "h",
             "hint",
@@ -71,7 +81,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             "dont_know",
             "Don't know",
             priority=True,
-            tooltip="Show the answer and its derivation; the card is saved as Again",
+            tooltip="Show the answer (worked steps, a flashcard's back, a model answer); saved as Again, "
+            "and the feedback waits for you",
             id="study.dont_know",
         ),
         Binding(
@@ -79,7 +90,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             "undo",
             "Undo",
             priority=True,
-            tooltip="Take back the last answer (the card is restored) and ask it again",
+            tooltip="Take back the last answer, even after moving on (the card is restored), and ask it "
+            "again",
             id="study.undo",
         ),
         Binding(
@@ -100,10 +112,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         ),
         Binding("space", "reveal", "Reveal", tooltip="Show the back of the flashcard", id="study.reveal"),
         Binding("enter", "reveal", "Reveal", show=False, id="study.reveal_enter"),
-        Binding("1", "rate(1)", "Again", id="study.rate_again"),
-        Binding("2", "rate(2)", "Hard", id="study.rate_hard"),
-        Binding("3", "rate(3)", "Good", id="study.rate_good"),
-        Binding("4", "rate(4)", "Easy", id="study.rate_easy"),
+        Binding("1", "rate(1)", "Again", tooltip=RATE_TIP.format("Again"), id="study.rate_again"),
+        Binding("2", "rate(2)", "Hard", tooltip=RATE_TIP.format("Hard"), id="study.rate_hard"),
+        Binding("3", "rate(3)", "Good", tooltip=RATE_TIP.format("Good"), id="study.rate_good"),
+        Binding("4", "rate(4)", "Easy", tooltip=RATE_TIP.format("Easy"), id="study.rate_easy"),
         Binding(
             "ctrl+s",
             "submit_explain",
@@ -149,6 +161,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self._done_shown = False
         self._left: int | None = None
         """What was left at the last count (the bar shows it until the next count arrives)."""
+        self._feedback: Feedback | None = None
+        """The feedback on screen: 1-4 with the rating it already saved just moves on."""
         self._locked: list[tuple[Widget, bool]] = []
         """Widgets that could take focus before the answer was saved, to restore for the next card."""
 
@@ -215,6 +229,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self.revealed = False
         self.pending_explain = False
         self._leave_armed = False
+        self._feedback = None
         self._hint_lines = []
         inst = card.instance
         body = self.body
@@ -339,6 +354,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self.set_focus(None)
 
     async def show_feedback(self, feedback: Feedback) -> None:
+        self._feedback = feedback
         panel = self.query_one(FeedbackPanel)
         with self.app.batch_update():  # one frame for the lock, the panel, its scroll and the bar
             self._lock_answer()
@@ -431,8 +447,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         card = self.session.current
         answered = self.session.answered
         kind = card.instance.kind if card else None
-        if action == "next":
-            return answered or self.session.finished
+        if action == "next":  # Enter or Space: accept the suggestion (a flashcard's is Good) and go on
+            return answered or self.session.finished or (kind == "flashcard" and self.revealed)
         if action in ("hint", "hint_anywhere"):
             if (
                 card is None
@@ -449,16 +465,20 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             return not (isinstance(focused, Input) and focused.value)
         if action == "reveal":
             return kind == "flashcard" and not self.revealed and not answered
-        if action == "rate":
-            if answered:
-                return self.session.can_override
-            return kind == "flashcard" and self.revealed
+        if action == "rate":  # 1-4: that rating, then the next question
+            return answered or (kind == "flashcard" and self.revealed)
         if action == "dont_know":
             return card is not None and not answered and not self.pending_explain
         if action == "set_aside":
             return card is not None and not answered and not self.pending_explain
-        if action == "undo":
-            return self.session.can_undo and not isinstance(self.focused, TextArea)
+        if action == "undo":  # in a text area with edits of its own, Ctrl+Z undoes the typing first
+            focused = self.focused
+            typing = (
+                isinstance(focused, TextArea)
+                and bool(focused.text.strip())
+                and bool(focused.history.undo_stack)
+            )
+            return self.session.can_undo and not typing
         if action == "submit_explain":
             return kind == "explain" and not answered
         if action in ("run_code", "edit_code"):
@@ -509,10 +529,15 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self.app.pop_screen()
 
     async def action_next(self) -> None:
+        """Enter or Space: after the answer, the suggested rating stays saved and the next question
+        follows; after a flashcard's reveal, it is rated Good (Anki's default) and the next follows."""
         if self.session.finished:
             self.app.pop_screen()  # Enter on "session complete" goes home too
             return
         if not self.session.answered:
+            card = self.session.current
+            if card is not None and card.instance.kind == "flashcard" and self.revealed:
+                await self.action_rate(3)
             return
         try:
             card = self.session.advance()
@@ -566,8 +591,15 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self.refresh_bindings()
 
     async def action_rate(self, rating: int) -> None:
+        """1-4, the one rule on every kind of question: after the answer, that rating replaces the
+        suggested one (saved at once) and the next question follows; after a flashcard's reveal, the card
+        is rated with it and the next follows. Ctrl+Z takes either back."""
         if self.session.answered:
-            self._override(rating)
+            saved = self._feedback
+            if self.session.can_override and (saved is None or saved.rating != rating):
+                self.write(lambda: self.session.override(rating), self._show_rated)
+            else:  # the rating saved already, or a drill (nothing scheduled to re-rate)
+                await self.action_next()
             return
         if not self.revealed:
             return
@@ -575,28 +607,16 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
 
     async def _show_rated(self, feedback: Feedback) -> None:
         when = f"; next review in {feedback.next_interval}" if feedback.next_interval else ""
-        self.notify(f"Saved: {feedback.verdict.parsed}{when}.", timeout=3)
+        name = RATING_NAMES.get(feedback.rating, "?")
+        self.notify(f"Saved {name}{when}. Ctrl+Z takes it back.", timeout=3)
+        self._feedback = None
         await self.action_next()
 
-    def _override(self, rating: int) -> None:
-        """1-4 after the feedback: the user's own rating replaces the suggested one (saved at once)."""
-        if self.session.can_override:
-            self.write(lambda: self.session.override(rating), self._show_rerated)
-
-    async def _show_rerated(self, feedback: Feedback) -> None:
-        self.query_one(FeedbackPanel).rerated(feedback)
-        self.update_bar()
-
     async def action_dont_know(self) -> None:
-        """Shows the answer and the worked steps at once; the card is saved as Again (a flashcard shows its
-        back and is rated Again)."""
+        """Ctrl+O: shows the answer (the worked steps, a flashcard's back, a model answer and its key
+        points); the card is saved as Again, and the feedback waits for the learner like any other."""
         card = self.session.current
         if self.session.answered or card is None:
-            return
-        if card.instance.kind == "flashcard":
-            if not self.revealed:
-                await self.action_reveal()
-            await self.action_rate(1)
             return
         self.write(self.session.dont_know, self.show_feedback)
 

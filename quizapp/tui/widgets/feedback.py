@@ -21,6 +21,8 @@ from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.heatmap import HeatmapView
 from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
+NEXT_KEYS = "1-4: rate & next · Enter or Space: accept & next · Ctrl+Z: undo · Esc: home"
+"""The one rule for keys after an answer, on every kind of question (the help and README say it too)."""
 DONT_KNOW = "I don't know"
 """The answer the session saves for Ctrl+O (StudySession.dont_know)."""
 
@@ -150,7 +152,7 @@ class FeedbackPanel(Vertical):
         closing = Text()
         if inst.source:
             closing.append(f"Source: {inst.source}\n", style="dim")
-        closing.append("Enter: next question · Escape: home", style="dim")
+        closing.append(NEXT_KEYS, style="dim")
         self._next_hint.update(closing)
         if self._option_lines.children:
             return self._option_lines.remove_children()
@@ -212,7 +214,6 @@ def rating_choices_line(feedback: Feedback) -> Text:
             line.append(label)
     line.append("\n")
     line.append_text(rating_reason(feedback))
-    line.append(" · 1-4: save that rating and go on · Enter: accept · Ctrl+Z: take back", style="dim")
     return line
 
 
