@@ -123,16 +123,19 @@ async def test_the_highlighted_deck_is_drilled_by_d_by_enter_and_by_a_click(
 ) -> None:
     from quizapp.tui.widgets.deck_table import DeckTable
 
-    # the bank's second deck is the coding exercises', which opens a picker (tests/tui/test_browser.py)
-    (first_id, first, first_ids), code, (second_id, second, second_ids) = catalog.deck_headers()[:3]
-    assert code[0] == "code"
+    # the coding exercises' deck opens a picker instead (tests/tui/test_browser.py): two others are drilled
+    headers = catalog.deck_headers()
+    drillable = [i for i, (deck_id, _, _) in enumerate(headers) if deck_id != "code"]
+    assert drillable[0] == 0
+    downs = ("down",) * drillable[1]
+    (first_id, first, first_ids), (second_id, second, second_ids) = headers[0], headers[drillable[1]]
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         home = app.screen
         assert isinstance(home, HomeScreen)
         assert home.deck_table is not None and home.deck_table.highlighted_deck_id == first_id
-        await press(pilot, "down", "down", "d")
+        await press(pilot, *downs, "d")
         screen = app.screen
         assert isinstance(screen, StudyScreen) and screen.session.title == f"Drill: {second}"
         assert screen.session.current is not None

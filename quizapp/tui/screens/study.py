@@ -359,6 +359,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         with self.app.batch_update():  # one frame for the lock, the panel, its scroll and the bar
             self._lock_answer()
             self.query_one("#answer-error").display = False
+            if feedback.instance.kind == "flashcard":  # "press Space to reveal" no longer applies
+                self.query_one("#answer-hint", Static).update("")
             for area in self.query(CodeArea).results(CodeArea):
                 area.show_error("")
             mounting = panel.show(feedback)

@@ -223,6 +223,8 @@ def rating_reason(feedback: Feedback) -> Text:
     suggested = RATING_NAMES.get(feedback.suggested, "?")
     reason = feedback.verdict.reason
     why = reason.split(": ", 1)[-1] if reason else ""
+    if not why and feedback.answer == DONT_KNOW:
+        why = "you asked for the answer (Ctrl+O)"
     text = Text()
     text.append("Suggested ", style="dim")
     text.append(suggested, style="bold")
