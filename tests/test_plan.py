@@ -21,7 +21,7 @@ from fsrs import Card, Rating
 from quizapp.cli import main
 from quizapp.reports.overview import DeckInfo, build_overview
 from quizapp.store import QuestionRef, Store, get_card, load_settings, open_store, save_setting, set_suspended
-from quizapp.store.memory import card_memories
+from quizapp.store.fsrs_inputs import card_memories
 from quizapp.study import QuestionSet, make_scheduler, record_review
 from quizapp.study.limits import daily_new_limit
 from quizapp.study.plan import FINAL_DAYS, Plan, make_plan

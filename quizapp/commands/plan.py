@@ -33,38 +33,25 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    from quizapp.commands.progress import open_store_for
-    from quizapp.config import for_run
-    from quizapp.content.catalog import load_catalog
+    from quizapp.commands.progress import workspace_for
     from quizapp.reports.plan_text import render_plan
-    from quizapp.store import load_settings, save_setting
-    from quizapp.store.memory import card_memories
+    from quizapp.store import save_setting
     from quizapp.store.settings import check_setting
-    from quizapp.study.plan import make_plan
-    from quizapp.study.scheduler import scheduler_for
 
     now = datetime.now().astimezone()
-    with open_store_for(args, now) as store:
+    with workspace_for(args, now) as ws:
         if args.clear:
-            save_setting(store, "interview_date", "")
+            save_setting(ws.store, "interview_date", "")
             print("The interview date is cleared: study goes on at your own pace.")
             return 0
         if args.date is not None:
             day = check_setting("interview_date", args.date)
             if date.fromisoformat(day) < now.date():
                 raise QuizappError(f"{day} has already passed; give the day of an upcoming interview.")
-            save_setting(store, "interview_date", day)
-        settings = load_settings(store)
-        if not settings.interview_date:
+            save_setting(ws.store, "interview_date", day)
+        plan = ws.plan(now)
+        if plan is None:
             raise QuizappError("No interview date is set. Set one with `quizapp plan --date YYYY-MM-DD`.")
-        plan = make_plan(
-            load_catalog(for_run(args).deck_dirs).deck_headers(),
-            card_memories(store),
-            interview=date.fromisoformat(settings.interview_date),
-            today=now.date(),
-            now=now,
-            scheduler=scheduler_for(store, fuzzing=False),
-        )
     if args.json:
         print(json.dumps(asdict(plan), default=str, indent=2))
     else:

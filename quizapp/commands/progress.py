@@ -105,16 +105,19 @@ def _now() -> datetime:
 def open_store_for(args: argparse.Namespace, now: datetime) -> Any:
     """The store named by the global `--db`, with config.toml's setting defaults and the daily backup of the
     default database; anything opening repaired, or a backup that failed, is said on stderr."""
-    from quizapp.config import for_run
-    from quizapp.store import open_store
-    from quizapp.store.rolling_backup import automatic_backup
+    return workspace_for(args, now).store
 
-    db = getattr(args, "db", None)
-    backup = automatic_backup(db, _now, _warn)
-    store = open_store(db, now=now, defaults=for_run(args).setting_defaults(), backup=backup)
-    if store.notice:
-        print(f"quizapp: {store.notice}", file=sys.stderr)
-    return store
+
+def workspace_for(args: argparse.Namespace, now: datetime) -> Any:
+    """The workspace of this run (quizapp.workspace): the store named by `--db`, and the catalog of the
+    bundled decks and the user's (loaded on first use); anything opening repaired is said on stderr."""
+    from quizapp.config import for_run
+    from quizapp.workspace import open_workspace
+
+    ws = open_workspace(getattr(args, "db", None), clock=_now, user=for_run(args), report=_warn, now=now)
+    if ws.store.notice:
+        print(f"quizapp: {ws.store.notice}", file=sys.stderr)
+    return ws
 
 
 def _warn(message: str) -> None:

@@ -1,6 +1,6 @@
 """Provides the numbers behind the stats screen and `quizapp stats`, as frozen dataclasses.
 
-The figures come from quizapp.store.reports (one indexed query each); this module puts them together and
+The figures come from quizapp.store.stats_queries (one indexed query each); this module puts them together and
 adds what is arithmetic on them (the streak). The terminal rendering lives in quizapp.reports.text.
 """
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from quizapp.store.database import Store
-from quizapp.store.reports import (
+from quizapp.store.stats_queries import (
     CALENDAR_DAYS,
     FORECAST_DAYS,
     MASTERY_STABILITY_DAYS,

@@ -300,9 +300,9 @@ def set_flagged(store: Store, question: QuestionRef, flagged: bool) -> CardRecor
     return card
 
 
-def due_rows(conn: sqlite3.Connection, until: datetime) -> Iterator[tuple[str, int]]:
+def due_rows(store: Store, until: datetime) -> Iterator[tuple[str, int]]:
     """(question id, due_us) of unsuspended cards due by `until`, most overdue first (uses cards_by_due)."""
-    cursor = conn.execute(
+    cursor = store.conn.execute(
         "SELECT question_id, due_us FROM cards WHERE due_us <= ? AND suspended = 0 ORDER BY due_us",
         (to_us(until),),
     )
@@ -325,18 +325,19 @@ def cards_among(
     return found
 
 
-def scheduled_ids(conn: sqlite3.Connection) -> set[str]:
-    """Ids of every card that is no longer new: scheduled by FSRS, or suspended. One covered scan of the
-    cards_by_due index; the queues and the overview take what is left of the catalog as new."""
-    rows = conn.execute("SELECT question_id FROM cards WHERE due_us IS NOT NULL OR suspended = 1")
+def not_new_ids(store: Store) -> set[str]:
+    """Ids of every card that is no longer new: scheduled by FSRS, or suspended (a suspended card is not
+    offered as new either). One covered scan of the cards_by_due index; the queues take what is left of
+    the catalog as new."""
+    rows = store.conn.execute("SELECT question_id FROM cards WHERE due_us IS NOT NULL OR suspended = 1")
     return {str(qid) for (qid,) in rows}
 
 
-def due_page(conn: sqlite3.Connection, after: tuple[int, str] | None, limit: int) -> list[tuple[str, int]]:
+def due_page(store: Store, after: tuple[int, str] | None, limit: int) -> list[tuple[str, int]]:
     """The next `limit` unsuspended scheduled cards, soonest due first, after (due_us, question id)
     `after`: keyset paging along cards_by_due, so a cram over 100k cards reads only what is asked."""
     due_us, qid = after if after is not None else (-(2**63), "")
-    rows: list[tuple[str, int]] = conn.execute(
+    rows: list[tuple[str, int]] = store.conn.execute(
         "SELECT question_id, due_us FROM cards WHERE suspended = 0 AND due_us IS NOT NULL"
         " AND (due_us > ? OR (due_us = ? AND question_id > ?)) ORDER BY due_us, question_id LIMIT ?",
         (due_us, due_us, qid, limit),
@@ -344,10 +345,12 @@ def due_page(conn: sqlite3.Connection, after: tuple[int, str] | None, limit: int
     return rows
 
 
-def schedule_counts(conn: sqlite3.Connection) -> tuple[int, int]:
+def schedule_counts(store: Store) -> tuple[int, int]:
     """(unsuspended scheduled cards, cards no longer new: scheduled or suspended), by covered counts."""
-    (scheduled,) = conn.execute(
+    (scheduled,) = store.conn.execute(
         "SELECT count(*) FROM cards WHERE due_us IS NOT NULL AND suspended = 0"
     ).fetchone()
-    (taken,) = conn.execute("SELECT count(*) FROM cards WHERE due_us IS NOT NULL OR suspended = 1").fetchone()
+    (taken,) = store.conn.execute(
+        "SELECT count(*) FROM cards WHERE due_us IS NOT NULL OR suspended = 1"
+    ).fetchone()
     return int(scheduled), int(taken)

@@ -50,8 +50,17 @@ class Store:
     """Takes the day's copy before its first write (quizapp.store.rolling_backup); None: no backups."""
     _write_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _depth: int = field(default=0, repr=False)
-    _closed: bool = field(default=False, repr=False)
     """Nesting of transaction() on the thread holding the lock: only the outermost begins and commits."""
+    _closed: bool = field(default=False, repr=False)
+    _generation: int = field(default=0, repr=False)
+    """Counts the connections this store has had (a progress import swaps in a new file): see change_stamp."""
+
+    def change_stamp(self) -> tuple[int, int, int]:
+        """A value that changes whenever anything is written: by this store (rows changed on its
+        connection), by another process (SQLite's data_version), or by swapping the file. Figures derived
+        from the data (the interview plan) are cached under it; reading it costs one PRAGMA."""
+        (version,) = self.conn.execute("PRAGMA data_version").fetchone()
+        return self._generation, self.conn.total_changes, int(version)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -90,7 +90,7 @@ def fit_and_save(store: Store) -> tuple[Optimized, bool]:
     """Fits weights to the user's scheduled reviews and stores them when they predict the history better;
     (the fit, whether the new weights are now in use). Raises QuizappError with too few reviews."""
     from quizapp.store import load_settings, save_setting
-    from quizapp.store.memory import scheduled_reviews
+    from quizapp.store.fsrs_inputs import scheduled_reviews
 
     result = optimize(scheduled_reviews(store), load_settings(store).fsrs_parameters)
     if result.improved:

@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler
 
-from quizapp.store.memory import CardMemories
+from quizapp.store.fsrs_inputs import CardMemories
 
 FINAL_DAYS = 2
 """In the last this-many days before the interview, the plan focuses on its weakest decks."""

@@ -13,7 +13,15 @@ from datetime import datetime, timedelta
 from fsrs import Rating, Scheduler, State
 
 from quizapp.errors import QuizappError
-from quizapp.store.cards import CardRecord, QuestionRef, ensure_card, read_card, restore_card, write_card
+from quizapp.store.cards import (
+    CardRecord,
+    QuestionRef,
+    ensure_card,
+    get_card,
+    read_card,
+    restore_card,
+    write_card,
+)
 from quizapp.store.database import Store
 from quizapp.store.reviews import ReviewMode, ReviewRecord, check_mode, delete_review, insert_review
 from quizapp.store.settings import load_settings
@@ -245,7 +253,7 @@ def preview_for(
     store: Store, question_id: str, scheduler: Scheduler, *, now: datetime
 ) -> tuple[IntervalPreview, ...]:
     """preview_intervals for a question's stored card (or a new card if it has none)."""
-    return preview_intervals(read_card(store.conn, question_id), scheduler, now=now)
+    return preview_intervals(get_card(store, question_id), scheduler, now=now)
 
 
 def preview_before(outcome: ReviewOutcome, scheduler: Scheduler) -> tuple[IntervalPreview, ...]:

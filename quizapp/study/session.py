@@ -23,7 +23,7 @@ from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
 from quizapp.store.buried import buried_on, bury, unbury
 from quizapp.store.cards import set_suspended
 from quizapp.store.database import Store
-from quizapp.store.reports import deck_counts
+from quizapp.store.stats_queries import deck_counts
 from quizapp.store.times import day_start
 from quizapp.study import (
     QuestionSet,
@@ -270,9 +270,9 @@ class StudySession:
         due before the interview are reviewed early. Reviews stay ordinary FSRS reviews."""
         from datetime import date
 
-        from quizapp.store.memory import card_memories
         from quizapp.store.settings import load_settings
-        from quizapp.study.plan import FINAL_DAYS, make_plan
+        from quizapp.study.plan import FINAL_DAYS
+        from quizapp.study.planning import interview_plan
 
         day = load_settings(self.store).interview_date
         now = self.clock()
@@ -280,16 +280,11 @@ class StudySession:
         if not day or not 0 <= (date.fromisoformat(day) - today).days <= FINAL_DAYS:
             return
         refs = self.questions.ordered
-        decks = {r.deck_id: [q.question_id for q in refs if q.deck_id == r.deck_id] for r in refs}
-        plan = make_plan(
-            [(d, d, qids) for d, qids in decks.items()],
-            card_memories(self.store),
-            interview=date.fromisoformat(day),
-            today=today,
-            now=now,
-            scheduler=self.scheduler,
-        )
-        if not plan.focus:
+        decks: dict[str, list[str]] = {}
+        for r in refs:  # one pass: grouping by scanning every ref per ref was quadratic
+            decks.setdefault(r.deck_id, []).append(r.question_id)
+        plan = interview_plan(self.store, [(d, d, qids) for d, qids in decks.items()], now=now)
+        if plan is None or not plan.focus:
             return
         weak = set(plan.focus)
         self.focus_decks = plan.focus
@@ -599,14 +594,14 @@ def _with_outcome(feedback: Feedback, outcome: ReviewOutcome, rating: int) -> Fe
 
 def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) -> int | None:
     """With an interview date ahead, the daily new-card limit that meets every question before it."""
-    from quizapp.store.cards import scheduled_ids
+    from quizapp.store.cards import not_new_ids
     from quizapp.store.settings import load_settings
     from quizapp.study.limits import daily_new_limit
 
     settings = load_settings(store)
     if not settings.interview_date:
         return None
-    taken = scheduled_ids(store.conn)
+    taken = not_new_ids(store)
     unseen = sum(1 for qid in questions.by_id if qid not in taken)
     today = now.astimezone().date()
     return daily_new_limit(settings.new_per_day, settings.interview_date, unseen=unseen, today=today)
