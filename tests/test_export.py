@@ -20,8 +20,9 @@ import pytest
 from engine import Derivation, Step, format_quantity
 from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.errors import QuizappError
+from quizapp.progress.reader import import_progress
+from quizapp.progress.writer import export_progress, progress_document
 from quizapp.reports.anki import ANKI_SEED, export_anki, formula_mathjax
-from quizapp.reports.progress_file import export_progress, import_progress, progress_document
 from quizapp.store import (
     InterviewAnswer,
     InterviewConfig,

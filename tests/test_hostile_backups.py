@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from quizapp.errors import QuizappError
-from quizapp.reports.progress_file import export_progress, import_progress, progress_document
+from quizapp.progress.reader import import_progress
+from quizapp.progress.writer import export_progress, progress_document
 from quizapp.store import QuestionRef, Store, get_card, open_store, review_count
 from quizapp.store.cards import unsound
 from quizapp.study import make_scheduler, record_review
@@ -150,7 +151,7 @@ def test_a_tampered_card_is_exported_as_the_fresh_card_it_became(filled: Store, 
 def test_a_large_backup_is_checked_as_a_stream_not_held_in_memory(filled: Store, tmp_path: Path) -> None:
     import tracemalloc
 
-    from quizapp.reports.progress_reader import read_progress_file
+    from quizapp.progress.reader import read_progress_file
 
     doc = json.loads(json.dumps(progress_document(filled, now=NOW)))
     template = doc["reviews"][0]

@@ -87,8 +87,9 @@ ROOMS_MAY_IMPORT: dict[str, set[str]] = {
     "sandbox": set(),
     "study": {"content", "grading", "store"},
     "interview": {"content", "grading", "study", "store"},
+    "progress": {"store"},
     "reports": {"content", "grading", "study", "interview", "store"},
-    "commands": {"content", "grading", "study", "interview", "store", "reports", "sandbox"},
+    "commands": {"content", "grading", "study", "interview", "store", "reports", "sandbox", "progress"},
     "tui": {"content", "grading", "study", "interview", "store", "reports", "sandbox"},
 }
 TOP_LEVEL = {"__init__", "__main__", "cli", "paths", "errors", "crash", "launch", "config", "workspace"}

@@ -213,7 +213,7 @@ def run_export(args: argparse.Namespace) -> int:
     _check_replace(args.file, args.what, args.force)
     now = _now()
     if args.what == "progress":
-        from quizapp.reports.progress_file import export_progress
+        from quizapp.progress.writer import export_progress
 
         if args.deck:
             raise QuizappError("--deck applies to `export anki` only; a progress backup holds everything.")
@@ -240,14 +240,13 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from quizapp.reports.progress_file import import_document
-    from quizapp.reports.progress_reader import read_progress_file
+    from quizapp.progress.reader import check_progress_file, import_progress
 
     with _file_for(args.file, "r") as source:
-        checked = read_progress_file(source)  # a foreign file is refused before the database is opened
+        check_progress_file(source)  # a foreign file is refused before the database is opened
         now = _now()
         with open_store_for(args, now) as store:
-            counts = import_document(store, checked, now=now)  # the records stream from the file
+            counts = import_progress(store, source, now=now)  # checked as it loads into a fresh file
             where = store.path
     print(
         f"Imported into {where}: {counts.cards:,} cards, {counts.reviews:,} reviews, "

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from quizapp.store.database import Store
-from quizapp.store.stats_queries import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
 from quizapp.store.settings import load_settings
+from quizapp.store.stats_queries import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
 from quizapp.store.times import day_start
 from quizapp.study.limits import daily_new_limit, new_left_today
 
