@@ -177,9 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         export = timed(lambda: quizapp("--db", str(db), "export", "progress", str(backup), "--force",
                                        home=home), args.runs)  # fmt: skip
         lines = timed(lambda: json_lines_dump(db, dump), args.runs)
-        print(
-            f"progress file {backup.stat().st_size / 1e6:.0f} MB; JSON lines {dump.stat().st_size / 1e6:.0f} MB"
-        )
+        sizes = backup.stat().st_size / 1e6, dump.stat().st_size / 1e6
+        print(f"progress file {sizes[0]:.0f} MB; JSON lines {sizes[1]:.0f} MB")
 
         def fresh_import() -> None:
             target = folder / "imported.db"

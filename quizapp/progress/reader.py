@@ -31,12 +31,9 @@ from quizapp.progress.format import (
     MAX_FILE_BYTES,
     RECORD_SECTIONS,
     SECTIONS,
-    CardEntry,
-    InterviewEntry,
     ProgressCounts,
-    ReviewEntry,
-    When,
 )
+from quizapp.progress.records import CardEntry, InterviewEntry, ReviewEntry, When
 from quizapp.store import backup
 from quizapp.store.cards import card_id_for, unsound
 from quizapp.store.database import Store
