@@ -25,7 +25,7 @@ from quizapp.store.database import Store
 from quizapp.store.settings import raw_settings
 from quizapp.store.times import US_PER_DAY, iso
 
-_quote = json.encoder.encode_basestring  # type: ignore[attr-defined]  # C: what json.dumps writes
+_quote = json.encoder.encode_basestring  # the C escaper json.dumps(..., ensure_ascii=False) uses
 _EPOCH_DAY = date(1970, 1, 1)
 _CARD = (
     '{"question_id": %s, "card_id": %d, "deck_id": %s, "state": %d, "step": %s, "stability": %s,'

@@ -474,19 +474,19 @@ class StudySession:
                 set_suspended(self.store, saved.item.question, False)
             else:
                 unbury(self.store, saved.item.question.question_id, day_start(self.clock()).date())
-            self._turn = _Turn(card=replace(saved.card, shown_at=self.clock()), item=saved.item)
+            card = replace(saved.card, shown_at=self.clock())
+            self._turn = _Turn(card=card, item=saved.item)
             self.finished = False
-            return self._turn.card
+            return card
         undo_review(self.store, saved.outcome)
         qid = saved.card.instance.question_id
         self._tally.attempts[qid] = max(0, self._tally.attempts.get(qid, 1) - 1)
         self._tally.done -= 1
         self._tally.correct -= int(saved.feedback.verdict.correct)
-        self._turn = _Turn(
-            card=replace(saved.card, number=self._tally.done + 1, shown_at=self.clock()), item=saved.item
-        )
+        card = replace(saved.card, number=self._tally.done + 1, shown_at=self.clock())
+        self._turn = _Turn(card=card, item=saved.item)
         self.finished = False
-        return self._turn.card
+        return card
 
     def close(self) -> Feedback | None:
         """Saves a pending explain answer with the points ticked so far (on Escape or before advancing)."""
