@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from quizapp.errors import QuizappError
 from quizapp.store.cards import card_rows
 from quizapp.store.database import Store
 from quizapp.store.interviews import InterviewAnswer, InterviewRecord, load_interview
@@ -60,6 +61,18 @@ def has_progress(store: Store) -> bool:
     return bool(row[0])
 
 
+@contextlib.contextmanager
+def _explained(store: Store) -> Iterator[None]:
+    """SQLite's and the system's errors while importing, in the user's words (a full disk, a read-only
+    folder), naming the database; nothing of the store's own file has changed at that point."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise store._explain(exc) from exc
+    except OSError as exc:
+        raise QuizappError(f"Cannot import into {store.path}: {exc.strerror or exc}") from exc
+
+
 class FreshDatabase:
     """A new database file beside `store`'s, with the same schema, that a progress file is loaded into.
 
@@ -72,8 +85,18 @@ class FreshDatabase:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.path = store.path.with_name(f".{store.path.name}.importing-{os.getpid()}")
-        self.path.unlink(missing_ok=True)
-        self.conn = sqlite3.connect(self.path, isolation_level=None)
+        self._closed = True
+        try:
+            with _explained(store):
+                self.path.unlink(missing_ok=True)
+                self.conn = sqlite3.connect(self.path, isolation_level=None)
+                self._closed = False
+                self._create()
+        except BaseException:
+            self.discard()  # no half-made file is left beside the database
+            raise
+
+    def _create(self) -> None:
         self.conn.execute("PRAGMA journal_mode = OFF")
         self.conn.execute("PRAGMA synchronous = OFF")
         self.conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
@@ -89,15 +112,16 @@ class FreshDatabase:
         ).fetchall():
             self.conn.execute(f'DROP INDEX "{name}"')
         self.conn.execute("BEGIN")
-        self._closed = False
 
     def add_cards(self, rows: Iterable[Sequence[Any]]) -> None:
         """Card rows in the cards table's column order (quizapp.store.cards)."""
-        self.conn.executemany(f"INSERT INTO cards VALUES ({', '.join('?' * CARD_COLUMNS)})", rows)
+        with _explained(self.store):
+            self.conn.executemany(f"INSERT INTO cards VALUES ({', '.join('?' * CARD_COLUMNS)})", rows)
 
     def add_reviews(self, rows: Iterable[Sequence[Any]]) -> None:
         """Review rows in the reviews table's column order (quizapp.store.reviews)."""
-        self.conn.executemany(f"INSERT INTO reviews VALUES ({', '.join('?' * REVIEW_COLUMNS)})", rows)
+        with _explained(self.store):
+            self.conn.executemany(f"INSERT INTO reviews VALUES ({', '.join('?' * REVIEW_COLUMNS)})", rows)
 
     def add_interview(self, interview: InterviewRows) -> None:
         finished = None if interview.finished_at is None else to_us(interview.finished_at)
@@ -137,6 +161,10 @@ class FreshDatabase:
         """Builds the indexes, checks every review has its card, syncs the file to disk and puts it in
         place of the store's database (the store then reads the new one); with `keep`, the replaced
         database stays at that path."""
+        with _explained(self.store):
+            self._install(keep)
+
+    def _install(self, keep: Path | None) -> None:
         for sql in self._indexes:
             self.conn.execute(sql)
         orphan = self.conn.execute(
