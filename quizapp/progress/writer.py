@@ -44,15 +44,19 @@ def _day(index: int) -> str:
     return (_EPOCH_DAY + timedelta(days=index)).isoformat()
 
 
+@lru_cache(maxsize=1)
+def _clock_times() -> tuple[str, ...]:
+    """ "HH:MM:SS" of every second of a day, built once per export (86,400 short strings)."""
+    return tuple(f"{h:02d}:{m:02d}:{s:02d}" for h in range(24) for m in range(60) for s in range(60))
+
+
 def _time(us: int | None) -> str:
     """A stored time as the file writes it: quoted fixed-format UTC ISO with microseconds (as times.iso)."""
     if us is None:
         return "null"
     day, rest = divmod(us, US_PER_DAY)
-    seconds, micro = divmod(rest, 1_000_000)
-    hours, seconds = divmod(seconds, 3600)
-    minutes, seconds = divmod(seconds, 60)
-    return f'"{_day(day)}T{hours:02d}:{minutes:02d}:{seconds:02d}.{micro:06d}+00:00"'
+    second, micro = divmod(rest, 1_000_000)
+    return f'"{_day(day)}T{_clock_times()[second]}.{micro:06d}+00:00"'
 
 
 def _text(value: str | None) -> str:
