@@ -4,23 +4,21 @@ the same pass with nothing written.
 
 A file in the layout export writes (one record per line) is read once: its lines are validated in chunks
 by the record models straight from the bytes. Any other layout, and any file the fast reading finds a
-problem in, is read as plain JSON with a streaming parser (ijson): the top-level keys and the head first,
-so a foreign file or an unknown section is refused before a record is parsed, then each section. Either
-way memory holds one chunk of records and the keys the cross-record checks need (card ids, review ids).
+problem in (so every message is the one plain reading gives), is read as plain JSON by
+quizapp.progress.plain_json. Either way memory holds one chunk of records and the keys the cross-record
+checks need (card ids, review ids).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-import ijson
 from pydantic import TypeAdapter, ValidationError
 
 from quizapp.errors import QuizappError
@@ -30,8 +28,16 @@ from quizapp.progress.format import (
     HEAD,
     MAX_FILE_BYTES,
     RECORD_SECTIONS,
-    SECTIONS,
     ProgressCounts,
+)
+from quizapp.progress.plain_json import (
+    ADAPTERS,
+    CHUNK,
+    check_head,
+    chunks,
+    not_ours_message,
+    open_file,
+    settings_value,
 )
 from quizapp.progress.records import CardEntry, InterviewEntry, ReviewEntry, When
 from quizapp.store import backup
@@ -40,15 +46,6 @@ from quizapp.store.database import Store
 from quizapp.store.interviews import InterviewAnswer
 from quizapp.store.settings import SETTING_NAMES, check_setting
 from quizapp.store.times import to_us, utc
-
-CHUNK = 500
-"""Records validated at a time: large enough for pydantic's fast path, small enough to never matter."""
-BOM = b"\xef\xbb\xbf"
-ADAPTERS: dict[str, TypeAdapter[Any]] = {
-    "cards": TypeAdapter(list[CardEntry]),
-    "reviews": TypeAdapter(list[ReviewEntry]),
-    "interviews": TypeAdapter(list[InterviewEntry]),
-}
 
 
 @dataclass(frozen=True)
@@ -103,10 +100,10 @@ def check_progress_file(file: str | os.PathLike[str]) -> Path:
             f"(the limit is {MAX_FILE_BYTES >> 30} GiB); is it the right file?"
         )
     try:
-        with _open(path) as fh:
+        with open_file(path) as fh:
             _head_lines(fh)
     except _NotOurLayout:
-        _check_head(path, _not_ours(path))
+        check_head(path, not_ours_message(path))
     return path
 
 
@@ -275,7 +272,7 @@ def _head_lines(fh: IO[bytes]) -> dict[str, Any]:
 
 def _load_lines(path: Path, sink: _Sink, checks: _Checks) -> CheckedFile:
     counts: dict[str, int] = {}
-    with _open(path) as fh:
+    with open_file(path) as fh:
         _head_lines(fh)
         for section in RECORD_SECTIONS:
             opening = fh.readline()
@@ -292,7 +289,7 @@ def _load_lines(path: Path, sink: _Sink, checks: _Checks) -> CheckedFile:
             found = _json(line[len(b' "settings": ') :])
         except ValueError as exc:
             raise _NotOurLayout from exc
-    settings = checks.settings(found, _not_ours(path))
+    settings = checks.settings(found, not_ours_message(path))
     sink.add_settings(settings)
     return CheckedFile(path, counts["cards"], counts["reviews"], counts["interviews"], settings)
 
@@ -343,131 +340,18 @@ def _hand_over(section: str, offset: int, records: list[Any], sink: _Sink, check
             sink.add_interview(interview)
 
 
-# --------------------------------------------------------------------------- any JSON layout
+# --------------------------------------------------------------------------- any JSON layout (plain_json)
 
 
 def _load_json(path: Path, sink: _Sink, checks: _Checks) -> CheckedFile:
-    not_ours = _not_ours(path)
-    _check_head(path, not_ours)
+    not_ours = not_ours_message(path)
+    check_head(path, not_ours)
     counts = {}
     for section in RECORD_SECTIONS:
         counts[section] = 0
-        for offset, chunk in _chunks(path, section, not_ours):
+        for offset, chunk in chunks(path, section, not_ours):
             _hand_over(section, offset, chunk, sink, checks)
             counts[section] = offset + len(chunk)
-    settings = checks.settings(_settings(path, not_ours), not_ours)
+    settings = checks.settings(settings_value(path, not_ours), not_ours)
     sink.add_settings(settings)
     return CheckedFile(path, counts["cards"], counts["reviews"], counts["interviews"], settings)
-
-
-def _not_ours(path: Path) -> str:
-    return f"{path} is not a quizapp progress file"
-
-
-def _open(path: Path) -> IO[bytes]:
-    """The file, past a UTF-8 byte-order mark if an editor wrote one."""
-    try:
-        fh = path.open("rb", buffering=1 << 20)
-    except OSError as exc:
-        raise QuizappError(f"Cannot read {path}: {exc.strerror or exc}") from exc
-    if fh.read(3) != BOM:
-        fh.seek(0)
-    return fh
-
-
-NOT_JSON_HINTS = {
-    "integer overflow": "a whole number of 2^63 or more, which no field can hold",
-    "invalid char": "an invalid character or word; NaN and Infinity, for one, are not JSON numbers",
-}
-
-
-def _not_json(not_ours: str, exc: Exception) -> QuizappError:
-    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    hint = next((words for key, words in NOT_JSON_HINTS.items() if key in reason), "")
-    return QuizappError(f"{not_ours}: not JSON ({reason}{': ' + hint if hint else ''}).")
-
-
-def _check_head(path: Path, not_ours: str) -> None:
-    """The top-level keys and the head's values, read without building anything else."""
-    marker = f'{not_ours}: the format marker "format": "{FORMAT_MARKER}" is missing.'
-    head: dict[str, Any] = {}
-    seen: set[str] = set()
-    with _open(path) as fh:
-        try:
-            events = ijson.parse(fh, use_float=True)
-            first = next(events, None)
-            if first is None or first[1] != "start_map":
-                raise QuizappError(marker)
-            for prefix, event, value in events:
-                if prefix == "" and event == "map_key":
-                    if value not in SECTIONS:  # refused at once: an unknown section may be huge
-                        shown = str(value)[:40]
-                        raise QuizappError(
-                            f"{not_ours}: unknown section {shown!r}; expected {sorted(SECTIONS)}."
-                        )
-                    seen.add(value)
-                elif prefix in HEAD and event not in ("start_map", "start_array"):
-                    head[prefix] = value
-                    if prefix == "format" and value != FORMAT_MARKER:
-                        raise QuizappError(marker)
-        except (ijson.JSONError, ValueError) as exc:
-            raise _not_json(not_ours, exc) from exc
-    if head.get("format") != FORMAT_MARKER:
-        raise QuizappError(marker)
-    if head.get("version") != FORMAT_VERSION:
-        raise QuizappError(
-            f"{path} is a quizapp progress file of version {head.get('version')!r}; "
-            f"this quizapp reads version {FORMAT_VERSION}."
-        )
-    missing = sorted(SECTIONS - seen)
-    if missing:
-        raise QuizappError(f"{not_ours}: the section(s) {', '.join(missing)} are missing.")
-    try:
-        TypeAdapter(When).validate_json(json.dumps(head["exported_at"]))
-    except ValidationError as exc:
-        raise QuizappError(f"{not_ours}: exported_at: {_first(exc)['msg']}.") from exc
-
-
-def _chunks(path: Path, section: str, not_ours: str) -> Iterator[tuple[int, list[Any]]]:
-    """(index of the first, records) for each chunk of the section, validated."""
-    adapter = ADAPTERS[section]
-    with _open(path) as fh:
-        items = ijson.items(fh, f"{section}.item", use_float=True)
-        offset = 0
-        while True:
-            try:
-                chunk = list(itertools.islice(items, CHUNK))
-            except (ijson.JSONError, ValueError) as exc:
-                raise _not_json(not_ours, exc) from exc
-            if not chunk:
-                return
-            yield offset, _validated(adapter, chunk, section, offset, not_ours)
-            offset += len(chunk)
-
-
-def _validated(
-    adapter: TypeAdapter[Any], chunk: list[Any], section: str, offset: int, not_ours: str
-) -> list[Any]:
-    try:
-        records: list[Any] = adapter.validate_json(json.dumps(chunk))
-    except ValidationError as exc:
-        first = _first(exc)
-        index, *field = first["loc"]
-        where = f"{section}[{offset + int(index)}]" + "".join(
-            f"[{p}]" if isinstance(p, int) else f".{p}" for p in field
-        )
-        raise QuizappError(f"{not_ours}: {where}: {first['msg']}.") from exc
-    return records
-
-
-def _first(exc: ValidationError) -> Any:
-    """The first error, without the input it was about (a record's value may be huge)."""
-    return exc.errors(include_url=False, include_input=False, include_context=False)[0]
-
-
-def _settings(path: Path, not_ours: str) -> Any:
-    with _open(path) as fh:
-        try:
-            return next(ijson.items(fh, "settings", use_float=True), {})
-        except (ijson.JSONError, ValueError) as exc:
-            raise _not_json(not_ours, exc) from exc
