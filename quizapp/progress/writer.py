@@ -9,6 +9,7 @@ cost of a plain JSON-lines dump of the same rows.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 from collections.abc import Iterator
@@ -27,6 +28,8 @@ from quizapp.store.times import US_PER_DAY, iso
 
 _quote = json.encoder.encode_basestring  # the C escaper json.dumps(..., ensure_ascii=False) uses
 _EPOCH_DAY = date(1970, 1, 1)
+BATCH = 1000
+"""Records joined into one write."""
 _CARD = (
     '{"question_id": %s, "card_id": %d, "deck_id": %s, "state": %d, "step": %s, "stability": %s,'
     ' "difficulty": %s, "due": %s, "last_review": %s, "introduced": %s, "reps": %d, "lapses": %d,'
@@ -57,10 +60,6 @@ def _time(us: int | None) -> str:
     day, rest = divmod(us, US_PER_DAY)
     second, micro = divmod(rest, 1_000_000)
     return f'"{_day(day)}T{_clock_times()[second]}.{micro:06d}+00:00"'
-
-
-def _text(value: str | None) -> str:
-    return "null" if value is None else _quote(value)
 
 
 def _number(value: float | None) -> str:
@@ -95,6 +94,8 @@ def _card_lines(store: Store) -> Iterator[str]:
 
 
 def _review_lines(store: Store) -> Iterator[str]:
+    """The hot loop of a large export (a million rows): everything inlined, names bound locally."""
+    quote, day_text, clock, template = _quote, _day, _clock_times(), _REVIEW
     for (
         rid,
         qid,
@@ -111,10 +112,13 @@ def _review_lines(store: Store) -> Iterator[str]:
         before,
         sched,
     ) in backup.review_rows(store):
-        yield _REVIEW % (
-            rid, _quote(qid), _quote(deck), _time(at), seed, _quote(answer), "true" if correct else "false",
-            rating, ms, _text(diag), _text(diag_id), _quote(mode), _whole(before),
-            "true" if sched else "false",
+        day, rest = divmod(at, US_PER_DAY)
+        second, micro = divmod(rest, 1_000_000)
+        yield template % (
+            rid, quote(qid), quote(deck), f'"{day_text(day)}T{clock[second]}.{micro:06d}+00:00"', seed,
+            quote(answer), "true" if correct else "false", rating, ms,
+            "null" if diag is None else quote(diag), "null" if diag_id is None else quote(diag_id),
+            quote(mode), "null" if before is None else str(int(before)), "true" if sched else "false",
         )  # fmt: skip
 
 
@@ -144,9 +148,9 @@ def _write(store: Store, fh: IO[str], now: datetime) -> ProgressCounts:
         for name, lines in sections.items():
             fh.write(f" {json.dumps(name)}: [")
             n = 0
-            for line in lines:
-                fh.write(",\n  " + line if n else "\n  " + line)
-                n += 1
+            while batch := list(itertools.islice(lines, BATCH)):  # one write per thousand records
+                fh.write(("," if n else "") + "\n  " + ",\n  ".join(batch))
+                n += len(batch)
             fh.write("\n ],\n" if n else "],\n")
             counts[name] = n
         settings = {key: json.loads(value) for key, value in raw_settings(store).items()}
