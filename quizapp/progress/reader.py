@@ -226,6 +226,12 @@ def _load(path: Path, sink: _Sink) -> CheckedFile:
 # --------------------------------------------------------------------------- export's layout, read once
 
 
+HEAD_LINE = 256
+"""Longer than any line of the head export writes."""
+MAX_LINE = 16 << 20
+"""The longest record line read whole (16 MiB); a file with a longer one is read as a stream."""
+
+
 class _NotOurLayout(Exception):
     """The file is not laid out as export writes it (or the fast reading found a problem): read it as JSON."""
 
@@ -247,11 +253,11 @@ def _json(data: bytes) -> Any:
 
 def _head_lines(fh: IO[bytes]) -> dict[str, Any]:
     """The first four lines as export writes them: `{` and the head's three keys, checked."""
-    if fh.readline() != b"{\n":
+    if fh.readline(3) != b"{\n":  # a file on one line is not read whole to find that out
         raise _NotOurLayout
     head: dict[str, Any] = {}
     for key in HEAD:
-        line = fh.readline()
+        line = fh.readline(HEAD_LINE)
         if not line.startswith(b' "') or not line.endswith(b",\n"):
             raise _NotOurLayout
         try:
@@ -275,15 +281,15 @@ def _load_lines(path: Path, sink: _Sink, checks: _Checks) -> CheckedFile:
     with open_file(path) as fh:
         _head_lines(fh)
         for section in RECORD_SECTIONS:
-            opening = fh.readline()
+            opening = fh.readline(HEAD_LINE)
             if opening == f' "{section}": [],\n'.encode():
                 counts[section] = 0
                 continue
             if opening != f' "{section}": [\n'.encode():
                 raise _NotOurLayout
             counts[section] = _section_lines(fh, section, sink, checks)
-        line = fh.readline()
-        if not line.startswith(b' "settings": ') or fh.readline() != b"}\n" or fh.read(1):
+        line = fh.readline(MAX_LINE)
+        if not line.startswith(b' "settings": ') or fh.readline(3) != b"}\n" or fh.read(1):
             raise _NotOurLayout
         try:
             found = _json(line[len(b' "settings": ') :])
@@ -301,7 +307,7 @@ def _section_lines(fh: IO[bytes], section: str, sink: _Sink, checks: _Checks) ->
     lines: list[bytes] = []
     comma = True  # the line before the first record, `[`, needs none
     while True:
-        line = fh.readline()
+        line = fh.readline(MAX_LINE)  # a longer one ends without its newline: read as plain JSON
         end = line == b" ],\n"
         if (end and comma) or (not end and not comma):  # JSON's commas exactly: between records, not after
             raise _NotOurLayout
