@@ -211,7 +211,7 @@ def make_backend(db: Path, catalog: Any) -> Any:
 
 def plan_parts(store: Any, catalog: Any, interview: str) -> dict[str, Callable[[], object]]:
     """The plan's two halves as they are called today (Missing once they move)."""
-    memories_fn = resolve("quizapp.store.memory:card_memories")
+    memories_fn = resolve("quizapp.store.fsrs_inputs:card_memories")
     make_plan = resolve("quizapp.study.plan:make_plan")
     scheduler_for = resolve("quizapp.study.scheduler:scheduler_for")
     memories = memories_fn(store)

@@ -20,8 +20,9 @@ import pytest
 from engine import Derivation, Step, format_quantity
 from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.errors import QuizappError
+from quizapp.progress.reader import import_progress
+from quizapp.progress.writer import export_progress, progress_document
 from quizapp.reports.anki import ANKI_SEED, export_anki, formula_mathjax
-from quizapp.reports.progress_file import export_progress, import_progress, progress_document
 from quizapp.store import (
     InterviewAnswer,
     InterviewConfig,
@@ -423,3 +424,46 @@ def test_cli_import_of_a_foreign_file_is_one_line_not_a_traceback(tmp_path: Path
     assert out.returncode == 2
     assert "is not a quizapp progress file" in out.stderr and "Traceback" not in out.stderr
     assert not (tmp_path / "p.db").exists()
+
+
+def test_every_exported_line_is_what_json_itself_writes(filled: Store, tmp_path: Path) -> None:
+    """Export fills fixed templates for speed; each record must still read as json.dumps writes it."""
+    export_progress(filled, tmp_path / "a.json", now=NOW)
+    records = [
+        line.strip().rstrip(",")
+        for line in (tmp_path / "a.json").read_text(encoding="utf-8").splitlines()
+        if line.startswith("  {")
+    ]
+    assert len(records) == 5 + 12 + 1
+    for text in records:
+        assert json.dumps(json.loads(text), ensure_ascii=False) == text
+
+
+def test_a_backup_laid_out_another_way_imports_the_same(filled: Store, tmp_path: Path) -> None:
+    (tmp_path / "indented.json").write_text(json.dumps(_valid_doc(filled), indent=3), encoding="utf-8")
+    with open_store(tmp_path / "b.db", now=NOW) as other:
+        counts = import_progress(other, tmp_path / "indented.json", now=NOW)
+        assert (counts.cards, counts.reviews, counts.interviews) == (5, 12, 1)
+        assert _dump(other) == _dump(filled)
+
+
+def test_a_backup_in_exports_layout_with_a_comma_missing_is_not_json(filled: Store, tmp_path: Path) -> None:
+    export_progress(filled, tmp_path / "a.json", now=NOW)
+    text = (tmp_path / "a.json").read_text(encoding="utf-8")
+    first_review = text.index('  {"id": 1,')
+    broken = text[: text.index("\n", first_review) - 1] + text[text.index("\n", first_review) :]
+    (tmp_path / "b.json").write_text(broken, encoding="utf-8")
+    with open_store(tmp_path / "b.db", now=NOW) as other:
+        with pytest.raises(QuizappError, match="not a quizapp progress file: not JSON"):
+            import_progress(other, tmp_path / "b.json", now=NOW)
+        assert review_count(other) == 0
+    assert [p.name for p in tmp_path.iterdir() if "importing" in p.name] == []
+
+
+def test_an_import_reaches_another_quizapp_that_has_the_database_open(filled: Store, tmp_path: Path) -> None:
+    export_progress(filled, tmp_path / "a.json", now=NOW)
+    with open_store(tmp_path / "b.db", now=NOW) as mine, open_store(tmp_path / "b.db", now=NOW) as theirs:
+        assert review_count(theirs) == 0
+        counts = import_progress(mine, tmp_path / "a.json", now=NOW)
+        assert counts.reviews == review_count(mine) == review_count(theirs) == 12
+        assert _dump(theirs) == _dump(filled)

@@ -31,9 +31,9 @@ from quizapp.store import (
     save_settings,
     set_suspended,
 )
-from quizapp.store.memory import card_memories
-from quizapp.store.reports import recent_answer_times
+from quizapp.store.fsrs_inputs import card_memories
 from quizapp.store.settings import check_interview_date
+from quizapp.store.stats_queries import recent_answer_times
 from quizapp.study import QuestionSet, make_scheduler, record_review
 from quizapp.study.budget import DEFAULT_SECONDS, LONGEST_ANSWER_SECONDS, LeftOut, Work, answer_times, triage
 from quizapp.study.limits import daily_new_limit

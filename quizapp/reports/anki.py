@@ -3,7 +3,7 @@
 Flashcards, choice and explain questions become cards as written; each numeric, tensor or shape template
 becomes one card for its fixed instance (seed 0), with the engine's worked derivation on the back. Ids are
 derived from the question ids, so exporting again updates the same notes in Anki instead of duplicating
-them. Progress backups (JSON) live in quizapp.reports.progress_file and are re-exported here.
+them. Progress backups (JSON) are a room of their own: quizapp.progress.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any, Protocol
 from engine.derivation import format_quantity
 from quizapp import paths
 from quizapp.errors import QuizappError
-from quizapp.reports.progress_file import ProgressCounts, export_progress, import_progress
 
 ANKI_SEED = 0
 """Numeric templates are exported at this one seed: a card in Anki cannot change its numbers."""
@@ -280,11 +279,8 @@ __all__ = [
     "ANKI_SEED",
     "AnkiExport",
     "InstanceSource",
-    "ProgressCounts",
     "card_sides",
     "export_anki",
-    "export_progress",
     "formula_mathjax",
-    "import_progress",
     "markdown_html",
 ]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from quizapp.store.database import Store
-from quizapp.store.reports import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
+from quizapp.store.stats_queries import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
 from quizapp.store.times import day_start
 from quizapp.study.counts import DueCounts, due_counts
 

@@ -1,6 +1,6 @@
 """Provides the numbers behind the stats screen and `quizapp stats`, as frozen dataclasses.
 
-The figures come from quizapp.store.reports (one indexed query each); this module puts them together and
+The figures come from quizapp.store.stats_queries (one indexed query each); this module puts them together and
 adds what is arithmetic on them (the streak). The terminal rendering lives in quizapp.reports.text.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from quizapp.store.database import Store
-from quizapp.store.reports import (
+from quizapp.store.stats_queries import (
     CALENDAR_DAYS,
     FORECAST_DAYS,
     MASTERY_STABILITY_DAYS,
@@ -87,7 +87,7 @@ def compute_stats(store: Store, *, now: datetime, decks: Sequence[DeckHeader] | 
 
 def readiness_for(store: Store, decks: Sequence[DeckHeader], *, now: datetime) -> Readiness:
     """Readiness of `decks` from the store's cards, the interview date and FSRS weights in settings."""
-    from quizapp.store.memory import card_memories
+    from quizapp.store.fsrs_inputs import card_memories
     from quizapp.store.settings import load_settings
     from quizapp.study.readiness import forgetting_decay, readiness
 

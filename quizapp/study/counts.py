@@ -15,7 +15,7 @@ from fsrs import State
 from quizapp.store.buried import buried_on
 from quizapp.store.cards import cards_among
 from quizapp.store.database import Store
-from quizapp.store.reports import state_counts
+from quizapp.store.stats_queries import state_counts
 from quizapp.store.times import day_start, to_us
 from quizapp.study.limits import new_left_today, planned_new_limit
 

@@ -7,8 +7,8 @@ import math
 from datetime import date, datetime, timedelta
 
 from quizapp.store.database import Store
-from quizapp.store.reports import introduced_between
 from quizapp.store.settings import load_settings
+from quizapp.store.stats_queries import introduced_between
 from quizapp.store.times import day_start
 
 

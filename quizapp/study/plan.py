@@ -26,7 +26,7 @@ from typing import cast
 
 from fsrs import Card, Rating, Scheduler
 
-from quizapp.store.memory import CardMemories
+from quizapp.store.fsrs_inputs import CardMemories
 from quizapp.study.budget import AnswerTime, LeftOut, Work, answer_times, minutes_a_day, seconds_for, triage
 from quizapp.study.readiness import forgetting_decay, recall_at
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from quizapp.store.memory import CardMemories
+from quizapp.store.fsrs_inputs import CardMemories
 
 READINESS_DAYS = 7
 """With no interview date, readiness looks this many days ahead."""

@@ -1,4 +1,5 @@
-"""Provides what FSRS reads from the store: every card's memory state, and every scheduled review.
+"""Provides what FSRS reads from the store: every card's memory state (stability, last review, due) for
+the interview plan, and every scheduled review for the weight optimizer.
 
 Card rows come back as plain tuples in columns, because the plan turns them into NumPy arrays: building a
 record object per card would cost more than the whole plan at 100k cards.
