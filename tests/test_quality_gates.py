@@ -128,3 +128,55 @@ def test_only_a_unique_longest_correct_option_counts_as_a_tell() -> None:
     assert correct_is_unique_longest(q("a longer one", "short", "tiny"))
     assert not correct_is_unique_longest(q("same size", "also same", "tiny"))
     assert not correct_is_unique_longest(q("short", "a longer one", "tiny"))
+
+
+# ---------------------------------------------------------------------------- words: fences, context, style
+
+
+def _bank_items() -> list[GateInput]:
+    cat = load_catalog()
+    return [GateInput(d, i, q) for d in cat.decks for i, q in enumerate(cat.decks[d].questions)]
+
+
+def test_a_code_fence_inside_a_line_or_left_open_is_refused() -> None:
+    from quizapp.content.checks.text_gates import broken_fence
+
+    assert broken_fence("p = ```\n[[1, 2]]\n```") != ""  # the matrix placeholder after "p = "
+    assert broken_fence("p =\n\n```\n[[1, 2]]\n") != ""  # never closed
+    assert broken_fence("p =\n\n```\n[[1, 2]]\n```\n\nThen?") == ""
+
+
+def test_the_bundled_bank_renders_keeps_models_in_context_and_gives_no_justification_cue() -> None:
+    from quizapp.content.checks import text_gates
+
+    items = _bank_items()
+    failures = text_gates.justification_failures(items)
+    for it in items:
+        failures += text_gates.markdown_failures(it) + text_gates.context_failures(it)
+    assert not failures, "\n".join(f"{f.question_id}: {f.text()}" for f in failures)
+    right, wrong = text_gates.cue_shares(items)["justification"]
+    assert wrong - right < 0.10, (right, wrong)  # was 4% against 27%
+
+
+def test_a_model_run_past_its_context_must_say_hypothetical() -> None:
+    from quizapp.content.checks.text_gates import context_failures
+    from quizapp.content.deck import question_adapter
+
+    raw = {
+        "id": "ctx-gpt2",
+        "type": "numeric",
+        "difficulty": 1,
+        "tags": ["t"],
+        "params": {"model": {"preset": ["gpt2-small"]}, "seq_len": {"choices": [2048, 4096]}},
+        "prompt": "{model.name} at {seq_len} tokens: how many score entries per head?",
+        "calculator": "kv_cache_bytes",
+        "trap": "forgot-batch",
+        "args": {"n_layers": "model.n_layers", "n_kv_heads": "model.n_kv_heads", "d_head": "model.d_head",
+                 "seq_len": "seq_len", "batch": 1, "bytes_per_element": 2},
+        "unit": "B",
+        "explanation": "x",
+    }  # fmt: skip
+    q = question_adapter().validate_python(raw)
+    assert context_failures(GateInput("d", 0, q))
+    raw["prompt"] = "Hypothetically, {model.name} at {seq_len} tokens: how many bytes?"
+    assert not context_failures(GateInput("d", 0, question_adapter().validate_python(raw)))

@@ -352,7 +352,9 @@ def test_the_right_number_without_its_unit_or_a_little_rounded_earns_hard_not_ag
     shown = to_display(inst.expected, inst.unit)
     exact = catalog.instance("real-models-attn-params-per-layer", 0)  # an exact count, to 6 figures in M
     assert isinstance(exact.expected, int)
-    rounded = grade(exact, f"{exact.expected:.4g} params", seconds=10)  # the count rounded to 4 figures: too early
+    rounded = grade(
+        exact, f"{exact.expected:.4g} params", seconds=10
+    )  # the count rounded to 4 figures: too early
     assert not rounded.correct and rounded.diagnosis_id == "slip-rounding" and rounded.rating == 2
     wrong = grade(inst, f"{shown / 2:g} {inst.unit}", seconds=10)  # the missing x2: a real mistake
     assert wrong.rating == 1

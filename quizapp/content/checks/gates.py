@@ -279,7 +279,11 @@ def gate_failures(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[GateFailure]:
     """Every gate over `items`; `progress(done, total)` is called after each computed template."""
-    out = choice_failures(items)
+    from quizapp.content.checks import text_gates
+
+    out = choice_failures(items) + text_gates.justification_failures(items)
+    for it in items:
+        out += text_gates.markdown_failures(it) + text_gates.context_failures(it)
     computed = [
         it for it in items if isinstance(it.question, (NumericQuestion, TensorQuestion, ShapeQuestion))
     ]
