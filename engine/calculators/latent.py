@@ -76,7 +76,7 @@ def _per_token(
             Misconception(
                 "rope-key-per-head",
                 "You cached one RoPE key per head",
-                "The decoupled RoPE key k^R is shared by all heads (one rope_dim vector per token and layer); "
+                "The decoupled RoPE key k^R is shared by all heads, one rope_dim vector per token and layer; "
                 "only the queries carry a RoPE part per head.",
                 (r + n_heads * rope) * nbytes * n_layers,
                 _PER_LAYER,
