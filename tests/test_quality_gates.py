@@ -51,7 +51,7 @@ def test_multiple_choice_cannot_be_won_by_picking_the_longest_option() -> None:
 def test_a_template_with_few_answers_is_refused_unless_fixed() -> None:
     out = _validate(GATES / "few_answers.yaml")
     assert out.returncode == 1
-    assert "gate-few-head-dim" in out.stdout and "only 1 distinct answer(s) over 200 seeds (64)" in out.stdout
+    assert "gate-few-head-dim" in out.stdout and "only 1 distinct answer(s) over 50 seeds (64)" in out.stdout
 
 
 def test_a_wrong_method_inside_the_tolerance_is_reported_with_its_seed() -> None:
