@@ -150,7 +150,7 @@ def test_the_bundled_bank_renders_keeps_models_in_context_and_gives_no_justifica
     from quizapp.content.checks import text_gates
 
     items = _bank_items()
-    failures = text_gates.justification_failures(items)
+    failures = text_gates.justification_failures(items) + text_gates.punctuation_failures(items)
     for it in items:
         failures += text_gates.markdown_failures(it) + text_gates.context_failures(it)
     assert not failures, "\n".join(f"{f.question_id}: {f.text()}" for f in failures)

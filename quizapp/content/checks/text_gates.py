@@ -146,6 +146,39 @@ def justification_failures(items: Sequence[GateInput]) -> list[GateFailure]:
     return out
 
 
+PUNCTUATION = {
+    "a colon or semicolon": re.compile(r"[:;]"),
+    "brackets": re.compile(r"[()\[\]]"),
+}
+"""Structure a careful author gives the right option and forgets to give the wrong ones."""
+
+
+def punctuation_failures(items: Sequence[GateInput]) -> list[GateFailure]:
+    """Single-answer questions whose right option alone carries a colon/semicolon, or brackets: a reader
+    who picks the only elaborate-looking option wins without knowing the answer."""
+    from quizapp.content.checks.gates import GateFailure
+
+    out = []
+    for it in items:
+        q = it.question
+        if not isinstance(q, ChoiceQuestion) or q.multiple:
+            continue
+        right = [o.text for o in q.options if o.correct]
+        wrong = [o.text for o in q.options if not o.correct]
+        for name, rx in PUNCTUATION.items():
+            if all(rx.search(t) for t in right) and not any(rx.search(t) for t in wrong):
+                out.append(
+                    GateFailure(
+                        it.deck_id,
+                        q.id,
+                        ("questions", it.index, "options"),
+                        f"only the right option has {name}: give a wrong option the same structure, or "
+                        "write the right one without it",
+                    )
+                )
+    return out
+
+
 def cue_shares(items: Sequence[GateInput]) -> dict[str, tuple[float, float]]:
     """Per style cue, the share of right and of wrong options that carry it, over single-answer questions:
     what a reader using only style would exploit. Reported by tests; not itself a failure."""
