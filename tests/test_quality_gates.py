@@ -106,7 +106,16 @@ def test_a_displayed_equation_must_be_true() -> None:
     fails = computed_failures(GateInput("d", 0, _question()), lambda _q, _s: _instance(steps, 4000))
     assert any("2 x 8 x 128 x 2 = 4000" in f.message and "gives 4096" in f.message for f in fails)
     good = (Step("Per layer", "2 x n_kv x d_head x bytes", "2 x 8 x 128 x 2", 4096),)
-    assert computed_failures(GateInput("d", 0, _question()), lambda _q, _s: _instance(good, 4096)) == []
+    fails = computed_failures(GateInput("d", 0, _question()), lambda _q, _s: _instance(good, 4096))
+    assert [f.message for f in fails if "anchor" not in f.message] == []
+
+
+def test_a_fixed_anchor_must_still_draw_something_unless_it_is_a_format_constant() -> None:
+    steps = (Step("Split", "d_model / h", "768 / 12", 64),)
+    one = computed_failures(GateInput("d", 0, _question()), lambda _q, _s: _instance(steps, 64))
+    assert any("a fixed anchor gives one answer over 50 seeds (64)" in f.message for f in one)
+    constant = _question(fixed="a constant of the IEEE 754 binary16 format")
+    assert not computed_failures(GateInput("d", 0, constant), lambda _q, _s: _instance(steps, 64))
 
 
 @given(st.integers(1, 10**6), st.integers(1, 4096), st.integers(0, 999))
