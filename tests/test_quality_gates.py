@@ -160,6 +160,7 @@ def test_the_bundled_bank_renders_keeps_models_in_context_and_gives_no_justifica
 
     items = _bank_items()
     failures = text_gates.justification_failures(items) + text_gates.punctuation_failures(items)
+    failures += text_gates.cue_failures(items)
     for it in items:
         failures += text_gates.markdown_failures(it) + text_gates.context_failures(it)
     assert not failures, "\n".join(f"{f.question_id}: {f.text()}" for f in failures)
@@ -189,3 +190,30 @@ def test_a_model_run_past_its_context_must_say_hypothetical() -> None:
     assert context_failures(GateInput("d", 0, q))
     raw["prompt"] = "Hypothetically, {model.name} at {seq_len} tokens: how many bytes?"
     assert not context_failures(GateInput("d", 0, question_adapter().validate_python(raw)))
+
+
+def test_a_bank_whose_right_options_alone_carry_brackets_is_refused_question_by_question() -> None:
+    from quizapp.content.checks.text_gates import cue_failures, punctuation_failures
+    from quizapp.content.deck import question_adapter
+
+    def choice(i: int, right: str) -> GateInput:
+        raw = {
+            "id": f"cue-{i}",
+            "type": "choice",
+            "difficulty": 1,
+            "tags": ["t"],
+            "prompt": "Which?",
+            "options": [
+                {"text": right, "correct": True},
+                {"text": "A plain wrong claim of similar size", "feedback": "No."},
+                {"text": "Another plain wrong claim, similar", "feedback": "No."},
+            ],
+            "explanation": "e",
+        }
+        return GateInput("d", i, question_adapter().validate_python(raw))
+
+    tells = [choice(i, "The right claim (with an aside)") for i in range(3)]
+    assert {f.question_id for f in cue_failures(tells)} == {"cue-0", "cue-1", "cue-2"}
+    assert {f.question_id for f in punctuation_failures(tells)} == {"cue-0", "cue-1", "cue-2"}
+    plain = [choice(i, "The right claim with no aside") for i in range(3)]
+    assert not cue_failures(plain) and not punctuation_failures(plain)

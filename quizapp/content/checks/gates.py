@@ -290,7 +290,7 @@ def gate_failures(
     from quizapp.content.checks import text_gates
 
     out = choice_failures(items) + text_gates.justification_failures(items)
-    out += text_gates.punctuation_failures(items)
+    out += text_gates.punctuation_failures(items) + text_gates.cue_failures(items)
     for it in items:
         out += text_gates.markdown_failures(it) + text_gates.context_failures(it)
     computed = [

@@ -179,15 +179,53 @@ def punctuation_failures(items: Sequence[GateInput]) -> list[GateFailure]:
     return out
 
 
+CUE_GAP = 0.10
+"""Across the bank, a style cue may be at most this much more common on right options than on wrong ones
+(or the reverse)."""
+
+
+def cue_failures(items: Sequence[GateInput]) -> list[GateFailure]:
+    """Bank-wide: a cue (justification, colon/semicolon, brackets, hedge) far more common on one side
+    is a tell even when no single question shows it; each question where only one side has it is named."""
+    from quizapp.content.checks.gates import GateFailure
+
+    out = []
+    for name, (right, wrong) in cue_shares(items).items():
+        if abs(right - wrong) <= CUE_GAP:
+            continue
+        rx = _CUES[name]
+        side_right = right > wrong
+        for it in items:
+            q = it.question
+            if not isinstance(q, ChoiceQuestion) or q.multiple:
+                continue
+            r = [rx.search(o.text) is not None for o in q.options if o.correct]
+            w = [rx.search(o.text) is not None for o in q.options if not o.correct]
+            if (all(r) and not any(w)) if side_right else (any(w) and not any(r)):
+                out.append(
+                    GateFailure(
+                        it.deck_id,
+                        q.id,
+                        ("questions", it.index, "options"),
+                        f"the {name} cue is on {right:.0%} of right options and {wrong:.0%} of wrong ones "
+                        f"(at most {CUE_GAP:.0%} apart): balance it here",
+                    )
+                )
+    return out
+
+
+_CUES = {
+    "justification": JUSTIFY,
+    "colon-semicolon": re.compile(r"[:;]"),
+    "brackets": re.compile(r"[()\[\]]"),
+    "hedge": re.compile(r"\b(usually|often|typically|roughly|about|mostly|may|can)\b", re.IGNORECASE),
+}
+
+
 def cue_shares(items: Sequence[GateInput]) -> dict[str, tuple[float, float]]:
     """Per style cue, the share of right and of wrong options that carry it, over single-answer questions:
-    what a reader using only style would exploit. Reported by tests; not itself a failure."""
-    cues = {
-        "justification": JUSTIFY,
-        "colon-semicolon": re.compile(r"[:;]"),
-        "brackets": re.compile(r"[()\[\]]"),
-        "hedge": re.compile(r"\b(usually|often|typically|roughly|about|mostly|may|can)\b", re.IGNORECASE),
-    }
+    what a reader using only style would exploit."""
+    cues = _CUES
     right: list[str] = []
     wrong: list[str] = []
     for it in items:
