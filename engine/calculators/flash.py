@@ -10,6 +10,7 @@ arXiv:1805.02867).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -293,18 +294,21 @@ def online_softmax(
             )
         )
     if which in ("scale", "sum", "acc", "output"):
-        wrong.append(
-            Misconception(
-                "missing-exp",
-                "You used m_old - m_new itself as the factor, without the exp",
-                "The old terms are exp(s - m_old); referring them to m_new multiplies each by "
-                "exp(m_old - m_new), the exponential of the max's change, not the change itself.",
-                variant(rescale_l=_no_exp, rescale_acc=_no_exp) if which != "scale" else m_old_b - st_b.m,
-                f"Block {b}: rescale factor"
-                if which == "scale"
-                else (where_acc if which == "acc" else where_sum),
+        with np.errstate(all="ignore"):  # without the exp, l can come out 0: that output is no number
+            no_exp = variant(rescale_l=_no_exp, rescale_acc=_no_exp) if which != "scale" else m_old_b - st_b.m
+        if math.isfinite(no_exp):
+            wrong.append(
+                Misconception(
+                    "missing-exp",
+                    "You used m_old - m_new itself as the factor, without the exp",
+                    "The old terms are exp(s - m_old); referring them to m_new multiplies each by "
+                    "exp(m_old - m_new), the exponential of the max's change, not the change itself.",
+                    no_exp,
+                    f"Block {b}: rescale factor"
+                    if which == "scale"
+                    else (where_acc if which == "acc" else where_sum),
+                )
             )
-        )
     if which == "scale":
         wrong.append(
             Misconception(

@@ -322,25 +322,10 @@ def _content(note: Any) -> tuple[str, str]:
 
 
 def _previous_notes(path: Path) -> dict[str, tuple[int, str, str]]:
-    """guid -> (mod, fields, tags) of the notes in an earlier export at `path`; empty when there is none
-    or it cannot be read (then every note is new, as on a first export)."""
-    import sqlite3
-    import tempfile
-    import zipfile
+    """guid -> (mod, fields, tags) of an earlier export at `path` (read by the store: SQL lives there)."""
+    from quizapp.store.anki_notes import previous_anki_notes
 
-    if not path.is_file():
-        return {}
-    try:
-        with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
-            z.extract("collection.anki2", tmp)
-            conn = sqlite3.connect(Path(tmp) / "collection.anki2")
-            try:
-                rows = conn.execute("SELECT guid, mod, flds, tags FROM notes").fetchall()
-            finally:
-                conn.close()
-    except (OSError, KeyError, zipfile.BadZipFile, sqlite3.Error):
-        return {}
-    return {str(g): (int(m), str(f), str(t)) for g, m, f, t in rows}
+    return previous_anki_notes(path)
 
 
 def _tag(text: str) -> str:
