@@ -23,7 +23,14 @@ from textual.worker import Worker, WorkerState
 
 from quizapp.crash import write_crash_log
 from quizapp.tui.backend import AppConfig, Backend, Clock, load_backend
-from quizapp.tui.messages import BackendFailed, BackendLoaded, BackupFailed, OverviewLoaded
+from quizapp.tui.messages import (
+    BackendFailed,
+    BackendLoaded,
+    BackupFailed,
+    OverviewLoaded,
+    SessionOpened,
+    SessionRefused,
+)
 from quizapp.tui.routing import REGISTRY
 
 if TYPE_CHECKING:
@@ -200,9 +207,26 @@ class QuizApp(App[None]):
         backend = self.require_backend()
         if backend is None:
             return
-        try:
-            from quizapp.study.session import StudySession
+        from quizapp.tui.screens.base import QuizScreen
 
+        if isinstance(self.screen, QuizScreen):
+            self.screen.show_busy(True)
+        self._open_session(backend, mode, deck_id, question_ids, title)
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def _open_session(
+        self,
+        backend: Backend,
+        mode: SessionMode,
+        deck_id: str | None,
+        question_ids: tuple[str, ...] | None,
+        title: str,
+    ) -> None:
+        """Builds the session and draws its first card off the event loop (its queue reads the store; at
+        100k cards a cram queue takes most of a second)."""
+        from quizapp.study.session import StudySession
+
+        try:
             session = StudySession.start(
                 backend.catalog,
                 backend.store,
@@ -215,13 +239,36 @@ class QuizApp(App[None]):
                 fuzzing=backend.config.fuzzing,
                 title=title,
             )
+            if session.finished:
+                self.post_message(SessionRefused(session.empty_message, None))
+                return
+            card = session.current
+            code = ""
+            if card is not None and card.instance.kind == "code":
+                code = backend.code_text(card.instance.question_id, card.instance.starter)
+            left = session.progress().left
         except Exception as exc:
-            self.report_error(exc)
+            self.post_message(SessionRefused("", exc))
             return
-        if session.finished:
-            self.notify(session.empty_message, title="Nothing to do", timeout=8)
-            return
-        self.open_screen("study", session)
+        self.post_message(SessionOpened(session, code, left))
+
+    def on_session_opened(self, message: SessionOpened) -> None:
+        self._not_busy()
+        self.open_screen("study", message.session, message.code, message.left)
+
+    def on_session_refused(self, message: SessionRefused) -> None:
+        self._not_busy()
+        if message.error is not None:
+            self.report_error(message.error)
+        else:
+            self.notify(message.message, title="Nothing to do", timeout=8)
+
+    def _not_busy(self) -> None:
+        from quizapp.tui.screens.base import QuizScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, QuizScreen):
+                screen.show_busy(False)
 
     def open_screen(
         self, name: str, *args: Any, replace: bool = False, callback: Callable[[Any], None] | None = None

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import threading
 import traceback
 from collections import Counter
@@ -54,19 +52,15 @@ class StoreUse:
 
 
 def _caller(stack: list[traceback.FrameSummary]) -> str | None:
-    """The first frame below the store (and the standard library it goes through): None if that is a
-    test reading the database for an assert, else "file:line in function" of the app code."""
+    """The TUI code that led to a statement ("file:line in function"), or None when a test's own code
+    reached the store first (reading the database for an assert, directly or through the core)."""
     for frame in reversed(stack):
         file = frame.filename.replace("\\", "/")
-        if "/quizapp/store/" in file or file.startswith(_STDLIB) or "conftest.py" in file:
-            continue
-        if "/tests/" in file:
+        if "/quizapp/tui/" in file:
+            return f"{file}:{frame.lineno} in {frame.name}"
+        if "/tests/" in file and not file.endswith("conftest.py"):
             return None
-        return f"{file}:{frame.lineno} in {frame.name}"
     return None
-
-
-_STDLIB = os.path.dirname(contextlib.__file__).replace("\\", "/") + "/"
 
 
 @pytest.fixture(autouse=True)

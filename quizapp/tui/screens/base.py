@@ -1,5 +1,6 @@
-"""Provides QuizScreen, every full screen's base: the router to the app, one error guard, and the save
-worker that answers are written in."""
+"""Provides QuizScreen, every full screen's base: the router to the app, one error guard, the save worker
+that answers are written in and the fetch worker that reads are made in: the event loop never waits for
+the progress database."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from textual import on, work
 from textual.message import Message
 from textual.screen import Screen
 
-from quizapp.tui.messages import AnswerSaved, SaveFailed
+from quizapp.tui.messages import AnswerSaved, Fetched, FetchFailed, SaveFailed
 
 if TYPE_CHECKING:
     from quizapp.tui.routing import Router
@@ -65,3 +66,32 @@ class QuizScreen(Screen[ResultT]):
         self.saving = False
         self.router.report_error(event.error)
         self.refresh_bindings()
+
+    def fetch(self, read: Callable[[], T], then: Callable[[T], Awaitable[None]]) -> None:
+        """Runs a read of the progress database (stats, a list, a report) in the fetch worker; `then`
+        shows the outcome."""
+        self._fetch_worker(read, then)
+
+    @work(thread=True, group="fetch", exit_on_error=False)
+    def _fetch_worker(self, read: Callable[[], Any], then: Callable[[Any], Awaitable[None]]) -> None:
+        try:
+            outcome = read()
+        except Exception as exc:
+            self.post_message(FetchFailed(exc))
+            return
+        self.post_message(Fetched(outcome, then))
+
+    @on(Fetched)
+    async def _fetched(self, event: Fetched) -> None:
+        event.stop()
+        await event.then(event.outcome)
+
+    @on(FetchFailed)
+    def _fetch_failed(self, event: FetchFailed) -> None:
+        event.stop()
+        self.show_busy(False)
+        self.router.report_error(event.error)
+
+    def show_busy(self, busy: bool) -> None:
+        """Shows (or hides) that something this screen asked for is being read or started in a worker;
+        screens with a body to cover override it."""

@@ -27,6 +27,7 @@ from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.question_card import QuestionCard
 
 if TYPE_CHECKING:
+    from quizapp.interview.report import InterviewReport
     from quizapp.interview.session import Asked, InterviewSession
 
 TICK_SECONDS = 0.25
@@ -214,21 +215,29 @@ class InterviewScreen(QuizScreen[None]):
             self.set_timer(0.01, self.stop)
             return
         self._stopping = True
-        try:
-            now = self.router.config.now()
-            self.session.end(self.open_text(), now=now)
-            report = self.session.finish(now=now)
-        except Exception as exc:
-            self.router.report_error(exc)
+        now, text = self.router.config.now(), self.open_text()
+
+        def end() -> InterviewReport | Exception:
+            try:
+                self.session.end(text, now=now)
+                return self.session.finish(now=now)
+            except Exception as exc:  # reported, and the interview goes on: the next tick tries again
+                return exc
+
+        self.write(end, self.show_report)
+
+    async def show_report(self, report: InterviewReport | Exception) -> None:
+        if isinstance(report, Exception):
             self._stopping = False
+            self.router.report_error(report)
             return
-        self.show_report(report)
-
-    def show_report(self, report: object) -> None:
-        from quizapp.interview.report import InterviewReport
-
-        assert isinstance(report, InterviewReport)
         self.router.open_screen("report", report, replace=True)
+
+    def _then_report(self, saved: object) -> object:
+        """In the save worker, after an answer or a skip: the report, if that was the last question."""
+        if self.session.current is None:
+            return self.session.finish(now=self.router.config.now())
+        return saved
 
     # -- events and actions -------------------------------------------------------------------------------
 
@@ -242,9 +251,10 @@ class InterviewScreen(QuizScreen[None]):
             self.stop()
             return
         text = event.text
-        self.write(lambda: self.session.submit(text, now=now), self._show_submitted)
+        self.write(lambda: self._then_report(self.session.submit(text, now=now)), self._show_submitted)
 
     async def _show_submitted(self, result: object) -> None:
+        from quizapp.interview.report import InterviewReport
         from quizapp.study.session import Unreadable
 
         if isinstance(result, Unreadable):
@@ -252,20 +262,13 @@ class InterviewScreen(QuizScreen[None]):
             box.update(Text(result.message, style="red"))
             box.display = True
             return
-        await self._advance()
-
-    async def _advance(self) -> None:
-        asked = self.session.current
-        if asked is None:
+        if isinstance(result, InterviewReport):
             self._stopping = True
-            try:
-                report = self.session.finish(now=self.router.config.now())
-            except Exception as exc:
-                self.router.report_error(exc)
-                return
-            self.show_report(report)
+            await self.show_report(result)
             return
-        await self.show_question(asked)
+        asked = self.session.current
+        if asked is not None:
+            await self.show_question(asked)
 
     @on(SelectionList.SelectedChanged)
     def _ticked(self, event: SelectionList.SelectedChanged[str]) -> None:
@@ -274,13 +277,12 @@ class InterviewScreen(QuizScreen[None]):
     async def action_skip(self) -> None:
         if self._stopping or self.session.current is None:
             return
-        try:
-            self.session.skip(now=self.router.config.now())
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        now = self.router.config.now()
+        self.write(lambda: self._then_report(self.session.skip(now=now)), self._show_skipped)
+
+    async def _show_skipped(self, result: object) -> None:
         self.notify("Skipped; it counts as not answered.", timeout=2)
-        await self._advance()
+        await self._show_submitted(result)
 
     def action_flag(self) -> None:
         if self._stopping or self.session.current is None:

@@ -7,6 +7,7 @@ review is committed before its feedback is shown, so Escape at any moment loses 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -37,10 +38,26 @@ from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
-    from quizapp.study.session import Card, ExplainPending, Feedback, StudySession, Unreadable
+    from quizapp.study.session import (
+        Card,
+        ExplainPending,
+        Feedback,
+        RatingChoice,
+        StudySession,
+        Unreadable,
+    )
 
 WHILE_SAVING = frozenset({"scroll_body", "values"})
 """The only actions that run while a write is in the save worker: they do not touch the session."""
+
+
+@dataclass(frozen=True)
+class NextCard:
+    """What a worker read for the card to show next: the card (None: the session is over) and what its
+    editor opens with, for a code question."""
+
+    card: Card | None
+    code: str = ""
 
 
 class StudyScreen(CodeEditing, QuizScreen[None]):
@@ -136,9 +153,12 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         Binding("end", "scroll_body('end')", "Scroll to the end", show=False, id="study.scroll_end"),
     ]
 
-    def __init__(self, session: StudySession) -> None:
+    def __init__(self, session: StudySession, code: str = "", left: int | None = None) -> None:
+        """`code` is what the first card's editor opens with (a code question), `left` the first count of
+        cards left: both were read with the session, in the worker that started it."""
         super().__init__()
         self.session = session
+        self._first_code = code
         self.revealed = False
         self.pending_explain = False
         self._leave_armed = False
@@ -146,7 +166,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self._answer_kind = ""
         """The kind of input on screen (answer_kind): a card of the same kind reuses it."""
         self._done_shown = False
-        self._left: int | None = None
+        self._left: int | None = left
         """What was left at the last count (the bar shows it until the next count arrives)."""
         self._locked: list[tuple[Widget, bool]] = []
         """Widgets that could take focus before the answer was saved, to restore for the next card."""
@@ -159,15 +179,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
 
     async def on_mount(self) -> None:
         self.sub_title = self.session.title
-        try:  # the first count on the spot, so the bar never shows a blank; later ones in a worker
-            self._left = self.session.progress().left
-        except Exception as exc:
-            self.router.report_error(exc)
-        card = self.session.current
-        if card is None:
-            await self.show_done()
-        else:
-            await self.show_card(card)
+        await self.show_next(NextCard(self.session.current, self._first_code))
 
     # -- showing ----------------------------------------------------------------------------------------
 
@@ -207,7 +219,22 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         card = self.session.current
         self.query_one(SessionBar).show(self.session.title, event.progress, card.number if card else None)
 
-    async def show_card(self, card: Card) -> None:
+    def prepare(self, card: Card | None) -> NextCard:
+        """In the worker that drew `card`: what its editor opens with, when it is a code question (the
+        draft, else the code last submitted, which is a store read)."""
+        backend = self.router.backend
+        if card is None or card.instance.kind != "code" or backend is None:
+            return NextCard(card)
+        return NextCard(card, backend.code_text(card.instance.question_id, card.instance.starter))
+
+    async def show_next(self, next_card: NextCard) -> None:
+        """Shows the card a worker prepared, or "session complete"."""
+        if next_card.card is None:
+            await self.show_done()
+        else:
+            await self.show_card(next_card.card, next_card.code)
+
+    async def show_card(self, card: Card, code: str = "") -> None:
         """Shows the card in the widgets the last one used: the question card and the feedback panel are
         kept and filled in again, and so is the input when the kind of answer is the same (remounting
         some 25 widgets per card took about 100 ms; updating them takes a fraction of that)."""
@@ -231,7 +258,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             for box in self.query("#answer-error, #hint-box").results(Static):
                 box.display = False
             if inst.kind == "code":
-                self.load_code(inst)
+                self.load_code(code or inst.starter)
             body.scroll_home(animate=False, immediate=True)  # in the frame that draws the card
             self.call_after_refresh(self._prepare_feedback, self.query_one(FeedbackPanel))
             self.router.set_blink(body)
@@ -489,12 +516,19 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             )
             return
         self.keep_draft_now()
+        self.write(self._close_session, self._show_closed)
+
+    def _close_session(self) -> Feedback | Exception | None:
+        """In the save worker: a pending explanation is saved; what fails is reported once home."""
         try:
-            saved = self.session.close()
+            return self.session.close()
         except Exception as exc:
-            self.router.report_error(exc)
-            saved = None
-        if saved is not None:
+            return exc
+
+    async def _show_closed(self, saved: Feedback | Exception | None) -> None:
+        if isinstance(saved, Exception):
+            self.router.report_error(saved)
+        elif saved is not None:
             self.notify("Your explanation was saved with the key points ticked so far.", timeout=4)
         self.app.pop_screen()
 
@@ -504,15 +538,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             return
         if not self.session.answered:
             return
-        try:
-            card = self.session.advance()
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
-        if card is None:
-            await self.show_done()
-        else:
-            await self.show_card(card)
+        self.write(lambda: self.prepare(self.session.advance()), self.show_next)
 
     def action_hint_anywhere(self) -> None:
         """Ctrl+G: the hint even while the answer box has text in it."""
@@ -543,10 +569,11 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         card = self.session.current
         if card is None or self.revealed:
             return
-        try:
-            choices = self.session.reveal()
-        except Exception as exc:
-            self.router.report_error(exc)
+        self.write(self.session.reveal, self._show_revealed)  # in study mode it reads the card's intervals
+
+    async def _show_revealed(self, choices: tuple[RatingChoice, ...]) -> None:
+        card = self.session.current
+        if card is None or self.revealed:
             return
         self.revealed = True
         back = FlashcardBack(card.instance, choices, id="flashcard")
@@ -554,6 +581,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self.body.focus(scroll_visible=False)
         self.call_after_refresh(self.body.bring_to_top, back)
         self.refresh_bindings()
+
+    async def _show_revealed_then_again(self, choices: tuple[RatingChoice, ...]) -> None:
+        await self._show_revealed(choices)
+        await self.action_rate(1)
 
     async def action_rate(self, rating: int) -> None:
         if self.session.answered:
@@ -585,8 +616,9 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             return
         if card.instance.kind == "flashcard":
             if not self.revealed:
-                await self.action_reveal()
-            await self.action_rate(1)
+                self.write(self.session.reveal, self._show_revealed_then_again)
+            else:
+                await self.action_rate(1)
             return
         self.write(self.session.dont_know, self.show_feedback)
 
@@ -597,23 +629,20 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         card = self.session.current
         what = "buried until tomorrow" if how == "bury" else "suspended (`quizapp suspended` lists it)"
 
-        async def show(following: Card | None) -> None:
+        async def show(following: NextCard) -> None:
             if card is not None:
                 self.notify(f"{card.instance.question_id} {what}. Ctrl+Z brings it back.", timeout=4)
-            if following is None:
-                await self.show_done()
-            else:
-                await self.show_card(following)
+            await self.show_next(following)
 
-        self.write(lambda: self.session.set_aside("bury" if how == "bury" else "suspend"), show)
+        self.write(lambda: self.prepare(self.session.set_aside("bury" if how == "bury" else "suspend")), show)
 
     async def action_undo(self) -> None:
         """Ctrl+Z: the last answer is taken back (the card exactly as before) and asked again."""
-        self.write(self.session.undo, self._show_undone)
+        self.write(lambda: self.prepare(self.session.undo()), self._show_undone)
 
-    async def _show_undone(self, card: Card) -> None:
+    async def _show_undone(self, card: NextCard) -> None:
         self.notify("Undone: the question is back, exactly as it was before.", timeout=3)
-        await self.show_card(card)
+        await self.show_next(card)
 
     async def action_submit_explain(self) -> None:
         if self.pending_explain:

@@ -26,7 +26,6 @@ from quizapp.tui.widgets.answer import CodeArea
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from quizapp.content.instance import Instance
     from quizapp.study.session import StudySession
     from quizapp.tui.screens.base import QuizScreen
 
@@ -46,11 +45,10 @@ class CodeEditing(_Screen):
 
     def show_error(self, message: str) -> None: ...  # the study screen's: under the input
 
-    def load_code(self, inst: Instance) -> None:
-        """The editor opens with the draft, else the code last submitted, else the starter code; a
-        standby child starts importing NumPy, so Ctrl+R does not wait for a new interpreter."""
-        backend = self.router.backend
-        text = backend.code_text(inst.question_id, inst.starter) if backend is not None else inst.starter
+    def load_code(self, text: str) -> None:
+        """The editor opens with `text` (the draft, else the code last submitted, else the starter code,
+        read in the worker that drew the card); a standby child starts importing NumPy, so Ctrl+R does
+        not wait for a new interpreter."""
         self.query_one(CodeArea).load(text)
         from quizapp.grading.standby import warm_soon
 
