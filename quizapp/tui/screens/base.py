@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from textual import on, work
-from textual.message import Message
+from textual import work
 from textual.screen import Screen
 
+from quizapp.tui.guard import guard_handlers, on
 from quizapp.tui.messages import AnswerSaved, Fetched, FetchFailed, SaveFailed
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ T = TypeVar("T")
 class QuizScreen(Screen[ResultT]):
     """A screen that reaches the app only through the Router protocol, and whose handlers never take the
     app down: an exception in any of them becomes a notification (the user's words for a QuizappError,
-    a crash log for a bug) and the screen stays usable. Key actions get the same guard in QuizApp."""
+    a crash log for a bug) and the screen stays usable (quizapp.tui.guard: its `action_*` and `on_*`
+    methods are guarded here; handlers registered with `on` use quizapp.tui.guard.on)."""
 
     saving = False
     """A write is in the save worker: keys that act on the session wait for it (see check_action)."""
@@ -32,11 +33,9 @@ class QuizScreen(Screen[ResultT]):
     def router(self) -> Router:
         return cast("Router", self.app)
 
-    async def _on_message(self, message: Message) -> None:
-        try:
-            await super()._on_message(message)
-        except Exception as exc:  # the guard: report, keep running
-            self.router.report_error(exc)
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        guard_handlers(cls)
 
     def write(self, save: Callable[[], T], then: Callable[[T], Awaitable[None]]) -> None:
         """Runs one session write (grading, then a commit that waits for the disk) in the save worker, so

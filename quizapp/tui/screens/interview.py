@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -20,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Header, Input, SelectionList, Static, TextArea
 
+from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.answer import CodeArea, ExplainArea, MultiChoiceList, answer_widgets

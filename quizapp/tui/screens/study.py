@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
 from quizapp.study.records import Progress
+from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.screens.study_code import CodeEditing
@@ -293,22 +294,21 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             for field in self.query("#answer"):
                 if isinstance(field, ANSWER_WIDGETS):
                     field.reset(inst)
-            self.query_one("#answer-hint", Static).update(answer_hint(inst))
+            self.query("#answer-hint").first(Static).update(answer_hint(inst))
             return
         await self.query("#answer, #answer-hint").remove()
         await body.mount_all(answer_widgets(inst), before=self.query_one("#answer-error"))
         self._answer_kind = kind
 
     async def _remove_transients(self) -> None:
-        """Removes what only one card had (a flashcard's back, the key points to tick, "session complete"),
-        and forgets every lookup that pointed at them: Textual keeps query_one results per node (up to
-        1024, keyed by the DOM's version), and those would hold the removed widgets alive."""
-        body = self.body
-        transients = body.query_children("#flashcard, #key-points-panel, #session-done")
+        """Removes what only one card had (a flashcard's back, the key points to tick, "session complete").
+
+        Widgets that come and go (these, and an input of another kind) are looked up with `query`, never
+        `query_one`: Textual keeps query_one's results per node, keyed by the node's children, and a
+        result kept there would hold a removed widget alive, or be handed back after its removal."""
+        transients = self.body.query_children("#flashcard, #key-points-panel, #session-done")
         if transients:
             await transients.remove()
-            for node in (self, body):
-                node._query_one_cache.clear()
 
     def _focus_answer(self) -> None:
         """Focuses the input without scrolling to it: a long question opens at its first line (the arrow
@@ -410,14 +410,14 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self.show_error(result.message)
             card = self.session.current
             if card is not None:
-                self.query_one("#answer-hint", Static).update(answer_hint(card.instance))
+                self.query("#answer-hint").first(Static).update(answer_hint(card.instance))
         elif isinstance(result, ExplainPending):
             self.pending_explain = True
             for widget in self.query("#answer, #answer *").results(Widget):
                 widget.disabled = True
             panel = KeyPointsPanel(result, id="key-points-panel")
             await self.body.mount(panel, before=self.query_one(FeedbackPanel))
-            self.query_one(KeyPointList).focus(scroll_visible=False)
+            self.query(KeyPointList).first().focus(scroll_visible=False)
             self.call_after_refresh(self.body.bring_to_top, panel)
         else:
             await self.show_feedback(result)
@@ -655,7 +655,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
     async def action_finish_explain(self) -> None:
         if not self.pending_explain or self.session.answered:
             return
-        ticked = self.query_one(KeyPointsPanel).ticked
+        ticked = self.query(KeyPointsPanel).first().ticked
         self.write(lambda: self.session.finish_explain(ticked), self._show_explained)
 
     async def _show_explained(self, feedback: Feedback) -> None:

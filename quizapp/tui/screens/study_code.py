@@ -49,7 +49,7 @@ class CodeEditing(_Screen):
         """The editor opens with `text` (the draft, else the code last submitted, else the starter code,
         read in the worker that drew the card); a standby child starts importing NumPy, so Ctrl+R does
         not wait for a new interpreter."""
-        self.query_one(CodeArea).load(text)
+        self.query(CodeArea).first().load(text)
         from quizapp.grading.standby import warm_soon
 
         warm_soon()  # a plain thread starts the child: off the event loop, and no worker to wait for
@@ -65,7 +65,7 @@ class CodeEditing(_Screen):
         card = self.session.current
         if card is None or card.instance.kind != "code" or not self.query(CodeArea):
             return None
-        return card.instance.question_id, self.query_one(CodeArea).text
+        return card.instance.question_id, self.query(CodeArea).first().text
 
     def _keep_draft(self) -> None:
         if self._draft_timer is not None:  # a write now stands for the one pending
@@ -103,9 +103,9 @@ class CodeEditing(_Screen):
         """Ctrl+R: grades the code (in the save worker: it runs in a child process); the draft is kept."""
         if not self.query(CodeArea):
             return
-        text = self.query_one(CodeArea).text
+        text = self.query(CodeArea).first().text
         self._keep_draft()
-        self.query_one("#answer-hint", Static).update(Text("Running your code on this review's inputs…"))
+        self.query("#answer-hint").first(Static).update(Text("Running your code on this review's inputs…"))
         self.post_message(AnswerSubmitted(text))
 
     def action_edit_code(self) -> None:
@@ -115,7 +115,7 @@ class CodeEditing(_Screen):
             return
         from quizapp.study.drafts import save_draft
 
-        path = save_draft(card.instance.question_id, self.query_one(CodeArea).text)
+        path = save_draft(card.instance.question_id, self.query(CodeArea).first().text)
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         try:
             with self.app.suspend():
@@ -127,4 +127,4 @@ class CodeEditing(_Screen):
             return
         if ran.returncode != 0:
             self.notify(f"{editor} exited with status {ran.returncode}; the draft is as it saved it.")
-        self.query_one(CodeArea).load(path.read_text(encoding="utf-8"))
+        self.query(CodeArea).first().load(path.read_text(encoding="utf-8"))
