@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual import work
+from textual.reactive import var
 from textual.screen import Screen
 
 from quizapp.tui.guard import guard_handlers, on
@@ -26,7 +27,7 @@ class QuizScreen(Screen[ResultT]):
     a crash log for a bug) and the screen stays usable (quizapp.tui.guard: its `action_*` and `on_*`
     methods are guarded here; handlers registered with `on` use quizapp.tui.guard.on)."""
 
-    saving = False
+    saving: var[bool] = var(False, bindings=True)
     """A write is in the save worker: keys that act on the session wait for it (see check_action)."""
 
     @property
@@ -58,13 +59,11 @@ class QuizScreen(Screen[ResultT]):
     async def _saved(self, event: AnswerSaved) -> None:
         self.saving = False
         await event.then(event.outcome)
-        self.refresh_bindings()
 
     @on(SaveFailed)
     def _save_failed(self, event: SaveFailed) -> None:
         self.saving = False
         self.router.report_error(event.error)
-        self.refresh_bindings()
 
     def fetch(self, read: Callable[[], T], then: Callable[[T], Awaitable[None]]) -> None:
         """Runs a read of the progress database (stats, a list, a report) in the fetch worker; `then`

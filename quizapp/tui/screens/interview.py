@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Header, Input, SelectionList, Static, TextArea
@@ -111,6 +112,9 @@ class InterviewScreen(QuizScreen[None]):
         ),
     ]
 
+    question_kind: var[str] = var("", bindings=True)
+    """The kind of the question asked (Ctrl+S and Ctrl+R submit only explanations and code)."""
+
     def __init__(self, session: InterviewSession) -> None:
         super().__init__()
         self.session = session
@@ -148,8 +152,8 @@ class InterviewScreen(QuizScreen[None]):
         body.scroll_home(animate=False)
         self.router.set_blink(body)
         self._focus_answer()
+        self.question_kind = asked.instance.kind
         self.update_bar()
-        self.refresh_bindings()
 
     def _focus_answer(self) -> None:
         found = self.query("#answer")

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
@@ -154,14 +155,21 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         Binding("end", "scroll_body('end')", "Scroll to the end", show=False, id="study.scroll_end"),
     ]
 
+    revealed: var[bool] = var(False, bindings=True)
+    """The flashcard's back is shown: 1-4 rate it."""
+    pending_explain: var[bool] = var(False, bindings=True)
+    """An explanation was submitted and waits for its key points to be ticked."""
+    phase: var[str] = var("question", bindings=True)
+    """"question" (waiting for the answer), "answered" (feedback shown) or "done" (session complete)."""
+    answer_empty: var[bool] = var(True, bindings=True)
+    """The answer box is empty: only then does "h" give a hint rather than type an h."""
+
     def __init__(self, session: StudySession, code: str = "", left: int | None = None) -> None:
         """`code` is what the first card's editor opens with (a code question), `left` the first count of
         cards left: both were read with the session, in the worker that started it."""
         super().__init__()
         self.session = session
         self._first_code = code
-        self.revealed = False
-        self.pending_explain = False
         self._leave_armed = False
         self._hint_lines: list[Text] = []
         self._answer_kind = ""
@@ -241,6 +249,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         some 25 widgets per card took about 100 ms; updating them takes a fraction of that)."""
         self.revealed = False
         self.pending_explain = False
+        self.phase = "question"
+        self.answer_empty = True
         self._leave_armed = False
         self._hint_lines = []
         inst = card.instance
@@ -265,7 +275,6 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self.router.set_blink(body)
             self._focus_answer()
             self.update_bar()
-            self.refresh_bindings()
         for problem in self.session.problems:
             self.notify(problem, title="Question skipped", severity="warning", timeout=10, markup=False)
         self.session.problems.clear()
@@ -339,8 +348,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         text.append("Press Enter or Escape to go home.", style="dim")
         await body.mount(Static(text, id="session-done"))
         body.focus()
+        self.phase = "done"
         self.update_bar()
-        self.refresh_bindings()
 
     def on_resize(self) -> None:
         for panel in self.query(FeedbackPanel).results(FeedbackPanel):
@@ -368,6 +377,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         panel = self.query_one(FeedbackPanel)
         with self.app.batch_update():  # one frame for the lock, the panel, its scroll and the bar
             self._lock_answer()
+            self.phase = "answered"
             self.query_one("#answer-error").display = False
             mounting = panel.show(feedback)
             if mounting is not None:
@@ -426,12 +436,12 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
     @on(TextArea.Changed)
     def _typing(self, event: Input.Changed | TextArea.Changed) -> None:
         self._leave_armed = False  # typing more means the next Escape asks again
-        self.refresh_bindings()  # "h" gives a hint only while the answer box is empty
         if isinstance(event, Input.Changed):
             field: Widget = event.input
             typed = event.value
         else:
             field, typed = event.text_area, event.text_area.text
+        self.answer_empty = not typed
         if field.has_focus and typed:
             field.scroll_visible(animate=False)  # the question opened at its top; what is typed shows
         if field.id == "code-text" and not self.session.answered:
@@ -563,7 +573,6 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self._hint_lines.append(line)
             box.update(Text("\n").join(self._hint_lines))
         box.display = True
-        self.refresh_bindings()
 
     async def action_reveal(self) -> None:
         card = self.session.current
@@ -580,7 +589,6 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         await self.body.mount(back)
         self.body.focus(scroll_visible=False)
         self.call_after_refresh(self.body.bring_to_top, back)
-        self.refresh_bindings()
 
     async def _show_revealed_then_again(self, choices: tuple[RatingChoice, ...]) -> None:
         await self._show_revealed(choices)
