@@ -17,15 +17,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import var
 from textual.screen import ModalScreen
-from textual.widget import Widget
-from textual.widgets import Button, Header, Input, SelectionList, Static, TextArea
+from textual.widgets import Button, Header, SelectionList, Static
 
 from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted
 from quizapp.tui.screens.base import QuizScreen
-from quizapp.tui.widgets.answer import CodeArea, ExplainArea, MultiChoiceList, answer_widgets
 from quizapp.tui.widgets.footer import KeyFooter
-from quizapp.tui.widgets.question_card import QuestionCard
+from quizapp.tui.widgets.question_pane import QuestionPane
 
 if TYPE_CHECKING:
     from quizapp.interview.report import InterviewReport
@@ -141,29 +139,22 @@ class InterviewScreen(QuizScreen[None]):
         return self.query_one("#interview-body", VerticalScroll)
 
     async def show_question(self, asked: Asked) -> None:
-        """Replaces the body with the next question and the input that fits it; nothing about the last."""
+        """Shows the next question in the pane the last one used (nothing about the last stays)."""
         body = self.body
-        await body.remove_children()
-        widgets: list[Widget] = [QuestionCard(asked.instance, id="card")]
-        widgets += answer_widgets(asked.instance)
-        widgets.append(Static("", id="answer-error"))
-        await body.mount_all(widgets)
-        self.query_one("#answer-error").display = False
+        panes = body.query_children(QuestionPane)
+        if panes:
+            await panes.first(QuestionPane).show(asked.instance)
+        else:
+            await body.mount(QuestionPane(asked.instance, id="question"))
         body.scroll_home(animate=False)
         self.router.set_blink(body)
-        self._focus_answer()
+        self.pane.focus_answer()
         self.question_kind = asked.instance.kind
         self.update_bar()
 
-    def _focus_answer(self) -> None:
-        found = self.query("#answer")
-        if not found:
-            return
-        widget = found.first()
-        if isinstance(widget, (ExplainArea, CodeArea)):
-            widget.query_one(TextArea).focus()
-        else:
-            widget.focus()
+    @property
+    def pane(self) -> QuestionPane:
+        return self.query_one("#question", QuestionPane)
 
     def update_bar(self) -> None:
         asked = self.session.current
@@ -199,17 +190,8 @@ class InterviewScreen(QuizScreen[None]):
 
     def open_text(self) -> str:
         """What the answer box holds right now (a highlighted option is not an answer until chosen)."""
-        found = self.query("#answer")
-        if not found:
-            return ""
-        widget = found.first()
-        if isinstance(widget, Input):
-            return widget.value
-        if isinstance(widget, MultiChoiceList):
-            return ", ".join(sorted(widget.selected))
-        if isinstance(widget, (ExplainArea, CodeArea)):
-            return widget.text
-        return ""
+        panes = self.body.query_children(QuestionPane)
+        return panes.first(QuestionPane).answer_text() if panes else ""
 
     def stop(self) -> None:
         """Time is up or the user ended it: the open answer is saved as it stands, then the report."""
@@ -262,9 +244,7 @@ class InterviewScreen(QuizScreen[None]):
         from quizapp.study.session import Unreadable
 
         if isinstance(result, Unreadable):
-            box = self.query_one("#answer-error", Static)
-            box.update(Text(result.message, style="red"))
-            box.display = True
+            self.pane.show_error(result.message)
             return
         if isinstance(result, InterviewReport):
             self._stopping = True
@@ -296,11 +276,9 @@ class InterviewScreen(QuizScreen[None]):
         self.update_bar()
 
     def action_submit_explain(self) -> None:
-        found = self.query("ExplainArea, CodeArea")
-        if found:
-            area = found.first()
-            assert isinstance(area, (ExplainArea, CodeArea))
-            self.post_message(AnswerSubmitted(area.text))
+        """Ctrl+S or Ctrl+R: the explanation or the code is the answer."""
+        if self.question_kind in ("explain", "code"):
+            self.post_message(AnswerSubmitted(self.pane.answer_text()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.saving and action in ("skip", "flag", "submit_explain"):

@@ -24,18 +24,15 @@ from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.screens.study_code import CodeEditing
 from quizapp.tui.widgets.answer import (
-    ANSWER_WIDGETS,
-    CodeArea,
     ExplainArea,
     FlashcardBack,
     answer_hint,
-    answer_kind,
-    answer_widgets,
 )
 from quizapp.tui.widgets.feedback import FeedbackPanel, KeyPointList, KeyPointsPanel
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
-from quizapp.tui.widgets.question_card import QuestionCard, SessionBar
+from quizapp.tui.widgets.question_card import SessionBar
+from quizapp.tui.widgets.question_pane import QuestionPane
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
@@ -172,8 +169,6 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self._first_code = code
         self._leave_armed = False
         self._hint_lines: list[Text] = []
-        self._answer_kind = ""
-        """The kind of input on screen (answer_kind): a card of the same kind reuses it."""
         self._done_shown = False
         self._left: int | None = left
         """What was left at the last count (the bar shows it until the next count arrives)."""
@@ -244,9 +239,9 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             await self.show_card(next_card.card, next_card.code)
 
     async def show_card(self, card: Card, code: str = "") -> None:
-        """Shows the card in the widgets the last one used: the question card and the feedback panel are
-        kept and filled in again, and so is the input when the kind of answer is the same (remounting
-        some 25 widgets per card took about 100 ms; updating them takes a fraction of that)."""
+        """Shows the card in the widgets the last one used: the question pane and the feedback panel are
+        kept and filled in again (remounting some 25 widgets per card took about 100 ms; updating them
+        takes a fraction of that)."""
         self.revealed = False
         self.pending_explain = False
         self.phase = "question"
@@ -257,17 +252,15 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         body = self.body
         with self.app.batch_update():
             await self._remove_transients()
-            if body.query_children(QuestionCard):
-                await self._reuse(inst)
+            panes = body.query_children(QuestionPane)
+            if panes:
+                await self._reuse(panes.first(QuestionPane), inst)
             else:
-                widgets: list[Widget] = [QuestionCard(inst, id="card")]
-                widgets += answer_widgets(inst)
-                widgets += [Static("", id="answer-error"), Static("", id="hint-box")]
-                widgets.append(FeedbackPanel(inst, id="feedback"))  # hidden until the answer
-                await body.mount_all(widgets)
-                self._answer_kind = answer_kind(inst)
-            for box in self.query("#answer-error, #hint-box").results(Static):
-                box.display = False
+                pane = QuestionPane(inst, id="question")
+                hint_box = Static("", id="hint-box")
+                await body.mount_all([pane, hint_box, FeedbackPanel(inst, id="feedback")])  # feedback hidden
+            self.pane.hide_error()
+            self.query_one("#hint-box", Static).display = False
             if inst.kind == "code":
                 self.load_code(code or inst.starter)
             body.scroll_home(animate=False, immediate=True)  # in the frame that draws the card
@@ -282,32 +275,23 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self.notify(note, title="Other numbers", timeout=6, markup=False)
         self.session.redrawn.clear()
 
-    async def _reuse(self, inst: Instance) -> None:
+    @property
+    def pane(self) -> QuestionPane:
+        return self.query_one("#question", QuestionPane)
+
+    async def _reuse(self, pane: QuestionPane, inst: Instance) -> None:
         """Fills the kept widgets in with `inst`; only an input of another kind is swapped."""
-        body = self.body
         if self._done_shown:  # "session complete" hid them; Ctrl+Z brought a question back
             self._done_shown = False
-            for widget in body.children:
+            for widget in self.body.children:
                 widget.display = True
-        self.query_one(QuestionCard).show(inst)
-        removing = self.query_one(FeedbackPanel).load(inst)
-        if removing is not None:
-            await removing
         for widget, could in self._locked:
             widget.can_focus = could
         self._locked = []
-        kind = answer_kind(inst)
-        if kind == self._answer_kind:
-            for widget in self.query("#answer, #answer *").results(Widget):
-                widget.disabled = False
-            for field in self.query("#answer"):
-                if isinstance(field, ANSWER_WIDGETS):
-                    field.reset(inst)
-            self.query("#answer-hint").first(Static).update(answer_hint(inst))
-            return
-        await self.query("#answer, #answer-hint").remove()
-        await body.mount_all(answer_widgets(inst), before=self.query_one("#answer-error"))
-        self._answer_kind = kind
+        removing = self.query_one(FeedbackPanel).load(inst)
+        if removing is not None:
+            await removing
+        await pane.show(inst)
 
     async def _remove_transients(self) -> None:
         """Removes what only one card had (a flashcard's back, the key points to tick, "session complete").
@@ -320,17 +304,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             await transients.remove()
 
     def _focus_answer(self) -> None:
-        """Focuses the input without scrolling to it: a long question opens at its first line (the arrow
-        keys and page keys scroll down to the input)."""
-        target = self.query("#answer")
-        if not target:
+        """Focuses the input without scrolling to it (the arrow and page keys scroll down to it); a
+        flashcard has none, and the body takes the keys."""
+        if not self.pane.focus_answer():
             self.body.focus(scroll_visible=False)
-            return
-        widget = target.first()
-        if isinstance(widget, (ExplainArea, CodeArea)):
-            widget.query_one(TextArea).focus(scroll_visible=False)
-        else:
-            widget.focus(scroll_visible=False)
 
     async def show_done(self) -> None:
         body = self.body
@@ -378,7 +355,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         with self.app.batch_update():  # one frame for the lock, the panel, its scroll and the bar
             self._lock_answer()
             self.phase = "answered"
-            self.query_one("#answer-error").display = False
+            self.pane.hide_error()
             mounting = panel.show(feedback)
             if mounting is not None:
                 await mounting
@@ -399,9 +376,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             )
 
     def show_error(self, message: str) -> None:
-        box = self.query_one("#answer-error", Static)
-        box.update(Text(message, style="red"))
-        box.display = True
+        self.pane.show_error(message)
 
     # -- events and actions -----------------------------------------------------------------------------
 
@@ -420,7 +395,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self.show_error(result.message)
             card = self.session.current
             if card is not None:
-                self.query("#answer-hint").first(Static).update(answer_hint(card.instance))
+                self.pane.hint_line(answer_hint(card.instance))
         elif isinstance(result, ExplainPending):
             self.pending_explain = True
             for widget in self.query("#answer, #answer *").results(Widget):

@@ -105,7 +105,8 @@ class CodeEditing(_Screen):
             return
         text = self.query(CodeArea).first().text
         self._keep_draft()
-        self.query("#answer-hint").first(Static).update(Text("Running your code on this review's inputs…"))
+        for line in self.query("#answer-hint").results(Static):
+            line.update(Text("Running your code on this review's inputs…"))
         self.post_message(AnswerSubmitted(text))
 
     def action_edit_code(self) -> None:
