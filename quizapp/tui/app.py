@@ -120,6 +120,9 @@ class QuizApp(App[None]):
             log = write_crash_log()
             self.post_message(BackendFailed(f"Loading failed: {exc!r} (details in {log})"))
             return
+        from quizapp.tui.collector import freeze_loaded
+
+        freeze_loaded()  # the catalog and the store live until the app ends: the collector skips them
         with self._opened_lock:
             if self._closed_down:  # the app ended while loading: nobody will close this store
                 backend.close()

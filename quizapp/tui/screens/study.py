@@ -19,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
 from quizapp.study.records import Progress
+from quizapp.tui.collector import collect_while_reading
 from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
@@ -365,6 +366,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             # by a warm standby) can find the layout before the "Running..." hint's refresh.
             self.call_after_refresh(self.body.bring_to_top, panel)
             self.refresh(layout=True, repaint=False)  # in the next frame, not after the queued messages
+        self.call_after_refresh(collect_while_reading)  # once the feedback is drawn: off the key's path
         if feedback.notice:
             self.notify(feedback.notice, title="Card repaired", severity="warning", timeout=10)
         if feedback.became_leech:
