@@ -54,7 +54,7 @@ class InterviewHistoryScreen(QuizScreen[None]):
         self.query_one("#history-status", Static).update(Text("Reading past interviews…", style="dim"))
         self.fetch(lambda: list_interviews(backend.store), self._listed)
 
-    async def _listed(self, past: list[InterviewSummary]) -> None:
+    async def _listed(self, past: tuple[InterviewSummary, ...]) -> None:
         from quizapp.interview.report import summary_line
 
         table = self.query_one("#history-table", DataTable)
