@@ -34,11 +34,13 @@ TARGET_GC_MS = 20.0
 
 
 class GcPauses:
-    """The duration of every garbage collection while `on` is set, per generation."""
+    """The duration of every garbage collection while `on` is set: the collector's own, per generation,
+    and apart from them the one the study screen runs while the feedback is read ("scheduled")."""
 
     def __init__(self) -> None:
         self.on = False
-        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.scheduled = False
+        self.pauses: dict[int | str, list[float]] = {0: [], 1: [], 2: [], "scheduled": []}
         self._start = 0.0
         gc.callbacks.append(self._callback)
 
@@ -46,7 +48,23 @@ class GcPauses:
         if phase == "start":
             self._start = time.perf_counter()
         elif self.on:
-            self.pauses[info["generation"]].append((time.perf_counter() - self._start) * 1000)
+            key: int | str = "scheduled" if self.scheduled else info["generation"]
+            self.pauses[key].append((time.perf_counter() - self._start) * 1000)
+
+    def watch_scheduled(self) -> None:
+        """Marks the study screen's own collection (quizapp.tui.collector) as scheduled."""
+        import quizapp.tui.screens.study as study
+
+        collect = study.collect_while_reading
+
+        def marked() -> None:
+            self.scheduled = True
+            try:
+                collect()
+            finally:
+                self.scheduled = False
+
+        study.collect_while_reading = marked  # type: ignore[assignment]
 
 
 PAUSES = GcPauses()
@@ -146,6 +164,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.traced:
         tracemalloc.start()
+    PAUSES.watch_scheduled()
     study_rss, study_traced = asyncio.run(study_screen(args.reviews))
     pauses = {g: list(p) for g, p in PAUSES.pauses.items()}
     ref_rss, ref_traced = asyncio.run(reference(args.reviews))
@@ -161,14 +180,16 @@ def main() -> int:
     longest = 0.0
     for generation, times in pauses.items():
         if times:
-            longest = max(longest, max(times))
+            if generation != "scheduled":
+                longest = max(longest, max(times))
             median = statistics.median(times)
             print(
-                f"gc generation {generation}: {len(times)} collections, median {median:.2f} ms, "
+                f"gc {generation}: {len(times)} collections, median {median:.2f} ms, "
                 f"longest {max(times):.2f} ms"
             )
     verdict = "met" if longest <= TARGET_GC_MS else "NOT met"
-    print(f"longest gc pause in the study loop: {longest:.1f} ms (target <= {TARGET_GC_MS:.0f}: {verdict})")
+    print(f"longest collector pause in the study loop: {longest:.1f} ms", end=" ")
+    print(f"(target <= {TARGET_GC_MS:.0f}: {verdict}; the scheduled one runs while the feedback is read)")
     return 0
 
 

@@ -138,6 +138,7 @@ class QuizApp(App[None]):
         except Exception as exc:  # home reads them again in its own worker, and reports what fails
             self.call_from_thread(self.report_error, exc)
         self.post_message(BackendLoaded(backend, first, theme))
+        backend.questions  # noqa: B018  built here, not on the event loop when a screen first asks
 
     def on_backend_loaded(self, message: BackendLoaded) -> None:
         self.backend = message.backend
