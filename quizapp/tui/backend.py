@@ -64,6 +64,8 @@ class Backend:
     """Names of the deck files that failed to load (their questions are left out)."""
     notices: tuple[str, ...] = ()
     decks: tuple[DeckInfo, ...] = field(default=())
+    last_settings: Settings | None = None
+    """The settings as last read or saved (in a worker): forms open with them without a store read."""
 
     def now(self) -> datetime:
         return self.config.now()
@@ -77,9 +79,18 @@ class Backend:
         return QuestionSet.from_catalog(self.catalog)
 
     def settings(self) -> Settings:
+        """Reads the settings (a store read: call it in a worker) and keeps them in last_settings."""
         from quizapp.store import load_settings
 
-        return load_settings(self.store)
+        self.last_settings = load_settings(self.store)
+        return self.last_settings
+
+    def save_settings(self, settings: Settings) -> Settings:
+        """Saves the settings (a write: call it in a worker); returns them as the store validated them."""
+        from quizapp.store import save_settings
+
+        self.last_settings = save_settings(self.store, settings)
+        return self.last_settings
 
     def code_text(self, question_id: str, starter: str) -> str:
         """What a code question's editor opens with: the draft (every Ctrl+R here keeps one), else the

@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.widgets import Button, Header, Input, Label, Select, Static
 
+from quizapp.tui.guard import on
 from quizapp.tui.messages import WeightsFitted
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
@@ -46,7 +47,7 @@ class SettingsScreen(QuizScreen[None]):
 
     def compose(self) -> ComposeResult:
         backend = self.router.backend
-        current = backend.settings() if backend is not None else None
+        current = backend.last_settings if backend is not None else None  # read in the load worker
         yield Header()
         with VerticalScroll(id="settings-body"):
             with Grid(id="settings-grid"):
@@ -135,23 +136,39 @@ class SettingsScreen(QuizScreen[None]):
         return replace(base, **values)  # type: ignore[arg-type]
 
     def action_save(self) -> None:
+        """Saves in the save worker (a commit waits for the disk); the screen closes once it is saved."""
         backend = self.router.require_backend()
         if backend is None:
             return
         from quizapp.errors import QuizappError
-        from quizapp.store import save_settings
 
-        error = self.query_one("#settings-error", Static)
+        base = backend.last_settings
         try:
-            saved = save_settings(backend.store, self.read_form(backend.settings()))
+            if base is None:
+                raise QuizappError("The settings could not be read; go back and open them again.")
+            wanted = self.read_form(base)
         except QuizappError as exc:
-            error.update(str(exc))
-            error.display = True
+            self._show_error(str(exc))
             return
-        except Exception as exc:
-            self.router.report_error(exc)
+
+        def save() -> Settings | QuizappError:
+            try:
+                return backend.save_settings(wanted)
+            except QuizappError as exc:  # a value out of range: said under the form
+                return exc
+
+        self.write(save, self._saved_settings)
+
+    def _show_error(self, text: str) -> None:
+        error = self.query_one("#settings-error", Static)
+        error.update(text)
+        error.display = True
+
+    async def _saved_settings(self, saved: Settings | Exception) -> None:
+        if isinstance(saved, Exception):
+            self._show_error(str(saved))
             return
-        error.display = False
+        self.query_one("#settings-error", Static).display = False
         date_words = f", interview on {saved.interview_date}" if saved.interview_date else ""
         self.notify(
             f"Retention {saved.desired_retention:g}, {saved.new_per_day} new cards a day, interviews of "
