@@ -94,7 +94,7 @@ def readiness_for(store: Store, decks: Sequence[DeckHeader], *, now: datetime) -
     settings = load_settings(store)
     return readiness(
         decks,
-        card_memories(store),
+        card_memories(store, (qid for _, _, qids in decks for qid in qids)),
         today=day_start(now).date(),
         now=now,
         interview=date.fromisoformat(settings.interview_date) if settings.interview_date else None,

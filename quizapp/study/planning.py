@@ -41,13 +41,14 @@ def interview_plan(
     from quizapp.study.plan import make_plan
     from quizapp.study.scheduler import scheduler_for
 
+    ids = [qid for _, _, qids in decks for qid in qids]
     times = None
     if questions is not None:
         samples = ((questions[q].kind, ms / 1000) for q, ms in recent_answer_times(store) if q in questions)
         times = answer_times(samples)
     return make_plan(
         decks,
-        card_memories(store),
+        card_memories(store, ids),
         interview=date.fromisoformat(settings.interview_date),
         today=now.astimezone().date(),
         now=now,
