@@ -140,16 +140,15 @@ def make_plan(
     intro_days = max(days_left, 1)
     new_per_day = math.ceil(unseen / intro_days) if unseen else 0
     from_new = _reviews_of_new(unseen, new_per_day, days_left, scheduler, now)
-    known = dict(questions or {})
+    known = questions or {}
     price = answer_times(()) if times is None else times
     answers_per_new = 1 + (from_new / unseen if unseen else 0.0)
-    per_kind = {kind: seconds_for(price, kind) for kind in {q.kind for q in known.values()} | {""}}
     asked = np.flatnonzero(new | due)  # (k,) positions of the questions answered before the day
     asked_ids = [ids[i] for i in asked.tolist()]
     asked_new = new[asked]  # (k,)
-    seconds = np.array(
-        [per_kind[known[qid].kind] if qid in known else per_kind[""] for qid in asked_ids], dtype=np.float64
-    )  # (k,)
+    kinds = [known[qid].kind if qid in known else "" for qid in asked_ids]
+    per_kind = {kind: seconds_for(price, kind) for kind in set(kinds)}
+    seconds = np.array([per_kind[kind] for kind in kinds], dtype=np.float64)  # (k,)
     cost = seconds * np.where(asked_new, answers_per_new, 1.0)  # (k,)
     needed = float(cost.sum()) / max(days_left, 1) / 60 if days_left >= 0 else 0.0
     kept_minutes, left_out = needed, cast("tuple[LeftOut, ...]", ())
