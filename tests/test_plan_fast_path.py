@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from quizapp.store import QuestionRef, Store, get_card, open_store, set_suspended
 from quizapp.store.fsrs_inputs import card_memories
 from quizapp.study import record_review
+from quizapp.study.budget import KNOWN_RECALL, LeftOut, Work, minutes_a_day, triage
 from quizapp.study.plan import _reviews_of_new, make_plan
 from quizapp.study.readiness import forgetting_decay, readiness, recall_table
 
@@ -152,3 +153,92 @@ def test_an_empty_store_plans_every_question_as_new() -> None:
         )
     assert plan.unseen == len(QIDS) and plan.recall == 0 and all(d.seen == 0 for d in plan.decks)
     assert plan.new_per_day == math.ceil(len(QIDS) / 3)
+
+
+def _triage_one_by_one(
+    work: list[Work],
+    *,
+    days: int,
+    budget_minutes: float,
+    low_priority: set[str],
+    deck_recall: dict[str, float],
+) -> tuple[tuple[Work, ...], tuple[LeftOut, ...]]:
+    """The triage's order written out question by question (the module docstring's four steps)."""
+    if minutes_a_day(work, days) <= budget_minutes:
+        return tuple(work), ()
+    budget = f"{budget_minutes:g} min a day"
+    left: list[LeftOut] = []
+    dropped: set[str] = set()
+    total = sum(w.seconds for w in work)
+    limit = budget_minutes * 60 * max(days, 1)
+    for deck in sorted({w.deck_id for w in work if w.deck_id in low_priority}):
+        total -= sum(w.seconds for w in work if w.deck_id == deck)
+        dropped.update(w.question_id for w in work if w.deck_id == deck)
+        left.append(
+            LeftOut("deck", deck, deck, f"low priority: marked so, and not everything fits in {budget}")
+        )
+        if total <= limit + 1e-9:
+            break
+    stages = [
+        (
+            sorted(
+                (w for w in work if not w.new and w.difficulty <= 2 and w.recall >= KNOWN_RECALL),
+                key=lambda w: (w.difficulty, -w.recall, w.question_id),
+            ),
+            lambda w: (
+                f"already known: {w.recall:.0%} on the day without a review (difficulty {w.difficulty})"
+            ),
+        ),
+        (
+            sorted(
+                (w for w in work if w.new),
+                key=lambda w: (-w.difficulty, -deck_recall.get(w.deck_id, 0.0), w.question_id),
+            ),
+            lambda w: f"new, difficulty {w.difficulty}: no time for it in {budget}",
+        ),
+        (
+            sorted((w for w in work if not w.new), key=lambda w: (-w.recall, w.question_id)),
+            lambda w: f"review: no time for it in {budget} ({w.recall:.0%} on the day without it)",
+        ),
+    ]
+    for candidates, why in stages:
+        for w in candidates:
+            if total <= limit + 1e-9:
+                break
+            if w.question_id in dropped:
+                continue
+            total -= w.seconds
+            dropped.add(w.question_id)
+            left.append(LeftOut("question", w.question_id, w.deck_id, why(w)))
+    return tuple(w for w in work if w.question_id not in dropped), tuple(left)
+
+
+work_item = st.tuples(
+    st.sampled_from(["d1", "d2", "d3"]),
+    st.integers(min_value=1, max_value=3),
+    st.booleans(),
+    st.sampled_from([15.0, 30.0, 60.0, 90.5, 300.0]),
+    st.sampled_from([0.0, 0.5, 0.79, 0.8, 0.95, 0.95]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    items=st.lists(work_item, max_size=30),
+    days=st.integers(min_value=0, max_value=6),
+    budget=st.sampled_from([0.0, 1.0, 5.0, 12.5, 30.0]),
+    low=st.sets(st.sampled_from(["d1", "d2", "d3"]), max_size=2),
+)
+def test_the_column_triage_leaves_out_what_the_one_by_one_triage_does(
+    items: list[tuple[str, int, bool, float, float]], days: int, budget: float, low: set[str]
+) -> None:
+    work = [
+        Work(f"q{i:02d}", deck, difficulty, new, seconds, 0.0 if new else recall)
+        for i, (deck, difficulty, new, seconds, recall) in enumerate(items)
+    ]
+    deck_recall = {"d1": 0.3, "d2": 0.7}
+    got = triage(work, days=days, budget_minutes=budget, low_priority=low, deck_recall=deck_recall)
+    want = _triage_one_by_one(
+        work, days=days, budget_minutes=budget, low_priority=low, deck_recall=deck_recall
+    )
+    assert got == want

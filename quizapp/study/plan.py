@@ -27,7 +27,7 @@ from typing import cast
 from fsrs import Card, Rating, Scheduler
 
 from quizapp.store.fsrs_inputs import CardMemories
-from quizapp.study.budget import AnswerTime, LeftOut, Work, answer_times, minutes_a_day, seconds_for, triage
+from quizapp.study.budget import AnswerTime, LeftOut, WorkColumns, answer_times, seconds_for, triage_columns
 from quizapp.study.readiness import deck_index, forgetting_decay, per_deck_mean, recall_table
 
 FINAL_DAYS = 2
@@ -155,36 +155,28 @@ def make_plan(
     reviews_due = int(due.sum())
     if budget_minutes is not None and days_left >= 0 and needed > budget_minutes:
         deck_ids = [d for d, _, _ in decks]
-        work = [
-            Work(
-                qid,
-                deck_ids[d],
-                known[qid].difficulty if qid in known else 1,
-                is_new,
-                seconds_each,
-                recall,
-            )
-            for qid, d, is_new, seconds_each, recall in zip(
-                asked_ids,
-                deck_of[asked].tolist(),
-                asked_new.tolist(),
-                cost.tolist(),
-                table.recall[asked].tolist(),
-                strict=True,
-            )
-        ]
-        kept, left_out = triage(
-            work,
+        columns = WorkColumns(
+            question_ids=asked_ids,
+            deck_ids=[deck_ids[d] for d in deck_of[asked].tolist()],
+            difficulty=np.array(
+                [known[qid].difficulty if qid in known else 1 for qid in asked_ids], dtype=np.int64
+            ),  # (k,)
+            new=asked_new,
+            seconds=cost,
+            recall=table.recall[asked],  # (k,)
+        )
+        kept, left_out = triage_columns(
+            columns,
             days=days_left,
             budget_minutes=budget_minutes,
             low_priority=low_priority,
             deck_recall={o.deck_id: o.recall for o in outlooks},
         )
-        kept_minutes = minutes_a_day(kept, days_left)
-        unseen_kept = sum(1 for w in kept if w.new)
+        kept_minutes = sum(cost[kept].tolist()) / max(days_left, 1) / 60
+        unseen_kept = int((kept & asked_new).sum())
         new_per_day = math.ceil(unseen_kept / intro_days) if unseen_kept else 0
         from_new = _reviews_of_new(unseen_kept, new_per_day, days_left, scheduler, now)
-        reviews_due = len({w.question_id for w in kept if not w.new})
+        reviews_due = int((kept & ~asked_new).sum())
     reviews = reviews_due + from_new
     focus: tuple[str, ...] = ()
     if 0 <= days_left <= FINAL_DAYS and outlooks:
