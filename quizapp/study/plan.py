@@ -97,6 +97,10 @@ class PlanQuestion:
     difficulty: int = 1
 
 
+_UNKNOWN = PlanQuestion("")
+"""A question the caller gave no type for: priced at the fallback, difficulty 1."""
+
+
 def make_plan(
     decks: Sequence[tuple[str, str, Sequence[str]]],
     memories: CardMemories,
@@ -146,7 +150,8 @@ def make_plan(
     asked = np.flatnonzero(new | due)  # (k,) positions of the questions answered before the day
     asked_ids = [ids[i] for i in asked.tolist()]
     asked_new = new[asked]  # (k,)
-    kinds = [known[qid].kind if qid in known else "" for qid in asked_ids]
+    asked_questions = [known.get(qid, _UNKNOWN) for qid in asked_ids]
+    kinds = [q.kind for q in asked_questions]
     per_kind = {kind: seconds_for(price, kind) for kind in set(kinds)}
     seconds = np.array([per_kind[kind] for kind in kinds], dtype=np.float64)  # (k,)
     cost = seconds * np.where(asked_new, answers_per_new, 1.0)  # (k,)
@@ -158,9 +163,7 @@ def make_plan(
         columns = WorkColumns(
             question_ids=asked_ids,
             deck_ids=[deck_ids[d] for d in deck_of[asked].tolist()],
-            difficulty=np.array(
-                [known[qid].difficulty if qid in known else 1 for qid in asked_ids], dtype=np.int64
-            ),  # (k,)
+            difficulty=np.array([q.difficulty for q in asked_questions], dtype=np.int64),  # (k,)
             new=asked_new,
             seconds=cost,
             recall=table.recall[asked],  # (k,)
