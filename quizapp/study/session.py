@@ -12,7 +12,7 @@ user ticks. Everything handed back is a frozen dataclass.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from fsrs import Scheduler
 
     from quizapp.content.instance import Instance
+    from quizapp.study.plan import PlanQuestion
 
 SessionMode = Literal["study", "drill", "cram"]
 Clock = Callable[[], datetime]
@@ -133,9 +134,12 @@ class StudySession:
         question_ids: Iterable[str] | None = None,
         fuzzing: bool = True,
         title: str = "",
+        plan_questions: Mapping[str, PlanQuestion] | None = None,
     ) -> StudySession:
         """A session over the whole catalog (study, cram) or one deck / set of questions (drill, cram),
-        already advanced to its first card (check `finished` for an empty queue)."""
+        already advanced to its first card (check `finished` for an empty queue). `plan_questions` (id ->
+        type and difficulty, Workspace.plan_questions) lets a daily budget's plan set the new-card limit,
+        as home and stats count it."""
         pool = questions
         if deck_id is not None or question_ids is not None:
             pool = questions.select(deck_id=deck_id, question_ids=question_ids)
@@ -162,7 +166,7 @@ class StudySession:
             title=title,
         )
         if mode == "study":
-            session.new_per_day = _planned_new_per_day(store, questions, clock())
+            session.new_per_day = _planned_new_per_day(store, questions, clock(), plan_questions)
             session._focus_on_weak_decks()
         session.advance()
         return session
@@ -685,17 +689,22 @@ def _with_outcome(feedback: Feedback, outcome: ReviewOutcome, rating: int) -> Fe
     )
 
 
-def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) -> int | None:
-    """With an interview date ahead, the daily new-card limit that meets every question before it."""
+def _planned_new_per_day(
+    store: Store, questions: QuestionSet, now: datetime, plan_questions: Mapping[str, PlanQuestion] | None
+) -> int | None:
+    """With an interview date ahead, today's new-card limit (limits.new_cards_per_day, as home counts)."""
     from quizapp.store.cards import not_new_ids
     from quizapp.store.settings import load_settings
-    from quizapp.study.limits import planned_new_limit
+    from quizapp.study.limits import new_cards_per_day
 
     if not load_settings(store).interview_date:
         return None
     taken = not_new_ids(store)
     unseen = sum(1 for qid in questions.by_id if qid not in taken)
-    return planned_new_limit(store, unseen=unseen, now=now)
+    decks: dict[str, list[str]] = {}
+    for ref in questions.ordered:
+        decks.setdefault(ref.deck_id, []).append(ref.question_id)
+    return new_cards_per_day(store, list(decks.items()), unseen=unseen, now=now, questions=plan_questions)
 
 
 def _shown_answer(inst: Instance) -> str:
