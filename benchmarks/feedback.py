@@ -154,7 +154,11 @@ async def run(repeats: int) -> dict[str, list[float]]:
         async with app.run_test(size=SIZE) as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()
-            app.start_session("drill", question_ids=(qid,))
+            app.start_session("drill", question_ids=(qid,))  # started in a worker
+            for _ in range(500):
+                await pilot.pause(0.01)
+                if isinstance(app.screen, StudyScreen):
+                    break
             await pilot.pause()
             screen = app.screen
             assert isinstance(screen, StudyScreen)

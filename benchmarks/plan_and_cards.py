@@ -41,7 +41,7 @@ from scale_profile import scale_profile  # noqa: E402
 TARGET_MS = 50.0
 STALL_MS = 16.0
 PAGE = 50
-DEFAULT_CARD_PAGE = "quizapp.store.cards:card_page"
+DEFAULT_CARD_PAGE = "plan_and_cards:catalog_card_page"
 """Where the card browser's first-page query is expected; --card-page names another."""
 
 
@@ -169,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
                 plan_ms,
             )
             print(f"  ({backend.plan_line()})")
+            uncached = plan_uncached(backend)
+            row("plan: the same, uncached (after any save)", timed(uncached, args.runs), True, plan_ms)
+            save_setting(backend.store, "daily_minutes", 60)
+            row("plan: uncached, with a 60-minute budget", timed(uncached, args.runs), True, plan_ms)
+            print(f"  ({backend.plan_line()})")
+            save_setting(backend.store, "daily_minutes", 0)
             backend.store.close()
         try:
             parts = plan_parts(store, catalog, interview)
@@ -211,10 +217,11 @@ def make_backend(db: Path, catalog: Any) -> Any:
 
 def plan_parts(store: Any, catalog: Any, interview: str) -> dict[str, Callable[[], object]]:
     """The plan's two halves as they are called today (Missing once they move)."""
-    memories_fn = resolve("quizapp.store.memory:card_memories")
+    memories_fn = resolve("quizapp.store.fsrs_inputs:card_memories")
     make_plan = resolve("quizapp.study.plan:make_plan")
     scheduler_for = resolve("quizapp.study.scheduler:scheduler_for")
-    memories = memories_fn(store)
+    ids = [qid for _, _, qids in catalog.deck_headers() for qid in qids]
+    memories = memories_fn(store, ids)
     now = datetime.now(UTC)
 
     def plan() -> object:
@@ -227,7 +234,42 @@ def plan_parts(store: Any, catalog: Any, interview: str) -> dict[str, Callable[[
             scheduler=scheduler_for(store, fuzzing=False),
         )
 
-    return {"plan: card memories (the SQL read)": lambda: memories_fn(store), "plan: make_plan alone": plan}
+    return {
+        "plan: card memories (the SQL read)": lambda: memories_fn(store, ids),
+        "plan: make_plan alone": plan,
+    }
+
+
+def plan_uncached(backend: Any) -> Callable[[], object]:
+    """What the workspace computes when its cached plan is stale: the whole plan from the store."""
+    from quizapp.study.planning import interview_plan
+
+    ws = backend.workspace
+    headers = ws.catalog.deck_headers()
+    questions = ws.plan_questions
+
+    def plan() -> object:
+        return interview_plan(ws.store, headers, now=datetime.now(UTC), questions=questions)
+
+    return plan
+
+
+_PAGE_REFS: dict[int, Any] = {}
+
+
+def catalog_card_page(store: Any, limit: int = PAGE) -> Any:
+    """The card browser's first page as the screen asks for it: quizapp.study.browser.list_cards over the
+    catalog's question refs (built once per catalog, as the screen keeps them)."""
+    from quizapp.content.catalog import load_catalog
+    from quizapp.store.cards import QuestionRef
+    from quizapp.study.browser import list_cards
+
+    refs = _PAGE_REFS.get(0)
+    if refs is None:
+        catalog = load_catalog()
+        refs = [QuestionRef(qid, deck) for deck, _, qids in catalog.deck_headers() for qid in qids]
+        _PAGE_REFS[0] = refs
+    return list_cards(store, refs, now=datetime.now(UTC), limit=limit)
 
 
 def cards_json(db: Path) -> None:

@@ -29,8 +29,8 @@ from typing import Any
 from quizapp.reports.overview import DeckInfo, build_overview
 from quizapp.reports.stats import compute_stats
 from quizapp.store import QuestionRef, Store, card_id_for, open_store
-from quizapp.store.cards import cards_among, scheduled_ids
-from quizapp.store.memory import card_memories
+from quizapp.store.cards import cards_among, not_new_ids
+from quizapp.store.fsrs_inputs import card_memories
 from quizapp.store.times import US_PER_DAY, to_us
 from quizapp.study import QuestionSet, cram_queue, make_scheduler, next_card, record_review
 from quizapp.study.plan import make_plan
@@ -253,7 +253,7 @@ def _plan_row(
 ) -> tuple[str, float, float, str, float]:
     """The interview plan as home computes it: every card's memory read, then the plan made from it
     (with `budget`, priced in minutes from the recent answer times and triaged to fit)."""
-    from quizapp.store.reports import recent_answer_times
+    from quizapp.store.stats_queries import recent_answer_times
     from quizapp.study.budget import answer_times
     from quizapp.study.plan import PlanQuestion
 
@@ -297,7 +297,7 @@ def _home_and_queues(
     every_card = median_s(lambda: cards_among(store.conn, refs.by_id), 3, warmup=1)
     ref_name = "load every card"
     quiet = NOW - timedelta(days=11)  # before the earliest due date: nothing is due
-    scheduled = scheduled_ids(store.conn)
+    scheduled = not_new_ids(store)
     seen = QuestionSet.of(r for r in refs.ordered if r.question_id in scheduled)
     rng = random.Random(2)
     session = StudySession.start(

@@ -218,7 +218,7 @@ _ALL: tuple[ModelConfig, ...] = (
     ModelConfig("llama-3-70b", "Llama-3 70B", 80, 64, 8, 8192, 128, 8192, False, _LLAMA3.format(s="70B")),
     ModelConfig(
         "mistral-7b",
-        "Mistral 7B",
+        "Mistral 7B v0.1",
         32,
         32,
         8,

@@ -8,9 +8,15 @@ import traceback
 def write_crash_log(exc: BaseException | None = None) -> str:
     """Appends the traceback of `exc` (or of the exception being handled) to crash.log in the data folder,
     and returns where it went, or why it could not be written."""
-    from quizapp.paths import data_dir
 
     text = "".join(traceback.format_exception(exc)) if exc is not None else traceback.format_exc()
+    return write_crash_text(text)
+
+
+def write_crash_text(text: str) -> str:
+    """Appends `text` (a traceback already rendered) to crash.log; returns where it went, or why not."""
+    from quizapp.paths import data_dir
+
     try:
         path = data_dir() / "crash.log"
         path.parent.mkdir(parents=True, exist_ok=True)

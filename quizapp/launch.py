@@ -15,5 +15,4 @@ def launch_app(args: argparse.Namespace) -> int:
     from quizapp.tui.app import make_app
 
     app = make_app(db_path=getattr(args, "db", None), user_config=for_run(args))
-    app.run()
-    return int(app.return_code or 0)
+    return app.run_for_exit_code()

@@ -181,3 +181,20 @@ def test_every_template_instantiates_at_50_seeds(question_id: str) -> None:
             assert inst.tolerance is not None
         if inst.kind == "shape":
             assert isinstance(inst.expected, tuple) and all(isinstance(v, int) for v in inst.expected)
+
+
+def test_an_instance_builds_only_its_own_question_not_its_whole_deck() -> None:
+    """At 10,000 questions building the deck to read its title blocked the first card for a second."""
+    from quizapp.content.load import reset_memos
+
+    reset_memos()  # this test's home has no cache yet: the first load parses and writes it
+    load_catalog([FIXTURES], include_default=False)
+    reset_memos()  # as a new process: the decks come from the cache, their questions unbuilt
+    cached = load_catalog([FIXTURES], include_default=False)
+    inst = cached.instance("sample-card", seed=3)
+    assert (inst.deck_id, inst.deck_title) == ("sample", "Sample deck for tests")
+    assert cached.deck_header("sample-kv-cache").title == "Sample deck for tests"
+    (data,) = cached.decks.data()  # type: ignore[attr-defined]
+    assert [q is not None for q in data._built].count(True) == 1
+    with pytest.raises(QuizappError, match="did you mean sample-card"):
+        cached.deck_header("sample-crad")

@@ -99,8 +99,8 @@ def test_list_counts_questions_by_type_and_difficulty(isolated_home: Path) -> No
     out = _quizapp("list", home=isolated_home)
     assert out.returncode == 0
     row = next(line.split() for line in out.stdout.splitlines() if line.startswith("sample "))
-    # total, numeric, tensor, shape, choice, flashcard, explain, code, d1, d2, d3
-    assert row[1:12] == ["8", "2", "1", "1", "2", "1", "1", "0", "5", "1", "2"]
+    # total, numeric, tensor, shape, choice, flashcard, explain, code, case study, d1, d2, d3
+    assert row[1:13] == ["8", "2", "1", "1", "2", "1", "1", "0", "0", "5", "1", "2"]
     assert "skipped deck wrong-types: " in out.stderr
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -20,8 +21,9 @@ import pytest
 from engine import Derivation, Step, format_quantity
 from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.errors import QuizappError
+from quizapp.progress.reader import import_progress
+from quizapp.progress.writer import export_progress, progress_document
 from quizapp.reports.anki import ANKI_SEED, export_anki, formula_mathjax
-from quizapp.reports.progress_file import export_progress, import_progress, progress_document
 from quizapp.store import (
     InterviewAnswer,
     InterviewConfig,
@@ -247,7 +249,8 @@ def _assert_derivation_shown(back: str, derivation: Derivation | None) -> None:
 
 
 def test_formulas_of_symbols_become_mathjax_and_formulas_with_words_stay_text() -> None:
-    assert formula_mathjax("d_k = d_model / h") == "\\(d_{k} = d_{\\text{model}} / h\\)"
+    assert formula_mathjax("d_k = d_model / h") == "\\(d_{k} = d_{\\mathrm{model}} / h\\)"
+    assert formula_mathjax("2 x n_kv_heads x d") == "\\(2 \\times n_{\\mathrm{kv\\_heads}} \\times d\\)"
     assert formula_mathjax("s = q . k / sqrt(d_k)") == "\\(s = q \\cdot k / \\sqrt{d_{k}}\\)"
     assert formula_mathjax("2 B T d^2") == "\\(2 B T d^{2}\\)"
     assert formula_mathjax("h / n_kv; each KV head serves h / n_kv query heads").startswith("<code>")
@@ -423,3 +426,104 @@ def test_cli_import_of_a_foreign_file_is_one_line_not_a_traceback(tmp_path: Path
     assert out.returncode == 2
     assert "is not a quizapp progress file" in out.stderr and "Traceback" not in out.stderr
     assert not (tmp_path / "p.db").exists()
+
+
+def test_every_exported_line_is_what_json_itself_writes(filled: Store, tmp_path: Path) -> None:
+    """Export fills fixed templates for speed; each record must still read as json.dumps writes it."""
+    export_progress(filled, tmp_path / "a.json", now=NOW)
+    records = [
+        line.strip().rstrip(",")
+        for line in (tmp_path / "a.json").read_text(encoding="utf-8").splitlines()
+        if line.startswith("  {")
+    ]
+    assert len(records) == 5 + 12 + 1
+    for text in records:
+        assert json.dumps(json.loads(text), ensure_ascii=False) == text
+
+
+def test_a_backup_laid_out_another_way_imports_the_same(filled: Store, tmp_path: Path) -> None:
+    (tmp_path / "indented.json").write_text(json.dumps(_valid_doc(filled), indent=3), encoding="utf-8")
+    with open_store(tmp_path / "b.db", now=NOW) as other:
+        counts = import_progress(other, tmp_path / "indented.json", now=NOW)
+        assert (counts.cards, counts.reviews, counts.interviews) == (5, 12, 1)
+        assert _dump(other) == _dump(filled)
+
+
+def test_a_backup_in_exports_layout_with_a_comma_missing_is_not_json(filled: Store, tmp_path: Path) -> None:
+    export_progress(filled, tmp_path / "a.json", now=NOW)
+    text = (tmp_path / "a.json").read_text(encoding="utf-8")
+    first_review = text.index('  {"id": 1,')
+    broken = text[: text.index("\n", first_review) - 1] + text[text.index("\n", first_review) :]
+    (tmp_path / "b.json").write_text(broken, encoding="utf-8")
+    with open_store(tmp_path / "b.db", now=NOW) as other:
+        with pytest.raises(QuizappError, match="not a quizapp progress file: not JSON"):
+            import_progress(other, tmp_path / "b.json", now=NOW)
+        assert review_count(other) == 0
+    assert [p.name for p in tmp_path.iterdir() if "importing" in p.name] == []
+
+
+def test_an_import_reaches_another_quizapp_that_has_the_database_open(filled: Store, tmp_path: Path) -> None:
+    export_progress(filled, tmp_path / "a.json", now=NOW)
+    with open_store(tmp_path / "b.db", now=NOW) as mine, open_store(tmp_path / "b.db", now=NOW) as theirs:
+        assert review_count(theirs) == 0
+        counts = import_progress(mine, tmp_path / "a.json", now=NOW)
+        assert counts.reviews == review_count(mine) == review_count(theirs) == 12
+        assert _dump(theirs) == _dump(filled)
+
+
+# ------------------------------------------------------------- issue 27: names, heatmaps, tags, re-import
+
+from quizapp.content.catalog import load_catalog  # noqa: E402
+
+
+def _notes(path: Path, tmp: Path) -> dict[str, tuple[int, str, str]]:
+    """guid -> (mod, fields, tags) of an exported package."""
+    with zipfile.ZipFile(path) as z:
+        z.extract("collection.anki2", tmp)
+    conn = sqlite3.connect(tmp / "collection.anki2")
+    try:
+        return {g: (m, f, t) for g, m, f, t in conn.execute("SELECT guid, mod, flds, tags FROM notes")}
+    finally:
+        conn.close()
+
+
+def test_anki_names_render_in_math_mode_never_as_a_literal_backslash_underscore(tmp_path: Path) -> None:
+    catalog = load_catalog([], use_cache=False)
+    out = tmp_path / "all.apkg"
+    export_anki(catalog, out, now=NOW)
+    fields = "".join(f for _, f, _ in _notes(out, tmp_path).values())
+    assert "\\text{kv\\_" not in fields and not re.search(r"\\text\{[^}]*\\_", fields)
+    assert "\\mathrm{" in fields
+
+
+def test_anki_heatmaps_are_coloured_tables_and_tags_carry_the_prefix(tmp_path: Path) -> None:
+    catalog = load_catalog([], use_cache=False)
+    out = tmp_path / "all.apkg"
+    export_anki(catalog, out, now=NOW)
+    notes = _notes(out, tmp_path)
+    with_heatmap = [f for _, f, _ in notes.values() if "class='heatmap'" in f]
+    assert with_heatmap and all("background:rgb(" in f for f in with_heatmap)
+    for _, _, tags in notes.values():
+        assert tags.split() and all(t.startswith("quizapp::") for t in tags.split())
+
+
+def test_anki_re_export_keeps_unchanged_notes_identical_and_touches_only_changed_ones(tmp_path: Path) -> None:
+    deck = tmp_path / "decks" / "mine.yaml"
+    deck.parent.mkdir()
+    deck.write_text(USER_DECK, encoding="utf-8")
+    out = tmp_path / "mine.apkg"
+    export_anki(load_catalog([deck], use_cache=False, include_default=False), out, now=NOW)
+    first = _notes(out, tmp_path / "a")
+    export_anki(
+        load_catalog([deck], use_cache=False, include_default=False), out, now=NOW + timedelta(days=1)
+    )
+    assert _notes(out, tmp_path / "b") == first, "an unchanged export is identical, mod times included"
+    deck.write_text(
+        USER_DECK.replace("What is an induction head?", "What is an induction head, exactly?"),
+        encoding="utf-8",
+    )
+    later = NOW + timedelta(days=2)
+    export_anki(load_catalog([deck], use_cache=False, include_default=False), out, now=later)
+    third = _notes(out, tmp_path / "c")
+    changed = {g for g in third if third[g] != first.get(g)}
+    assert len(changed) == 1 and third[changed.pop()][0] == int(later.timestamp())

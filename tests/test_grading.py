@@ -71,9 +71,10 @@ def test_an_exact_question_does_not_accept_a_rounded_conversion() -> None:
 
 @pytest.mark.parametrize("off", [0.02, 0.05, 0.09])
 def test_an_answer_a_few_percent_off_is_a_mistake_not_a_rounding_slip(off: float) -> None:
-    """Only answers within 1% are "close": 5% off is a wrong number, never excused as rounding."""
+    """Only the exact answer rounded is "close": a few percent off is a wrong number, never excused as
+    rounding."""
     inst = make_instance("attention_parameters", d_model=512, n_heads=8)  # exact tolerance
-    near = grade(inst, str(round(inst.expected * 1.005)))  # type: ignore[operator]
+    near = grade(inst, f"{float(inst.expected):.3g}")  # type: ignore[arg-type]  # the answer rounded
     assert not near.correct and near.diagnosis_id == "slip-rounding"
     for answer in (round(inst.expected * (1 + off)), round(inst.expected * (1 - off))):  # type: ignore[operator]
         v = grade(inst, str(answer))
@@ -471,3 +472,40 @@ def test_check_grades_choices_and_shows_the_feedback_of_a_wrong_pick() -> None:
     assert wrong.returncode == 1
     feedback = next(o.feedback for o in inst.options if o.key == wrong_key)
     assert feedback.split()[0] in wrong.stdout
+
+
+# ---------------------------------------------------------------------------- the close rule
+
+
+def _qwen2_block() -> Instance:
+    """Qwen2 7B's attention block, exact: biases on Q, K, V but not O (an exact-integer answer)."""
+    return make_instance(
+        "attention_parameters", d_model=3584, n_heads=28, n_kv_heads=4, d_head=128, bias=True, o_bias=False
+    )
+
+
+@pytest.mark.parametrize("figures", [3, 4, 5])
+def test_on_an_exact_answer_the_answer_rounded_is_close(figures: int) -> None:
+    inst = _qwen2_block()
+    assert isinstance(inst.expected, int)
+    v = grade(inst, f"{inst.expected:.{figures}g}")
+    assert not v.correct and v.diagnosis_id == "slip-rounding" and v.rating == 2
+
+
+@pytest.mark.parametrize(
+    "mistake", ["kv-bias-full-width", "biases-per-head", "counted-o-bias", "forgot-biases"]
+)
+def test_on_an_exact_answer_a_near_miss_by_another_method_is_named_not_close(mistake: str) -> None:
+    inst = _qwen2_block()
+    assert inst.derivation is not None and isinstance(inst.expected, int)
+    wrong = next(m.value for m in inst.derivation.misconceptions if m.id == mistake)
+    assert abs(wrong - inst.expected) < 0.01 * inst.expected  # within 1%: the old rule called it close
+    v = grade(inst, str(wrong))
+    assert not v.correct and v.diagnosis_id == mistake and v.rating == 1
+
+
+def test_on_an_exact_answer_an_unnamed_near_miss_is_wrong_not_close() -> None:
+    inst = _qwen2_block()
+    assert isinstance(inst.expected, int)
+    v = grade(inst, str(inst.expected + 1234))  # 0.004% off, and not the answer rounded
+    assert not v.correct and v.diagnosis_id != "slip-rounding" and v.rating == 1

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from quizapp.errors import QuizappError
-from quizapp.reports.progress_file import export_progress, import_progress, progress_document
+from quizapp.progress.reader import import_progress
+from quizapp.progress.writer import export_progress, progress_document
 from quizapp.store import QuestionRef, Store, get_card, open_store, review_count
 from quizapp.store.cards import unsound
 from quizapp.study import make_scheduler, record_review
@@ -149,7 +150,7 @@ def test_a_tampered_card_is_exported_as_the_fresh_card_it_became(filled: Store, 
 def test_a_large_backup_is_checked_as_a_stream_not_held_in_memory(filled: Store, tmp_path: Path) -> None:
     import tracemalloc
 
-    from quizapp.reports.progress_reader import read_progress_file
+    from quizapp.progress.reader import read_progress_file
 
     doc = json.loads(json.dumps(progress_document(filled, now=NOW)))
     template = doc["reviews"][0]
@@ -191,7 +192,7 @@ def test_a_large_backup_is_checked_as_a_stream_not_held_in_memory(filled: Store,
 def test_a_version_or_setting_of_the_wrong_type_is_refused(
     filled: Store, tmp_path: Path, change: dict[str, Any], message: str
 ) -> None:
-    from quizapp.reports.progress_reader import read_progress_file
+    from quizapp.progress.reader import read_progress_file
 
     doc = {**json.loads(json.dumps(progress_document(filled, now=NOW))), **change}
     with pytest.raises(QuizappError, match=message):
@@ -199,7 +200,7 @@ def test_a_version_or_setting_of_the_wrong_type_is_refused(
 
 
 def test_a_huge_string_is_refused_in_one_linear_pass_before_any_parser(filled: Store, tmp_path: Path) -> None:
-    from quizapp.reports.progress_reader import MAX_STRING_BYTES, read_progress_file
+    from quizapp.progress.reader import MAX_STRING_BYTES, read_progress_file
 
     doc = json.loads(json.dumps(progress_document(filled, now=NOW)))
     doc["reviews"][0]["answer"] = "\\" + '"' + "a" * (3 * MAX_STRING_BYTES)  # escaped quotes do not end it
@@ -216,9 +217,9 @@ def test_standard_input_is_copied_only_up_to_the_size_limit(
     import sys
 
     from quizapp.commands import progress as command
-    from quizapp.reports import progress_file
+    from quizapp.progress import format as progress_format
 
-    monkeypatch.setattr(progress_file, "MAX_FILE_BYTES", 3 << 20)
+    monkeypatch.setattr(progress_format, "MAX_FILE_BYTES", 3 << 20)
 
     class Endless(io.RawIOBase):
         """A stream that never ends: the copy must stop on its own."""

@@ -12,7 +12,7 @@ from quizapp.cli import main
 from quizapp.errors import QuizappError
 from quizapp.store import QuestionRef, Store, load_settings, open_store, reviews_for
 from quizapp.store.cards import iter_cards
-from quizapp.store.memory import scheduled_reviews
+from quizapp.store.fsrs_inputs import scheduled_reviews
 from quizapp.study import make_scheduler, record_review, scheduler_for
 from quizapp.study.optimize import MIN_ITEMS, optimize, training_items
 

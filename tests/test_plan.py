@@ -21,6 +21,7 @@ from fsrs import Card, Rating
 from quizapp.cli import main
 from quizapp.errors import QuizappError
 from quizapp.reports.overview import DeckInfo, build_overview
+from quizapp.reports.stats import compute_stats
 from quizapp.store import (
     QuestionRef,
     Store,
@@ -31,13 +32,14 @@ from quizapp.store import (
     save_settings,
     set_suspended,
 )
-from quizapp.store.memory import card_memories
-from quizapp.store.reports import recent_answer_times
+from quizapp.store.fsrs_inputs import card_memories
 from quizapp.store.settings import check_interview_date
+from quizapp.store.stats_queries import recent_answer_times
 from quizapp.study import QuestionSet, make_scheduler, record_review
 from quizapp.study.budget import DEFAULT_SECONDS, LONGEST_ANSWER_SECONDS, LeftOut, Work, answer_times, triage
 from quizapp.study.limits import daily_new_limit
 from quizapp.study.plan import FINAL_DAYS, Plan, PlanQuestion, make_plan
+from quizapp.study.planning import interview_plan
 from quizapp.study.session import StudySession
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
@@ -348,3 +350,38 @@ class _AnyText(str):
 
 
 ANY_TEXT = _AnyText()
+
+
+def test_with_a_budget_study_home_and_stats_take_the_plans_new_cards_a_day(tmp_path: Path) -> None:
+    refs = QuestionSet.of(QuestionRef(f"q{i:02d}", f"deck-{i % 3}", 1 + i % 3) for i in range(90))
+    decks = [
+        DeckInfo(f"deck-{d}", f"Deck {d}", tuple(f"q{i:02d}" for i in range(d, 90, 3))) for d in range(3)
+    ]
+    kinds = {r.question_id: PlanQuestion(("numeric", "code", "flashcard")[i % 3], r.difficulty)
+             for i, r in enumerate(refs.ordered)}  # fmt: skip
+    clock = lambda: NOW  # noqa: E731
+    with open_store(tmp_path / "progress.db", now=NOW) as store:
+        save_setting(store, "new_per_day", 5)
+        save_setting(store, "interview_date", (NOW + timedelta(days=3)).date().isoformat())
+        save_setting(store, "daily_minutes", 30)
+        plan = interview_plan(
+            store, [(d.id, d.title, d.question_ids) for d in decks], now=NOW, questions=kinds
+        )
+        assert plan is not None and plan.left_out, "the budget leaves cards out"
+        assert 0 < plan.new_per_day < 30, "fewer than ceil(90 unseen / 3 days)"
+        session = StudySession.start(
+            _Source(), store, refs, mode="study", clock=clock, rng=random.Random(1), plan_questions=kinds
+        )
+        assert session.new_per_day == plan.new_per_day
+        assert session.counts().new == plan.new_per_day == session.progress().left
+        home = build_overview(store, decks, now=NOW, questions=kinds)
+        assert home.counts == session.counts()
+        stats = compute_stats(
+            store, now=NOW, decks=[(d.id, d.title, d.question_ids) for d in decks], questions=kinds
+        )
+        assert stats.counts == session.counts()
+        save_setting(store, "daily_minutes", 0)
+        unbudgeted = StudySession.start(
+            _Source(), store, refs, mode="study", clock=clock, rng=random.Random(1), plan_questions=kinds
+        )
+        assert unbudgeted.new_per_day == 30, "with no budget, as before: ceil(90 unseen / 3 days)"

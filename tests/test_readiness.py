@@ -11,7 +11,7 @@ import pytest
 from quizapp.reports.stats import compute_stats
 from quizapp.reports.text import render_stats
 from quizapp.store import QuestionRef, Store, get_card, open_store, save_setting
-from quizapp.store.memory import card_memories
+from quizapp.store.fsrs_inputs import card_memories
 from quizapp.study import make_scheduler, record_review
 from quizapp.study.readiness import READINESS_DAYS, forgetting_decay, readiness
 

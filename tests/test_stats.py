@@ -14,6 +14,7 @@ from quizapp.reports.stats import CALENDAR_DAYS, FORECAST_DAYS, compute_stats, s
 from quizapp.reports.text import SHADES, render_stats, shade
 from quizapp.store import CardRecord, QuestionRef, Store, card_id_for, open_store, reviews_for
 from quizapp.store.cards import write_card
+from quizapp.store.reports import reviews_per_day
 from quizapp.study import make_scheduler, record_review
 
 NOW = datetime(2025, 6, 15, 18, 0, tzinfo=UTC)
@@ -241,3 +242,21 @@ def test_calendar_days_follow_daylight_saving_time(store: Store) -> None:
         log(store, "d/q", local.replace(tzinfo=berlin).astimezone(UTC))
     stats = compute_stats(store, now=datetime(2025, 3, 31, 12, 0, tzinfo=berlin))
     assert [(d.day.day, d.reviews) for d in stats.calendar[-2:]] == [(30, 2), (31, 1)]
+
+
+def test_a_25_hour_day_keeps_its_last_hour_and_the_calendar_is_one_query(store: Store) -> None:
+    from zoneinfo import ZoneInfo
+
+    berlin = ZoneInfo("Europe/Berlin")  # clocks went back on 26 October 2025: that day had 25 hours
+    for local in (
+        datetime(2025, 10, 26, 0, 30),
+        datetime(2025, 10, 26, 23, 30),
+        datetime(2025, 10, 27, 0, 30),
+    ):
+        log(store, "d/q", local.replace(tzinfo=berlin).astimezone(UTC))
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    calendar = reviews_per_day(store, now=datetime(2025, 10, 27, 12, 0, tzinfo=berlin))
+    store.conn.set_trace_callback(None)
+    assert [(d.day.day, d.reviews) for d in calendar[-2:]] == [(26, 2), (27, 1)]
+    assert len(statements) == 1 and "GROUP BY" in statements[0]

@@ -350,7 +350,11 @@ def test_the_right_number_without_its_unit_or_a_little_rounded_earns_hard_not_ag
     bare = grade(inst, str(inst.expected), seconds=10)  # the byte count, written without "B"
     assert not bare.correct and bare.diagnosis_id == "slip-bare-number-unit" and bare.rating == 2
     shown = to_display(inst.expected, inst.unit)
-    rounded = grade(inst, f"{shown * 1.008:.4g} {inst.unit}", seconds=10)  # 0.8% off: rounded too early
+    exact = catalog.instance("real-models-attn-params-per-layer", 0)  # an exact count, to 6 figures in M
+    assert isinstance(exact.expected, int)
+    rounded = grade(
+        exact, f"{exact.expected:.4g} params", seconds=10
+    )  # the count rounded to 4 figures: too early
     assert not rounded.correct and rounded.diagnosis_id == "slip-rounding" and rounded.rating == 2
     wrong = grade(inst, f"{shown / 2:g} {inst.unit}", seconds=10)  # the missing x2: a real mistake
     assert wrong.rating == 1

@@ -16,6 +16,8 @@ One module per area:
 - parallel: tensor-parallel attention sizes per GPU
 - positions: RoPE angles, rotations and wavelengths, and ALiBi biases
 - serving: FLOPs per token, decode speed bounded by memory bandwidth, batch capacity, intensity
+- serving_math: speculative decoding, roofline, TTFT, KIVI cache, GPUs to fit, prefix caching, split-KV
+- long_range: local-global KV, ring-attention chunks, NTK base, Llama 3.1 rope factor, differential attention
 - toy_heads: what the trained toy transformer's heads do, answered by running it
 - training_memory: activations, recomputation, the softmax Jacobian, bytes per parameter
 - case_serving, case_attention, case_decoding, case_kernels, case_budget: the chained steps of the case
@@ -41,12 +43,14 @@ from engine.calculators import (
     kv_cache,
     latent,
     long_context,
+    long_range,
     masks,
     numerics,
     parallel,
     parameters,
     positions,
     serving,
+    serving_math,
     shapes,
     toy_heads,
     training_memory,
@@ -65,12 +69,14 @@ __all__ = [
     "kv_cache",
     "latent",
     "long_context",
+    "long_range",
     "masks",
     "numerics",
     "parallel",
     "parameters",
     "positions",
     "serving",
+    "serving_math",
     "shapes",
     "toy_heads",
     "training_memory",

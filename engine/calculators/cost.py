@@ -56,6 +56,7 @@ _LABELS = {
         "q-only-projection",
         "projected-cached-kv",
         "kv-at-query-length",
+        "decode-s-squared",
     ),
 )
 def attention_flops(
@@ -174,6 +175,18 @@ def attention_flops(
                 _LABELS["output"],
             ),
         ]
+    mix = scores + av if part == "total" else (parts[part] if part in ("scores", "weighted_sum") else 0)
+    if mix and t < s:
+        wrong.append(
+            Misconception(
+                "decode-s-squared",
+                "You took the score matmuls as S x S, as if every cached token were a query again",
+                f"Only the {t:,} new token(s) ask queries: Q K^T and A V are T x S = {t:,} x {s:,} per head, "
+                "not S^2; that is why a decode step's attention is linear in the context.",
+                value + mix * (s - t) // t,
+                _LABELS["scores"] if part == "total" else label,
+            )
+        )
     if part in ("projections", "total"):
         wrong.append(
             Misconception(
@@ -219,7 +232,7 @@ def attention_flops(
         Arg("bytes_per_element", "int", "bytes per number"),
         Arg("kv_len", "int", "key length S (default: T)", required=False),
     ),
-    misconceptions=("forgot-heads", "forgot-batch", "linear-in-t", "forgot-bytes"),
+    misconceptions=("forgot-heads", "forgot-batch", "linear-in-t", "forgot-bytes", "causal-halved"),
 )
 def score_matrix_bytes(
     batch: int,
@@ -274,6 +287,14 @@ def score_matrix_bytes(
             "You counted entries, not bytes",
             "Multiply the number of entries by the bytes per element.",
             entries,
+            bytes_label,
+        ),
+        Misconception(
+            "causal-halved",
+            "You halved T^2 for the causal mask",
+            "A causal mask zeroes the upper triangle but the tensor is still a full T x T matrix in memory; "
+            "only a kernel that never materialises it saves anything.",
+            value // 2,
             bytes_label,
         ),
     ]

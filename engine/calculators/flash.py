@@ -10,6 +10,7 @@ arXiv:1805.02867).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,6 +50,10 @@ def _wrong_way(m_old: float, m_new: float) -> float:
 
 def _none(m_old: float, m_new: float) -> float:
     return 1.0
+
+
+def _no_exp(m_old: float, m_new: float) -> float:
+    return m_old - m_new  # scalar: the exponent without the exp, 0 when the max did not move
 
 
 def _run(
@@ -141,7 +146,15 @@ def _check_row(calc: str, scores: Matrix, values: Matrix, block_size: int) -> tu
         ),
         Arg("col", "int", "value column for acc and output (0-based)", default=0, required=False),
     ),
-    misconceptions=("block-max", "rescaled-wrong-way", "no-rescale", "rescaled-sum-only", "unnormalised"),
+    misconceptions=(
+        "block-max",
+        "rescaled-wrong-way",
+        "no-rescale",
+        "rescaled-sum-only",
+        "unnormalised",
+        "missing-exp",
+        "l-ratio-rescale",
+    ),
 )
 def online_softmax(
     scores: Matrix,
@@ -240,6 +253,8 @@ def online_softmax(
     def variant(**kw: object) -> float:
         return _pick(_run(s, v, block_size, **kw), which, b, col)  # type: ignore[arg-type]
 
+    st_b = states[b - 1]
+    m_old_b = states[b - 2].m if b > 1 else st_b.m
     where_sum = first_rise.get("sum", last_label)
     where_acc = first_rise.get("acc", last_label)
     wrong: list[Misconception] = []
@@ -276,6 +291,33 @@ def online_softmax(
                 "exp(m_old - m_new) before adding the new block's terms.",
                 variant(rescale_l=_none, rescale_acc=_none),
                 where_sum if which != "acc" else where_acc,
+            )
+        )
+    if which in ("scale", "sum", "acc", "output"):
+        with np.errstate(all="ignore"):  # without the exp, l can come out 0: that output is no number
+            no_exp = variant(rescale_l=_no_exp, rescale_acc=_no_exp) if which != "scale" else m_old_b - st_b.m
+        if math.isfinite(no_exp):
+            wrong.append(
+                Misconception(
+                    "missing-exp",
+                    "You used m_old - m_new itself as the factor, without the exp",
+                    "The old terms are exp(s - m_old); referring them to m_new multiplies each by "
+                    "exp(m_old - m_new), the exponential of the max's change, not the change itself.",
+                    no_exp,
+                    f"Block {b}: rescale factor"
+                    if which == "scale"
+                    else (where_acc if which == "acc" else where_sum),
+                )
+            )
+    if which == "scale":
+        wrong.append(
+            Misconception(
+                "l-ratio-rescale",
+                "You rescaled by l_old / l_new, the running sums' ratio",
+                "The factor that refers old terms to the new max is exp(m_old - m_new); l_old / l_new is "
+                "the weight FlashAttention-1 gives an already normalised output, a different quantity.",
+                states[b - 2].lsum / states[b - 1].lsum,
+                f"Block {b}: rescale factor",
             )
         )
     if which == "output":

@@ -32,7 +32,14 @@ _DH = Arg(
 _PER_LAYER = "Latent + RoPE key per token per layer"
 _PER_LAYER_BYTES = "Bytes per token per layer"
 _PER_TOKEN = "Per token, all layers"
-_CACHE_WRONG = ("x2-on-latent", "forgot-rope", "used-n-heads", "forgot-layers", "forgot-bytes")
+_CACHE_WRONG = (
+    "x2-on-latent",
+    "forgot-rope",
+    "rope-key-per-head",
+    "used-n-heads",
+    "forgot-layers",
+    "forgot-bytes",
+)
 
 
 def _per_token(
@@ -64,6 +71,17 @@ def _per_token(
             _PER_LAYER,
         ),
     ]
+    if n_heads is not None and n_heads > 1:
+        wrong.append(
+            Misconception(
+                "rope-key-per-head",
+                "You cached one RoPE key per head",
+                "The decoupled RoPE key k^R is shared by all heads, one rope_dim vector per token and layer; "
+                "only the queries carry a RoPE part per head.",
+                (r + n_heads * rope) * nbytes * n_layers,
+                _PER_LAYER,
+            )
+        )
     if n_heads is not None and d_head is not None:
         wrong.append(
             Misconception(

@@ -173,7 +173,14 @@ def tp_heads_per_gpu(
             ("per_gpu", "all_gpus"),
         ),
     ),
-    misconceptions=("fractional-kv", "no-split", "used-query-heads", "divided-twice", "forgot-replication"),
+    misconceptions=(
+        "fractional-kv",
+        "no-split",
+        "summed-over-gpus",
+        "used-query-heads",
+        "divided-twice",
+        "forgot-replication",
+    ),
 )
 def tp_kv_cache_bytes(
     n_layers: int,
@@ -263,6 +270,14 @@ def tp_kv_cache_bytes(
             "Each GPU caches only the KV heads its query heads use.",
             full,
             _KV_LOCAL,
+        ),
+        Misconception(
+            "summed-over-gpus",
+            "You summed the cache over all the GPUs",
+            "The question asks what one GPU must hold; adding up the tp shards gives the group's total, "
+            "which no single GPU stores.",
+            per_gpu * tp,
+            cache_label,
         ),
         Misconception(
             "used-query-heads",

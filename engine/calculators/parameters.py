@@ -59,6 +59,8 @@ def count(
         "added-biases",
         "one-bias-missing",
         "counted-o-bias",
+        "kv-bias-full-width",
+        "biases-per-head",
         "head-dim-from-d-model",
         "kv-used-n-heads",
         "qkv-one-matrix",
@@ -178,6 +180,28 @@ def attention_parameters(
                 "You gave W_O a bias this model does not have",
                 "Here only the Q, K and V projections carry biases (as in Qwen2); o_proj has none.",
                 total + d * n_layers,
+                b_label,
+            )
+        )
+    if bias and g != h:
+        wrong.append(
+            Misconception(
+                "kv-bias-full-width",
+                "You made the K and V biases d_model wide",
+                "A bias is as long as its projection's output: under GQA or MQA b_K and b_V have n_kv d_k "
+                f"= {kv_dim} entries each, not d_model = {d}.",
+                (per_layer - 2 * kv_dim + 2 * q_dim) * n_layers,
+                b_label,
+            )
+        )
+    if any_bias:
+        wrong.append(
+            Misconception(
+                "biases-per-head",
+                "You counted the biases as 4 x d_k, one head's worth",
+                "Each bias covers its projection's whole output (all heads): b_Q is h d_k long, b_K and b_V "
+                "n_kv d_k, b_O d_model; 4 d_k is one head's slice of them.",
+                (per_layer - nb + (4 if has_o_bias else 3) * d_k) * n_layers,
                 b_label,
             )
         )

@@ -459,7 +459,7 @@ def rope_decode_angle(
         _D,
         _BASE,
     ),
-    misconceptions=("scale-inverted", "no-interpolation", "used-i-not-2i", "degrees-not-radians"),
+    misconceptions=("scale-inverted", "no-interpolation", "ntk-base", "used-i-not-2i", "degrees-not-radians"),
 )
 def rope_interpolated_angle(
     position: int,
@@ -506,6 +506,20 @@ def rope_interpolated_angle(
             "That is plain extrapolation, to angles never seen in training: what interpolation avoids.",
             position * theta,
             pos_label,
+        ),
+        *(
+            [
+                Misconception(
+                    "ntk-base",
+                    "You applied NTK-aware scaling (a larger base) instead of interpolating positions",
+                    "NTK scaling keeps m and raises the base to base x s^(d/(d-2)); linear interpolation "
+                    "keeps the base and divides the position by s. The two agree only for the slowest pair.",
+                    position * _theta(pair, d_head, base * scale ** (d_head / (d_head - 2))),
+                    pos_label,
+                )
+            ]
+            if d_head > 2
+            else []
         ),
         *[
             w

@@ -423,7 +423,14 @@ def decode_tokens_per_second(
             required=False,
         ),
     ),
-    misconceptions=("forgot-weights", "gb-as-gib", "rounded-up", "no-x2-kv", "used-n-heads"),
+    misconceptions=(
+        "forgot-weights",
+        "gb-as-gib",
+        "rounded-up",
+        "no-x2-kv",
+        "used-n-heads",
+        "one-byte-per-param",
+    ),
 )
 def sequences_that_fit(
     n_params: float,
@@ -520,6 +527,17 @@ def sequences_that_fit(
                 "Only the key/value heads are cached.",
                 int(free // (per_seq // n_kv_heads * n_heads)),
                 kv_label,
+            )
+        )
+    if bytes_per_param > 1:
+        wrong.append(
+            Misconception(
+                "one-byte-per-param",
+                "You counted one byte per parameter",
+                f"Each weight takes {bytes_per_param} bytes here ({8 * bytes_per_param}-bit); 1 byte per "
+                "parameter is an 8-bit model.",
+                int((mem - n_params) // per_seq),
+                free_label,
             )
         )
     return Derivation(calc, value, "", steps, distinct(value, wrong))

@@ -56,10 +56,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "validate",
         help="check deck files; exit 0 when valid, 1 with one error per line",
         description="Check deck files against the schema and the engine, then the quality gates: "
-        "multiple choice cannot be won by picking the longest option; each computed template has at least "
-        "8 distinct answers over 200 seeds (or is marked fixed); over 500 seeds no wrong method is accepted "
-        "and the question's trap is always recognised; every derivation's arithmetic is true and ends on "
-        "the asked quantity. Each problem is one line, file:line:col: question 'id', field 'f': "
+        "multiple choice cannot be won by picking the longest option, and no wrong options alone justify "
+        "themselves nor the right one alone carry colons or brackets; each computed template has at least "
+        "8 distinct answers over 50 seeds (or is a cited anchor marked fixed that still draws something); "
+        "over 500 seeds no wrong method is accepted and the question's trap is always recognised; every "
+        "derivation's arithmetic is true and ends on the asked quantity; no prompt runs a model past its "
+        "context without saying it is hypothetical; Markdown renders with whole code fences. "
+        "Each problem is one line, file:line:col: question 'id', field 'f': "
         "message. Exit 0 when all are valid, 1 if not.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="deck files or folders (default: all decks)")

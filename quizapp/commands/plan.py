@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-from datetime import date, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from quizapp.errors import QuizappError
@@ -73,9 +73,7 @@ def _minutes(text: str) -> int:
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    from quizapp.commands.progress import open_store_for
-    from quizapp.config import for_run
-    from quizapp.content.catalog import load_catalog
+    from quizapp.commands.progress import workspace_for
     from quizapp.reports.plan_text import render_plan
     from quizapp.store import load_settings, save_setting
     from quizapp.store.settings import check_interview_date
@@ -88,10 +86,10 @@ def run_plan(args: argparse.Namespace) -> int:
                 "use `quizapp plan --clear`."
             )
         check_interview_date(args.date, now.date())
-    catalog = load_catalog(for_run(args).deck_dirs)
-    with open_store_for(args, now) as store:
+    with workspace_for(args, now) as ws:
+        store, catalog = ws.store, ws.catalog
         if args.clear:
-            save_setting(store, "interview_date", "")
+            save_setting(ws.store, "interview_date", "")
             print("The interview date is cleared: study goes on at your own pace.")
             return 0
         if args.date is not None:
@@ -101,9 +99,9 @@ def run_plan(args: argparse.Namespace) -> int:
         if args.low_priority or args.normal_priority:
             _set_priorities(store, catalog, args.low_priority, args.normal_priority)
         settings = load_settings(store)
-        if not settings.interview_date:
+        plan = ws.plan(now)
+        if plan is None:
             raise QuizappError("No interview date is set. Set one with `quizapp plan --date YYYY-MM-DD`.")
-        plan = plan_for(store, catalog, now=now)
     if args.json:
         doc = asdict(plan)
         doc["low_priority_decks"] = list(settings.low_priority_decks)
@@ -111,36 +109,6 @@ def run_plan(args: argparse.Namespace) -> int:
     else:
         print(render_plan(plan, titles={d: t for d, t, _ in catalog.deck_headers()}))
     return 0
-
-
-def plan_for(store: Store, catalog: Catalog, *, now: datetime) -> Any:
-    """The plan from the store and settings: interview date, daily budget, low-priority decks, and the
-    learner's recent answer times per question type."""
-    from quizapp.store import load_settings
-    from quizapp.store.memory import card_memories
-    from quizapp.store.reports import recent_answer_times
-    from quizapp.study.budget import answer_times
-    from quizapp.study.plan import PlanQuestion, make_plan
-    from quizapp.study.scheduler import scheduler_for
-
-    settings = load_settings(store)
-    questions = {
-        qid: PlanQuestion(catalog.questions[qid].type, catalog.questions[qid].difficulty)
-        for qid in catalog.questions
-    }
-    samples = ((questions[qid].kind, ms / 1000) for qid, ms in recent_answer_times(store) if qid in questions)
-    return make_plan(
-        catalog.deck_headers(),
-        card_memories(store),
-        interview=date.fromisoformat(settings.interview_date),
-        today=now.date(),
-        now=now,
-        scheduler=scheduler_for(store, fuzzing=False),
-        questions=questions,
-        times=answer_times(samples),
-        budget_minutes=settings.daily_minutes or None,
-        low_priority=settings.low_priority_decks,
-    )
 
 
 def _set_priorities(store: Store, catalog: Catalog, low: list[str], normal: list[str]) -> None:

@@ -98,7 +98,7 @@ def _file_for(name: str, mode: str) -> Iterator[str]:
 def _copy_stdin(path: Path) -> None:
     """Standard input into `path`, streamed, stopping at the progress file's size limit (issue 28: a
     2 GiB stream is refused after MAX_FILE_BYTES, not copied whole to the temporary folder first)."""
-    from quizapp.reports.progress_file import MAX_FILE_BYTES
+    from quizapp.progress.format import MAX_FILE_BYTES
 
     copied = 0
     with path.open("wb") as fh:
@@ -120,16 +120,19 @@ def _now() -> datetime:
 def open_store_for(args: argparse.Namespace, now: datetime) -> Any:
     """The store named by the global `--db`, with config.toml's setting defaults and the daily backup of the
     default database; anything opening repaired, or a backup that failed, is said on stderr."""
-    from quizapp.config import for_run
-    from quizapp.store import open_store
-    from quizapp.store.rolling_backup import automatic_backup
+    return workspace_for(args, now).store
 
-    db = getattr(args, "db", None)
-    backup = automatic_backup(db, _now, _warn)
-    store = open_store(db, now=now, defaults=for_run(args).setting_defaults(), backup=backup)
-    if store.notice:
-        print(f"quizapp: {store.notice}", file=sys.stderr)
-    return store
+
+def workspace_for(args: argparse.Namespace, now: datetime) -> Any:
+    """The workspace of this run (quizapp.workspace): the store named by `--db`, and the catalog of the
+    bundled decks and the user's (loaded on first use); anything opening repaired is said on stderr."""
+    from quizapp.config import for_run
+    from quizapp.workspace import open_workspace
+
+    ws = open_workspace(getattr(args, "db", None), clock=_now, user=for_run(args), report=_warn, now=now)
+    if ws.store.notice:
+        print(f"quizapp: {ws.store.notice}", file=sys.stderr)
+    return ws
 
 
 def _warn(message: str) -> None:
@@ -238,7 +241,7 @@ def run_export(args: argparse.Namespace) -> int:
     _check_replace(args.file, args.what, args.force)
     now = _now()
     if args.what == "progress":
-        from quizapp.reports.progress_file import export_progress
+        from quizapp.progress.writer import export_progress
 
         if args.deck:
             raise QuizappError("--deck applies to `export anki` only; a progress backup holds everything.")
@@ -265,14 +268,13 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from quizapp.reports.progress_file import import_document
-    from quizapp.reports.progress_reader import read_progress_file
+    from quizapp.progress.reader import check_progress_file, import_progress
 
     with _file_for(args.file, "r") as source:
-        checked = read_progress_file(source)  # a foreign file is refused before the database is opened
+        check_progress_file(source)  # a foreign file is refused before the database is opened
         now = _now()
         with open_store_for(args, now) as store:
-            counts = import_document(store, checked, now=now)  # the records stream from the file
+            counts = import_progress(store, source, now=now)  # checked as it loads into a fresh file
             where = store.path
     print(
         f"Imported into {where}: {counts.cards:,} cards, {counts.reviews:,} reviews, "

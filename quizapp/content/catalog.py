@@ -79,12 +79,28 @@ class _Decks(Mapping[str, "Deck"]):
     def __contains__(self, deck_id: object) -> bool:
         return deck_id in self._data
 
+    def header(self, deck_id: str) -> DeckHeader:
+        """The deck's own fields, read from its cache header: not one question model is built."""
+        d = self._data[deck_id]
+        return DeckHeader(d.id, d.title, d.topic, d.description, d.after)
+
     def headers(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
         """(id, title, question ids) of every deck, without building a single question model."""
         return tuple((d.id, d.title, d.ids) for d in self._data.values())
 
     def data(self) -> Iterable[DeckData]:
         return self._data.values()
+
+
+@dataclass(frozen=True)
+class DeckHeader:
+    """A deck's own fields without its questions: what an instance or a report shows of its deck."""
+
+    id: str
+    title: str
+    topic: str
+    description: str
+    after: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -144,16 +160,29 @@ class Catalog:
             raise QuizappError(f"no question with id {question_id!r}{hint}") from None
 
     def deck_of(self, question_id: str) -> Deck:
-        """The deck a question belongs to."""
+        """The deck a question belongs to, with every question model built (for the deck's header alone,
+        `deck_header` is cheap: a 10,000-question deck costs a second to build)."""
         self.question(question_id)
         return self.decks[self._deck_of[question_id]]
+
+    def deck_header(self, question_id: str) -> DeckHeader:
+        """The id, title and topic of a question's deck, without building its questions; an unknown id is
+        a QuizappError with the closest known ids."""
+        if question_id not in self._deck_of:
+            self.question(question_id)  # raises, naming the closest known ids
+        deck_id = self._deck_of[question_id]
+        decks = self.decks
+        if isinstance(decks, _Decks):
+            return decks.header(deck_id)
+        deck = decks[deck_id]
+        return DeckHeader(deck.id, deck.title, deck.topic, deck.description, tuple(deck.after))
 
     def instance(self, question_id: str, seed: int) -> Instance:
         """The question made concrete for `seed`; the same seed always gives the same instance."""
         from quizapp.content.instantiate import instantiate
 
         question = self.question(question_id)
-        deck = self.deck_of(question_id)
+        deck = self.deck_header(question_id)
         return instantiate(question, deck_id=deck.id, deck_title=deck.title, seed=seed)
 
 

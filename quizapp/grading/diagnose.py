@@ -23,7 +23,8 @@ _DECIMAL = ("KB", "MB", "GB", "TB")
 _HEAD_NAMES = frozenset({"h", "n_heads", "heads", "num_heads", "n_head", "n_q_heads"})
 _ATOM = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d[\d,]*(?:\.\d+)?")
 CLOSE = 0.01
-"""A wrong answer within 1% is called a rounding slip rather than a mistake."""
+"""A wrong answer within 1% is called a rounding slip rather than a mistake, except on an exact-integer
+answer, where only the answer rounded to some number of significant figures is (`_is_close`)."""
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,7 @@ def _factor_slip(inst: Instance, match: _Matcher, expected: float) -> Diagnosis 
         return Diagnosis("slip-factor-10", "off by a factor of 10: a misplaced decimal point or zero")
     if match.near(-expected):
         return Diagnosis("slip-sign", "the right size with the wrong sign")
-    if abs(match.got - expected) <= CLOSE * abs(expected):
+    if _is_close(inst, match, expected):
         off = abs(match.got - expected) / abs(expected) * 100
         return Diagnosis(
             "slip-rounding",
@@ -220,6 +221,26 @@ def _factor_slip(inst: Instance, match: _Matcher, expected: float) -> Diagnosis 
             "round later, or answer in the unit asked for",
         )
     return None
+
+
+def rounded_forms(value: float) -> tuple[float, ...]:
+    """`value` rounded to 1, 2, ... 15 significant figures: the only near misses an exact answer forgives."""
+    return tuple(dict.fromkeys(float(f"{value:.{k}g}") for k in range(1, 16)))
+
+
+def _is_close(inst: Instance, match: _Matcher, expected: float) -> bool:
+    """Whether a wrong answer is a rounding slip. On an exact-integer answer only the answer itself
+    rounded to some number of significant figures is (in the unit asked for, or in base units): 51.38 for
+    51.380224 is a slip, 51.2 is a different method. Other answers keep the 1% rule."""
+    if abs(match.got - expected) > CLOSE * abs(expected):
+        return False
+    if not float(expected).is_integer():
+        return True
+    for factor in dict.fromkeys((match.factor, 1.0)):
+        shown, typed = expected / factor, match.got / factor
+        if any(abs(typed - r) <= 1e-9 * max(abs(r), 1e-300) for r in rounded_forms(shown)):
+            return True
+    return False
 
 
 def diagnose_shape(inst: Instance, got: tuple[int, ...]) -> Diagnosis | None:

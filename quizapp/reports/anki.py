@@ -3,7 +3,7 @@
 Flashcards, choice and explain questions become cards as written; each numeric, tensor or shape template
 becomes one card for its fixed instance (seed 0), with the engine's worked derivation on the back. Ids are
 derived from the question ids, so exporting again updates the same notes in Anki instead of duplicating
-them. Progress backups (JSON) live in quizapp.reports.progress_file and are re-exported here.
+them. Progress backups (JSON) are a room of their own: quizapp.progress.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any, Protocol
 from engine.derivation import format_quantity
 from quizapp import paths
 from quizapp.errors import QuizappError
-from quizapp.reports.progress_file import ProgressCounts, export_progress, import_progress
 
 ANKI_SEED = 0
 """Numeric templates are exported at this one seed: a card in Anki cannot change its numbers."""
@@ -32,6 +31,8 @@ _CSS = (
     "pre { font-size: 14px; background: #f4f4f4; padding: 6px; white-space: pre-wrap; }\n"
     ".explanation { color: #555; font-size: 15px; }\n"
     ".derivation td { padding: 2px 8px; vertical-align: top; font-size: 15px; }\n"
+    ".heatmap { border-collapse: collapse; font-size: 12px; margin: 6px 0; }\n"
+    ".heatmap td, .heatmap th { padding: 2px 4px; text-align: center; }\n"
 )
 
 
@@ -110,9 +111,7 @@ def formula_mathjax(formula: str) -> str:
         elif "_" in tok and tok[0].isalpha():
             base, sub = tok.split("_", 1)
             whole = len(base) >= 3 and base != "sum"  # bytes_per_element is a name, not bytes sub per...
-            out.append(
-                "\\text{" + tok.replace("_", "\\_") + "}" if whole else f"{_word(base)}_{{{_sub(sub)}}}"
-            )
+            out.append(_name(tok) if whole else f"{_word(base)}_{{{_sub(sub)}}}")
         elif tok.isalpha():
             out.append(_word(tok))
         elif tok == "^" and i + 1 < len(tokens):
@@ -139,7 +138,13 @@ def _sub(text: str) -> str:
     """A subscript: short ones (k, 1j, j') in math italic, long names (model, kv_heads) as text."""
     if re.fullmatch(r"[A-Za-z0-9']{1,3}", text):
         return text
-    return "\\text{" + text.replace("_", "\\_") + "}"
+    return _name(text)
+
+
+def _name(text: str) -> str:
+    """A multi-letter name in upright math: `\\mathrm{kv\\_heads}`. MathJax's `\\text{}` shows a literal
+    backslash for `\\_`; in math mode `\\_` is an underscore."""
+    return "\\mathrm{" + text.replace("_", "\\_") + "}"
 
 
 def _is_prose(token: str) -> bool:
@@ -160,11 +165,43 @@ def _derivation_html(derivation: Any) -> str:
     return f"<table class='derivation'>{rows}</table><p>Result: <b>{result}</b></p>"
 
 
+def heatmap_html(heatmap: Any) -> str:
+    """Attention weights as coloured HTML tables, one per head: each cell's blue deepens with its weight,
+    masked keys are grey, and the asked cell is outlined. Anki shows it without scripts or images."""
+    blocks = []
+    asked = heatmap.asked
+    for h in range(heatmap.weights.shape[0]):  # (H, T, S)
+        title = heatmap.head_labels[h] if h < len(heatmap.head_labels) else ""
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in heatmap.col_labels)
+        rows = []
+        for r, label in enumerate(heatmap.row_labels):
+            cells = []
+            for c, w in enumerate(heatmap.weights[h, r]):  # (S,)
+                masked = heatmap.allowed is not None and not bool(heatmap.allowed[h, r, c])
+                ring = asked is not None and asked[0] == r and asked[1] in (None, c)
+                style = "background:#ddd;color:#888" if masked else _cell_colour(float(w))
+                if ring:
+                    style += ";outline:2px solid #d62728"
+                text = "&ndash;" if masked else f"{float(w):.2f}"
+                cells.append(f"<td style='{style}'>{text}</td>")
+            rows.append(f"<tr><th>{html.escape(label)}</th>{''.join(cells)}</tr>")
+        caption = f"<caption>{html.escape(title)}</caption>" if title else ""
+        blocks.append(f"<table class='heatmap'>{caption}<tr><th></th>{head}</tr>{''.join(rows)}</table>")
+    return "".join(blocks)
+
+
+def _cell_colour(weight: float) -> str:
+    """A white-to-blue background for a weight in [0, 1], with text that stays readable."""
+    w = min(1.0, max(0.0, weight))
+    r, g, b = (round(255 - (255 - t) * w) for t in (31, 119, 180))
+    return f"background:rgb({r},{g},{b});color:{'#fff' if w > 0.55 else '#000'}"
+
+
 def card_sides(inst: Any) -> tuple[str, str]:
     """(front, back) HTML for one Instance, by kind."""
     front = markdown_html(inst.prompt)
     if inst.prompt_heatmap and inst.heatmap is not None:
-        front += f"<pre>{html.escape(inst.heatmap.to_text())}</pre>"
+        front += heatmap_html(inst.heatmap)
     kind = inst.kind
     if kind == "choice":
         options = "".join(f"<li><b>{o.key})</b> {markdown_html(o.text)}</li>" for o in inst.options)
@@ -196,6 +233,8 @@ def card_sides(inst: Any) -> tuple[str, str]:
         back = f"<b>{html.escape(inst.expected_text())}</b>"
         if inst.derivation is not None:
             back += _derivation_html(inst.derivation)
+    if inst.heatmap is not None and not inst.prompt_heatmap:
+        back += heatmap_html(inst.heatmap)
     return front, back
 
 
@@ -210,6 +249,8 @@ def export_anki(
     import genanki
 
     wanted = None if deck_ids is None else set(deck_ids)
+    previous = _previous_notes(Path(file))
+    _Note = _note_class(genanki)
     model = genanki.Model(
         _MODEL_ID,
         "quizapp question",
@@ -239,15 +280,16 @@ def export_anki(
             deck = genanki.Deck(_stable_id(f"quizapp-deck:{inst.deck_id}"), f"quizapp::{inst.deck_title}")
             decks[inst.deck_id] = deck
         front, back = card_sides(inst)
-        tags = [_tag(t) for t in (inst.deck_id, *inst.tags)]
-        deck.add_note(
-            genanki.Note(
-                model=model,
-                fields=[front, back, markdown_html(inst.explanation), html.escape(question_id)],
-                tags=tags,
-                guid=genanki.guid_for("quizapp", question_id),
-            )
+        tags = [f"quizapp::deck::{_tag(inst.deck_id)}", *(f"quizapp::{_tag(t)}" for t in inst.tags)]
+        note = _Note(
+            model=model,
+            fields=[front, back, markdown_html(inst.explanation), html.escape(question_id)],
+            tags=tags,
+            guid=genanki.guid_for("quizapp", question_id),
         )
+        old = previous.get(note.guid)
+        note.mod = old[0] if old is not None and old[1:] == _content(note) else int(now.timestamp())
+        deck.add_note(note)
         notes += 1
     if not decks:
         if wanted is not None:
@@ -271,6 +313,32 @@ def export_anki(
     return AnkiExport(path=target, notes=notes, decks=len(decks), skipped=tuple(skipped))
 
 
+def _note_class(genanki: Any) -> Any:
+    """A genanki Note whose modification time is its own (`mod`), not the package's: a note whose
+    content did not change keeps the time of the export that last changed it, so Anki's importer
+    updates only the notes that changed."""
+
+    class _StableNote(genanki.Note):  # type: ignore[misc]
+        mod = 0
+
+        def write_to_db(self, cursor: Any, timestamp: float, deck_id: int, id_gen: Any) -> None:
+            super().write_to_db(cursor, self.mod or timestamp, deck_id, id_gen)
+
+    return _StableNote
+
+
+def _content(note: Any) -> tuple[str, str]:
+    """What Anki stores of a note's content: the fields and the tags, as genanki writes them."""
+    return note._format_fields(), note._format_tags()
+
+
+def _previous_notes(path: Path) -> dict[str, tuple[int, str, str]]:
+    """guid -> (mod, fields, tags) of an earlier export at `path` (read by the store: SQL lives there)."""
+    from quizapp.store.anki_notes import previous_anki_notes
+
+    return previous_anki_notes(path)
+
+
 def _tag(text: str) -> str:
     """Anki tags cannot hold spaces."""
     return re.sub(r"\s+", "_", text.strip()) or "untagged"
@@ -280,11 +348,9 @@ __all__ = [
     "ANKI_SEED",
     "AnkiExport",
     "InstanceSource",
-    "ProgressCounts",
     "card_sides",
     "export_anki",
-    "export_progress",
     "formula_mathjax",
-    "import_progress",
+    "heatmap_html",
     "markdown_html",
 ]

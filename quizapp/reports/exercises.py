@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from quizapp.store.database import Store
-from quizapp.store.reports import answer_records
+from quizapp.store.stats_queries import answer_records
 from quizapp.store.times import from_us
 
 if TYPE_CHECKING:

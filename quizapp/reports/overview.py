@@ -5,14 +5,18 @@ Built from the store's cards and the stats module, so the TUI only lays the figu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from quizapp.store.database import Store
-from quizapp.store.reports import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
+from quizapp.store.stats_queries import DeckCounts, deck_counts, has_reviews, reviews_on, streak_days
 from quizapp.store.times import day_start
 from quizapp.study.counts import DueCounts, due_counts
+
+if TYPE_CHECKING:
+    from quizapp.study.plan import PlanQuestion
 
 STREAK_WINDOW_DAYS = 400
 """How far back the home screen looks for the current streak (longer than any calendar year)."""
@@ -75,7 +79,13 @@ class Overview:
         return self.due + min(self.new, self.new_left_today)
 
 
-def build_overview(store: Store, decks: Sequence[DeckInfo], *, now: datetime) -> Overview:
+def build_overview(
+    store: Store,
+    decks: Sequence[DeckInfo],
+    *,
+    now: datetime,
+    questions: Mapping[str, PlanQuestion] | None = None,
+) -> Overview:
     """Counts new, due and mastered questions per deck as of `now`: one GROUP BY over a covering index,
     then today's reviews and the streak, walked back day by day only as far as the streak goes."""
     counts = deck_counts(store, (deck.id for deck in decks), now=now)
@@ -93,7 +103,9 @@ def build_overview(store: Store, decks: Sequence[DeckInfo], *, now: datetime) ->
                 mastered=min(c.mastered, n),
             )
         )
-    waiting = due_counts(store, [(deck.id, deck.question_ids) for deck in decks], now=now)
+    waiting = due_counts(
+        store, [(deck.id, deck.question_ids) for deck in decks], now=now, questions=questions
+    )
     return Overview(
         decks=tuple(rows),
         questions=sum(r.questions for r in rows),

@@ -1,17 +1,18 @@
 """Provides the numbers behind the stats screen and `quizapp stats`, as frozen dataclasses.
 
-The figures come from quizapp.store.reports (one indexed query each); this module puts them together and
+The figures come from quizapp.store.stats_queries (one indexed query each); this module puts them together and
 adds what is arithmetic on them (the streak). The terminal rendering lives in quizapp.reports.text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from quizapp.store.database import Store
-from quizapp.store.reports import (
+from quizapp.store.stats_queries import (
     CALENDAR_DAYS,
     FORECAST_DAYS,
     MASTERY_STABILITY_DAYS,
@@ -30,6 +31,9 @@ from quizapp.store.reports import (
 from quizapp.store.times import day_start
 from quizapp.study.counts import DueCounts, due_counts
 from quizapp.study.readiness import DeckHeader, Readiness
+
+if TYPE_CHECKING:
+    from quizapp.study.plan import PlanQuestion
 
 
 @dataclass(frozen=True)
@@ -62,9 +66,16 @@ class Stats:
         return self.calendar[-1].reviews if self.calendar else 0
 
 
-def compute_stats(store: Store, *, now: datetime, decks: Sequence[DeckHeader] | None = None) -> Stats:
+def compute_stats(
+    store: Store,
+    *,
+    now: datetime,
+    decks: Sequence[DeckHeader] | None = None,
+    questions: Mapping[str, PlanQuestion] | None = None,
+) -> Stats:
     """All stats as of `now` (whose time zone defines the user's days); with `decks` (id, title, question
-    ids), each deck's readiness too."""
+    ids), each deck's readiness too, and with `questions` (Workspace.plan_questions) the new-card count a
+    daily budget's plan allows, as home and study count it."""
     today = day_start(now).date()
     calendar = reviews_per_day(store, now=now)
     total_reviews, total_seconds = review_totals(store)
@@ -81,20 +92,22 @@ def compute_stats(store: Store, *, now: datetime, decks: Sequence[DeckHeader] | 
         total_seconds=total_seconds,
         streak_days=streak(calendar),
         readiness=None if decks is None else readiness_for(store, decks, now=now),
-        counts=None if decks is None else due_counts(store, [(d, q) for d, _, q in decks], now=now),
+        counts=None
+        if decks is None
+        else due_counts(store, [(d, q) for d, _, q in decks], now=now, questions=questions),
     )
 
 
 def readiness_for(store: Store, decks: Sequence[DeckHeader], *, now: datetime) -> Readiness:
     """Readiness of `decks` from the store's cards, the interview date and FSRS weights in settings."""
-    from quizapp.store.memory import card_memories
+    from quizapp.store.fsrs_inputs import card_memories
     from quizapp.store.settings import load_settings
     from quizapp.study.readiness import forgetting_decay, readiness
 
     settings = load_settings(store)
     return readiness(
         decks,
-        card_memories(store),
+        card_memories(store, (qid for _, _, qids in decks for qid in qids)),
         today=day_start(now).date(),
         now=now,
         interview=date.fromisoformat(settings.interview_date) if settings.interview_date else None,

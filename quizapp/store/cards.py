@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from fsrs import Card, State
 
@@ -141,7 +141,26 @@ def _number(value: object, name: str) -> float | None:
     return None if value is None else float(value)
 
 
-def unsound(card: CardRecord) -> str | None:
+class CardState(Protocol):
+    """What unsound() reads of a card: a CardRecord, or a progress file's card entry as it is."""
+
+    @property
+    def state(self) -> int: ...
+    @property
+    def step(self) -> int | None: ...
+    @property
+    def stability(self) -> float | None: ...
+    @property
+    def difficulty(self) -> float | None: ...
+    @property
+    def last_review(self) -> datetime | None: ...
+    @property
+    def reps(self) -> int: ...
+    @property
+    def lapses(self) -> int: ...
+
+
+def unsound(card: CardState) -> str | None:
     """Why FSRS could not schedule this card (a number out of range, or a review card without its
     memory), or None. Import refuses such cards; reading one from the database starts it again."""
     for name, value, low, high in (
@@ -279,6 +298,44 @@ def iter_cards(conn: sqlite3.Connection) -> Iterator[CardRecord]:
         yield _record(row)
 
 
+_US_RANGE = (-62_135_596_800 * 10**6, 253_402_300_799 * 10**6 + 999_999)
+"""The microsecond times a datetime can hold (years 1 to 9999)."""
+
+
+def card_rows(store: Store) -> Iterator[tuple[Any, ...]]:
+    """Every card as a row (the columns of the cards table, in order), in question id order, exactly as
+    iter_cards reads it: a row FSRS could not use comes back as the card started again. Building a record
+    per card costs ten times the row, so only a row that fails a plain check of its values is built."""
+    for row in store.conn.execute(f"SELECT {_COLUMNS} FROM cards ORDER BY question_id"):
+        if _plainly_sound(row):
+            yield row
+        else:
+            yield _row(_record(row))
+
+
+def _plainly_sound(row: tuple[Any, ...]) -> bool:
+    """True when _record would read the row back unchanged: every value of its type and range."""
+    _, _, _, state, step, stab, diff, due, last, intro, reps, lapses, _, _ = row
+    if type(state) is not int or not 1 <= state <= 3:
+        return False
+    low, high = _US_RANGE
+    for us in (due, last, intro):
+        if us is not None and (type(us) is not int or not low <= us <= high):
+            return False
+    for count in (step, reps, lapses):
+        if count is not None and (type(count) is not int or not 0 <= count < 2**63):
+            return False
+    if reps is None or lapses is None:
+        return False
+    if stab is not None and (type(stab) is not float or not 1e-3 <= stab <= MAX_STABILITY_DAYS):
+        return False
+    if diff is not None and (type(diff) is not float or not 1.0 <= diff <= 10.0):
+        return False
+    if state != State.Learning and (stab is None or diff is None or last is None):
+        return False
+    return not (state != State.Review and step is None)
+
+
 def set_suspended(store: Store, question: QuestionRef, suspended: bool) -> CardRecord:
     """Suspends (or restores) a card: a suspended card leaves the study and cram queues."""
     with store.transaction() as conn:
@@ -309,9 +366,9 @@ def set_flagged(store: Store, question: QuestionRef, flagged: bool) -> CardRecor
     return card
 
 
-def due_rows(conn: sqlite3.Connection, until: datetime) -> Iterator[tuple[str, int]]:
+def due_rows(store: Store, until: datetime) -> Iterator[tuple[str, int]]:
     """(question id, due_us) of unsuspended cards due by `until`, most overdue first (uses cards_by_due)."""
-    cursor = conn.execute(
+    cursor = store.conn.execute(
         "SELECT question_id, due_us FROM cards WHERE due_us <= ? AND suspended = 0 ORDER BY due_us",
         (to_us(until),),
     )
@@ -334,18 +391,19 @@ def cards_among(
     return found
 
 
-def scheduled_ids(conn: sqlite3.Connection) -> set[str]:
-    """Ids of every card that is no longer new: scheduled by FSRS, or suspended. One covered scan of the
-    cards_by_due index; the queues and the overview take what is left of the catalog as new."""
-    rows = conn.execute("SELECT question_id FROM cards WHERE due_us IS NOT NULL OR suspended = 1")
+def not_new_ids(store: Store) -> set[str]:
+    """Ids of every card that is no longer new: scheduled by FSRS, or suspended (a suspended card is not
+    offered as new either). One covered scan of the cards_by_due index; the queues take what is left of
+    the catalog as new."""
+    rows = store.conn.execute("SELECT question_id FROM cards WHERE due_us IS NOT NULL OR suspended = 1")
     return {str(qid) for (qid,) in rows}
 
 
-def due_page(conn: sqlite3.Connection, after: tuple[int, str] | None, limit: int) -> list[tuple[str, int]]:
+def due_page(store: Store, after: tuple[int, str] | None, limit: int) -> list[tuple[str, int]]:
     """The next `limit` unsuspended scheduled cards, soonest due first, after (due_us, question id)
     `after`: keyset paging along cards_by_due, so a cram over 100k cards reads only what is asked."""
     due_us, qid = after if after is not None else (-(2**63), "")
-    rows: list[tuple[str, int]] = conn.execute(
+    rows: list[tuple[str, int]] = store.conn.execute(
         "SELECT question_id, due_us FROM cards WHERE suspended = 0 AND due_us IS NOT NULL"
         " AND (due_us > ? OR (due_us = ? AND question_id > ?)) ORDER BY due_us, question_id LIMIT ?",
         (due_us, due_us, qid, limit),
@@ -353,10 +411,12 @@ def due_page(conn: sqlite3.Connection, after: tuple[int, str] | None, limit: int
     return rows
 
 
-def schedule_counts(conn: sqlite3.Connection) -> tuple[int, int]:
+def schedule_counts(store: Store) -> tuple[int, int]:
     """(unsuspended scheduled cards, cards no longer new: scheduled or suspended), by covered counts."""
-    (scheduled,) = conn.execute(
+    (scheduled,) = store.conn.execute(
         "SELECT count(*) FROM cards WHERE due_us IS NOT NULL AND suspended = 0"
     ).fetchone()
-    (taken,) = conn.execute("SELECT count(*) FROM cards WHERE due_us IS NOT NULL OR suspended = 1").fetchone()
+    (taken,) = store.conn.execute(
+        "SELECT count(*) FROM cards WHERE due_us IS NOT NULL OR suspended = 1"
+    ).fetchone()
     return int(scheduled), int(taken)

@@ -53,6 +53,15 @@ class Store:
     """Nesting of transaction() on the thread holding the lock: only the outermost begins and commits."""
     _closed: bool = field(default=False, repr=False)
     """close() has run: a second close, or the finaliser, does nothing."""
+    _generation: int = field(default=0, repr=False)
+    """Counts the connections this store has had (a progress import swaps in a new file): see change_stamp."""
+
+    def change_stamp(self) -> tuple[int, int, int]:
+        """A value that changes whenever anything is written: by this store (rows changed on its
+        connection), by another process (SQLite's data_version), or by swapping the file. Figures derived
+        from the data (the interview plan) are cached under it; reading it costs one PRAGMA."""
+        (version,) = self.conn.execute("PRAGMA data_version").fetchone()
+        return self._generation, self.conn.total_changes, int(version)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -119,6 +128,45 @@ class Store:
             return full
         return QuizappError(f"The progress database {self.path} failed: {text}")
 
+    def replace_file(self, fresh: Path, *, keep: Path | None = None) -> None:
+        """Puts the complete database file `fresh` (same schema) in place of this store's file, and reads
+        it from now on; with `keep`, the replaced database stays at that path.
+
+        One rename, so the database is the old one or the new one, never half of each. While another
+        process has the database open (its WAL files are still there once this connection closes), a
+        rename would leave it writing to the old file, so the new pages are copied in through SQLite
+        instead, as one transaction that process sees.
+        """
+        with self._write_lock:
+            if self.backup is not None:
+                self.backup.before_write(self.conn)  # the day's copy before its first change, as any write
+            self.conn.close()
+            shared = any(self.path.with_name(self.path.name + s).exists() for s in ("-wal", "-shm"))
+            if shared or not self.path.is_file():
+                self.conn = _connect_and_migrate(self.path)
+                if keep is not None:
+                    copy = sqlite3.connect(keep)
+                    try:
+                        self.conn.backup(copy)
+                    finally:
+                        copy.close()
+                source = sqlite3.connect(fresh)
+                try:
+                    source.backup(self.conn)
+                finally:
+                    source.close()
+                fresh.unlink()
+            else:
+                if keep is not None:
+                    try:
+                        os.link(self.path, keep)  # the old file itself, under its new name: no copy
+                    except OSError:
+                        shutil.copyfile(self.path, keep)
+                os.replace(fresh, self.path)
+                _sync_folder(self.path.parent)
+                self.conn = _connect_and_migrate(self.path)
+            self._generation += 1
+
     def integrity_ok(self) -> bool:
         """Runs SQLite's full integrity check (slow on big files: for tests and a doctor command)."""
         rows = self.conn.execute("PRAGMA integrity_check").fetchall()
@@ -184,6 +232,20 @@ def open_store(
         notice = _move_aside(file, now, str(exc))
         conn = _connect_and_migrate(file)
     return Store(conn=conn, path=file, notice=notice, defaults=defaults, backup=backup)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Makes a rename in `folder` durable (where the system allows opening a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _inside_data_folder(file: Path) -> bool:

@@ -125,6 +125,11 @@ def iter_reviews(conn: sqlite3.Connection) -> Iterator[ReviewRecord]:
         yield _record(row)
 
 
+def review_rows(store: Store) -> Iterator[tuple[Any, ...]]:
+    """Every review as a row (the columns of the reviews table, in order), in id order, streamed."""
+    return store.conn.execute(f"SELECT {_COLUMNS} FROM reviews ORDER BY id")
+
+
 def review_count(store: Store) -> int:
     return int(store.conn.execute("SELECT count(*) FROM reviews").fetchone()[0])
 

@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 DEFAULT_SECONDS: Mapping[str, float] = {
     "numeric": 60.0,
@@ -115,57 +119,95 @@ def triage(
 
     With no budget, or when everything fits, nothing is left out. See the module docstring for the order.
     """
+    import numpy as np
+
     if budget_minutes is None or minutes_a_day(work, days) <= budget_minutes:
         return tuple(work), ()
+    kept, left = triage_columns(
+        WorkColumns(
+            question_ids=[w.question_id for w in work],
+            deck_ids=[w.deck_id for w in work],
+            difficulty=np.array([w.difficulty for w in work], dtype=np.int64),  # (k,)
+            new=np.array([w.new for w in work], dtype=np.bool_),  # (k,)
+            seconds=np.array([w.seconds for w in work], dtype=np.float64),  # (k,)
+            recall=np.array([w.recall for w in work], dtype=np.float64),  # (k,)
+        ),
+        days=days,
+        budget_minutes=budget_minutes,
+        low_priority=low_priority,
+        deck_recall=deck_recall,
+    )
+    return tuple(w for w, keep in zip(work, kept.tolist(), strict=True) if keep), left
+
+
+@dataclass(frozen=True)
+class WorkColumns:
+    """The plan's work as columns (one entry per question, as Work has them): the plan triages 10k
+    questions without building a Work per question."""
+
+    question_ids: Sequence[str]
+    deck_ids: Sequence[str]
+    difficulty: NDArray[np.int64]
+    new: NDArray[np.bool_]
+    seconds: NDArray[np.float64]
+    recall: NDArray[np.float64]
+
+
+def triage_columns(
+    work: WorkColumns,
+    *,
+    days: int,
+    budget_minutes: float,
+    low_priority: Collection[str] = (),
+    deck_recall: Mapping[str, float] | None = None,
+) -> tuple[NDArray[np.bool_], tuple[LeftOut, ...]]:
+    """triage over columns: ((k,) which questions are kept, what is left out and why, in the order it was
+    left out). The running total is subtracted in the same order as one by one, so the same work fits."""
+    import numpy as np
+
+    ids, decks, seconds = work.question_ids, work.deck_ids, work.seconds
+    kept = np.ones(len(ids), dtype=np.bool_)  # (k,)
     recall_of = deck_recall or {}
     budget = f"{budget_minutes:g} min a day"
     left: list[LeftOut] = []
-    dropped: set[str] = set()
-    total = sum(w.seconds for w in work)
+    seconds_list = seconds.tolist()
+    total = sum(seconds_list)
     limit = budget_minutes * 60 * max(days, 1)
-
-    def fits() -> bool:
-        return total <= limit + 1e-9
-
-    for deck in sorted({w.deck_id for w in work if w.deck_id in low_priority}):
-        share = [w for w in work if w.deck_id == deck]
-        total -= sum(w.seconds for w in share)
-        dropped.update(w.question_id for w in share)
+    deck_arr = np.array(decks, dtype=object)  # (k,)
+    for deck in sorted({d for d in set(decks) if d in low_priority}):
+        share = deck_arr == deck  # (k,)
+        total -= sum(sec for sec, inside in zip(seconds_list, share.tolist(), strict=True) if inside)
+        kept &= ~share
         left.append(
             LeftOut("deck", deck, deck, f"low priority: marked so, and not everything fits in {budget}")
         )
-        if fits():
-            break
-    stages: list[tuple[list[Work], Callable[[Work], str]]] = [
-        (
-            sorted(
-                (w for w in work if not w.new and w.difficulty <= 2 and w.recall >= KNOWN_RECALL),
-                key=lambda w: (w.difficulty, -w.recall, w.question_id),
-            ),
-            lambda w: (
-                f"already known: {w.recall:.0%} on the day without a review (difficulty {w.difficulty})"
-            ),
-        ),
-        (
-            sorted(
-                (w for w in work if w.new),
-                key=lambda w: (-w.difficulty, -recall_of.get(w.deck_id, 0.0), w.question_id),
-            ),
-            lambda w: f"new, difficulty {w.difficulty}: no time for it in {budget}",
-        ),
-        (
-            sorted((w for w in work if not w.new), key=lambda w: (-w.recall, w.question_id)),
-            lambda w: f"review: no time for it in {budget} ({w.recall:.0%} on the day without it)",
-        ),
-    ]
-    for candidates, why in stages:
-        for w in candidates:
-            if fits():
-                break
-            if w.question_id in dropped:
-                continue
-            total -= w.seconds
-            dropped.add(w.question_id)
-            left.append(LeftOut("question", w.question_id, w.deck_id, why(w)))
-    kept = tuple(w for w in work if w.question_id not in dropped)
+        if total <= limit + 1e-9:
+            return kept, tuple(left)
+    rank = np.empty(len(ids), dtype=np.int64)  # (k,) each question id's place in sorted order
+    rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
+    known = ~work.new & (work.difficulty <= 2) & (work.recall >= KNOWN_RECALL)  # (k,)
+    by_deck = np.array([recall_of.get(d, 0.0) for d in decks], dtype=np.float64)  # (k,)
+    stage1 = np.flatnonzero(known)
+    stage1 = stage1[np.lexsort((rank[stage1], -work.recall[stage1], work.difficulty[stage1]))]
+    stage2 = np.flatnonzero(work.new)
+    stage2 = stage2[np.lexsort((rank[stage2], -by_deck[stage2], -work.difficulty[stage2]))]
+    stage3 = np.flatnonzero(~work.new & ~known)  # the known reviews are in stage 1 already
+    stage3 = stage3[np.lexsort((rank[stage3], -work.recall[stage3]))]
+    order = np.concatenate([stage1, stage2, stage3])  # (m,) the order questions are left out in
+    order = order[kept[order]]  # a low-priority deck's questions are gone already
+    running = np.subtract.accumulate(np.concatenate([[total], seconds[order]]))  # (m + 1,)
+    fits = running <= limit + 1e-9  # (m + 1,)
+    dropped = order[: int(np.argmax(fits)) if fits.any() else len(order)]
+    kept[dropped] = False
+    known_list, new_list = known.tolist(), work.new.tolist()
+    recall_list, difficulty_list = work.recall.tolist(), work.difficulty.tolist()
+    for i in dropped.tolist():
+        recall, difficulty = recall_list[i], difficulty_list[i]
+        if new_list[i]:
+            why = f"new, difficulty {difficulty}: no time for it in {budget}"
+        elif known_list[i]:
+            why = f"already known: {recall:.0%} on the day without a review (difficulty {difficulty})"
+        else:
+            why = f"review: no time for it in {budget} ({recall:.0%} on the day without it)"
+        left.append(LeftOut("question", ids[i], decks[i], why))
     return kept, tuple(left)

@@ -6,18 +6,22 @@ and new cards count only as far as today's limit allows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from fsrs import State
 
 from quizapp.store.buried import buried_on
 from quizapp.store.cards import cards_among
 from quizapp.store.database import Store
-from quizapp.store.reports import state_counts
+from quizapp.store.stats_queries import state_counts
 from quizapp.store.times import day_start, to_us
-from quizapp.study.limits import new_left_today, planned_new_limit
+from quizapp.study.limits import new_cards_per_day, new_left_today
+
+if TYPE_CHECKING:
+    from quizapp.study.plan import PlanQuestion
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,12 @@ def due_counts(
     *,
     now: datetime,
     new_per_day: int | None = None,
+    questions: Mapping[str, PlanQuestion] | None = None,
 ) -> DueCounts:
     """The counts over `decks` (deck id, question ids) at `now` (its time zone is the learner's day).
 
-    `new_per_day` None: the setting, raised by an interview date to meet every question before it (the
-    study session computes the same limit; see limits.daily_new_limit).
+    `new_per_day` None: limits.new_cards_per_day, the limit the study session uses too (with `questions`,
+    id -> type and difficulty, a daily budget's plan decides it).
     """
     counts = state_counts(store, (deck for deck, _ in decks), now=now)
     learning = sum(c.learning for c in counts.values())
@@ -78,7 +83,7 @@ def due_counts(
                     learning -= 1
     unseen = max(0, unseen_all - buried_new)
     if new_per_day is None:
-        new_per_day = planned_new_limit(store, unseen=unseen_all, now=now)
+        new_per_day = new_cards_per_day(store, decks, unseen=unseen_all, now=now, questions=questions)
     allowed, _ = new_left_today(store, now=now, new_per_day=new_per_day)
     return DueCounts(
         new=min(unseen, allowed),

@@ -4,12 +4,17 @@ or the queues, so it stays a module of its own that imports neither."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from quizapp.store.database import Store
-from quizapp.store.reports import introduced_between
 from quizapp.store.settings import load_settings
+from quizapp.store.stats_queries import introduced_between
 from quizapp.store.times import day_start
+
+if TYPE_CHECKING:
+    from quizapp.study.plan import PlanQuestion
 
 
 def daily_new_limit(settings_limit: int, interview: str, *, unseen: int, today: date) -> int:
@@ -41,3 +46,26 @@ def planned_new_limit(store: Store, *, unseen: int, now: datetime) -> int:
     return daily_new_limit(
         settings.new_per_day, settings.interview_date, unseen=unseen + introduced, today=start.date()
     )
+
+
+def new_cards_per_day(
+    store: Store,
+    decks: Sequence[tuple[str, Sequence[str]]],
+    *,
+    unseen: int,
+    now: datetime,
+    questions: Mapping[str, PlanQuestion] | None = None,
+) -> int:
+    """Today's new-card limit over `decks` (deck id, question ids), the one number home, study and stats
+    use. With an interview date ahead and a daily budget (`daily_minutes`), it is the plan's new cards a
+    day: what fits the budget (the plan prices questions by `questions`, id -> type and difficulty, so
+    without them the budget cannot be priced and the rule below applies). Otherwise planned_new_limit:
+    the setting, raised by an interview date to meet every unseen question before it."""
+    settings = load_settings(store)
+    if questions is not None and settings.interview_date and settings.daily_minutes:
+        from quizapp.study.planning import interview_plan
+
+        plan = interview_plan(store, [(d, d, qids) for d, qids in decks], now=now, questions=questions)
+        if plan is not None and plan.days_left > 0:
+            return plan.new_per_day
+    return planned_new_limit(store, unseen=unseen, now=now)

@@ -103,7 +103,7 @@ def fit_and_save(store: Store) -> tuple[Optimized, bool]:
     and recomputes every card's memory state under them, in one transaction. (The fit, whether the new
     weights are now in use.) Raises QuizappError with too few reviews."""
     from quizapp.store import load_settings
-    from quizapp.store.memory import save_weights_and_memory, scheduled_reviews
+    from quizapp.store.fsrs_inputs import save_weights_and_memory, scheduled_reviews
     from quizapp.store.settings import check_setting
 
     history = scheduled_reviews(store)

@@ -26,9 +26,9 @@ from typing import cast
 
 from fsrs import Card, Rating, Scheduler
 
-from quizapp.store.memory import CardMemories
-from quizapp.study.budget import AnswerTime, LeftOut, Work, answer_times, minutes_a_day, seconds_for, triage
-from quizapp.study.readiness import forgetting_decay, recall_at
+from quizapp.store.fsrs_inputs import CardMemories
+from quizapp.study.budget import AnswerTime, LeftOut, WorkColumns, answer_times, seconds_for, triage_columns
+from quizapp.study.readiness import deck_index, forgetting_decay, per_deck_mean, recall_table
 
 FINAL_DAYS = 2
 """In the last this-many days before the interview, the plan focuses on its weakest decks."""
@@ -97,6 +97,10 @@ class PlanQuestion:
     difficulty: int = 1
 
 
+_UNKNOWN = PlanQuestion("")
+"""A question the caller gave no type for: priced at the fallback, difficulty 1."""
+
+
 def make_plan(
     decks: Sequence[tuple[str, str, Sequence[str]]],
     memories: CardMemories,
@@ -118,63 +122,65 @@ def make_plan(
     each day in minutes; with `budget_minutes`, what does not fit is left out (budget.triage) and the
     daily counts are those of what is kept.
     """
+    import numpy as np  # here: importing the plan's types must not load NumPy
+
     days_left = (interview - today).days
     at = now + timedelta(days=max(days_left, 0))
-    ids = [qid for _, _, qids in decks for qid in qids]
-    recall_of, seen, suspended = _recall_at(memories, ids, at, scheduler)
-    offered = [qid for qid in ids if qid not in suspended]
-    unseen = sum(1 for qid in offered if qid not in seen)
+    at_us = int(at.astimezone(UTC).timestamp() * 1_000_000)
+    ids, deck_of = deck_index(decks)
+    table = recall_table(memories, ids, at, forgetting_decay(scheduler.parameters))
+    offered = ~table.suspended  # (n,)
+    new = offered & ~table.seen  # (n,) unseen questions to introduce
+    due = table.seen & offered & (table.due_us < at_us)  # (n,) seen cards due before the interview
+    unseen = int(new.sum())
+    seen_per_deck = np.bincount(deck_of, weights=table.seen, minlength=len(decks)).tolist()  # (D,)
+    recall_per_deck = per_deck_mean(deck_of, table.recall, len(decks))
     outlooks = tuple(
-        DeckOutlook(
-            deck_id,
-            title,
-            len(qids),
-            sum(1 for q in qids if q in seen),
-            _mean(recall_of.get(q, 0.0) for q in qids),
+        DeckOutlook(deck_id, title, len(qids), int(n_seen), deck_recall)
+        for (deck_id, title, qids), n_seen, deck_recall in zip(
+            decks, seen_per_deck, recall_per_deck, strict=True
         )
-        for deck_id, title, qids in decks
     )
     intro_days = max(days_left, 1)
     new_per_day = math.ceil(unseen / intro_days) if unseen else 0
-    due = _due_ids(memories, seen, suspended, at)
     from_new = _reviews_of_new(unseen, new_per_day, days_left, scheduler, now)
-    deck_of = {qid: deck_id for deck_id, _, qids in decks for qid in qids}
-    known = dict(questions or {})
+    known = questions or {}
     price = answer_times(()) if times is None else times
     answers_per_new = 1 + (from_new / unseen if unseen else 0.0)
-    per_kind = {kind: seconds_for(price, kind) for kind in {q.kind for q in known.values()} | {""}}
-    asked = [qid for qid in offered if qid not in seen or qid in due]
-    cost = [
-        per_kind[known[qid].kind if qid in known else ""] * (answers_per_new if qid not in seen else 1.0)
-        for qid in asked
-    ]
-    needed = sum(cost) / max(days_left, 1) / 60 if days_left >= 0 else 0.0
+    asked = np.flatnonzero(new | due)  # (k,) positions of the questions answered before the day
+    asked_ids = [ids[i] for i in asked.tolist()]
+    asked_new = new[asked]  # (k,)
+    asked_questions = [known.get(qid, _UNKNOWN) for qid in asked_ids]
+    kinds = [q.kind for q in asked_questions]
+    per_kind = {kind: seconds_for(price, kind) for kind in set(kinds)}
+    seconds = np.array([per_kind[kind] for kind in kinds], dtype=np.float64)  # (k,)
+    cost = seconds * np.where(asked_new, answers_per_new, 1.0)  # (k,)
+    needed = float(cost.sum()) / max(days_left, 1) / 60 if days_left >= 0 else 0.0
     kept_minutes, left_out = needed, cast("tuple[LeftOut, ...]", ())
+    reviews_due = int(due.sum())
     if budget_minutes is not None and days_left >= 0 and needed > budget_minutes:
-        work = [
-            Work(
-                qid,
-                deck_of[qid],
-                known[qid].difficulty if qid in known else 1,
-                qid not in seen,
-                seconds,
-                recall_of.get(qid, 0.0),
-            )
-            for qid, seconds in zip(asked, cost, strict=True)
-        ]
-        kept, left_out = triage(
-            work,
+        deck_ids = [d for d, _, _ in decks]
+        columns = WorkColumns(
+            question_ids=asked_ids,
+            deck_ids=[deck_ids[d] for d in deck_of[asked].tolist()],
+            difficulty=np.array([q.difficulty for q in asked_questions], dtype=np.int64),  # (k,)
+            new=asked_new,
+            seconds=cost,
+            recall=table.recall[asked],  # (k,)
+        )
+        kept, left_out = triage_columns(
+            columns,
             days=days_left,
             budget_minutes=budget_minutes,
             low_priority=low_priority,
             deck_recall={o.deck_id: o.recall for o in outlooks},
         )
-        kept_minutes = minutes_a_day(kept, days_left)
-        unseen_kept = sum(1 for w in kept if w.new)
+        kept_minutes = sum(cost[kept].tolist()) / max(days_left, 1) / 60
+        unseen_kept = int((kept & asked_new).sum())
         new_per_day = math.ceil(unseen_kept / intro_days) if unseen_kept else 0
         from_new = _reviews_of_new(unseen_kept, new_per_day, days_left, scheduler, now)
-        due = {w.question_id for w in kept if not w.new}
-    reviews = len(due) + from_new
+        reviews_due = int((kept & ~asked_new).sum())
+    reviews = reviews_due + from_new
     focus: tuple[str, ...] = ()
     if 0 <= days_left <= FINAL_DAYS and outlooks:
         ranked = sorted((o for o in outlooks if o.questions), key=lambda o: (o.recall, o.deck_id))
@@ -187,7 +193,7 @@ def make_plan(
         unseen=unseen,
         new_per_day=new_per_day,
         reviews_per_day=math.ceil(reviews / max(days_left, 1)),
-        recall=_mean(recall_of.get(q, 0.0) for q in ids),
+        recall=float(table.recall.mean()) if ids else 0.0,
         decks=outlooks,
         focus=focus,
         minutes_per_day=kept_minutes,
@@ -196,23 +202,6 @@ def make_plan(
         left_out=left_out,
         answer_times=tuple(price.values()),
     )
-
-
-def _recall_at(
-    memories: CardMemories, wanted: Sequence[str], at: datetime, scheduler: Scheduler
-) -> tuple[dict[str, float], set[str], set[str]]:
-    """Retrievability at `at` of every seen card among `wanted` (see quizapp.study.readiness)."""
-    return recall_at(memories, wanted, at, forgetting_decay(scheduler.parameters))
-
-
-def _due_ids(memories: CardMemories, seen: set[str], suspended: set[str], at: datetime) -> set[str]:
-    """Seen cards that fall due before the interview: each is at least one review."""
-    at_us = int(at.astimezone(UTC).timestamp() * 1_000_000)
-    return {
-        qid
-        for qid, due in zip(memories.question_ids, memories.due_us, strict=True)
-        if qid in seen and qid not in suspended and due is not None and due < at_us
-    }
 
 
 def _reviews_of_new(unseen: int, per_day: int, days_left: int, scheduler: Scheduler, now: datetime) -> int:

@@ -17,8 +17,8 @@ from quizapp.store.cards import (
     QuestionRef,
     due_page,
     due_rows,
+    not_new_ids,
     schedule_counts,
-    scheduled_ids,
 )
 from quizapp.store.database import Store
 from quizapp.store.times import from_us
@@ -142,7 +142,7 @@ def _due(
     store: Store, questions: QuestionSet, now: datetime, limit: int | None
 ) -> list[tuple[QuestionRef, int]]:
     found: list[tuple[QuestionRef, int]] = []
-    for qid, due_us in due_rows(store.conn, now):
+    for qid, due_us in due_rows(store, now):
         ref = questions.by_id.get(qid)
         if ref is not None:
             found.append((ref, due_us))
@@ -153,7 +153,7 @@ def _due(
 
 def _new(store: Store, questions: QuestionSet, limit: int) -> list[QuestionRef]:
     """The first `limit` questions in new-card order that were never scheduled and are not suspended."""
-    taken = scheduled_ids(store.conn)  # one covered scan of ids: no card record is built
+    taken = not_new_ids(store)  # one covered scan of ids: no card record is built
     found: list[QuestionRef] = []
     for ref in questions.ordered:
         if ref.question_id not in taken:
@@ -238,7 +238,7 @@ class CramQueue:
 
     def __init__(self, store: Store, questions: QuestionSet, rng: random.Random) -> None:
         self.store, self.questions, self.rng = store, questions, rng
-        scheduled, taken = schedule_counts(store.conn)
+        scheduled, taken = schedule_counts(store)
         self._length = min(len(questions), scheduled) + max(0, len(questions) - taken)
 
     def __len__(self) -> int:
@@ -246,12 +246,12 @@ class CramQueue:
 
     def __iter__(self) -> Iterator[QueueItem]:
         by_id, after = self.questions.by_id, None
-        while page := due_page(self.store.conn, after, self.PAGE):
+        while page := due_page(self.store, after, self.PAGE):
             for qid, due_us in page:
                 if qid in by_id:
                     yield QueueItem(by_id[qid], fresh_seed(self.rng), "cram", from_us(due_us))
             after = (page[-1][1], page[-1][0])
-        taken = scheduled_ids(self.store.conn)
+        taken = not_new_ids(self.store)
         for ref in self.questions.ordered:
             if ref.question_id not in taken:
                 yield QueueItem(ref, fresh_seed(self.rng), "cram")

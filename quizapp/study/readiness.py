@@ -16,8 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
 
-from quizapp.store.memory import CardMemories
+from quizapp.store.fsrs_inputs import CardMemories
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 READINESS_DAYS = 7
 """With no interview date, readiness looks this many days ahead."""
@@ -71,30 +76,89 @@ def forgetting_decay(parameters: Sequence[float] = ()) -> float:
     return float(DEFAULT_PARAMETERS[20])
 
 
+@dataclass(frozen=True)
+class RecallTable:
+    """Every wanted question's memory on the day, as NumPy arrays in the order the questions were asked
+    for: the plan and readiness aggregate them per deck with np.bincount, never a Python object per card."""
+
+    seen: NDArray[np.bool_]
+    """(n,) the card has a memory state (stability and a last review)."""
+    suspended: NDArray[np.bool_]
+    """(n,) the card is suspended (seen or not)."""
+    recall: NDArray[np.float64]
+    """(n,) FSRS retrievability on the day; 0 for unseen questions."""
+    due_us: NDArray[np.int64]
+    """(n,) when FSRS next asks it, in UTC microseconds; NEVER_US for a new card."""
+
+
+NEVER_US = 2**62
+"""The due time of a card FSRS has not scheduled: after any instant the plan compares it with."""
+
+
+def recall_table(memories: CardMemories, wanted: Sequence[str], at: datetime, decay: float) -> RecallTable:
+    """The RecallTable of `wanted` at `at`: FSRS's forgetting curve evaluated on all cards at once,
+
+        R = (1 + FACTOR * t / S) ** -DECAY,   t = whole days since the last review (floored, at least 0),
+
+    which is fsrs's Scheduler.get_card_retrievability card by card (tests compare the two)."""
+    import numpy as np  # here: the home screen imports this package for its daily limit, not for NumPy
+
+    row_of = {qid: i for i, qid in enumerate(memories.question_ids)}
+    rows = np.array([row_of.get(qid, -1) for qid in wanted], dtype=np.int64)  # (n,) -1: no card
+    has_card = rows >= 0  # (n,)
+    take = np.where(has_card, rows, 0)  # (n,) a valid row everywhere; masked below
+    n_cards = len(memories.question_ids)
+    stability = np.array([np.nan if s is None else s for s in memories.stability], dtype=np.float64)  # (m,)
+    last = np.array([-1 if t is None else t for t in memories.last_review_us], dtype=np.int64)  # (m,)
+    has_last = np.array([t is not None for t in memories.last_review_us], dtype=np.bool_)  # (m,)
+    due = np.array([NEVER_US if t is None else t for t in memories.due_us], dtype=np.int64)  # (m,)
+    suspended = np.array(memories.suspended, dtype=np.bool_)  # (m,)
+    if n_cards == 0:
+        none = np.zeros(len(rows), dtype=np.bool_)  # (n,)
+        return RecallTable(none, none.copy(), np.zeros(len(rows)), np.full(len(rows), NEVER_US, np.int64))
+    seen = has_card & ~np.isnan(stability[take]) & has_last[take]  # (n,)
+    at_us = int(at.astimezone(UTC).timestamp() * 1_000_000)
+    elapsed = np.maximum(0, (at_us - last[take]) // US_PER_DAY)  # (n,) whole days, as fsrs counts them
+    factor = 0.9 ** (1 / -decay) - 1
+    s = np.where(seen, np.maximum(np.nan_to_num(stability[take], nan=1.0), 1e-9), 1.0)  # (n,)
+    recall = np.where(seen, (1 + factor * elapsed / s) ** -decay, 0.0)  # (n,)
+    return RecallTable(
+        seen=seen,
+        suspended=has_card & suspended[take],
+        recall=recall,
+        due_us=np.where(has_card, due[take], NEVER_US),
+    )
+
+
 def recall_at(
     memories: CardMemories, wanted: Iterable[str], at: datetime, decay: float
 ) -> tuple[dict[str, float], set[str], set[str]]:
-    """(retrievability at `at` of every seen card among `wanted`, the seen ids, the suspended ids), with
-    FSRS's curve evaluated on all cards at once."""
-    import numpy as np  # here: the home screen imports this package for its daily limit, not for NumPy
+    """(retrievability at `at` of every seen card among `wanted`, the seen ids, the suspended ids): the
+    RecallTable as dictionaries, for callers that look cards up one by one."""
+    ids = list(dict.fromkeys(wanted))
+    table = recall_table(memories, ids, at, decay)
+    seen_ids = [q for q, s in zip(ids, table.seen.tolist(), strict=True) if s]
+    recall = [r for r, s in zip(table.recall.tolist(), table.seen.tolist(), strict=True) if s]
+    suspended = {q for q, s in zip(ids, table.suspended.tolist(), strict=True) if s}
+    return dict(zip(seen_ids, recall, strict=True)), set(seen_ids), suspended
 
-    want = set(wanted)
-    keep = [
-        i
-        for i, qid in enumerate(memories.question_ids)
-        if qid in want and memories.stability[i] is not None and memories.last_review_us[i] is not None
-    ]
-    suspended = {q for q, s in zip(memories.question_ids, memories.suspended, strict=True) if s and q in want}
-    if not keep:
-        return {}, set(), suspended
-    stability = np.array([memories.stability[i] for i in keep], dtype=np.float64)  # (n,)
-    last = np.array([memories.last_review_us[i] for i in keep], dtype=np.int64)  # (n,)
-    at_us = int(at.astimezone(UTC).timestamp() * 1_000_000)
-    elapsed = np.maximum(0, (at_us - last) // US_PER_DAY)  # (n,) whole days, as fsrs counts them
-    factor = 0.9 ** (1 / -decay) - 1
-    recall = (1 + factor * elapsed / np.maximum(stability, 1e-9)) ** -decay  # (n,)
-    ids = [memories.question_ids[i] for i in keep]
-    return dict(zip(ids, recall.tolist(), strict=True)), set(ids), suspended
+
+def deck_index(decks: Sequence[DeckHeader]) -> tuple[list[str], NDArray[np.int64]]:
+    """(every question id of `decks` in order, (n,) the index of each one's deck) for np.bincount."""
+    import numpy as np
+
+    ids = [qid for _, _, qids in decks for qid in qids]
+    sizes = np.array([len(qids) for _, _, qids in decks], dtype=np.int64)  # (D,)
+    return ids, np.repeat(np.arange(len(decks), dtype=np.int64), sizes)  # (n,)
+
+
+def per_deck_mean(deck_of: NDArray[np.int64], values: NDArray[np.float64], n_decks: int) -> list[float]:
+    """The mean of `values` over each deck's questions (0 for an empty deck)."""
+    import numpy as np
+
+    sums = np.bincount(deck_of, weights=values, minlength=n_decks)  # (D,)
+    sizes = np.bincount(deck_of, minlength=n_decks)  # (D,)
+    return np.where(sizes > 0, sums / np.maximum(sizes, 1), 0.0).tolist()  # type: ignore[no-any-return]
 
 
 def readiness(
@@ -108,28 +172,26 @@ def readiness(
 ) -> Readiness:
     """Each deck's expected recall on the interview day (READINESS_DAYS ahead with no date or a date
     already past). `today` is the learner's local date at `now`."""
+    import numpy as np
+
     days = (interview - today).days if interview is not None else -1
     is_interview = interview is not None and days >= 0
     if not is_interview:
         days = READINESS_DAYS
     at = now + timedelta(days=days)
-    ids = [qid for _, _, qids in decks for qid in qids]
-    recall_of, seen, _ = recall_at(memories, ids, at, decay)
+    ids, deck_of = deck_index(decks)
+    table = recall_table(memories, ids, at, decay)
+    seen = np.bincount(deck_of, weights=table.seen, minlength=len(decks)).astype(np.int64)  # (D,)
+    recall = per_deck_mean(deck_of, table.recall, len(decks))
     rows = tuple(
-        DeckReadiness(
-            deck_id,
-            title,
-            len(qids),
-            sum(1 for q in qids if q in seen),
-            mean(recall_of.get(q, 0.0) for q in qids),
-        )
-        for deck_id, title, qids in decks
+        DeckReadiness(deck_id, title, len(qids), int(n_seen), deck_recall)
+        for (deck_id, title, qids), n_seen, deck_recall in zip(decks, seen.tolist(), recall, strict=True)
     )
     return Readiness(
         on=today + timedelta(days=days),
         interview=is_interview,
         decks=rows,
-        recall=mean(recall_of.get(q, 0.0) for q in ids),
+        recall=float(table.recall.mean()) if ids else 0.0,
     )
 
 

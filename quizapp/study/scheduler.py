@@ -18,6 +18,7 @@ from quizapp.store.cards import (
     QuestionRef,
     card_unchanged,
     ensure_card,
+    get_card,
     read_card,
     restore_card,
     write_card,
@@ -317,7 +318,7 @@ def preview_for(
     """preview_intervals for a question's stored card (or a new card if it has none), against the
     interview date in settings."""
     deadline = interview_deadline(load_settings(store).interview_date, now)
-    return preview_intervals(read_card(store.conn, question_id), scheduler, now=now, deadline=deadline)
+    return preview_intervals(get_card(store, question_id), scheduler, now=now, deadline=deadline)
 
 
 def preview_before(outcome: ReviewOutcome, scheduler: Scheduler) -> tuple[IntervalPreview, ...]:

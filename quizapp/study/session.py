@@ -12,8 +12,8 @@ user ticks. Everything handed back is a frozen dataclass.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from fsrs import Scheduler
 
     from quizapp.content.instance import Instance
+    from quizapp.study.plan import PlanQuestion
 
 SessionMode = Literal["study", "drill", "cram"]
 Clock = Callable[[], datetime]
@@ -97,27 +98,12 @@ class StudySession:
         self.rng = rng
         self.scheduler = scheduler
         self.title = title or {"study": "Study", "drill": "Drill", "cram": "Cram"}[mode]
-        self._items = items
-        self._total = total
-        self._taken = 0
-        self._current: Card | None = None
-        self._item: QueueItem | None = None
-        self._answered = False
-        self._hints = 0
-        self._pending: ExplainPending | None = None
-        self._ticked: set[int] = set()
-        self._done = 0
-        self._correct = 0
-        self._attempts: dict[str, int] = {}
-        self._broken: set[str] = set()
+        self._draw = _Draw(items=items, total=total)
+        self._turn = _Turn()
+        self._tally = _Tally()
         self._saved: list[_Saved | _SetAside] = []
         """Every answer saved and card set aside in this session, newest last: what Ctrl+Z takes back."""
-        self._pushback: list[QueueItem] = []
-        """Items to ask again before the queue's next (an undone answer's question)."""
-        self.focus_decks: tuple[str, ...] = ()
-        """In the interview's last days, the weakest decks, which come first (see _focus_on_weak_decks)."""
-        self._focus_until: datetime | None = None
-        """With focus decks: how far ahead their cards may be drawn once nothing else is due."""
+        self._focus = _Focus()
         self._decks = sorted({ref.deck_id for ref in questions.ordered})
         """The decks this session draws from, for the progress bar's counts."""
         self.new_per_day: int | None = None
@@ -128,6 +114,11 @@ class StudySession:
         self.finished = False
 
     # -- construction -----------------------------------------------------------------------------------
+
+    @property
+    def focus_decks(self) -> tuple[str, ...]:
+        """In the interview's last days, the weakest decks, which come first (see _focus_on_weak_decks)."""
+        return self._focus.decks
 
     @classmethod
     def start(
@@ -143,9 +134,12 @@ class StudySession:
         question_ids: Iterable[str] | None = None,
         fuzzing: bool = True,
         title: str = "",
+        plan_questions: Mapping[str, PlanQuestion] | None = None,
     ) -> StudySession:
         """A session over the whole catalog (study, cram) or one deck / set of questions (drill, cram),
-        already advanced to its first card (check `finished` for an empty queue)."""
+        already advanced to its first card (check `finished` for an empty queue). `plan_questions` (id ->
+        type and difficulty, Workspace.plan_questions) lets a daily budget's plan set the new-card limit,
+        as home and stats count it."""
         pool = questions
         if deck_id is not None or question_ids is not None:
             pool = questions.select(deck_id=deck_id, question_ids=question_ids)
@@ -172,7 +166,7 @@ class StudySession:
             title=title,
         )
         if mode == "study":
-            session.new_per_day = _planned_new_per_day(store, questions, clock())
+            session.new_per_day = _planned_new_per_day(store, questions, clock(), plan_questions)
             session._focus_on_weak_decks()
         session.advance()
         return session
@@ -181,26 +175,26 @@ class StudySession:
 
     @property
     def current(self) -> Card | None:
-        return self._current
+        return self._turn.card
 
     @property
     def answered(self) -> bool:
         """The current card's answer is saved; the next call is advance()."""
-        return self._answered
+        return self._turn.answered
 
     @property
     def hints_used(self) -> int:
-        return self._hints
+        return self._turn.hints
 
     @property
     def done(self) -> int:
         """Answers saved in this session."""
-        return self._done
+        return self._tally.done
 
     @property
     def correct(self) -> int:
         """Of those, how many were right."""
-        return self._correct
+        return self._tally.correct
 
     @property
     def empty_message(self) -> str:
@@ -214,11 +208,11 @@ class StudySession:
         if self.mode == "drill":
             left = None
         elif self.mode == "cram":
-            waiting = 0 if self._answered or self._current is None else 1
-            left = max(0, (self._total or 0) - self._taken) + waiting
+            waiting = 0 if self._turn.answered or self._turn.card is None else 1
+            left = max(0, (self._draw.total or 0) - self._draw.taken) + waiting
         else:  # the same count as home and stats (study.counts): bury, suspend, undo and limits included
             left = self.counts().total
-        return Progress(done=self._done, correct=self._correct, left=left)
+        return Progress(done=self._tally.done, correct=self._tally.correct, left=left)
 
     def counts(self) -> DueCounts:
         """New, Learning and Review cards waiting now over this session's questions (study mode)."""
@@ -237,8 +231,8 @@ class StudySession:
         reported in `problems`, never shown half-made.
         """
         self.close()
-        self._current, self._item = None, None
-        self._answered, self._hints, self._ticked = False, 0, set()
+        self._turn.card, self._turn.item = None, None
+        self._turn.answered, self._turn.hints, self._turn.ticked = False, 0, set()
         while True:
             item = self._next_item()
             if item is None:
@@ -248,7 +242,7 @@ class StudySession:
             try:
                 inst = drawable_instance(self.source, qid, item.seed)
             except Exception as exc:  # a broken template must not end the session
-                self._broken.add(qid)
+                self._draw.broken.add(qid)
                 self.problems.append(f"{qid}: {exc}")
                 continue
             if inst.seed != item.seed:
@@ -256,17 +250,17 @@ class StudySession:
                     f"{qid}: the numbers of seed {item.seed} could not be built, so it is asked with seed "
                     f"{inst.seed}. `quizapp validate` names the template for its author."
                 )
-            self._taken += 1
-            attempt = self._attempts.get(qid, 0) + 1
-            self._item = item
-            self._current = Card(
-                number=self._done + 1,
+            self._draw.taken += 1
+            attempt = self._tally.attempts.get(qid, 0) + 1
+            self._turn.item = item
+            self._turn.card = Card(
+                number=self._tally.done + 1,
                 instance=inst,
                 reason=item.reason,
                 attempt=attempt,
                 shown_at=self.clock(),
             )
-            return self._current
+            return self._turn.card
 
     def _focus_on_weak_decks(self) -> None:
         """In the last days before the interview, the weakest decks (lowest expected recall on the day)
@@ -274,9 +268,9 @@ class StudySession:
         due before the interview are reviewed early. Reviews stay ordinary FSRS reviews."""
         from datetime import date
 
-        from quizapp.store.memory import card_memories
         from quizapp.store.settings import load_settings
-        from quizapp.study.plan import FINAL_DAYS, make_plan
+        from quizapp.study.plan import FINAL_DAYS
+        from quizapp.study.planning import interview_plan
 
         day = load_settings(self.store).interview_date
         now = self.clock()
@@ -284,36 +278,31 @@ class StudySession:
         if not day or not 0 <= (date.fromisoformat(day) - today).days <= FINAL_DAYS:
             return
         refs = self.questions.ordered
-        decks = {r.deck_id: [q.question_id for q in refs if q.deck_id == r.deck_id] for r in refs}
-        plan = make_plan(
-            [(d, d, qids) for d, qids in decks.items()],
-            card_memories(self.store),
-            interview=date.fromisoformat(day),
-            today=today,
-            now=now,
-            scheduler=self.scheduler,
-        )
-        if not plan.focus:
+        decks: dict[str, list[str]] = {}
+        for r in refs:  # one pass: grouping by scanning every ref per ref was quadratic
+            decks.setdefault(r.deck_id, []).append(r.question_id)
+        plan = interview_plan(self.store, [(d, d, qids) for d, qids in decks.items()], now=now)
+        if plan is None or not plan.focus:
             return
         weak = set(plan.focus)
-        self.focus_decks = plan.focus
+        self._focus.decks = plan.focus
         self.questions = QuestionSet(
             by_id=self.questions.by_id,
             ordered=tuple(r for r in refs if r.deck_id in weak)
             + tuple(r for r in refs if r.deck_id not in weak),
         )
-        self._focus_until = now + timedelta(days=max(plan.days_left, 0) + 1)
+        self._focus.until = now + timedelta(days=max(plan.days_left, 0) + 1)
 
     def _next_item(self) -> QueueItem | None:
-        if self._pushback:
-            return self._pushback.pop()
-        if self._items is not None:
-            for item in self._items:
-                if item.question.question_id not in self._broken:
+        if self._draw.pushback:
+            return self._draw.pushback.pop()
+        if self._draw.items is not None:
+            for item in self._draw.items:
+                if item.question.question_id not in self._draw.broken:
                     return item
             return None
         pool, now = self._pool(), self.clock()
-        if self._focus_until is not None:  # the last days: due cards, then weak decks' reviews, then new
+        if self._focus.until is not None:  # the last days: due cards, then weak decks' reviews, then new
             found = next_card(self.store, pool, now=now, rng=self.rng, new_per_day=0)
             return found or self._weak_ahead(pool, now) or self._next_new_or_due(pool, now)
         return self._next_new_or_due(pool, now)
@@ -324,12 +313,12 @@ class StudySession:
     def _weak_ahead(self, pool: QuestionSet, now: datetime) -> QueueItem | None:
         """A card of a weak deck due before the interview, reviewed early; each at most once a session
         (answered, the interview date brings it back before the day, so it would be due again at once)."""
-        assert self._focus_until is not None
-        asked = {qid for qid, n in self._attempts.items() if n}
+        assert self._focus.until is not None
+        asked = {qid for qid, n in self._tally.attempts.items() if n}
         weak = [
             r.question_id
             for r in pool.ordered
-            if r.deck_id in self.focus_decks and r.question_id not in asked
+            if r.deck_id in self._focus.decks and r.question_id not in asked
         ]
         if not weak:
             return None
@@ -339,11 +328,11 @@ class StudySession:
             now=now,
             rng=self.rng,
             new_per_day=0,
-            learn_ahead=self._focus_until - now,
+            learn_ahead=self._focus.until - now,
         )
 
     def _pool(self) -> QuestionSet:
-        skip = self._broken | buried_on(self.store, day_start(self.clock()).date())
+        skip = self._draw.broken | buried_on(self.store, day_start(self.clock()).date())
         if not skip:
             return self.questions
         keep = [qid for qid in self.questions.by_id if qid not in skip]
@@ -356,22 +345,27 @@ class StudySession:
         if derivation is None or not derivation.steps:
             return None
         ladder = hint_ladder(derivation.steps, derivation.misconceptions)
-        if self._hints >= len(ladder):
+        if self._turn.hints >= len(ladder):
             return None
-        self._hints += 1
-        return Hint(self._hints, len(ladder), ladder[self._hints - 1], RATING_NAMES[HINT_CAPS[self._hints]])
+        self._turn.hints += 1
+        return Hint(
+            self._turn.hints,
+            len(ladder),
+            ladder[self._turn.hints - 1],
+            RATING_NAMES[HINT_CAPS[self._turn.hints]],
+        )
 
     def shown_hints(self) -> tuple[Hint, ...]:
         """The rungs of the hint ladder already shown for the card on screen (after Ctrl+Z, the hints
         the undone answer used, so the screen can show them again)."""
-        card = self._current
-        if card is None or not self._hints or card.instance.derivation is None:
+        card = self._turn.card
+        if card is None or not self._turn.hints or card.instance.derivation is None:
             return ()
         derivation = card.instance.derivation
         ladder = hint_ladder(derivation.steps, derivation.misconceptions)
         return tuple(
             Hint(n, len(ladder), ladder[n - 1], RATING_NAMES[HINT_CAPS[n]])
-            for n in range(1, min(self._hints, len(ladder)) + 1)
+            for n in range(1, min(self._turn.hints, len(ladder)) + 1)
         )
 
     def submit(self, text: str) -> Feedback | Unreadable | ExplainPending:
@@ -386,13 +380,18 @@ class StudySession:
         if inst.kind == "explain":
             if not text.strip():
                 return Unreadable("Write your explanation first (Ctrl+S submits it).")
-            self._pending = ExplainPending(
+            self._turn.pending = ExplainPending(
                 instance=inst, answer=text, model_answer=inst.expected_text(), key_points=inst.key_points
             )
-            return self._pending
+            return self._turn.pending
         seconds = self._seconds(card)
         verdict = grade(
-            inst, text, hints_used=self._hints, seconds=seconds, attempt=card.attempt, new_card=self._is_new()
+            inst,
+            text,
+            hints_used=self._turn.hints,
+            seconds=seconds,
+            attempt=card.attempt,
+            new_card=self._is_new(),
         )
         if verdict.unparseable:
             return Unreadable(verdict.message)
@@ -400,29 +399,29 @@ class StudySession:
 
     def tick(self, covered: Iterable[int]) -> None:
         """Sets which key points of the pending explain answer are covered (0-based), as the user ticks."""
-        self._ticked = set(covered)
+        self._turn.ticked = set(covered)
 
     def finish_explain(self, covered: Iterable[int] | None = None) -> Feedback:
         """Rates and records the pending explain answer from the key points ticked."""
         card = self._require_open()
-        pending = self._pending
+        pending = self._turn.pending
         if pending is None:
             raise QuizappError("Submit the explanation before rating it.")
         if covered is not None:
-            self._ticked = set(covered)
+            self._turn.ticked = set(covered)
         seconds = self._seconds(card)
         verdict = grade_explain(
             card.instance,
             pending.answer,
-            frozenset(self._ticked),
-            self._hints,
+            frozenset(self._turn.ticked),
+            self._turn.hints,
             seconds,
             card.attempt,
             new_card=self._is_new(),
         )
-        self._pending = None
+        self._turn.pending = None
         feedback = self._save(card, verdict, pending.answer, seconds)
-        return replace(feedback, covered=tuple(sorted(self._ticked)))
+        return replace(feedback, covered=tuple(sorted(self._turn.ticked)))
 
     def reveal(self) -> tuple[RatingChoice, ...]:
         """The four ratings of a flashcard, each with its next interval in study mode (as Anki does)."""
@@ -456,30 +455,30 @@ class StudySession:
             rating=AGAIN,
             expected=inst.expected_text(),
         )
-        self._pending = None
+        self._turn.pending = None
         return self._save(card, verdict, "I don't know", self._seconds(card))
 
     @property
     def can_override(self) -> bool:
         """Whether the answer just saved can be re-rated (it was the last one saved, in study mode)."""
         last = self._saved[-1] if self._saved else None
-        return self._answered and isinstance(last, _Saved) and last.outcome.scheduled
+        return self._turn.answered and isinstance(last, _Saved) and last.outcome.scheduled
 
     def set_aside(self, how: Literal["suspend", "bury"]) -> Card | None:
         """Suspends the question on screen (out of every queue until brought back) or buries it (until
         tomorrow, its schedule untouched), then moves on. Ctrl+Z brings it back."""
-        card, item = self._current, self._item
+        card, item = self._turn.card, self._turn.item
         if card is None or item is None:
             raise QuizappError("There is no question on screen to set aside.")
-        if self._answered or self._pending is not None:
+        if self._turn.answered or self._turn.pending is not None:
             raise QuizappError("This question is answered and saved; set aside the next one instead.")
         if how == "suspend":
             set_suspended(self.store, item.question, True)
         else:
             bury(self.store, item.question.question_id, day_start(self.clock()).date())
-        self._saved.append(_SetAside(item, card, how, self._hints))
-        self._answered = True  # nothing pending: advance() moves on without saving anything
-        self._pending = None
+        self._saved.append(_SetAside(item, card, how, self._turn.hints))
+        self._turn.answered = True  # nothing pending: advance() moves on without saving anything
+        self._turn.pending = None
         return self.advance()
 
     def override(self, rating: int) -> Feedback:
@@ -508,59 +507,59 @@ class StudySession:
         if not self._saved:
             raise QuizappError("Nothing to undo: no answer has been saved in this session.")
         saved = self._saved.pop()
-        if self._current is not None and self._item is not None and not self._answered:
-            self._pushback.append(self._item)
-            self._taken -= 1
+        if self._turn.card is not None and self._turn.item is not None and not self._turn.answered:
+            self._draw.pushback.append(self._turn.item)
+            self._draw.taken -= 1
         if isinstance(saved, _SetAside):
             if saved.how == "suspend":
                 set_suspended(self.store, saved.item.question, False)
             else:
                 unbury(self.store, saved.item.question.question_id, day_start(self.clock()).date())
-            self._pending, self._answered, self._ticked = None, False, set()
-            self._hints = saved.hints
-            self._item, self._current = saved.item, replace(saved.card, shown_at=self.clock())
+            self._turn.pending, self._turn.answered, self._turn.ticked = None, False, set()
+            self._turn.hints = saved.hints
+            self._turn.item, self._turn.card = saved.item, replace(saved.card, shown_at=self.clock())
             self.finished = False
-            return self._current
+            return self._turn.card
         undo_review(self.store, saved.outcome)
         qid = saved.card.instance.question_id
-        self._attempts[qid] = max(0, self._attempts.get(qid, 1) - 1)
-        self._done -= 1
-        self._correct -= int(saved.feedback.verdict.correct)
-        self._pending, self._answered, self._ticked = None, False, set()
-        self._hints = saved.feedback.hints_used  # the hints used come back with the question
-        self._item = saved.item
-        self._current = replace(saved.card, number=self._done + 1, shown_at=self.clock())
+        self._tally.attempts[qid] = max(0, self._tally.attempts.get(qid, 1) - 1)
+        self._tally.done -= 1
+        self._tally.correct -= int(saved.feedback.verdict.correct)
+        self._turn.pending, self._turn.answered, self._turn.ticked = None, False, set()
+        self._turn.hints = saved.feedback.hints_used  # the hints used come back with the question
+        self._turn.item = saved.item
+        self._turn.card = replace(saved.card, number=self._tally.done + 1, shown_at=self.clock())
         self.finished = False
-        return self._current
+        return self._turn.card
 
     def close(self) -> Feedback | None:
         """Saves a pending explain answer with the points ticked so far (on Escape or before advancing)."""
-        if self._pending is not None and self._current is not None and not self._answered:
+        if self._turn.pending is not None and self._turn.card is not None and not self._turn.answered:
             return self.finish_explain()
         return None
 
     # -- internals --------------------------------------------------------------------------------------
 
     def _require_open(self) -> Card:
-        if self._current is None:
+        if self._turn.card is None:
             raise QuizappError("There is no question to answer; the session is over.")
-        if self._answered:
+        if self._turn.answered:
             raise QuizappError("This question is already answered; go on to the next one.")
-        return self._current
+        return self._turn.card
 
     def _is_new(self) -> bool:
         """The card on screen was never answered before (a new card is never suggested Easy)."""
-        return self._item is not None and self._item.reason == "new"
+        return self._turn.item is not None and self._turn.item.reason == "new"
 
     def _seconds(self, card: Card) -> float:
         return max(0.0, (self.clock() - card.shown_at).total_seconds())
 
     def _save(self, card: Card, verdict: Verdict, answer: str, seconds: float) -> Feedback:
-        assert self._item is not None
+        assert self._turn.item is not None
         rating = verdict.rating  # the hint ladder's cap is already in it (grading.rating.suggest_rating)
         outcome = record_review(
             self.store,
-            self._item.question,
+            self._turn.item.question,
             seed=card.instance.seed,
             answer=answer,
             correct=verdict.correct,
@@ -573,10 +572,10 @@ class StudySession:
             scheduler=self.scheduler,
         )
         qid = card.instance.question_id
-        self._attempts[qid] = self._attempts.get(qid, 0) + 1
-        self._answered = True
-        self._done += 1
-        self._correct += int(verdict.correct)
+        self._tally.attempts[qid] = self._tally.attempts.get(qid, 0) + 1
+        self._turn.answered = True
+        self._tally.done += 1
+        self._tally.correct += int(verdict.correct)
         choices: tuple[RatingChoice, ...] = ()
         if outcome.scheduled:
             labels = {int(p.rating): p.label for p in preview_before(outcome, self.scheduler)}
@@ -587,7 +586,7 @@ class StudySession:
                 verdict=verdict,
                 answer=answer,
                 rating=rating,
-                hints_used=self._hints,
+                hints_used=self._turn.hints,
                 seconds=seconds,
                 review_id=0,
                 scheduled=False,
@@ -605,8 +604,55 @@ class StudySession:
                 "card; its review history is kept."
             )
             feedback = replace(feedback, notice=notice)
-        self._saved.append(_Saved(self._item, card, outcome, feedback))
+        self._saved.append(_Saved(self._turn.item, card, outcome, feedback))
         return feedback
+
+
+@dataclass
+class _Turn:
+    """The question on screen: what is asked, and how far its answer has got."""
+
+    card: Card | None = None
+    item: QueueItem | None = None
+    answered: bool = False
+    """The answer is saved; the next call is advance()."""
+    hints: int = 0
+    pending: ExplainPending | None = None
+    """An explain answer submitted and waiting for its key points to be ticked."""
+    ticked: set[int] = field(default_factory=set)
+
+
+@dataclass
+class _Tally:
+    """What this session saved: answers, right ones, and attempts per question."""
+
+    done: int = 0
+    correct: int = 0
+    attempts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Draw:
+    """Where the next question comes from besides the store's study queue."""
+
+    items: Iterator[QueueItem] | None = None
+    """A drill or cram queue; None: study, asked from the store after every answer."""
+    total: int | None = None
+    """The cram queue's length, for the progress bar."""
+    taken: int = 0
+    pushback: list[QueueItem] = field(default_factory=list)
+    """Items to ask again before the queue's next (an undone answer's question)."""
+    broken: set[str] = field(default_factory=set)
+    """Questions whose instance could not be built: skipped for the rest of the session."""
+
+
+@dataclass
+class _Focus:
+    """In the interview's last days: the weakest decks, which come first, and how far ahead their due
+    cards may be reviewed early."""
+
+    decks: tuple[str, ...] = ()
+    until: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -643,17 +689,22 @@ def _with_outcome(feedback: Feedback, outcome: ReviewOutcome, rating: int) -> Fe
     )
 
 
-def _planned_new_per_day(store: Store, questions: QuestionSet, now: datetime) -> int | None:
-    """With an interview date ahead, the daily new-card limit that meets every question before it."""
-    from quizapp.store.cards import scheduled_ids
+def _planned_new_per_day(
+    store: Store, questions: QuestionSet, now: datetime, plan_questions: Mapping[str, PlanQuestion] | None
+) -> int | None:
+    """With an interview date ahead, today's new-card limit (limits.new_cards_per_day, as home counts)."""
+    from quizapp.store.cards import not_new_ids
     from quizapp.store.settings import load_settings
-    from quizapp.study.limits import planned_new_limit
+    from quizapp.study.limits import new_cards_per_day
 
     if not load_settings(store).interview_date:
         return None
-    taken = scheduled_ids(store.conn)
+    taken = not_new_ids(store)
     unseen = sum(1 for qid in questions.by_id if qid not in taken)
-    return planned_new_limit(store, unseen=unseen, now=now)
+    decks: dict[str, list[str]] = {}
+    for ref in questions.ordered:
+        decks.setdefault(ref.deck_id, []).append(ref.question_id)
+    return new_cards_per_day(store, list(decks.items()), unseen=unseen, now=now, questions=plan_questions)
 
 
 def _shown_answer(inst: Instance) -> str:

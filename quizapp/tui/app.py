@@ -7,7 +7,9 @@ screens. Every error a screen meets becomes a notification; no traceback reaches
 from __future__ import annotations
 
 import dataclasses
+import io
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
@@ -21,9 +23,16 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
-from quizapp.crash import write_crash_log
+from quizapp.crash import write_crash_log, write_crash_text
 from quizapp.tui.backend import AppConfig, Backend, Clock, load_backend
-from quizapp.tui.messages import BackendFailed, BackendLoaded, BackupFailed, OverviewLoaded
+from quizapp.tui.messages import (
+    BackendFailed,
+    BackendLoaded,
+    BackupFailed,
+    OverviewLoaded,
+    SessionOpened,
+    SessionRefused,
+)
 from quizapp.tui.routing import REGISTRY
 
 if TYPE_CHECKING:
@@ -53,6 +62,10 @@ class QuizApp(App[None]):
         self.backend: Backend | None = None
         self._deferred: Callable[[], None] | None = None
         """A session or screen asked for while the decks were loading; it opens once they are ready."""
+        self._opened: Backend | None = None
+        """The backend as soon as the load worker has it (before the app does), so closing finds it."""
+        self._opened_lock = threading.Lock()
+        self._closed_down = False
 
     # -- start-up -----------------------------------------------------------------------------------------
 
@@ -107,6 +120,14 @@ class QuizApp(App[None]):
             log = write_crash_log()
             self.post_message(BackendFailed(f"Loading failed: {exc!r} (details in {log})"))
             return
+        from quizapp.tui.collector import freeze_loaded
+
+        freeze_loaded()  # the catalog and the store live until the app ends: the collector skips them
+        with self._opened_lock:
+            if self._closed_down:  # the app ended while loading: nobody will close this store
+                backend.close()
+                return
+            self._opened = backend
         first: OverviewLoaded | None = None
         theme = ""
         try:  # what home shows next, read here too: no second trip to a worker before the decks show
@@ -117,6 +138,7 @@ class QuizApp(App[None]):
         except Exception as exc:  # home reads them again in its own worker, and reports what fails
             self.call_from_thread(self.report_error, exc)
         self.post_message(BackendLoaded(backend, first, theme))
+        backend.questions  # noqa: B018  built here, not on the event loop when a screen first asks
 
     def on_backend_loaded(self, message: BackendLoaded) -> None:
         self.backend = message.backend
@@ -150,8 +172,10 @@ class QuizApp(App[None]):
     def on_unmount(self) -> None:
         """The app is closing: close the database so no connection is left open, and end the standby
         child of the coding exercises, if one was started."""
-        if self.backend is not None:
-            self.backend.close()
+        with self._opened_lock:
+            self._closed_down = True
+            if self._opened is not None:
+                self._opened.close()
         standby = sys.modules.get("quizapp.grading.standby")
         if standby is not None:
             standby.POOL.close()
@@ -200,9 +224,26 @@ class QuizApp(App[None]):
         backend = self.require_backend()
         if backend is None:
             return
-        try:
-            from quizapp.study.session import StudySession
+        from quizapp.tui.screens.base import QuizScreen
 
+        if isinstance(self.screen, QuizScreen):
+            self.screen.show_busy(True)
+        self._open_session(backend, mode, deck_id, question_ids, title)
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def _open_session(
+        self,
+        backend: Backend,
+        mode: SessionMode,
+        deck_id: str | None,
+        question_ids: tuple[str, ...] | None,
+        title: str,
+    ) -> None:
+        """Builds the session and draws its first card off the event loop (its queue reads the store; at
+        100k cards a cram queue takes most of a second)."""
+        from quizapp.study.session import StudySession
+
+        try:
             session = StudySession.start(
                 backend.catalog,
                 backend.store,
@@ -215,13 +256,36 @@ class QuizApp(App[None]):
                 fuzzing=backend.config.fuzzing,
                 title=title,
             )
+            if session.finished:
+                self.post_message(SessionRefused(session.empty_message, None))
+                return
+            card = session.current
+            code = ""
+            if card is not None and card.instance.kind == "code":
+                code = backend.code_text(card.instance.question_id, card.instance.starter)
+            left = session.progress().left
         except Exception as exc:
-            self.report_error(exc)
+            self.post_message(SessionRefused("", exc))
             return
-        if session.finished:
-            self.notify(session.empty_message, title="Nothing to do", timeout=8)
-            return
-        self.open_screen("study", session)
+        self.post_message(SessionOpened(session, code, left))
+
+    def on_session_opened(self, message: SessionOpened) -> None:
+        self._not_busy()
+        self.open_screen("study", message.session, message.code, message.left)
+
+    def on_session_refused(self, message: SessionRefused) -> None:
+        self._not_busy()
+        if message.error is not None:
+            self.report_error(message.error)
+        else:
+            self.notify(message.message, title="Nothing to do", timeout=8)
+
+    def _not_busy(self) -> None:
+        from quizapp.tui.screens.base import QuizScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, QuizScreen):
+                screen.show_busy(False)
 
     def open_screen(
         self, name: str, *args: Any, replace: bool = False, callback: Callable[[Any], None] | None = None
@@ -294,33 +358,32 @@ class QuizApp(App[None]):
             markup=False,
         )
 
-    async def _dispatch_action(self, namespace: Any, action_name: str, params: Any) -> bool:
-        """Runs a key's action; one that raises becomes a notification instead of ending the app."""
-        try:
-            return await super()._dispatch_action(namespace, action_name, params)
-        except Exception as exc:
-            self.report_error(exc)
-            return True
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.report_error(event.worker.error)
 
-    def _handle_exception(self, error: Exception) -> None:
-        """Last resort: outside tests, a bug ends the app with one line and a crash log, not a traceback."""
-        if self.is_headless:
-            super()._handle_exception(error)
-            return
-        from quizapp.store.database import damaged
+    def run_for_exit_code(self, *, headless: bool = False) -> int:
+        """Runs the app until the user quits; returns the exit code for the shell.
 
-        told = damaged(error)
-        if told is not None:  # a damaged database page: where the backups are, not "internal error"
-            self._return_code = 2
-            self.exit(return_code=2, message=f"quizapp: {told}")
-            return
-        log = write_crash_log(error)
-        self._return_code = 3
-        self.exit(return_code=3, message=f"quizapp: internal error: {error!r} (details in {log})")
+        A bug nothing caught ends the app (Textual then exits with code 1 and renders the traceback to
+        its error console): the user sees one line and exit code 3, and the traceback goes to the crash
+        log. Anything else on the error console (an exit message) is printed as it is.
+        """
+        from rich.console import Console
+
+        buffer = io.StringIO()
+        self.error_console = Console(file=buffer, markup=False, highlight=False, width=120, no_color=True)
+        self.run(headless=headless)
+        code = int(self.return_code or 0)
+        text = buffer.getvalue()
+        if code == 1:
+            log = write_crash_text(text)
+            last = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
+            sys.stderr.write(f"quizapp: internal error: {last} (details in {log})\n")
+            return 3
+        if text:
+            sys.stderr.write(text)
+        return code
 
 
 def make_app(

@@ -10,7 +10,7 @@ import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from quizapp.store import Settings, Store
     from quizapp.study import QuestionSet
     from quizapp.study.readiness import Readiness
+    from quizapp.workspace import Workspace
 
 Clock = Callable[[], datetime]
 
@@ -58,10 +59,14 @@ class Backend:
     catalog: Catalog
     store: Store
     rng: random.Random
+    workspace: Workspace
+    """The store and catalog as opened (quizapp.workspace), which caches the interview plan."""
     skipped_decks: tuple[str, ...] = ()
     """Names of the deck files that failed to load (their questions are left out)."""
     notices: tuple[str, ...] = ()
     decks: tuple[DeckInfo, ...] = field(default=())
+    last_settings: Settings | None = None
+    """The settings as last read or saved (in a worker): forms open with them without a store read."""
 
     def now(self) -> datetime:
         return self.config.now()
@@ -75,9 +80,19 @@ class Backend:
         return QuestionSet.from_catalog(self.catalog)
 
     def settings(self) -> Settings:
+        """Reads the settings (a store read: call it in a worker) and keeps them in last_settings."""
         from quizapp.store import load_settings
 
-        return load_settings(self.store)
+        self.last_settings = load_settings(self.store)
+        return self.last_settings
+
+    def save_settings(self, settings: Settings, *, today: date | None = None) -> Settings:
+        """Saves the settings (a write: call it in a worker); returns them as the store validated them.
+        With `today`, a changed interview date in the past is refused."""
+        from quizapp.store import save_settings
+
+        self.last_settings = save_settings(self.store, settings, today=today)
+        return self.last_settings
 
     def code_text(self, question_id: str, starter: str) -> str:
         """What a code question's editor opens with: the draft (every Ctrl+R here keeps one), else the
@@ -105,26 +120,9 @@ class Backend:
         return readiness_for(self.store, self.catalog.deck_headers(), now=self.now())
 
     def plan_line(self) -> str:
-        """The interview plan in one line for home ("" when no date is set)."""
-        day = self.settings().interview_date
-        if not day:
-            return ""  # before the imports: the scheduler and fsrs are not needed to start without a date
-        from datetime import date
-
-        from quizapp.store.memory import card_memories
-        from quizapp.study.plan import make_plan
-        from quizapp.study.scheduler import scheduler_for
-
-        now = self.now()
-        plan = make_plan(
-            self.catalog.deck_headers(),
-            card_memories(self.store),
-            interview=date.fromisoformat(day),
-            today=now.astimezone().date(),
-            now=now,
-            scheduler=scheduler_for(self.store, fuzzing=False),
-        )
-        return plan.summary()
+        """The interview plan in one line for home ("" when no date is set), cached by the workspace until
+        an answer is saved or the day turns."""
+        return self.workspace.plan_line(self.now())
 
     def fit_weights(self) -> tuple[str, bool]:
         """Runs the FSRS optimizer on the user's history: (what it found in words, whether it ran)."""
@@ -138,7 +136,7 @@ class Backend:
 
     def close(self) -> None:
         """Closes the progress database (every answer was committed when it was given)."""
-        self.store.close()
+        self.workspace.close()
 
     def deck_title(self, deck_id: str) -> str:
         for deck in self.decks:
@@ -149,17 +147,18 @@ class Backend:
 
 def load_backend(config: AppConfig) -> Backend:
     """Opens the store and loads the catalog (slow on a first run: call it from a worker thread)."""
-    from quizapp.content.catalog import load_catalog
     from quizapp.reports.overview import DeckInfo
-    from quizapp.store import open_store
-    from quizapp.store.rolling_backup import automatic_backup
+    from quizapp.workspace import open_workspace
 
-    user = config.user
-    defaults = user.setting_defaults() if user is not None else None
-    backup = automatic_backup(config.db_path, config.now, config.report or (lambda _: None))
-    store = open_store(config.db_path, now=config.now(), defaults=defaults, backup=backup)
-    extra = (*config.content_paths, *(user.deck_dirs if user is not None else ()))
-    catalog = config.catalog if config.catalog is not None else load_catalog(extra)
+    workspace = open_workspace(
+        config.db_path,
+        clock=config.now,
+        user=config.user,
+        deck_paths=config.content_paths,
+        catalog=config.catalog,
+        report=config.report,
+    )
+    store, catalog = workspace.store, workspace.catalog
     decks = tuple(DeckInfo(id=d, title=t, question_ids=ids) for d, t, ids in catalog.deck_headers())
     skipped = tuple(s.deck_id or Path(s.file).stem for s in catalog.skipped)
     return Backend(
@@ -167,6 +166,7 @@ def load_backend(config: AppConfig) -> Backend:
         catalog=catalog,
         store=store,
         rng=random.Random(config.rng_seed),
+        workspace=workspace,
         skipped_decks=skipped,
         notices=(store.notice,) if store.notice else (),
         decks=decks,

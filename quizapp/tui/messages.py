@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from quizapp.sandbox.trained import TrainedInputs, TrainedView
     from quizapp.study.readiness import Readiness
     from quizapp.study.records import Progress
+    from quizapp.study.session import StudySession
     from quizapp.tui.backend import Backend
 
 
@@ -148,3 +149,37 @@ class SaveFailed(Message):
     """A study write in the save worker raised; nothing of it was committed."""
 
     error: Exception
+
+
+@dataclass
+class Fetched(Message):
+    """A read from the progress database (stats, past interviews, a report) finished in a worker; `then`
+    shows its `outcome` on the screen."""
+
+    outcome: Any
+    then: Callable[[Any], Awaitable[None]]
+
+
+@dataclass
+class FetchFailed(Message):
+    """A read in a worker raised; the screen stays as it was."""
+
+    error: Exception
+
+
+@dataclass
+class SessionOpened(Message):
+    """A study, drill or cram session was started in a worker: its first card is drawn, with what the
+    first card's editor opens with (code questions) and the count of cards left."""
+
+    session: StudySession
+    code: str
+    left: int | None
+
+
+@dataclass
+class SessionRefused(Message):
+    """Starting a session found nothing to do, or failed; `error` is None when it was only empty."""
+
+    message: str
+    error: Exception | None

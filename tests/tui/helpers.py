@@ -49,11 +49,16 @@ async def loaded(app: QuizApp, pilot: Pilot[None]) -> None:
 
 
 async def settled(pilot: Pilot[Any]) -> None:
-    """Waits for the screen's workers (Explore's forward pass, the study bar's recount) and the redraw
-    their messages cause."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Waits for the screen's workers (a save, the next card, Explore's forward pass, the study bar's
+    recount) and the redraw their messages cause, until no new worker follows (a rating's save starts
+    the worker that draws the next card)."""
+    for _ in range(200):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(worker.is_running for worker in pilot.app.workers):
+            return
+    raise AssertionError("the workers never settled")
 
 
 async def press(pilot: Pilot[Any], *keys: str) -> None:
@@ -68,10 +73,18 @@ async def drill(app: QuizApp, pilot: Pilot[None], qid: str) -> StudyScreen:
     """Opens a drill of one question and returns the study screen showing it."""
     await loaded(app, pilot)
     app.start_session("drill", question_ids=(qid,))
-    await pilot.pause()
-    screen = app.screen
-    assert isinstance(screen, StudyScreen)
-    return screen
+    return await opened(app, pilot)
+
+
+async def opened(app: QuizApp, pilot: Pilot[None]) -> StudyScreen:
+    """Waits until the session a key or a call asked for was started (in a worker) and its screen shows."""
+    for _ in range(500):
+        await settled(pilot)
+        if isinstance(app.screen, StudyScreen):
+            await pilot.pause()
+            return app.screen
+        await pilot.pause(0.01)
+    raise AssertionError(f"no study screen opened; the screen is {app.screen!r}")
 
 
 def current(screen: StudyScreen) -> Instance:

@@ -74,7 +74,7 @@ def test_no_command_opens_the_app_with_the_given_database(
 
     seen: list[Path | None] = []
 
-    def fake_run(self: QuizApp) -> None:
+    def fake_run(self: QuizApp, **kwargs: object) -> None:
         seen.append(self.config.db_path)
 
     monkeypatch.setattr(app_module.QuizApp, "run", fake_run)
@@ -155,3 +155,38 @@ async def test_the_highlighted_deck_is_drilled_by_d_by_enter_and_by_a_click(
         assert isinstance(screen, StudyScreen) and screen.session.title == f"Drill: {first}"
         assert screen.session.current is not None
         assert screen.session.current.instance.question_id in first_ids
+
+
+async def test_a_bug_in_a_keys_action_becomes_a_notification_and_the_app_keeps_running(
+    new_app: Callable[..., QuizApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+
+        def broken(*args: object, **kwargs: object) -> None:
+            raise RuntimeError("router exploded")
+
+        monkeypatch.setattr(app, "open_screen", broken)
+        await press(pilot, "t")  # home's Stats key
+        assert isinstance(app.screen, HomeScreen)
+        assert any("router exploded" in n.message and "crash.log" in n.message for n in app._notifications)
+
+
+def test_a_bug_nothing_caught_ends_the_app_with_one_line_exit_code_3_and_a_crash_log(
+    catalog: Catalog,
+    tmp_path: Path,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def broken(self: HomeScreen) -> None:
+        raise RuntimeError("compose exploded")
+
+    monkeypatch.setattr(HomeScreen, "compose", broken)
+    app = make_app(db_path=tmp_path / "p.db", now=NOW, rng_seed=1, catalog=catalog)
+    assert app.run_for_exit_code(headless=True) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("quizapp: internal error:") and "compose exploded" in err
+    assert "Traceback" not in err
+    assert "compose exploded" in (isolated_home / "crash.log").read_text(encoding="utf-8")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from quizapp.config import load_config
+from quizapp.store import load_settings
 from quizapp.tui.app import QuizApp
 from quizapp.tui.keys import binding_ids
 from quizapp.tui.screens.help import HelpScreen
@@ -63,7 +64,7 @@ async def test_the_files_theme_is_applied(new_app: Callable[..., QuizApp], isola
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         assert app.theme == "nord"
-        assert app.backend is not None and app.backend.settings().theme == "nord"
+        assert app.backend is not None and load_settings(app.backend.store).theme == "nord"
 
 
 async def test_the_help_lists_binding_ids_with_the_remapped_key(

@@ -43,8 +43,10 @@ LONGEST_SHARE = 0.30
 """At most this share of single-answer choice questions may have the correct option as the unique longest."""
 MUCH_LONGER = 1.5
 """A correct option this many times longer than every wrong one gives itself away."""
-DISTINCT_SEEDS = 200
+DISTINCT_SEEDS = 50
 MIN_DISTINCT = 8
+FORMAT_CONSTANT = "a constant of"
+"""A `fixed` reason starting so marks a number with nothing to draw (a float format's limit)."""
 DIAGNOSIS_SEEDS = 500
 
 
@@ -178,6 +180,12 @@ def computed_failures(
         fail(
             f"only {len(answers)} distinct answer(s) over {distinct_seeds} seeds ({shown}): widen the draw, "
             f"or mark it `fixed: <reason>` if it is a cited anchor",
+            field="params",
+        )
+    if q.fixed is not None and len(answers) < 2 and not q.fixed.startswith(FORMAT_CONSTANT):
+        fail(
+            f"a fixed anchor gives one answer over {distinct_seeds} seeds ({next(iter(answers), '')}): an "
+            "anchor still draws batch, context or dtype around the cited case",
             field="params",
         )
     return out
@@ -339,7 +347,12 @@ def gate_failures(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[GateFailure]:
     """Every gate over `items`; `progress(done, total)` is called after each computed template."""
-    out = choice_failures(items)
+    from quizapp.content.checks import text_gates
+
+    out = choice_failures(items) + text_gates.justification_failures(items)
+    out += text_gates.punctuation_failures(items) + text_gates.cue_failures(items)
+    for it in items:
+        out += text_gates.markdown_failures(it) + text_gates.context_failures(it)
     computed = [
         it for it in items if isinstance(it.question, (NumericQuestion, TensorQuestion, ShapeQuestion))
     ]

@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header, Input, Select, Static
 
+from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import shorten

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Header, Input, Label, Select, Static
 
+from quizapp.tui.guard import on
 from quizapp.tui.messages import SandboxComputed, SandboxRefused
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView, derivation_table

@@ -147,6 +147,12 @@ class HomeScreen(QuizScreen[None]):
         if self.focused is None:
             table.focus()
 
+    def show_busy(self, busy: bool) -> None:
+        """A session is being started in a worker: the decks show a loading indicator until it opens."""
+        table = self.deck_table
+        if table is not None:
+            table.loading = busy
+
     def show_failure(self, message: str) -> None:
         self.query_one("#home-loading").display = False
         status = self.query_one("#home-status", Static)

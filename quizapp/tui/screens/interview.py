@@ -12,21 +12,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import var
 from textual.screen import ModalScreen
-from textual.widget import Widget
-from textual.widgets import Button, Header, Input, SelectionList, Static, TextArea
+from textual.widgets import Button, Header, SelectionList, Static
 
+from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted
 from quizapp.tui.screens.base import QuizScreen
-from quizapp.tui.widgets.answer import CodeArea, ExplainArea, MultiChoiceList, answer_widgets
 from quizapp.tui.widgets.footer import KeyFooter
-from quizapp.tui.widgets.question_card import QuestionCard
+from quizapp.tui.widgets.question_pane import QuestionPane
 
 if TYPE_CHECKING:
+    from quizapp.interview.report import InterviewReport
     from quizapp.interview.session import Asked, InterviewSession
 
 TICK_SECONDS = 0.25
@@ -110,6 +110,9 @@ class InterviewScreen(QuizScreen[None]):
         ),
     ]
 
+    question_kind: var[str] = var("", bindings=True)
+    """The kind of the question asked (Ctrl+S and Ctrl+R submit only explanations and code)."""
+
     def __init__(self, session: InterviewSession) -> None:
         super().__init__()
         self.session = session
@@ -136,29 +139,22 @@ class InterviewScreen(QuizScreen[None]):
         return self.query_one("#interview-body", VerticalScroll)
 
     async def show_question(self, asked: Asked) -> None:
-        """Replaces the body with the next question and the input that fits it; nothing about the last."""
+        """Shows the next question in the pane the last one used (nothing about the last stays)."""
         body = self.body
-        await body.remove_children()
-        widgets: list[Widget] = [QuestionCard(asked.instance, id="card")]
-        widgets += answer_widgets(asked.instance, reveal=False)
-        widgets.append(Static("", id="answer-error"))
-        await body.mount_all(widgets)
-        self.query_one("#answer-error").display = False
+        panes = body.query_children(QuestionPane)
+        if panes:
+            await panes.first(QuestionPane).show(asked.instance)
+        else:
+            await body.mount(QuestionPane(asked.instance, reveal=False, id="question"))
         body.scroll_home(animate=False)
         self.router.set_blink(body)
-        self._focus_answer()
+        self.pane.focus_answer()
+        self.question_kind = asked.instance.kind
         self.update_bar()
-        self.refresh_bindings()
 
-    def _focus_answer(self) -> None:
-        found = self.query("#answer")
-        if not found:
-            return
-        widget = found.first()
-        if isinstance(widget, (ExplainArea, CodeArea)):
-            widget.query_one(TextArea).focus()
-        else:
-            widget.focus()
+    @property
+    def pane(self) -> QuestionPane:
+        return self.query_one("#question", QuestionPane)
 
     def update_bar(self) -> None:
         asked = self.session.current
@@ -194,17 +190,8 @@ class InterviewScreen(QuizScreen[None]):
 
     def open_text(self) -> str:
         """What the answer box holds right now (a highlighted option is not an answer until chosen)."""
-        found = self.query("#answer")
-        if not found:
-            return ""
-        widget = found.first()
-        if isinstance(widget, Input):
-            return widget.value
-        if isinstance(widget, MultiChoiceList):
-            return ", ".join(sorted(widget.selected))
-        if isinstance(widget, (ExplainArea, CodeArea)):
-            return widget.text
-        return ""
+        panes = self.body.query_children(QuestionPane)
+        return panes.first(QuestionPane).answer_text() if panes else ""
 
     def stop(self) -> None:
         """Time is up or the user ended it: the open answer is saved as it stands, then the report."""
@@ -214,21 +201,29 @@ class InterviewScreen(QuizScreen[None]):
             self.set_timer(0.01, self.stop)
             return
         self._stopping = True
-        try:
-            now = self.router.config.now()
-            self.session.end(self.open_text(), now=now)
-            report = self.session.finish(now=now)
-        except Exception as exc:
-            self.router.report_error(exc)
+        now, text = self.router.config.now(), self.open_text()
+
+        def end() -> InterviewReport | Exception:
+            try:
+                self.session.end(text, now=now)
+                return self.session.finish(now=now)
+            except Exception as exc:  # reported, and the interview goes on: the next tick tries again
+                return exc
+
+        self.write(end, self.show_report)
+
+    async def show_report(self, report: InterviewReport | Exception) -> None:
+        if isinstance(report, Exception):
             self._stopping = False
+            self.router.report_error(report)
             return
-        self.show_report(report)
-
-    def show_report(self, report: object) -> None:
-        from quizapp.interview.report import InterviewReport
-
-        assert isinstance(report, InterviewReport)
         self.router.open_screen("report", report, replace=True)
+
+    def _then_report(self, saved: object) -> object:
+        """In the save worker, after an answer or a skip: the report, if that was the last question."""
+        if self.session.current is None:
+            return self.session.finish(now=self.router.config.now())
+        return saved
 
     # -- events and actions -------------------------------------------------------------------------------
 
@@ -242,30 +237,22 @@ class InterviewScreen(QuizScreen[None]):
             self.stop()
             return
         text = event.text
-        self.write(lambda: self.session.submit(text, now=now), self._show_submitted)
+        self.write(lambda: self._then_report(self.session.submit(text, now=now)), self._show_submitted)
 
     async def _show_submitted(self, result: object) -> None:
+        from quizapp.interview.report import InterviewReport
         from quizapp.study.session import Unreadable
 
         if isinstance(result, Unreadable):
-            box = self.query_one("#answer-error", Static)
-            box.update(Text(result.message, style="red"))
-            box.display = True
+            self.pane.show_error(result.message)
             return
-        await self._advance()
-
-    async def _advance(self) -> None:
-        asked = self.session.current
-        if asked is None:
+        if isinstance(result, InterviewReport):
             self._stopping = True
-            try:
-                report = self.session.finish(now=self.router.config.now())
-            except Exception as exc:
-                self.router.report_error(exc)
-                return
-            self.show_report(report)
+            await self.show_report(result)
             return
-        await self.show_question(asked)
+        asked = self.session.current
+        if asked is not None:
+            await self.show_question(asked)
 
     @on(SelectionList.SelectedChanged)
     def _ticked(self, event: SelectionList.SelectedChanged[str]) -> None:
@@ -274,13 +261,12 @@ class InterviewScreen(QuizScreen[None]):
     async def action_skip(self) -> None:
         if self._stopping or self.session.current is None:
             return
-        try:
-            self.session.skip(now=self.router.config.now())
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        now = self.router.config.now()
+        self.write(lambda: self._then_report(self.session.skip(now=now)), self._show_skipped)
+
+    async def _show_skipped(self, result: object) -> None:
         self.notify("Skipped; it counts as not answered.", timeout=2)
-        await self._advance()
+        await self._show_submitted(result)
 
     def action_flag(self) -> None:
         if self._stopping or self.session.current is None:
@@ -290,11 +276,9 @@ class InterviewScreen(QuizScreen[None]):
         self.update_bar()
 
     def action_submit_explain(self) -> None:
-        found = self.query("ExplainArea, CodeArea")
-        if found:
-            area = found.first()
-            assert isinstance(area, (ExplainArea, CodeArea))
-            self.post_message(AnswerSubmitted(area.text))
+        """Ctrl+S or Ctrl+R: the explanation or the code is the answer."""
+        if self.question_kind in ("explain", "code"):
+            self.post_message(AnswerSubmitted(self.pane.answer_text()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.saving and action in ("skip", "flag", "submit_explain"):

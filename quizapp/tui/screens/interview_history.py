@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Header, Static
 
+from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
+
+if TYPE_CHECKING:
+    from quizapp.interview.report import InterviewReport
+    from quizapp.store import InterviewSummary
 
 
 class InterviewHistoryScreen(QuizScreen[None]):
@@ -41,19 +45,20 @@ class InterviewHistoryScreen(QuizScreen[None]):
         self.show_rows()
 
     def show_rows(self) -> None:
-        from quizapp.interview.report import summary_line
+        """Lists the interviews in the fetch worker; the table fills in when they arrive."""
         from quizapp.store import list_interviews
 
-        table = self.query_one("#history-table", DataTable)
-        status = self.query_one("#history-status", Static)
         backend = self.router.require_backend()
         if backend is None:
             return
-        try:
-            past = list_interviews(backend.store)
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        self.query_one("#history-status", Static).update(Text("Reading past interviews…", style="dim"))
+        self.fetch(lambda: list_interviews(backend.store), self._listed)
+
+    async def _listed(self, past: tuple[InterviewSummary, ...]) -> None:
+        from quizapp.interview.report import summary_line
+
+        table = self.query_one("#history-table", DataTable)
+        status = self.query_one("#history-status", Static)
         table.clear(columns=True)
         rows = [(str(summary.id), *summary_line(summary)) for summary in past]
         # Widths from the cells: the table's own sizing, on a screen shown again, kept the labels' widths
@@ -83,14 +88,13 @@ class InterviewHistoryScreen(QuizScreen[None]):
         self.open_report(key.value)
 
     def open_report(self, key: str | None) -> None:
+        """Reads the report in the fetch worker and opens it."""
         from quizapp.interview.session import open_report
 
         backend = self.router.require_backend()
         if backend is None or key is None:
             return
-        try:
-            report = open_report(backend.store, backend.catalog, int(key))
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
+        self.fetch(lambda: open_report(backend.store, backend.catalog, int(key)), self._opened)
+
+    async def _opened(self, report: InterviewReport) -> None:
         self.router.open_screen("report", report)

@@ -13,17 +13,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, SelectionList, Static
 
+from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
+    from quizapp.interview.session import InterviewSession
     from quizapp.store import InterviewConfig
     from quizapp.tui.backend import Backend
 
@@ -242,27 +244,41 @@ class InterviewSetupScreen(QuizScreen[None]):
         self.action_history()
 
     def action_start(self) -> None:
+        """Starts in the save worker: choosing the questions reads the store, and the interview's row is
+        written before the first question shows."""
         from quizapp.errors import QuizappError
-        from quizapp.interview.session import InterviewSession
 
         backend = self.router.require_backend()
         if backend is None:
             return
         try:
-            session = InterviewSession.start(
-                backend.catalog,
-                backend.store,
-                backend.questions,
-                self.read_config(),
-                rng=backend.rng,
-                now=backend.now(),
-                fuzzing=backend.config.fuzzing,
-            )
+            config = self.read_config()
         except QuizappError as exc:
             self.query_one("#setup-status", Static).update(Text(str(exc), style="red"))
             return
-        except Exception as exc:
-            self.router.report_error(exc)
+
+        def start() -> InterviewSession | QuizappError:
+            from quizapp.interview.session import InterviewSession
+
+            try:
+                return InterviewSession.start(
+                    backend.catalog,
+                    backend.store,
+                    backend.questions,
+                    config,
+                    rng=backend.rng,
+                    now=backend.now(),
+                    fuzzing=backend.config.fuzzing,
+                )
+            except QuizappError as exc:  # nothing matches, say: said under the form
+                return exc
+
+        self.query_one("#setup-status", Static).update(Text("Choosing the questions…", style="dim"))
+        self.write(start, self._started)
+
+    async def _started(self, session: InterviewSession | Exception) -> None:
+        if isinstance(session, Exception):
+            self.query_one("#setup-status", Static).update(Text(str(session), style="red"))
             return
         for problem in session.problems:
             self.notify(problem, title="Question left out", severity="warning", timeout=8, markup=False)
@@ -277,9 +293,6 @@ def _defaults(backend: Backend | None) -> InterviewConfig:
     from quizapp.interview.session import config_from_settings
     from quizapp.store import InterviewConfig
 
-    if backend is None:
+    if backend is None or backend.last_settings is None:  # unreadable settings: the documented defaults
         return InterviewConfig()
-    try:
-        return config_from_settings(backend.settings())
-    except Exception:  # unreadable settings: the documented defaults
-        return InterviewConfig()
+    return config_from_settings(backend.last_settings)  # read in a worker (start-up, home, a save)

@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.widgets import Button, Header, Input, Label, Select, Static
 
+from quizapp.tui.guard import on
 from quizapp.tui.messages import WeightsFitted
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
@@ -58,7 +59,7 @@ class SettingsScreen(QuizScreen[None]):
 
     def compose(self) -> ComposeResult:
         backend = self.router.backend
-        current = backend.settings() if backend is not None else None
+        current = backend.last_settings if backend is not None else None  # read in the load worker
         yield Header()
         with VerticalScroll(id="settings-body"):
             with Grid(id="settings-grid"):
@@ -177,24 +178,41 @@ class SettingsScreen(QuizScreen[None]):
         return wanted
 
     def action_save(self) -> None:
+        """Saves in the save worker (a commit waits for the disk); the screen closes once it is saved."""
         backend = self.router.require_backend()
         if backend is None:
             return
         from quizapp.errors import QuizappError
-        from quizapp.store import save_settings
 
-        error = self.query_one("#settings-error", Static)
+        base = backend.last_settings
         try:
-            today = backend.now().date()  # a date in the past is refused, as on the command line
-            saved = save_settings(backend.store, self.read_form(backend.settings()), today=today)
+            if base is None:
+                raise QuizappError("The settings could not be read; go back and open them again.")
+            wanted = self.read_form(base)
         except QuizappError as exc:
-            error.update(str(exc))
-            error.display = True
+            self._show_error(str(exc))
             return
-        except Exception as exc:
-            self.router.report_error(exc)
+
+        today = backend.now().date()  # a date in the past is refused, as on the command line
+
+        def save() -> Settings | QuizappError:
+            try:
+                return backend.save_settings(wanted, today=today)
+            except QuizappError as exc:  # a value out of range: said under the form
+                return exc
+
+        self.write(save, self._saved_settings)
+
+    def _show_error(self, text: str) -> None:
+        error = self.query_one("#settings-error", Static)
+        error.update(text)
+        error.display = True
+
+    async def _saved_settings(self, saved: Settings | Exception) -> None:
+        if isinstance(saved, Exception):
+            self._show_error(str(saved))
             return
-        error.display = False
+        self.query_one("#settings-error", Static).display = False
         date_words = f", interview on {saved.interview_date}" if saved.interview_date else ""
         if saved.daily_minutes:
             date_words += f", {saved.daily_minutes} min a day"

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -14,6 +13,7 @@ from textual.widgets import DataTable, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from quizapp.reports.text import format_hours
+from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.charts import CalendarView, ForecastChart
 from quizapp.tui.widgets.deck_table import mastery_bar
@@ -67,17 +67,25 @@ class StatsScreen(QuizScreen[None]):
         self.action_reload()
 
     def action_reload(self) -> None:
+        """Counts in the fetch worker (a year of reviews, every card's due date); the page shows a
+        loading indicator until the figures arrive."""
         backend = self.router.require_backend()
         if backend is None:
             return
-        try:
-            from quizapp.reports.stats import compute_stats
+        from quizapp.reports.stats import compute_stats
 
-            stats = compute_stats(backend.store, now=backend.now(), decks=backend.catalog.deck_headers())
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
-        self.show(stats, backend)
+        self.show_busy(True)
+        decks = backend.catalog.deck_headers()
+        self.fetch(lambda: compute_stats(backend.store, now=backend.now(), decks=decks), self._computed)
+
+    async def _computed(self, stats: Stats) -> None:
+        self.show_busy(False)
+        backend = self.router.backend
+        if backend is not None:
+            self.show(stats, backend)
+
+    def show_busy(self, busy: bool) -> None:
+        self.query_one("#stats-body", VerticalScroll).loading = busy
 
     def show(self, stats: Stats, backend: Backend) -> None:
         body = self.query_one("#stats-body", VerticalScroll)

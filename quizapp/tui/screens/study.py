@@ -7,44 +7,61 @@ review is committed before its feedback is shown, so Escape at any moment loses 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
 from quizapp.grading.rating import RATING_NAMES
 from quizapp.study.records import Progress
+from quizapp.tui.collector import collect_while_reading
+from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.screens.study_code import CodeEditing
 from quizapp.tui.widgets.answer import (
-    ANSWER_WIDGETS,
-    CodeArea,
     ExplainArea,
     FlashcardBack,
     answer_hint,
-    answer_kind,
-    answer_widgets,
 )
 from quizapp.tui.widgets.feedback import FeedbackPanel, KeyPointList, KeyPointsPanel
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
-from quizapp.tui.widgets.question_card import QuestionCard, SessionBar
+from quizapp.tui.widgets.question_card import SessionBar
+from quizapp.tui.widgets.question_pane import QuestionPane
 from quizapp.tui.widgets.scenario import ScenarioInput
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
-    from quizapp.study.session import Card, ExplainPending, Feedback, StudySession, Unreadable
+    from quizapp.study.session import (
+        Card,
+        ExplainPending,
+        Feedback,
+        RatingChoice,
+        StudySession,
+        Unreadable,
+    )
 
 RATE_TIP = "After the answer or the reveal: save {} and go on to the next question (Ctrl+Z takes it back)"
 """The one rule for 1-4 on every kind of question, as in Anki."""
 WHILE_SAVING = frozenset({"scroll_body", "values"})
 """The only actions that run while a write is in the save worker: they do not touch the session."""
+
+
+@dataclass(frozen=True)
+class NextCard:
+    """What a worker read for the card to show next: the card (None: the session is over) and what its
+    editor opens with, for a code question."""
+
+    card: Card | None
+    code: str = ""
 
 
 class StudyScreen(CodeEditing, QuizScreen[None]):
@@ -149,17 +166,25 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         Binding("end", "scroll_body('end')", "Scroll to the end", show=False, id="study.scroll_end"),
     ]
 
-    def __init__(self, session: StudySession) -> None:
+    revealed: var[bool] = var(False, bindings=True)
+    """The flashcard's back is shown: 1-4 rate it."""
+    pending_explain: var[bool] = var(False, bindings=True)
+    """An explanation was submitted and waits for its key points to be ticked."""
+    phase: var[str] = var("question", bindings=True)
+    """"question" (waiting for the answer), "answered" (feedback shown) or "done" (session complete)."""
+    answer_empty: var[bool] = var(True, bindings=True)
+    """The answer box is empty: only then does "h" give a hint rather than type an h."""
+
+    def __init__(self, session: StudySession, code: str = "", left: int | None = None) -> None:
+        """`code` is what the first card's editor opens with (a code question), `left` the first count of
+        cards left: both were read with the session, in the worker that started it."""
         super().__init__()
         self.session = session
-        self.revealed = False
-        self.pending_explain = False
+        self._first_code = code
         self._leave_armed = False
         self._hint_lines: list[Text] = []
-        self._answer_kind = ""
-        """The kind of input on screen (answer_kind): a card of the same kind reuses it."""
         self._done_shown = False
-        self._left: int | None = None
+        self._left: int | None = left
         """What was left at the last count (the bar shows it until the next count arrives)."""
         self._feedback: Feedback | None = None
         """The feedback on screen: 1-4 with the rating it already saved just moves on."""
@@ -174,15 +199,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
 
     async def on_mount(self) -> None:
         self.sub_title = self.session.title
-        try:  # the first count on the spot, so the bar never shows a blank; later ones in a worker
-            self._left = self.session.progress().left
-        except Exception as exc:
-            self.router.report_error(exc)
-        card = self.session.current
-        if card is None:
-            await self.show_done()
-        else:
-            await self.show_card(card)
+        await self.show_next(NextCard(self.session.current, self._first_code))
 
     # -- showing ----------------------------------------------------------------------------------------
 
@@ -222,12 +239,29 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         card = self.session.current
         self.query_one(SessionBar).show(self.session.title, event.progress, card.number if card else None)
 
-    async def show_card(self, card: Card) -> None:
-        """Shows the card in the widgets the last one used: the question card and the feedback panel are
-        kept and filled in again, and so is the input when the kind of answer is the same (remounting
-        some 25 widgets per card took about 100 ms; updating them takes a fraction of that)."""
+    def prepare(self, card: Card | None) -> NextCard:
+        """In the worker that drew `card`: what its editor opens with, when it is a code question (the
+        draft, else the code last submitted, which is a store read)."""
+        backend = self.router.backend
+        if card is None or card.instance.kind != "code" or backend is None:
+            return NextCard(card)
+        return NextCard(card, backend.code_text(card.instance.question_id, card.instance.starter))
+
+    async def show_next(self, next_card: NextCard) -> None:
+        """Shows the card a worker prepared, or "session complete"."""
+        if next_card.card is None:
+            await self.show_done()
+        else:
+            await self.show_card(next_card.card, next_card.code)
+
+    async def show_card(self, card: Card, code: str = "") -> None:
+        """Shows the card in the widgets the last one used: the question pane and the feedback panel are
+        kept and filled in again (remounting some 25 widgets per card took about 100 ms; updating them
+        takes a fraction of that)."""
         self.revealed = False
         self.pending_explain = False
+        self.phase = "question"
+        self.answer_empty = True
         self._leave_armed = False
         self._feedback = None
         self._hint_lines = []
@@ -235,25 +269,22 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         body = self.body
         with self.app.batch_update():
             await self._remove_transients()
-            if body.query_children(QuestionCard):
-                await self._reuse(inst)
+            panes = body.query_children(QuestionPane)
+            if panes:
+                await self._reuse(panes.first(QuestionPane), inst)
             else:
-                widgets: list[Widget] = [QuestionCard(inst, id="card")]
-                widgets += answer_widgets(inst)
-                widgets += [Static("", id="answer-error"), Static("", id="hint-box")]
-                widgets.append(FeedbackPanel(inst, id="feedback"))  # hidden until the answer
-                await body.mount_all(widgets)
-                self._answer_kind = answer_kind(inst)
-            for box in self.query("#answer-error, #hint-box").results(Static):
-                box.display = False
+                pane = QuestionPane(inst, id="question")
+                hint_box = Static("", id="hint-box")
+                await body.mount_all([pane, hint_box, FeedbackPanel(inst, id="feedback")])  # feedback hidden
+            self.pane.hide_error()
+            self.query_one("#hint-box", Static).display = False
             if inst.kind == "code":
-                self.load_code(inst)
+                self.load_code(code or inst.starter)
             body.scroll_home(animate=False, immediate=True)  # in the frame that draws the card
             self.call_after_refresh(self._prepare_feedback, self.query_one(FeedbackPanel))
             self.router.set_blink(body)
             self._focus_answer()
             self.update_bar()
-            self.refresh_bindings()
         for problem in self.session.problems:
             self.notify(problem, title="Question skipped", severity="warning", timeout=10, markup=False)
         self.session.problems.clear()
@@ -261,56 +292,39 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self.notify(note, title="Other numbers", timeout=6, markup=False)
         self.session.redrawn.clear()
 
-    async def _reuse(self, inst: Instance) -> None:
+    @property
+    def pane(self) -> QuestionPane:
+        return self.query_one("#question", QuestionPane)
+
+    async def _reuse(self, pane: QuestionPane, inst: Instance) -> None:
         """Fills the kept widgets in with `inst`; only an input of another kind is swapped."""
-        body = self.body
         if self._done_shown:  # "session complete" hid them; Ctrl+Z brought a question back
             self._done_shown = False
-            for widget in body.children:
+            for widget in self.body.children:
                 widget.display = True
-        self.query_one(QuestionCard).show(inst)
-        removing = self.query_one(FeedbackPanel).load(inst)
-        if removing is not None:
-            await removing
         for widget, could in self._locked:
             widget.can_focus = could
         self._locked = []
-        kind = answer_kind(inst)
-        if kind == self._answer_kind:
-            for widget in self.query("#answer, #answer *").results(Widget):
-                widget.disabled = False
-            for field in self.query("#answer"):
-                if isinstance(field, ANSWER_WIDGETS):
-                    field.reset(inst)
-            self.query_one("#answer-hint", Static).update(answer_hint(inst))
-            return
-        await self.query("#answer, #answer-hint").remove()
-        await body.mount_all(answer_widgets(inst), before=self.query_one("#answer-error"))
-        self._answer_kind = kind
+        removing = self.query_one(FeedbackPanel).load(inst)
+        if removing is not None:
+            await removing
+        await pane.show(inst)
 
     async def _remove_transients(self) -> None:
-        """Removes what only one card had (a flashcard's back, the key points to tick, "session complete"),
-        and forgets every lookup that pointed at them: Textual keeps query_one results per node (up to
-        1024, keyed by the DOM's version), and those would hold the removed widgets alive."""
-        body = self.body
-        transients = body.query_children("#flashcard, #key-points-panel, #session-done")
+        """Removes what only one card had (a flashcard's back, the key points to tick, "session complete").
+
+        Widgets that come and go (these, and an input of another kind) are looked up with `query`, never
+        `query_one`: Textual keeps query_one's results per node, keyed by the node's children, and a
+        result kept there would hold a removed widget alive, or be handed back after its removal."""
+        transients = self.body.query_children("#flashcard, #key-points-panel, #session-done")
         if transients:
             await transients.remove()
-            for node in (self, body):
-                node._query_one_cache.clear()
 
     def _focus_answer(self) -> None:
-        """Focuses the input without scrolling to it: a long question opens at its first line (the arrow
-        keys and page keys scroll down to the input)."""
-        target = self.query("#answer")
-        if not target:
+        """Focuses the input without scrolling to it (the arrow and page keys scroll down to it); a
+        flashcard has none, and the body takes the keys."""
+        if not self.pane.focus_answer():
             self.body.focus(scroll_visible=False)
-            return
-        widget = target.first()
-        if isinstance(widget, (ExplainArea, CodeArea)):
-            widget.query_one(TextArea).focus(scroll_visible=False)
-        else:
-            widget.focus(scroll_visible=False)
 
     async def show_done(self) -> None:
         body = self.body
@@ -328,8 +342,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         text.append("Press Enter or Escape to go home.", style="dim")
         await body.mount(Static(text, id="session-done"))
         body.focus()
+        self.phase = "done"
         self.update_bar()
-        self.refresh_bindings()
 
     def on_resize(self) -> None:
         for panel in self.query(FeedbackPanel).results(FeedbackPanel):
@@ -358,11 +372,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         panel = self.query_one(FeedbackPanel)
         with self.app.batch_update():  # one frame for the lock, the panel, its scroll and the bar
             self._lock_answer()
-            self.query_one("#answer-error").display = False
+            self.phase = "answered"
+            self.pane.hide_error()
             if feedback.instance.kind == "flashcard":  # "press Space to reveal" no longer applies
-                self.query_one("#answer-hint", Static).update("")
-            for area in self.query(CodeArea).results(CodeArea):
-                area.show_error("")
+                self.pane.hint_line(Text(""))
             mounting = panel.show(feedback)
             if mounting is not None:
                 await mounting
@@ -372,6 +385,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             # by a warm standby) can find the layout before the "Running..." hint's refresh.
             self.call_after_refresh(self.body.bring_to_top, panel)
             self.refresh(layout=True, repaint=False)  # in the next frame, not after the queued messages
+        self.call_after_refresh(collect_while_reading)  # once the feedback is drawn: off the key's path
         if feedback.notice:
             self.notify(feedback.notice, title="Card repaired", severity="warning", timeout=10)
         if feedback.became_leech:
@@ -383,12 +397,9 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             )
 
     def show_error(self, message: str) -> None:
-        for area in self.query(CodeArea).results(CodeArea):  # above the editor, where it can be seen
-            self.body.scroll_to_widget(area.show_error(message), top=True, animate=False)
-            return
-        box = self.query_one("#answer-error", Static)
-        box.update(Text(message, style="red"))
-        box.display = True
+        line = self.pane.show_error(message)
+        if self.session.current is not None and self.session.current.instance.kind == "code":
+            self.body.scroll_to_widget(line, top=True, animate=False)  # the message, then the editor
 
     # -- events and actions -----------------------------------------------------------------------------
 
@@ -407,14 +418,14 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self.show_error(result.message)
             card = self.session.current
             if card is not None:
-                self.query_one("#answer-hint", Static).update(answer_hint(card.instance))
+                self.pane.hint_line(answer_hint(card.instance))
         elif isinstance(result, ExplainPending):
             self.pending_explain = True
             for widget in self.query("#answer, #answer *").results(Widget):
                 widget.disabled = True
             panel = KeyPointsPanel(result, id="key-points-panel")
             await self.body.mount(panel, before=self.query_one(FeedbackPanel))
-            self.query_one(KeyPointList).focus(scroll_visible=False)
+            self.query(KeyPointList).first().focus(scroll_visible=False)
             self.call_after_refresh(self.body.bring_to_top, panel)
         else:
             await self.show_feedback(result)
@@ -423,12 +434,12 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
     @on(TextArea.Changed)
     def _typing(self, event: Input.Changed | TextArea.Changed) -> None:
         self._leave_armed = False  # typing more means the next Escape asks again
-        self.refresh_bindings()  # "h" gives a hint only while the answer box is empty
         if isinstance(event, Input.Changed):
             field: Widget = event.input
             typed = event.value
         else:
             field, typed = event.text_area, event.text_area.text
+        self.answer_empty = not typed
         if field.has_focus and typed:
             field.scroll_visible(animate=False)  # the question opened at its top; what is typed shows
         if field.id == "code-text" and not self.session.answered:
@@ -521,12 +532,19 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             )
             return
         self.keep_draft_now()
+        self.write(self._close_session, self._show_closed)
+
+    def _close_session(self) -> Feedback | Exception | None:
+        """In the save worker: a pending explanation is saved; what fails is reported once home."""
         try:
-            saved = self.session.close()
+            return self.session.close()
         except Exception as exc:
-            self.router.report_error(exc)
-            saved = None
-        if saved is not None:
+            return exc
+
+    async def _show_closed(self, saved: Feedback | Exception | None) -> None:
+        if isinstance(saved, Exception):
+            self.router.report_error(saved)
+        elif saved is not None:
             self.notify("Your explanation was saved with the key points ticked so far.", timeout=4)
         self.app.pop_screen()
 
@@ -541,15 +559,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             if card is not None and card.instance.kind == "flashcard" and self.revealed:
                 await self.action_rate(3)
             return
-        try:
-            card = self.session.advance()
-        except Exception as exc:
-            self.router.report_error(exc)
-            return
-        if card is None:
-            await self.show_done()
-        else:
-            await self.show_card(card)
+        self.write(lambda: self.prepare(self.session.advance()), self.show_next)
 
     def action_hint_anywhere(self) -> None:
         """Ctrl+G: the hint even while the answer box has text in it."""
@@ -574,23 +584,22 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self._hint_lines.append(line)
             box.update(Text("\n").join(self._hint_lines))
         box.display = True
-        self.refresh_bindings()
 
     async def action_reveal(self) -> None:
         card = self.session.current
         if card is None or self.revealed:
             return
-        try:
-            choices = self.session.reveal()
-        except Exception as exc:
-            self.router.report_error(exc)
+        self.write(self.session.reveal, self._show_revealed)  # in study mode it reads the card's intervals
+
+    async def _show_revealed(self, choices: tuple[RatingChoice, ...]) -> None:
+        card = self.session.current
+        if card is None or self.revealed:
             return
         self.revealed = True
         back = FlashcardBack(card.instance, choices, id="flashcard")
         await self.body.mount(back)
         self.body.focus(scroll_visible=False)
         self.call_after_refresh(self.body.bring_to_top, back)
-        self.refresh_bindings()
 
     async def action_rate(self, rating: int) -> None:
         """1-4, the one rule on every kind of question: after the answer, that rating replaces the
@@ -629,23 +638,20 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         card = self.session.current
         what = "buried until tomorrow" if how == "bury" else "suspended (`quizapp suspended` lists it)"
 
-        async def show(following: Card | None) -> None:
+        async def show(following: NextCard) -> None:
             if card is not None:
                 self.notify(f"{card.instance.question_id} {what}. Ctrl+Z brings it back.", timeout=4)
-            if following is None:
-                await self.show_done()
-            else:
-                await self.show_card(following)
+            await self.show_next(following)
 
-        self.write(lambda: self.session.set_aside("bury" if how == "bury" else "suspend"), show)
+        self.write(lambda: self.prepare(self.session.set_aside("bury" if how == "bury" else "suspend")), show)
 
     async def action_undo(self) -> None:
         """Ctrl+Z: the last answer is taken back (the card exactly as before) and asked again."""
-        self.write(self.session.undo, self._show_undone)
+        self.write(lambda: self.prepare(self.session.undo()), self._show_undone)
 
-    async def _show_undone(self, card: Card) -> None:
+    async def _show_undone(self, card: NextCard) -> None:
         self.notify("Undone: the question is back, exactly as it was before.", timeout=3)
-        await self.show_card(card)
+        await self.show_next(card)
 
     async def action_submit_explain(self) -> None:
         if self.pending_explain:
@@ -658,7 +664,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
     async def action_finish_explain(self) -> None:
         if not self.pending_explain or self.session.answered:
             return
-        ticked = self.query_one(KeyPointsPanel).ticked
+        ticked = self.query(KeyPointsPanel).first().ticked
         self.write(lambda: self.session.finish_explain(ticked), self._show_explained)
 
     async def _show_explained(self, feedback: Feedback) -> None:

@@ -26,7 +26,6 @@ from quizapp.tui.widgets.answer import CodeArea
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from quizapp.content.instance import Instance
     from quizapp.study.session import StudySession
     from quizapp.tui.screens.base import QuizScreen
 
@@ -46,12 +45,11 @@ class CodeEditing(_Screen):
 
     def show_error(self, message: str) -> None: ...  # the study screen's: under the input
 
-    def load_code(self, inst: Instance) -> None:
-        """The editor opens with the draft, else the code last submitted, else the starter code; a
-        standby child starts importing NumPy, so Ctrl+R does not wait for a new interpreter."""
-        backend = self.router.backend
-        text = backend.code_text(inst.question_id, inst.starter) if backend is not None else inst.starter
-        self.query_one(CodeArea).load(text)
+    def load_code(self, text: str) -> None:
+        """The editor opens with `text` (the draft, else the code last submitted, else the starter code,
+        read in the worker that drew the card); a standby child starts importing NumPy, so Ctrl+R does
+        not wait for a new interpreter."""
+        self.query(CodeArea).first().load(text)
         from quizapp.grading.standby import warm_soon
 
         warm_soon()  # a plain thread starts the child: off the event loop, and no worker to wait for
@@ -67,7 +65,7 @@ class CodeEditing(_Screen):
         card = self.session.current
         if card is None or card.instance.kind != "code" or not self.query(CodeArea):
             return None
-        return card.instance.question_id, self.query_one(CodeArea).text
+        return card.instance.question_id, self.query(CodeArea).first().text
 
     def _keep_draft(self) -> None:
         if self._draft_timer is not None:  # a write now stands for the one pending
@@ -105,9 +103,10 @@ class CodeEditing(_Screen):
         """Ctrl+R: grades the code (in the save worker: it runs in a child process); the draft is kept."""
         if not self.query(CodeArea):
             return
-        text = self.query_one(CodeArea).text
+        text = self.query(CodeArea).first().text
         self._keep_draft()
-        self.query_one("#answer-hint", Static).update(Text("Running your code on this review's inputs…"))
+        for line in self.query("#answer-hint").results(Static):
+            line.update(Text("Running your code on this review's inputs…"))
         self.post_message(AnswerSubmitted(text))
 
     def action_edit_code(self) -> None:
@@ -117,7 +116,7 @@ class CodeEditing(_Screen):
             return
         from quizapp.study.drafts import save_draft
 
-        path = save_draft(card.instance.question_id, self.query_one(CodeArea).text)
+        path = save_draft(card.instance.question_id, self.query(CodeArea).first().text)
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         try:
             with self.app.suspend():
@@ -129,4 +128,4 @@ class CodeEditing(_Screen):
             return
         if ran.returncode != 0:
             self.notify(f"{editor} exited with status {ran.returncode}; the draft is as it saved it.")
-        self.query_one(CodeArea).load(path.read_text(encoding="utf-8"))
+        self.query(CodeArea).first().load(path.read_text(encoding="utf-8"))

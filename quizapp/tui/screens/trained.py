@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Header, Input, Label, Static
 
+from quizapp.tui.guard import on
 from quizapp.tui.messages import ToyTrainingEnded, ToyTrainingProgressed, ToyViewComputed, ToyViewRefused
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter

@@ -96,27 +96,59 @@ def _index_of(day: date) -> int:
 
 
 def reviews_per_day(store: Store, *, now: datetime, days: int = CALENDAR_DAYS) -> tuple[DayCount, ...]:
-    """Review counts per local day for the last `days` days, today last.
+    """Review counts per local day for the last `days` days, today last, from one GROUP BY.
 
-    One range query per day on the covering index reviews_by_time: about 4x faster than one GROUP BY over
-    the year, which needs a temporary b-tree for half a million rows. Midnights come from `now`'s tzinfo,
-    so a zone with daylight saving gets its 23- and 25-hour days right.
+    Midnights come from `now`'s tzinfo, so a zone with daylight saving gets its 23- and 25-hour days
+    right: the day of a review is computed piecewise (see _day_key), one piece per run of 24-hour days.
     """
     today = day_start(now).date()
     first = today - timedelta(days=days - 1)
-    sql = (
-        "SELECT count(*), coalesce(sum(duration_ms), 0) FROM reviews"
-        " WHERE reviewed_us >= ? AND reviewed_us < ?"
+    bounds = [
+        to_us(datetime.combine(first + timedelta(days=i), time.min, tzinfo=now.tzinfo))
+        for i in range(days + 1)
+    ]
+    key, params = _day_key(bounds)
+    rows = store.conn.execute(
+        f"SELECT {key} AS d, count(*), coalesce(sum(duration_ms), 0) FROM reviews"
+        " WHERE reviewed_us >= ? AND reviewed_us < ? GROUP BY d",
+        (*params, bounds[0], bounds[-1]),
     )
-    out = []
-    start = to_us(datetime.combine(first, time.min, tzinfo=now.tzinfo))
-    for i in range(days):
-        day = first + timedelta(days=i)
-        end = to_us(datetime.combine(day + timedelta(days=1), time.min, tzinfo=now.tzinfo))
-        n, ms = store.conn.execute(sql, (start, end)).fetchone()
-        out.append(DayCount(day=day, reviews=int(n), seconds=int(ms) / 1000))
-        start = end
-    return tuple(out)
+    found = {int(d): (int(n), int(ms)) for d, n, ms in rows}
+    return tuple(
+        DayCount(
+            day=first + timedelta(days=i),
+            reviews=found.get(i, (0, 0))[0],
+            seconds=found.get(i, (0, 0))[1] / 1000,
+        )
+        for i in range(days)
+    )
+
+
+def _day_key(bounds: list[int]) -> tuple[str, list[int]]:
+    """A SQL expression giving the index of the day [bounds[i], bounds[i + 1]) a review falls in.
+
+    A run of 24-hour days is one piece, `i + (t - start) / day`; a day of another length (a change of
+    daylight saving time) is a piece of its own with a constant index. Without such a change (a fixed UTC
+    offset, as the app's clock has) the expression is a single division.
+    """
+    pieces: list[tuple[int, int, int, int]] = []  # (first day, its start, end of the piece, divisor)
+    i = 0
+    while i < len(bounds) - 1:
+        j = i
+        while j < len(bounds) - 1 and bounds[j + 1] - bounds[j] == US_PER_DAY:
+            j += 1
+        if j == i:  # a 23- or 25-hour day
+            pieces.append((i, bounds[i], bounds[i + 1], bounds[i + 1] - bounds[i] + 1))
+            i += 1
+        else:
+            pieces.append((i, bounds[i], bounds[j], US_PER_DAY))
+            i = j
+    if len(pieces) == 1:
+        first, start, _, divisor = pieces[0]
+        return "? + (reviewed_us - ?) / ?", [first, start, divisor]
+    cases = " ".join("WHEN reviewed_us < ? THEN ? + (reviewed_us - ?) / ?" for _ in pieces)
+    params = [value for first, start, end, divisor in pieces for value in (end, first, start, divisor)]
+    return f"CASE {cases} END", params
 
 
 def retention_by_deck(store: Store) -> tuple[DeckRetention, ...]:

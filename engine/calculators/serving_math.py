@@ -1,0 +1,578 @@
+"""Provides the serving calculators a staff-level round chains: speculative decoding, the roofline,
+request latency (TTFT and TPOT), quantised KV (KIVI), GPUs needed to fit a model, prefix caching and
+FlashDecoding's split count.
+
+Each returns a worked Derivation and the named wrong turns an interviewer sees most often.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.calculator import Arg, register
+from engine.calculators.common import N_LAYERS, distinct, require_positive
+from engine.derivation import Derivation, Misconception, Step
+
+
+def _unit_interval(calc: str, name: str, value: float) -> None:
+    if not 0 < value < 1:
+        raise ValueError(f"{calc}: {name}={value} must lie strictly between 0 and 1")
+
+
+# --------------------------------------------------------------------------- speculative decoding
+
+
+@register(
+    "speculative_decoding",
+    summary="Expected tokens per target pass (1 - a^(k+1)) / (1 - a), and the walltime speed-up over "
+    "plain decoding, E / (k c + 1).",
+    unit="",
+    args=(
+        Arg("acceptance", "float", "probability a that the target accepts one drafted token"),
+        Arg("draft_tokens", "int", "tokens k the draft model proposes per round"),
+        Arg("draft_cost", "float", "cost c of one draft step relative to one target step", 0.0, False),
+        Arg("which", "str", "tokens (per target pass) or speedup", "tokens", False, ("tokens", "speedup")),
+    ),
+    misconceptions=("no-bonus-token", "linear-acceptance", "ignored-draft-cost", "all-accepted"),
+)
+def speculative_decoding(
+    acceptance: float,
+    draft_tokens: int,
+    draft_cost: float = 0.0,
+    which: str = "tokens",
+    *,
+    worked: bool = True,
+) -> Derivation:
+    """Leviathan et al. 2023: the accepted prefix is geometric, and the target always adds one token."""
+    calc = "speculative_decoding"
+    _unit_interval(calc, "acceptance", acceptance)
+    require_positive(calc, draft_tokens=draft_tokens)
+    if draft_cost < 0:
+        raise ValueError(f"{calc}: draft_cost={draft_cost} must not be negative")
+    if which not in ("tokens", "speedup"):
+        raise ValueError(f"{calc}: which={which!r} must be tokens or speedup")
+    a, k, c = acceptance, draft_tokens, draft_cost
+    tokens = (1 - a ** (k + 1)) / (1 - a)
+    cost = k * c + 1
+    value = tokens if which == "tokens" else tokens / cost
+    if not worked:
+        return Derivation(calc, value, "", ())
+    t_label, s_label = "Tokens per target pass", "Speed-up"
+    steps = [
+        Step(t_label, "E = (1 - a^(k+1)) / (1 - a)", f"(1 - {a:g}^{k + 1}) / (1 - {a:g})", tokens),
+    ]
+    if which == "speedup":
+        steps += [
+            Step("Cost of one round", "k c + 1 target-step units", f"{k} x {c:g} + 1", cost),
+            Step(s_label, "E / (k c + 1)", f"{tokens:.4g} / {cost:.4g}", value),
+        ]
+    scale = 1.0 if which == "tokens" else 1 / cost
+    wrong = [
+        Misconception(
+            "no-bonus-token",
+            "You left out the token the target adds itself",
+            "Every target pass yields one token of its own (the correction, or a bonus after k accepted "
+            "drafts), so E = 1 + a + ... + a^k, not a + ... + a^k.",
+            (tokens - 1) * scale,
+            t_label,
+        ),
+        Misconception(
+            "linear-acceptance",
+            "You took k a + 1, as if each draft were accepted independently",
+            "Draft i counts only if drafts 1..i-1 were all accepted: the terms are a^i, not a.",
+            (k * a + 1) * scale,
+            t_label,
+        ),
+        Misconception(
+            "all-accepted",
+            "You assumed all k drafts are accepted",
+            "Each draft survives with probability a given its predecessors; k + 1 tokens per pass is the "
+            "best case, reached only when a = 1.",
+            (k + 1) * scale,
+            t_label,
+        ),
+    ]
+    if which == "speedup" and c > 0:
+        wrong.append(
+            Misconception(
+                "ignored-draft-cost",
+                "You left out the draft model's cost",
+                "A round costs k draft steps plus one target step: divide E by k c + 1.",
+                tokens,
+                s_label,
+            )
+        )
+    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+
+
+# --------------------------------------------------------------------------- roofline
+
+
+@register(
+    "roofline",
+    summary="Ridge point peak / bandwidth (FLOPs per byte), or the attainable throughput "
+    "min(peak, intensity x bandwidth) in TFLOP/s.",
+    unit="",
+    args=(
+        Arg("peak_tflops", "float", "dense peak throughput in TFLOP/s"),
+        Arg("bandwidth_tb_s", "float", "memory bandwidth in TB/s"),
+        Arg("intensity", "float", "arithmetic intensity of the kernel in FLOPs per byte", 0.0, False),
+        Arg("which", "str", "ridge or attainable", "ridge", False, ("ridge", "attainable")),
+    ),
+    misconceptions=("inverted", "gb-for-tb", "no-cap", "peak-always"),
+)
+def roofline(
+    peak_tflops: float,
+    bandwidth_tb_s: float,
+    intensity: float = 0.0,
+    which: str = "ridge",
+    *,
+    worked: bool = True,
+) -> Derivation:
+    """Below the ridge a kernel is bound by bandwidth; above it by compute."""
+    calc = "roofline"
+    if peak_tflops <= 0 or bandwidth_tb_s <= 0:
+        raise ValueError(
+            f"{calc}: peak_tflops={peak_tflops} and bandwidth_tb_s={bandwidth_tb_s} must be positive"
+        )
+    if which not in ("ridge", "attainable"):
+        raise ValueError(f"{calc}: which={which!r} must be ridge or attainable")
+    if which == "attainable" and intensity <= 0:
+        raise ValueError(f"{calc}: intensity={intensity} must be positive for the attainable throughput")
+    ridge = peak_tflops / bandwidth_tb_s
+    memory_bound = intensity * bandwidth_tb_s
+    value = ridge if which == "ridge" else min(peak_tflops, memory_bound)
+    if not worked:
+        return Derivation(calc, value, "", ())
+    r_label, a_label = "Ridge point (FLOPs per byte)", "Attainable TFLOP/s"
+    steps = [Step(r_label, "peak / bandwidth", f"{peak_tflops:g} / {bandwidth_tb_s:g}", ridge)]
+    wrong: list[Misconception] = []
+    if which == "ridge":
+        wrong += [
+            Misconception(
+                "inverted",
+                "You divided bandwidth by peak",
+                "The ridge is FLOPs per byte: peak FLOP/s over bytes/s.",
+                bandwidth_tb_s / peak_tflops,
+                r_label,
+            ),
+            Misconception(
+                "gb-for-tb",
+                "You mixed TB/s with GB/s",
+                "TFLOP/s over TB/s cancels the 10^12: the ridge is peak / bandwidth in the same prefixes.",
+                ridge / 1000,
+                r_label,
+            ),
+        ]
+    else:
+        steps.append(
+            Step(
+                a_label,
+                "min(peak, intensity x bandwidth)",
+                f"min({peak_tflops:g}, {intensity:g} x {bandwidth_tb_s:g})",
+                value,
+            )
+        )
+        if memory_bound > peak_tflops:
+            wrong.append(
+                Misconception(
+                    "no-cap",
+                    "You did not cap at the peak",
+                    "Above the ridge the kernel is compute-bound: it cannot exceed the peak.",
+                    memory_bound,
+                    a_label,
+                )
+            )
+        else:
+            wrong.append(
+                Misconception(
+                    "peak-always",
+                    "You took the peak for a memory-bound kernel",
+                    "Below the ridge every FLOP waits for bytes: throughput is intensity x bandwidth.",
+                    peak_tflops,
+                    a_label,
+                )
+            )
+    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+
+
+# --------------------------------------------------------------------------- request latency
+
+
+@register(
+    "request_latency",
+    summary="TTFT = 2 N P / (peak x MFU) for the prefill; total = TTFT + (output tokens - 1) x TPOT, in ms.",
+    unit="",
+    args=(
+        Arg("n_params", "float", "model parameters N"),
+        Arg("prompt_tokens", "int", "prompt length P"),
+        Arg("peak_tflops", "float", "dense peak throughput in TFLOP/s"),
+        Arg("mfu", "float", "model FLOPs utilisation during prefill, between 0 and 1"),
+        Arg("tpot_ms", "float", "time per output token in ms", 0.0, False),
+        Arg("output_tokens", "int", "tokens generated", 1, False),
+        Arg("which", "str", "ttft or total (both in ms)", "ttft", False, ("ttft", "total")),
+    ),
+    misconceptions=("6n-for-inference", "forgot-mfu", "tpot-for-every-token", "forgot-ttft"),
+)
+def request_latency(
+    n_params: float,
+    prompt_tokens: int,
+    peak_tflops: float,
+    mfu: float,
+    tpot_ms: float = 0.0,
+    output_tokens: int = 1,
+    which: str = "ttft",
+    *,
+    worked: bool = True,
+) -> Derivation:
+    """The prefill is compute-bound (2N FLOPs per prompt token); each later token costs one TPOT."""
+    calc = "request_latency"
+    if not 0 < mfu <= 1:
+        raise ValueError(f"{calc}: mfu={mfu} must lie in (0, 1]")
+    require_positive(calc, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    if n_params <= 0 or peak_tflops <= 0 or tpot_ms < 0:
+        raise ValueError(f"{calc}: n_params, peak_tflops must be positive and tpot_ms not negative")
+    if which not in ("ttft", "total"):
+        raise ValueError(f"{calc}: which={which!r} must be ttft or total")
+    flops = 2 * n_params * prompt_tokens
+    ttft = flops / (peak_tflops * 1e12 * mfu) * 1e3
+    value = ttft if which == "ttft" else ttft + (output_tokens - 1) * tpot_ms
+    if not worked:
+        return Derivation(calc, value, "", ())
+    f_label, t_label, e_label = "Prefill FLOPs", "TTFT (ms)", "Whole request (ms)"
+    steps = [
+        Step(f_label, "2 N P", f"2 x {n_params:.4g} x {prompt_tokens:,}", flops, "FLOPs"),
+        Step(
+            t_label,
+            "2 N P / (peak x MFU) x 1000",
+            f"{flops:.4g} / ({peak_tflops:g}e12 x {mfu:g}) x 1000",
+            ttft,
+        ),
+    ]
+    wrong = [
+        Misconception(
+            "6n-for-inference",
+            "You used 6N FLOPs per token",
+            "6N is training (forward plus backward); a prefill is a forward pass, 2N per token.",
+            value + 2 * ttft,
+            t_label,
+        ),
+        Misconception(
+            "forgot-mfu",
+            "You assumed the GPU runs at its peak",
+            "Real prefills reach a fraction of the peak (the MFU); divide by peak x MFU.",
+            value - ttft + ttft * mfu,
+            t_label,
+        ),
+    ]
+    if which == "total":
+        steps.append(
+            Step(e_label, "TTFT + (n - 1) x TPOT", f"{ttft:.4g} + ({output_tokens} - 1) x {tpot_ms:g}", value)
+        )
+        wrong += [
+            Misconception(
+                "tpot-for-every-token",
+                "You charged a TPOT for the first token too",
+                "The prefill produces the first token; only the n - 1 later ones each cost a TPOT.",
+                value + tpot_ms,
+                e_label,
+            ),
+            Misconception(
+                "forgot-ttft",
+                "You left out the time to first token",
+                "The request waits for the prefill before the first token appears.",
+                (output_tokens - 1) * tpot_ms,
+                e_label,
+            ),
+        ]
+    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+
+
+# --------------------------------------------------------------------------- KIVI
+
+
+@register(
+    "kivi_cache_bytes",
+    summary="Bytes of a KIVI-style quantised KV cache: b-bit K (per channel) and V (per token), one fp16 "
+    "scale and zero point per group, and the most recent tokens kept in fp16.",
+    unit="B",
+    args=(
+        N_LAYERS,
+        Arg("n_kv_heads", "int", "key/value heads per layer"),
+        Arg("d_head", "int", "head width"),
+        Arg("seq_len", "int", "tokens cached per sequence"),
+        Arg("batch", "int", "sequences"),
+        Arg("bits", "int", "bits per quantised number (2 or 4)"),
+        Arg("group_size", "int", "numbers sharing one scale and zero point"),
+        Arg("residual", "int", "most recent tokens kept in fp16", 0, False),
+    ),
+    misconceptions=("forgot-scales", "bits-as-bytes", "no-residual", "no-x2-kv"),
+)
+def kivi_cache_bytes(
+    n_layers: int,
+    n_kv_heads: int,
+    d_head: int,
+    seq_len: int,
+    batch: int,
+    bits: int,
+    group_size: int,
+    residual: int = 0,
+    *,
+    worked: bool = True,
+) -> Derivation:
+    """Quantised numbers, their per-group scale and zero point (2 bytes each), plus an fp16 window."""
+    calc = "kivi_cache_bytes"
+    require_positive(
+        calc, n_layers=n_layers, n_kv_heads=n_kv_heads, d_head=d_head, seq_len=seq_len, batch=batch,
+        bits=bits, group_size=group_size,
+    )  # fmt: skip
+    if not 0 <= residual < seq_len:
+        raise ValueError(f"{calc}: residual={residual} must be at least 0 and below seq_len={seq_len}")
+    per_token = 2 * n_layers * n_kv_heads * d_head * batch  # K and V numbers per token position
+    quant = per_token * (seq_len - residual)
+    if quant % group_size:
+        raise ValueError(f"{calc}: {quant} quantised numbers do not split into groups of {group_size}")
+    q_bytes = quant * bits // 8 if quant * bits % 8 == 0 else quant * bits / 8
+    meta = quant // group_size * 4
+    fp16 = per_token * residual * 2
+    value = q_bytes + meta + fp16
+    if not worked:
+        return Derivation(calc, value, "B", ())
+    n_label, q_label, m_label, r_label, t_label = (
+        "Quantised numbers",
+        "Quantised bytes",
+        "Scales and zero points",
+        "Recent tokens in fp16",
+        "Whole cache",
+    )
+    steps = [
+        Step(
+            n_label,
+            "2 x n_layers x n_kv x d_head x batch x (seq_len - residual)",
+            f"2 x {n_layers} x {n_kv_heads} x {d_head} x {batch} x ({seq_len:,} - {residual})",
+            quant,
+        ),
+        Step(q_label, "numbers x bits / 8", f"{quant:,} x {bits} / 8", q_bytes, "B"),
+        Step(m_label, "numbers / group x 2 x 2 bytes", f"{quant:,} / {group_size} x 4", meta, "B"),
+        Step(
+            r_label,
+            "2 x n_layers x n_kv x d_head x batch x residual x 2",
+            f"{per_token:,} x {residual} x 2",
+            fp16,
+            "B",
+        ),
+        Step(t_label, "quantised + scales + fp16", f"{q_bytes:,} + {meta:,} + {fp16:,}", value, "B"),
+    ]
+    wrong = [
+        Misconception(
+            "forgot-scales",
+            "You left out the scales and zero points",
+            "Each group of numbers carries an fp16 scale and zero point (4 bytes), which at 2 bits and "
+            "groups of 32 adds a quarter again.",
+            value - meta,
+            m_label,
+        ),
+        Misconception(
+            "bits-as-bytes",
+            "You counted bits as bytes",
+            "A b-bit number is b / 8 bytes.",
+            value - q_bytes + quant * bits,
+            q_label,
+        ),
+        Misconception(
+            "no-x2-kv",
+            "You quantised the keys only",
+            "Keys (per channel) and values (per token) are both cached and both quantised.",
+            value / 2,
+            n_label,
+        ),
+    ]
+    if residual:
+        wrong.append(
+            Misconception(
+                "no-residual",
+                "You quantised every token, including the fp16 window",
+                "KIVI keeps the most recent tokens in full precision until a whole group is ready.",
+                per_token * seq_len * bits / 8 + per_token * seq_len // group_size * 4,
+                r_label,
+            )
+        )
+    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+
+
+# --------------------------------------------------------------------------- GPUs to fit
+
+
+@register(
+    "gpus_to_fit",
+    summary="Fewest GPUs whose usable memory holds the weights plus the KV cache: "
+    "ceil((weights + cache) / (GiB per GPU x usable share)).",
+    unit="",
+    args=(
+        Arg("weights_gib", "float", "weight memory in GiB"),
+        Arg("cache_gib", "float", "KV-cache memory in GiB"),
+        Arg("gpu_gib", "float", "memory of one GPU in GiB"),
+        Arg("usable", "float", "share of each GPU's memory available to weights and cache", 1.0, False),
+    ),
+    misconceptions=("rounded-down", "forgot-cache", "forgot-usable"),
+)
+def gpus_to_fit(
+    weights_gib: float, cache_gib: float, gpu_gib: float, usable: float = 1.0, *, worked: bool = True
+) -> Derivation:
+    """Whole GPUs only: the count is rounded up."""
+    calc = "gpus_to_fit"
+    if weights_gib <= 0 or cache_gib < 0 or gpu_gib <= 0 or not 0 < usable <= 1:
+        raise ValueError(
+            f"{calc}: weights_gib={weights_gib}, gpu_gib={gpu_gib} must be positive, cache_gib={cache_gib} "
+            f"not negative and usable={usable} in (0, 1]"
+        )
+    need = weights_gib + cache_gib
+    per_gpu = gpu_gib * usable
+    value = math.ceil(need / per_gpu - 1e-12)
+    if not worked:
+        return Derivation(calc, value, "", ())
+    n_label, g_label, c_label = "Memory needed (GiB)", "Usable per GPU (GiB)", "GPUs"
+    steps = [
+        Step(n_label, "weights + cache", f"{weights_gib:g} + {cache_gib:g}", need),
+        Step(g_label, "GPU memory x usable share", f"{gpu_gib:g} x {usable:g}", per_gpu),
+        Step(c_label, "ceil(needed / usable per GPU)", f"ceil({need:.4g} / {per_gpu:.4g})", value),
+    ]
+    wrong = [
+        Misconception(
+            "rounded-down",
+            "You rounded down",
+            "A fraction of a GPU cannot be bought: round the count up.",
+            max(1, math.floor(need / per_gpu)),
+            c_label,
+        ),
+        Misconception(
+            "forgot-cache",
+            "You fitted the weights only",
+            "The KV cache must fit beside the weights.",
+            math.ceil(weights_gib / per_gpu - 1e-12),
+            n_label,
+        ),
+    ]
+    if usable < 1:
+        wrong.append(
+            Misconception(
+                "forgot-usable",
+                "You counted the whole of each GPU's memory",
+                "Activations, the CUDA context and fragmentation take a share; only the usable part holds "
+                "weights and cache.",
+                math.ceil(need / gpu_gib - 1e-12),
+                g_label,
+            )
+        )
+    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+
+
+# --------------------------------------------------------------------------- prefix caching
+
+
+@register(
+    "prefix_cache_saving",
+    summary="Share of prefill tokens a prefix cache skips when R requests share a P-token prefix and each "
+    "adds U tokens of its own: (R - 1) P / (R (P + U)).",
+    unit="",
+    args=(
+        Arg("requests", "int", "requests R sharing the prefix"),
+        Arg("prefix_tokens", "int", "shared prefix length P"),
+        Arg("unique_tokens", "int", "tokens U each request adds"),
+    ),
+    misconceptions=("prefix-tokens-only", "prefix-share-only"),
+)
+def prefix_cache_saving(
+    requests: int, prefix_tokens: int, unique_tokens: int, *, worked: bool = True
+) -> Derivation:
+    """The first request computes the prefix; every later one reuses its cached K and V."""
+    calc = "prefix_cache_saving"
+    require_positive(calc, requests=requests, prefix_tokens=prefix_tokens, unique_tokens=unique_tokens)
+    if requests < 2:
+        raise ValueError(f"{calc}: requests={requests}: a prefix cache needs at least 2 requests to save")
+    total = requests * (prefix_tokens + unique_tokens)
+    saved = (requests - 1) * prefix_tokens
+    value = saved / total
+    if not worked:
+        return Derivation(calc, value, "", ())
+    s_label, t_label, f_label = "Prefill tokens skipped", "Prefill tokens without a cache", "Share skipped"
+    steps = [
+        Step(t_label, "R (P + U)", f"{requests} x ({prefix_tokens:,} + {unique_tokens:,})", total),
+        Step(s_label, "(R - 1) P", f"({requests} - 1) x {prefix_tokens:,}", saved),
+        Step(f_label, "skipped / total", f"{saved:,} / {total:,}", value),
+    ]
+    wrong = [
+        Misconception(
+            "prefix-tokens-only",
+            "You counted only the prefix tokens in the total",
+            "Every request also prefills its own U tokens, which no cache can skip: the total is R (P + U).",
+            (requests - 1) / requests,
+            t_label,
+        ),
+        Misconception(
+            "prefix-share-only",
+            "You gave the prefix's share of one request",
+            "P / (P + U) is the best case with infinitely many requests; the first computes it in full.",
+            prefix_tokens / (prefix_tokens + unique_tokens),
+            f_label,
+        ),
+    ]
+    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+
+
+# --------------------------------------------------------------------------- FlashDecoding
+
+
+@register(
+    "split_kv_chunk",
+    summary="FlashDecoding: splits of the KV sequence so batch x KV heads x splits fills the SMs, "
+    "ceil(SMs / (B x h_kv)), and the keys each split reads, ceil(S / splits).",
+    unit="",
+    args=(
+        Arg("batch", "int", "sequences decoding"),
+        Arg("n_kv_heads", "int", "key/value heads (one query group each)"),
+        Arg("seq_len", "int", "cached tokens S"),
+        Arg("sms", "int", "streaming multiprocessors to fill"),
+        Arg("which", "str", "splits or chunk", "chunk", False, ("splits", "chunk")),
+    ),
+    misconceptions=("floor-splits", "no-split"),
+)
+def split_kv_chunk(
+    batch: int, n_kv_heads: int, seq_len: int, sms: int, which: str = "chunk", *, worked: bool = True
+) -> Derivation:
+    """Without splits a decode step has only B x h_kv blocks of work: too few for a GPU at small batch."""
+    calc = "split_kv_chunk"
+    require_positive(calc, batch=batch, n_kv_heads=n_kv_heads, seq_len=seq_len, sms=sms)
+    if which not in ("splits", "chunk"):
+        raise ValueError(f"{calc}: which={which!r} must be splits or chunk")
+    work = batch * n_kv_heads
+    splits = max(1, math.ceil(sms / work))
+    chunk = math.ceil(seq_len / splits)
+    value = splits if which == "splits" else chunk
+    if not worked:
+        return Derivation(calc, value, "", ())
+    w_label, s_label, c_label = "Blocks without splitting", "Splits", "Keys per split"
+    steps = [
+        Step(w_label, "B x h_kv", f"{batch} x {n_kv_heads}", work),
+        Step(s_label, "ceil(SMs / (B x h_kv))", f"ceil({sms} / {work})", splits),
+    ]
+    if which == "chunk":
+        steps.append(Step(c_label, "ceil(S / splits)", f"ceil({seq_len:,} / {splits})", chunk))
+    floor_splits = max(1, sms // work)
+    wrong = [
+        Misconception(
+            "floor-splits",
+            "You rounded the splits down",
+            "Rounding down leaves some SMs idle; FlashDecoding takes enough splits to cover every SM.",
+            floor_splits if which == "splits" else math.ceil(seq_len / floor_splits),
+            s_label,
+        ),
+        Misconception(
+            "no-split",
+            "You kept the whole sequence in one block",
+            "That is plain FlashAttention at decode time: one block per head and sequence.",
+            1 if which == "splits" else seq_len,
+            s_label,
+        ),
+    ]
+    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
