@@ -81,8 +81,8 @@ class Workspace:
         """Each question's type and difficulty, which price a day of the plan in minutes (built once)."""
         from quizapp.study.plan import PlanQuestion
 
-        qs = self.catalog.questions
-        return {qid: PlanQuestion(qs[qid].type, qs[qid].difficulty) for qid in qs}
+        outlines = self.catalog.question_outlines()  # from the deck headers: no question model is built
+        return {q.question_id: PlanQuestion(q.type, q.difficulty) for q in outlines}
 
     def plan(self, now: datetime) -> Plan | None:
         """The interview plan over the whole catalog at `now`, or None without an interview date.

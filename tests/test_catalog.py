@@ -198,3 +198,19 @@ def test_an_instance_builds_only_its_own_question_not_its_whole_deck() -> None:
     assert [q is not None for q in data._built].count(True) == 1
     with pytest.raises(QuizappError, match="did you mean sample-card"):
         cached.deck_header("sample-crad")
+
+
+def test_question_outlines_give_each_type_from_the_cache_without_building_a_question() -> None:
+    """The plan prices a day by question type: at 10,000 questions building every model to read its type
+    held the GIL for a second on the way home."""
+    from quizapp.content.load import reset_memos
+
+    reset_memos()
+    fresh = load_catalog([FIXTURES], include_default=False)
+    expected = {qid: q.type for qid, q in fresh.questions.items()}
+    reset_memos()  # as a new process: from the cache
+    cached = load_catalog([FIXTURES], include_default=False)
+    assert {o.question_id: o.type for o in cached.question_outlines()} == expected
+    assert len(set(expected.values())) > 3
+    (data,) = cached.decks.data()  # type: ignore[attr-defined]
+    assert not any(q is not None for q in data._built)

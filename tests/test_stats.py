@@ -14,7 +14,7 @@ from quizapp.reports.stats import CALENDAR_DAYS, FORECAST_DAYS, compute_stats, s
 from quizapp.reports.text import SHADES, render_stats, shade
 from quizapp.store import CardRecord, QuestionRef, Store, card_id_for, open_store, reviews_for
 from quizapp.store.cards import write_card
-from quizapp.store.reports import reviews_per_day
+from quizapp.store.stats_queries import reviews_per_day
 from quizapp.study import make_scheduler, record_review
 
 NOW = datetime(2025, 6, 15, 18, 0, tzinfo=UTC)

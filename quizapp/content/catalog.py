@@ -113,6 +113,8 @@ class QuestionOutline:
     tags: tuple[str, ...]
     deck_after: tuple[str, ...]
     """The prerequisites of its deck (the deck's `after`)."""
+    type: str = ""
+    """numeric, choice, code, ...: what the plan prices a question at."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,12 +142,12 @@ class Catalog:
         decks = self.decks
         if isinstance(decks, _Decks):
             return tuple(
-                QuestionOutline(qid, d.id, d.difficulties[i], d.tags[i], d.after)
+                QuestionOutline(qid, d.id, d.difficulties[i], d.tags[i], d.after, d.types[i])
                 for d in decks.data()
                 for i, qid in enumerate(d.ids)
             )
         return tuple(
-            QuestionOutline(q.id, d.id, q.difficulty, q.tags, d.after)
+            QuestionOutline(q.id, d.id, q.difficulty, q.tags, d.after, q.type)
             for d in decks.values()
             for q in d.questions
         )
