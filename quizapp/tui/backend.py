@@ -120,9 +120,22 @@ class Backend:
         return readiness_for(self.store, self.catalog.deck_headers(), now=self.now())
 
     def plan_line(self) -> str:
-        """The interview plan in one line for home ("" when no date is set), cached by the workspace until
-        an answer is saved or the day turns."""
-        return self.workspace.plan_line(self.now())
+        """The interview plan in one line for home ("" when no date is set), with the minutes a day and
+        what the daily budget left out; the plan is cached by the workspace until an answer is saved or
+        the day turns."""
+        plan = self.workspace.plan(self.now())
+        if plan is None:
+            return ""
+        line = plan.summary()
+        if plan.passed or not plan.minutes_per_day:
+            return line
+        line += f"; about {plan.minutes_per_day:.0f} min a day"
+        if plan.left_out and plan.budget_minutes is not None:
+            line += (
+                f" ({len(plan.left_out)} left out to fit your {plan.budget_minutes:g} min: "
+                "`quizapp plan` says which and why)"
+            )
+        return line
 
     def fit_weights(self) -> tuple[str, bool]:
         """Runs the FSRS optimizer on the user's history: (what it found in words, whether it ran)."""
