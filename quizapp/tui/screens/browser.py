@@ -9,7 +9,6 @@ worker thread that posts a message back, so the event loop never waits for the p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,6 +22,7 @@ from textual.widgets import DataTable, Header, Input, Select, Static
 
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.widgets.card_text import history_text, interval_text, state_text, when_text
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import shorten
 
@@ -30,13 +30,11 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from quizapp.store.cards import QuestionRef
-    from quizapp.study.browser import CardDetail, CardFilter, CardPage, CardView
+    from quizapp.study.browser import CardDetail, CardFilter, CardPage
     from quizapp.tui.backend import Backend
 
 PAGE_SIZE = 100
 """Cards per page: one read of the store each (the browser's first page is what opening it waits for)."""
-HISTORY_LINES = 20
-"""How many of the highlighted card's latest answers its history shows."""
 FILTERS: tuple[tuple[str, str], ...] = (
     ("All cards", "all"),
     ("Due now", "due"),
@@ -69,30 +67,6 @@ class CardActionDone(Message):
 
     question_id: str
     said: str
-
-
-def when_text(due: datetime | None, now: datetime) -> str:
-    """The due column: "new" when never scheduled, "now" when due, else the local date and time."""
-    if due is None:
-        return "—"
-    if due <= now:
-        return "now"
-    return f"{due.astimezone(now.tzinfo):%b %d %H:%M}"
-
-
-def interval_text(days: float | None) -> str:
-    from quizapp.study import format_interval
-
-    return "—" if days is None else format_interval(timedelta(days=days))
-
-
-def state_text(card: CardView) -> Text:
-    if card.suspended:
-        return Text("suspended", style="yellow")
-    if card.buried:
-        return Text("buried", style="dim")
-    style = {"new": "cyan", "learning": "magenta", "relearning": "red"}.get(card.state, "")
-    return Text(card.state, style=style)
 
 
 class BrowserScreen(QuizScreen[None]):
@@ -437,36 +411,3 @@ def _prompts(backend: Backend) -> dict[str, str]:
         question = questions[qid]
         out[qid] = str(getattr(question, "prompt", "") or getattr(question, "front", ""))
     return out
-
-
-def history_text(detail: CardDetail, now: datetime) -> Text:
-    """The highlighted card in one line, then its latest answers, newest first."""
-    card = detail.card
-    text = Text()
-    text.append(card.question_id, style="bold")
-    text.append(f"  ({card.deck_id})  ", style="dim")
-    text.append_text(state_text(card))
-    text.append(f" · due {when_text(card.due, now)} · interval {interval_text(card.interval_days)}")
-    text.append(f" · {card.reps} reps · {card.lapses} lapses")
-    if card.leech:
-        text.append(" · leech", style="red")
-    history = detail.history
-    if not history:
-        text.append("\nNever answered.", style="dim")
-        return text
-    text.append(f"\n{len(history)} answer{'s' * (len(history) != 1)}, newest first:", style="dim")
-    from quizapp.grading.rating import RATING_NAMES
-
-    for review in reversed(history[-HISTORY_LINES:]):
-        local = review.reviewed_at.astimezone(now.tzinfo)
-        mark = ("✓ ", "green") if review.correct else ("✗ ", "red")
-        text.append("\n")
-        text.append(f"{local:%Y-%m-%d %H:%M} ", style="dim")
-        text.append(*mark)
-        text.append(f"{RATING_NAMES.get(review.rating, '?'):<5} {review.mode:<9}")
-        text.append(f" {review.duration_ms / 1000:5.0f} s  ", style="dim")
-        answer = " ".join(review.answer.split())
-        text.append(shorten(answer, 40) if answer else "")
-        if review.diagnosis:
-            text.append(f"  ({review.diagnosis})", style="italic")
-    return text
