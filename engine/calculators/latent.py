@@ -33,6 +33,7 @@ _PER_LAYER = "Latent + RoPE key per token per layer"
 _PER_LAYER_BYTES = "Bytes per token per layer"
 _PER_TOKEN = "Per token, all layers"
 _CACHE_WRONG = (
+    "kv-x2-on-mla",
     "x2-on-latent",
     "forgot-rope",
     "rope-key-per-head",
@@ -55,6 +56,14 @@ def _per_token(
         Step(_PER_TOKEN, "x n_layers", f"{per_layer_bytes:,} x {n_layers}", value, "B"),
     ]
     wrong = [
+        Misconception(
+            "kv-x2-on-mla",
+            "You applied the KV cache's x2 for K and V to MLA",
+            "MLA caches one latent c_KV (plus the shared RoPE key) per token, not a separate K and V: "
+            "both are rebuilt from the same vector, so the per-token width has no x2.",
+            2 * (r + rope) * nbytes * n_layers,
+            _PER_LAYER,
+        ),
         Misconception(
             "x2-on-latent",
             "You cached the latent twice, once for K and once for V",
@@ -240,7 +249,7 @@ def mla_cache_bytes(
         _R,
         _ROPE,
     ),
-    misconceptions=("x2-on-latent", "forgot-rope", "no-x2-kv", "inverted"),
+    misconceptions=("kv-x2-on-mla", "x2-on-latent", "forgot-rope", "no-x2-kv", "inverted"),
 )
 def mla_cache_ratio(
     n_kv_heads: int, d_head: int, kv_lora_rank: int, rope_dim: int, *, worked: bool = True
@@ -260,6 +269,13 @@ def mla_cache_ratio(
         Step(label, "KV / MLA (layers, tokens, batch, bytes cancel)", f"{kv:,} / {mla:,}", value, "x"),
     )
     wrong = [
+        Misconception(
+            "kv-x2-on-mla",
+            "You applied the KV cache's x2 for K and V to MLA",
+            "MLA caches one latent per token (plus the shared RoPE key), not a separate K and V.",
+            ratio(kv, 2 * mla),
+            "MLA cache per token per layer",
+        ),
         Misconception(
             "x2-on-latent",
             "You counted the latent twice",
