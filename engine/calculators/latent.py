@@ -249,7 +249,7 @@ def mla_cache_bytes(
         _R,
         _ROPE,
     ),
-    misconceptions=("kv-x2-on-mla", "x2-on-latent", "forgot-rope", "no-x2-kv", "inverted"),
+    misconceptions=("x2-on-latent", "forgot-rope", "no-x2-kv", "inverted"),
 )
 def mla_cache_ratio(
     n_kv_heads: int, d_head: int, kv_lora_rank: int, rope_dim: int, *, worked: bool = True
@@ -270,13 +270,6 @@ def mla_cache_ratio(
     )
     wrong = [
         Misconception(
-            "kv-x2-on-mla",
-            "You applied the KV cache's x2 for K and V to MLA",
-            "MLA caches one latent per token (plus the shared RoPE key), not a separate K and V.",
-            ratio(kv, 2 * mla),
-            "MLA cache per token per layer",
-        ),
-        Misconception(
             "x2-on-latent",
             "You counted the latent twice",
             "c_KV serves keys and values at once; it is cached once.",
@@ -292,8 +285,10 @@ def mla_cache_ratio(
         ),
         Misconception(
             "no-x2-kv",
-            "You left out the x2 for K and V on the KV side",
-            "A KV cache stores a key and a value per KV head: 2 x n_kv_heads x d_head.",
+            "You put the x2 for K and V on the wrong side",
+            "A KV cache stores a key and a value per KV head, 2 x n_kv_heads x d_head; MLA caches one "
+            "latent per token, not a separate K and V. Dropping the first x2 or adding one to MLA both "
+            "halve the ratio.",
             ratio(kv // 2, mla),
             "KV cache per token per layer",
         ),
@@ -350,8 +345,10 @@ def mla_equivalent_gqa_groups(
         ),
         Misconception(
             "no-x2-kv",
-            "You left out the x2 for K and V on the GQA side",
-            "Each GQA KV head caches a key and a value: 2 x d_head numbers.",
+            "You put the x2 for K and V on the wrong side",
+            "Each GQA KV head caches a key and a value, 2 x d_head numbers; MLA caches one latent per "
+            "token, not a separate K and V. Dropping the first x2 or adding one to MLA both double the "
+            "count.",
             ratio(mla, d_head),
             "Numbers per GQA KV head",
         ),
