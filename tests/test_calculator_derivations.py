@@ -452,3 +452,29 @@ def test_entry_misconceptions_are_the_engine_run_with_one_step_skipped() -> None
     assert calculate("attention_entry", **base, which="output").misconception(
         "unweighted-mean"
     ).value == pytest.approx(mean)
+
+
+def test_mla_with_the_kv_caches_x2_is_named_apart_from_a_doubled_latent() -> None:
+    d = calculate(
+        "mla_cache_bytes_per_token", n_layers=60, kv_lora_rank=512, rope_dim=64, bytes_per_element=2
+    )
+    wrong = {m.id: m.value for m in d.misconceptions}
+    assert wrong["kv-x2-on-mla"] == 2 * d.value  # K and V each given the whole latent and RoPE key
+    assert wrong["x2-on-latent"] == (2 * 512 + 64) * 2 * 60  # the latent alone doubled
+
+
+@pytest.mark.parametrize(
+    ("recompute", "taken_for", "wrong_id"),
+    [
+        ("full", "selective", "selective-for-full"),
+        ("selective", "full", "full-for-selective"),
+        ("none", "selective", "core-dropped-without-recompute"),
+    ],
+)
+def test_recomputation_taken_at_the_wrong_level_is_named(
+    recompute: str, taken_for: str, wrong_id: str
+) -> None:
+    sizes = {"batch": 2, "seq_len": 4096, "d_model": 4096, "n_heads": 32, "n_layers": 32}
+    d = calculate("layer_activation_bytes", **sizes, recompute=recompute)
+    wrong = {m.id: m.value for m in d.misconceptions}
+    assert wrong[wrong_id] == calculate("layer_activation_bytes", **sizes, recompute=taken_for).value

@@ -259,4 +259,4 @@ def test_a_25_hour_day_keeps_its_last_hour_and_the_calendar_is_one_query(store: 
     calendar = reviews_per_day(store, now=datetime(2025, 10, 27, 12, 0, tzinfo=berlin))
     store.conn.set_trace_callback(None)
     assert [(d.day.day, d.reviews) for d in calendar[-2:]] == [(26, 2), (27, 1)]
-    assert len(statements) == 1 and "GROUP BY" in statements[0]
+    assert len(statements) == 1

@@ -17,7 +17,7 @@ from quizapp.content.units import to_display
 from quizapp.errors import QuizappError
 from quizapp.store import Store, open_store, review_count, reviews_for
 from quizapp.study import QuestionSet, fresh_seed, make_scheduler, preview_intervals
-from quizapp.study.session import ExplainPending, Feedback, StudySession, Unreadable
+from quizapp.study.session import UNDO_LIMIT, ExplainPending, Feedback, StudySession, Unreadable
 
 T0 = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
 
@@ -313,6 +313,27 @@ def test_undo_of_an_earlier_card_puts_the_unanswered_one_back_in_line(catalog: C
     assert session.advance() is not None
     assert session.current is not None
     assert session.current.instance.question_id == second.instance.question_id
+
+
+def test_undo_goes_back_the_last_undo_limit_answers_and_older_ones_stay_saved(
+    catalog: Catalog, store: Store
+) -> None:
+    qids = _all(catalog, "numeric")[: UNDO_LIMIT + 3]
+    assert len(qids) == UNDO_LIMIT + 3, "the bank has too few numeric questions for this test"
+    session = _drill_many(catalog, store, qids)
+    asked: list[str] = []
+    for _ in qids:
+        card = session.current
+        assert card is not None
+        asked.append(card.instance.question_id)
+        assert isinstance(session.submit("1"), Feedback)
+        session.advance()
+    for expected in reversed(asked[3:]):
+        assert session.can_undo
+        assert session.undo().instance.question_id == expected
+    assert not session.can_undo
+    assert review_count(store) == 3
+    assert [len(reviews_for(store, q)) for q in asked[:3]] == [1, 1, 1]
 
 
 def _drill_many(catalog: Catalog, store: Store, qids: list[str]) -> StudySession:

@@ -16,7 +16,8 @@ One module per area:
 - parallel: tensor-parallel attention sizes per GPU
 - positions: RoPE angles, rotations and wavelengths, and ALiBi biases
 - serving: FLOPs per token, decode speed bounded by memory bandwidth, batch capacity, intensity
-- serving_math: speculative decoding, roofline, TTFT, KIVI cache, GPUs to fit, prefix caching, split-KV
+- serving_math: speculative decoding, roofline, TTFT and TPOT, split-KV (time)
+- serving_capacity: KIVI cache, GPUs to fit, prefix caching (memory)
 - long_range: local-global KV, ring-attention chunks, NTK base, Llama 3.1 rope factor, differential attention
 - toy_heads: what the trained toy transformer's heads do, answered by running it
 - training_memory: activations, recomputation, the softmax Jacobian, bytes per parameter
@@ -50,6 +51,7 @@ from engine.calculators import (
     parameters,
     positions,
     serving,
+    serving_capacity,
     serving_math,
     shapes,
     toy_heads,
@@ -76,6 +78,7 @@ __all__ = [
     "parameters",
     "positions",
     "serving",
+    "serving_capacity",
     "serving_math",
     "shapes",
     "toy_heads",

@@ -33,6 +33,7 @@ _PER_LAYER = "Latent + RoPE key per token per layer"
 _PER_LAYER_BYTES = "Bytes per token per layer"
 _PER_TOKEN = "Per token, all layers"
 _CACHE_WRONG = (
+    "kv-x2-on-mla",
     "x2-on-latent",
     "forgot-rope",
     "rope-key-per-head",
@@ -55,6 +56,14 @@ def _per_token(
         Step(_PER_TOKEN, "x n_layers", f"{per_layer_bytes:,} x {n_layers}", value, "B"),
     ]
     wrong = [
+        Misconception(
+            "kv-x2-on-mla",
+            "You applied the KV cache's x2 for K and V to MLA",
+            "MLA caches one latent c_KV (plus the shared RoPE key) per token, not a separate K and V: "
+            "both are rebuilt from the same vector, so the per-token width has no x2.",
+            2 * (r + rope) * nbytes * n_layers,
+            _PER_LAYER,
+        ),
         Misconception(
             "x2-on-latent",
             "You cached the latent twice, once for K and once for V",
@@ -276,8 +285,10 @@ def mla_cache_ratio(
         ),
         Misconception(
             "no-x2-kv",
-            "You left out the x2 for K and V on the KV side",
-            "A KV cache stores a key and a value per KV head: 2 x n_kv_heads x d_head.",
+            "You put the x2 for K and V on the wrong side",
+            "A KV cache stores a key and a value per KV head, 2 x n_kv_heads x d_head; MLA caches one "
+            "latent per token, not a separate K and V. Dropping the first x2 or adding one to MLA both "
+            "halve the ratio.",
             ratio(kv // 2, mla),
             "KV cache per token per layer",
         ),
@@ -334,8 +345,10 @@ def mla_equivalent_gqa_groups(
         ),
         Misconception(
             "no-x2-kv",
-            "You left out the x2 for K and V on the GQA side",
-            "Each GQA KV head caches a key and a value: 2 x d_head numbers.",
+            "You put the x2 for K and V on the wrong side",
+            "Each GQA KV head caches a key and a value, 2 x d_head numbers; MLA caches one latent per "
+            "token, not a separate K and V. Dropping the first x2 or adding one to MLA both double the "
+            "count.",
             ratio(mla, d_head),
             "Numbers per GQA KV head",
         ),

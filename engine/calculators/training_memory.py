@@ -181,7 +181,15 @@ RECOMPUTE = ("none", "selective", "full")
             choices=RECOMPUTE,
         ),
     ),
-    misconceptions=("forgot-heads", "linear-in-t", "forgot-layers", "ignored-recompute"),
+    misconceptions=(
+        "forgot-heads",
+        "linear-in-t",
+        "forgot-layers",
+        "ignored-recompute",
+        "core-dropped-without-recompute",
+        "full-for-selective",
+        "selective-for-full",
+    ),
 )
 def layer_activation_bytes(
     batch: int,
@@ -243,6 +251,14 @@ def layer_activation_bytes(
                 (linear + core // s) * n_l,
                 core_label,
             ),
+            Misconception(
+                "core-dropped-without-recompute",
+                "You dropped the attention core, but nothing is recomputed here",
+                "Only selective recomputation frees the 5 a s^2 b bytes of softmax output, dropout mask and "
+                "dropout output; without recomputation backward needs them kept.",
+                linear * n_l,
+                layer_label,
+            ),
         ]
     else:
         wrong.append(
@@ -259,6 +275,28 @@ def layer_activation_bytes(
                 layer_label,
             )
         )
+        if recompute == "selective":
+            wrong.append(
+                Misconception(
+                    "full-for-selective",
+                    "You kept only each layer's input, as full recomputation does",
+                    "Selective recomputation rebuilds only the attention core; the 34 s b h bytes of the "
+                    "linear parts (QKV, projections, MLP, norms) stay in memory.",
+                    full_layer * n_l,
+                    layer_label,
+                )
+            )
+        else:
+            wrong.append(
+                Misconception(
+                    "selective-for-full",
+                    "You dropped only the attention core, as selective recomputation does",
+                    "Full recomputation reruns the whole layer in backward, so it keeps only the layer's "
+                    "2 s b h-byte input, not the 34 s b h of the linear parts.",
+                    linear * n_l,
+                    layer_label,
+                )
+            )
     wrong.append(
         Misconception(
             "forgot-layers",

@@ -51,6 +51,7 @@ from quizapp.study.records import (
 from quizapp.study.scheduler import ReviewOutcome, preview_before, rerate_review, undo_review
 
 __all__ = [
+    "UNDO_LIMIT",
     "Card",
     "ExplainPending",
     "Feedback",
@@ -71,6 +72,9 @@ if TYPE_CHECKING:
 
 SessionMode = Literal["study", "drill", "cram"]
 Clock = Callable[[], datetime]
+UNDO_LIMIT = 30
+"""Ctrl+Z takes back at most this many of the session's last steps (answers and questions set aside), as
+Anki's undo does; older ones stay saved and can no longer be undone."""
 
 
 class StudySession:
@@ -476,7 +480,7 @@ class StudySession:
             set_suspended(self.store, item.question, True)
         else:
             bury(self.store, item.question.question_id, day_start(self.clock()).date())
-        self._saved.append(_SetAside(item, card, how, self._turn.hints))
+        self._remember(_SetAside(item, card, how, self._turn.hints))
         self._turn.answered = True  # nothing pending: advance() moves on without saving anything
         self._turn.pending = None
         return self.advance()
@@ -604,8 +608,15 @@ class StudySession:
                 "card; its review history is kept."
             )
             feedback = replace(feedback, notice=notice)
-        self._saved.append(_Saved(self._turn.item, card, outcome, feedback))
+        self._remember(_Saved(self._turn.item, card, outcome, feedback))
         return feedback
+
+    def _remember(self, saved: _Saved | _SetAside) -> None:
+        """Keeps `saved` for Ctrl+Z, and only the last UNDO_LIMIT steps: each keeps its question's instance
+        and worked steps, so an unbounded history grows memory with every review of a long session."""
+        self._saved.append(saved)
+        if len(self._saved) > UNDO_LIMIT:
+            del self._saved[: len(self._saved) - UNDO_LIMIT]
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Random valid arguments for the staff-level serving and long-range calculators
-(engine/calculators/serving_math.py and long_range.py)."""
+(engine/calculators/serving_math.py, serving_capacity.py and long_range.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,245 @@
+"""Provides the serving calculators about memory a staff-level round chains: quantised KV (KIVI), GPUs
+needed to fit a model and the prefill a shared prefix saves. Time (speculative decoding, roofline,
+latency, split-KV) is in serving_math.
+
+Each returns a worked Derivation and the named wrong turns an interviewer sees most often.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.calculator import Arg, register
+from engine.calculators.common import N_LAYERS, distinct, require_positive
+from engine.derivation import Derivation, Misconception, Step
+
+# --------------------------------------------------------------------------- KIVI
+
+
+@register(
+    "kivi_cache_bytes",
+    summary="Bytes of a KIVI-style quantised KV cache: b-bit K (per channel) and V (per token), one fp16 "
+    "scale and zero point per group, and the most recent tokens kept in fp16.",
+    unit="B",
+    args=(
+        N_LAYERS,
+        Arg("n_kv_heads", "int", "key/value heads per layer"),
+        Arg("d_head", "int", "head width"),
+        Arg("seq_len", "int", "tokens cached per sequence"),
+        Arg("batch", "int", "sequences"),
+        Arg("bits", "int", "bits per quantised number (2 or 4)"),
+        Arg("group_size", "int", "numbers sharing one scale and zero point"),
+        Arg("residual", "int", "most recent tokens kept in fp16", 0, False),
+    ),
+    misconceptions=("forgot-scales", "bits-as-bytes", "no-residual", "no-x2-kv"),
+)
+def kivi_cache_bytes(
+    n_layers: int,
+    n_kv_heads: int,
+    d_head: int,
+    seq_len: int,
+    batch: int,
+    bits: int,
+    group_size: int,
+    residual: int = 0,
+    *,
+    worked: bool = True,
+) -> Derivation:
+    """Quantised numbers, their per-group scale and zero point (2 bytes each), plus an fp16 window."""
+    calc = "kivi_cache_bytes"
+    require_positive(
+        calc, n_layers=n_layers, n_kv_heads=n_kv_heads, d_head=d_head, seq_len=seq_len, batch=batch,
+        bits=bits, group_size=group_size,
+    )  # fmt: skip
+    if not 0 <= residual < seq_len:
+        raise ValueError(f"{calc}: residual={residual} must be at least 0 and below seq_len={seq_len}")
+    per_token = 2 * n_layers * n_kv_heads * d_head * batch  # K and V numbers per token position
+    quant = per_token * (seq_len - residual)
+    if quant % group_size:
+        raise ValueError(f"{calc}: {quant} quantised numbers do not split into groups of {group_size}")
+    q_bytes = quant * bits // 8 if quant * bits % 8 == 0 else quant * bits / 8
+    meta = quant // group_size * 4
+    fp16 = per_token * residual * 2
+    value = q_bytes + meta + fp16
+    if not worked:
+        return Derivation(calc, value, "B", ())
+    n_label, q_label, m_label, r_label, t_label = (
+        "Quantised numbers",
+        "Quantised bytes",
+        "Scales and zero points",
+        "Recent tokens in fp16",
+        "Whole cache",
+    )
+    steps = [
+        Step(
+            n_label,
+            "2 x n_layers x n_kv x d_head x batch x (seq_len - residual)",
+            f"2 x {n_layers} x {n_kv_heads} x {d_head} x {batch} x ({seq_len:,} - {residual})",
+            quant,
+        ),
+        Step(q_label, "numbers x bits / 8", f"{quant:,} x {bits} / 8", q_bytes, "B"),
+        Step(m_label, "numbers / group x 2 x 2 bytes", f"{quant:,} / {group_size} x 4", meta, "B"),
+        Step(
+            r_label,
+            "2 x n_layers x n_kv x d_head x batch x residual x 2",
+            f"{per_token:,} x {residual} x 2",
+            fp16,
+            "B",
+        ),
+        Step(t_label, "quantised + scales + fp16", f"{q_bytes:,} + {meta:,} + {fp16:,}", value, "B"),
+    ]
+    wrong = [
+        Misconception(
+            "forgot-scales",
+            "You left out the scales and zero points",
+            "Each group of numbers carries an fp16 scale and zero point (4 bytes), which at 2 bits and "
+            "groups of 32 adds a quarter again.",
+            value - meta,
+            m_label,
+        ),
+        Misconception(
+            "bits-as-bytes",
+            "You counted bits as bytes",
+            "A b-bit number is b / 8 bytes.",
+            value - q_bytes + quant * bits,
+            q_label,
+        ),
+        Misconception(
+            "no-x2-kv",
+            "You quantised the keys only",
+            "Keys (per channel) and values (per token) are both cached and both quantised.",
+            value / 2,
+            n_label,
+        ),
+    ]
+    if residual:
+        wrong.append(
+            Misconception(
+                "no-residual",
+                "You quantised every token, including the fp16 window",
+                "KIVI keeps the most recent tokens in full precision until a whole group is ready.",
+                per_token * seq_len * bits / 8 + per_token * seq_len // group_size * 4,
+                r_label,
+            )
+        )
+    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+
+
+# --------------------------------------------------------------------------- GPUs to fit
+
+
+@register(
+    "gpus_to_fit",
+    summary="Fewest GPUs whose usable memory holds the weights plus the KV cache: "
+    "ceil((weights + cache) / (GiB per GPU x usable share)).",
+    unit="",
+    args=(
+        Arg("weights_gib", "float", "weight memory in GiB"),
+        Arg("cache_gib", "float", "KV-cache memory in GiB"),
+        Arg("gpu_gib", "float", "memory of one GPU in GiB"),
+        Arg("usable", "float", "share of each GPU's memory available to weights and cache", 1.0, False),
+    ),
+    misconceptions=("rounded-down", "forgot-cache", "forgot-usable"),
+)
+def gpus_to_fit(
+    weights_gib: float, cache_gib: float, gpu_gib: float, usable: float = 1.0, *, worked: bool = True
+) -> Derivation:
+    """Whole GPUs only: the count is rounded up."""
+    calc = "gpus_to_fit"
+    if weights_gib <= 0 or cache_gib < 0 or gpu_gib <= 0 or not 0 < usable <= 1:
+        raise ValueError(
+            f"{calc}: weights_gib={weights_gib}, gpu_gib={gpu_gib} must be positive, cache_gib={cache_gib} "
+            f"not negative and usable={usable} in (0, 1]"
+        )
+    need = weights_gib + cache_gib
+    per_gpu = gpu_gib * usable
+    value = math.ceil(need / per_gpu - 1e-12)
+    if not worked:
+        return Derivation(calc, value, "", ())
+    n_label, g_label, c_label = "Memory needed (GiB)", "Usable per GPU (GiB)", "GPUs"
+    steps = [
+        Step(n_label, "weights + cache", f"{weights_gib:g} + {cache_gib:g}", need),
+        Step(g_label, "GPU memory x usable share", f"{gpu_gib:g} x {usable:g}", per_gpu),
+        Step(c_label, "ceil(needed / usable per GPU)", f"ceil({need:.4g} / {per_gpu:.4g})", value),
+    ]
+    wrong = [
+        Misconception(
+            "rounded-down",
+            "You rounded down",
+            "A fraction of a GPU cannot be bought: round the count up.",
+            max(1, math.floor(need / per_gpu)),
+            c_label,
+        ),
+        Misconception(
+            "forgot-cache",
+            "You fitted the weights only",
+            "The KV cache must fit beside the weights.",
+            math.ceil(weights_gib / per_gpu - 1e-12),
+            n_label,
+        ),
+    ]
+    if usable < 1:
+        wrong.append(
+            Misconception(
+                "forgot-usable",
+                "You counted the whole of each GPU's memory",
+                "Activations, the CUDA context and fragmentation take a share; only the usable part holds "
+                "weights and cache.",
+                math.ceil(need / gpu_gib - 1e-12),
+                g_label,
+            )
+        )
+    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+
+
+# --------------------------------------------------------------------------- prefix caching
+
+
+@register(
+    "prefix_cache_saving",
+    summary="Share of prefill tokens a prefix cache skips when R requests share a P-token prefix and each "
+    "adds U tokens of its own: (R - 1) P / (R (P + U)).",
+    unit="",
+    args=(
+        Arg("requests", "int", "requests R sharing the prefix"),
+        Arg("prefix_tokens", "int", "shared prefix length P"),
+        Arg("unique_tokens", "int", "tokens U each request adds"),
+    ),
+    misconceptions=("prefix-tokens-only", "prefix-share-only"),
+)
+def prefix_cache_saving(
+    requests: int, prefix_tokens: int, unique_tokens: int, *, worked: bool = True
+) -> Derivation:
+    """The first request computes the prefix; every later one reuses its cached K and V."""
+    calc = "prefix_cache_saving"
+    require_positive(calc, requests=requests, prefix_tokens=prefix_tokens, unique_tokens=unique_tokens)
+    if requests < 2:
+        raise ValueError(f"{calc}: requests={requests}: a prefix cache needs at least 2 requests to save")
+    total = requests * (prefix_tokens + unique_tokens)
+    saved = (requests - 1) * prefix_tokens
+    value = saved / total
+    if not worked:
+        return Derivation(calc, value, "", ())
+    s_label, t_label, f_label = "Prefill tokens skipped", "Prefill tokens without a cache", "Share skipped"
+    steps = [
+        Step(t_label, "R (P + U)", f"{requests} x ({prefix_tokens:,} + {unique_tokens:,})", total),
+        Step(s_label, "(R - 1) P", f"({requests} - 1) x {prefix_tokens:,}", saved),
+        Step(f_label, "skipped / total", f"{saved:,} / {total:,}", value),
+    ]
+    wrong = [
+        Misconception(
+            "prefix-tokens-only",
+            "You counted only the prefix tokens in the total",
+            "Every request also prefills its own U tokens, which no cache can skip: the total is R (P + U).",
+            (requests - 1) / requests,
+            t_label,
+        ),
+        Misconception(
+            "prefix-share-only",
+            "You gave the prefix's share of one request",
+            "P / (P + U) is the best case with infinitely many requests; the first computes it in full.",
+            prefix_tokens / (prefix_tokens + unique_tokens),
+            f_label,
+        ),
+    ]
+    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
