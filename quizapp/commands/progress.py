@@ -11,7 +11,7 @@ import dataclasses
 import json
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -139,43 +139,23 @@ def _warn(message: str) -> None:
     print(f"quizapp: warning: {message}", file=sys.stderr)
 
 
-def _deck_titles(args: argparse.Namespace) -> Mapping[str, str]:
-    """Deck titles for nicer stats; the stats still print (with ids) if the content cannot be loaded."""
-    try:
-        from quizapp.config import for_run
-        from quizapp.content.catalog import load_catalog
-
-        decks = load_catalog(for_run(args).deck_dirs).decks
-    except (ImportError, QuizappError, OSError):
-        return {}
-    items = decks.values() if isinstance(decks, Mapping) else decks
-    return {str(d.id): str(getattr(d, "title", d.id)) for d in items}
-
-
-def _deck_headers(args: argparse.Namespace) -> tuple[tuple[str, str, tuple[str, ...]], ...] | None:
-    """Every deck's (id, title, question ids) for readiness; None (no readiness shown) if the content
-    cannot be loaded, so the stats still print."""
-    try:
-        from quizapp.config import for_run
-        from quizapp.content.catalog import load_catalog
-
-        return load_catalog(for_run(args).deck_dirs).deck_headers()
-    except (ImportError, QuizappError, OSError):
-        return None
-
-
 def run_stats(args: argparse.Namespace) -> int:
     from quizapp.reports.stats import compute_stats
     from quizapp.reports.text import render_stats
 
     now = _now()
-    headers = _deck_headers(args)
-    with open_store_for(args, now) as store:
-        stats = compute_stats(store, now=now, decks=headers)
+    with workspace_for(args, now) as ws:
+        try:  # the stats still print (with deck ids, without readiness) if the decks cannot be loaded
+            headers = ws.catalog.deck_headers()
+            questions = ws.plan_questions  # a daily budget's plan sets the new-card count, as in the app
+        except (ImportError, QuizappError, OSError):
+            headers, questions = None, None
+        stats = compute_stats(ws.store, now=now, decks=headers, questions=questions)
     if args.json:
         print(json.dumps(dataclasses.asdict(stats), default=str, indent=2))
     else:
-        print(render_stats(stats, deck_titles=_deck_titles(args)))
+        titles = {deck_id: title for deck_id, title, _ in headers or ()}
+        print(render_stats(stats, deck_titles=titles))
     return 0
 
 

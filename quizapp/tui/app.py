@@ -255,6 +255,7 @@ class QuizApp(App[None]):
                 question_ids=question_ids,
                 fuzzing=backend.config.fuzzing,
                 title=title,
+                plan_questions=backend.workspace.plan_questions,  # a daily budget sets the new-card limit
             )
             if session.finished:
                 self.post_message(SessionRefused(session.empty_message, None))

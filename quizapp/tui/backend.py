@@ -111,7 +111,7 @@ class Backend:
     def overview(self) -> Overview:
         from quizapp.reports.overview import build_overview
 
-        return build_overview(self.store, self.decks, now=self.now())
+        return build_overview(self.store, self.decks, now=self.now(), questions=self.workspace.plan_questions)
 
     def readiness(self) -> Readiness:
         """Each deck's expected recall on the interview day (or in 7 days), by FSRS's forgetting curve."""

@@ -76,7 +76,12 @@ class StatsScreen(QuizScreen[None]):
 
         self.show_busy(True)
         decks = backend.catalog.deck_headers()
-        self.fetch(lambda: compute_stats(backend.store, now=backend.now(), decks=decks), self._computed)
+        self.fetch(
+            lambda: compute_stats(
+                backend.store, now=backend.now(), decks=decks, questions=backend.workspace.plan_questions
+            ),
+            self._computed,
+        )
 
     async def _computed(self, stats: Stats) -> None:
         self.show_busy(False)
