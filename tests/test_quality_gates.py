@@ -217,3 +217,65 @@ def test_a_bank_whose_right_options_alone_carry_brackets_is_refused_question_by_
     assert {f.question_id for f in punctuation_failures(tells)} == {"cue-0", "cue-1", "cue-2"}
     plain = [choice(i, "The right claim with no aside") for i in range(3)]
     assert not cue_failures(plain) and not punctuation_failures(plain)
+
+
+# ---------------------------------------------------------------------------- words: grammatical fit
+
+
+def _grammar_choice(i: int, prompt: str, right: str, *wrong: str) -> GateInput:
+    from quizapp.content.deck import question_adapter
+
+    raw = {
+        "id": f"fit-{i}",
+        "type": "choice",
+        "difficulty": 1,
+        "tags": ["t"],
+        "prompt": prompt,
+        "options": [{"text": right, "correct": True}] + [{"text": w, "feedback": "No."} for w in wrong],
+        "explanation": "e",
+    }
+    return GateInput("d", i, question_adapter().validate_python(raw))
+
+
+def test_a_stem_whose_grammar_admits_only_the_right_option_is_refused() -> None:
+    out = _validate(GATES / "grammar_fit.yaml")
+    assert out.returncode == 1
+    lines = [line for line in out.stdout.splitlines() if "grammatical fit" in line]
+    assert all(line.startswith("tests/broken_decks/gates/grammar_fit.yaml:") for line in lines)
+    assert any("'gate-grammar-an'" in line and 'the stem ends on "an"' in line for line in lines)
+    assert any("'gate-grammar-two'" in line and "asks for several things" in line for line in lines)
+    assert "gate-longest" not in out.stdout and "unique longest" not in out.stdout  # only the cue is wrong
+
+
+def test_a_stem_every_option_fits_passes_the_grammar_gates() -> None:
+    from quizapp.content.checks.grammar_gates import grammar_cue_failures, grammar_failures
+
+    balanced = [
+        _grammar_choice(0, "Per token, the cache holds an", "entry per KV head", "input row", "output row"),
+        _grammar_choice(1, "Per token, the cache holds a", "key and a value", "query", "score row"),
+        _grammar_choice(2, "Which two does GQA shrink?", "W_K and W_V", "W_Q and W_O", "Both W_Q and W_K"),
+        _grammar_choice(3, "Which is shared?", "The key head", "An output head", "Each query head"),
+    ]
+    assert not grammar_failures(balanced) and not grammar_cue_failures(balanced)
+    tell = [_grammar_choice(i, "It is an", "entry per KV head", "query row", "score row") for i in range(3)]
+    assert {f.question_id for f in grammar_failures(tell)} == {"fit-0", "fit-1", "fit-2"}
+    assert {f.question_id for f in grammar_cue_failures(tell)} == {"fit-0", "fit-1", "fit-2"}
+
+
+def test_an_option_is_heard_the_way_it_is_said() -> None:
+    from quizapp.content.checks.grammar_gates import vowel_sound
+
+    said = {"MLA cache": True, "H100": True, "B200": False, "8-bit cache": True, "11,000 tokens": True,
+            "110 tokens": False, "unit": False, "hour": True, "entry": True, "RoPE key": False,
+            "`softmax` row": False, "FLOP": False, "-inf": None, "MoE layer": None}  # fmt: skip
+    assert {text: vowel_sound(text) for text in said} == said
+
+
+def test_the_bundled_bank_gives_no_grammatical_cue() -> None:
+    from quizapp.content.checks.grammar_gates import grammar_cue_failures, grammar_failures, grammar_shares
+
+    items = _bank_items()
+    failures = grammar_failures(items) + grammar_cue_failures(items)
+    assert not failures, "\n".join(f"{f.question_id}: {f.text()}" for f in failures)
+    right, wrong = grammar_shares(items)
+    assert abs(right - wrong) <= 0.10, (right, wrong)

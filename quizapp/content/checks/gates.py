@@ -347,10 +347,11 @@ def gate_failures(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[GateFailure]:
     """Every gate over `items`; `progress(done, total)` is called after each computed template."""
-    from quizapp.content.checks import text_gates
+    from quizapp.content.checks import grammar_gates, text_gates
 
     out = choice_failures(items) + text_gates.justification_failures(items)
     out += text_gates.punctuation_failures(items) + text_gates.cue_failures(items)
+    out += grammar_gates.grammar_failures(items) + grammar_gates.grammar_cue_failures(items)
     for it in items:
         out += text_gates.markdown_failures(it) + text_gates.context_failures(it)
     computed = [
