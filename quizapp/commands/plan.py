@@ -104,6 +104,7 @@ def run_plan(args: argparse.Namespace) -> int:
             raise QuizappError("No interview date is set. Set one with `quizapp plan --date YYYY-MM-DD`.")
     if args.json:
         doc = asdict(plan)
+        doc["left_out"] = [asdict(item) for item in plan.left_out]  # every one, made from the plan's columns
         doc["low_priority_decks"] = list(settings.low_priority_decks)
         print(json.dumps(doc, default=str, indent=2))
     else:

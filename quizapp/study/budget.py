@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, overload
 
 if TYPE_CHECKING:
     import numpy as np
@@ -137,7 +137,7 @@ def triage(
         low_priority=low_priority,
         deck_recall=deck_recall,
     )
-    return tuple(w for w, keep in zip(work, kept.tolist(), strict=True) if keep), left
+    return tuple(w for w, keep in zip(work, kept.tolist(), strict=True) if keep), tuple(left)
 
 
 @dataclass(frozen=True)
@@ -160,9 +160,10 @@ def triage_columns(
     budget_minutes: float,
     low_priority: Collection[str] = (),
     deck_recall: Mapping[str, float] | None = None,
-) -> tuple[NDArray[np.bool_], tuple[LeftOut, ...]]:
+) -> tuple[NDArray[np.bool_], Sequence[LeftOut]]:
     """triage over columns: ((k,) which questions are kept, what is left out and why, in the order it was
-    left out). The running total is subtracted in the same order as one by one, so the same work fits."""
+    left out; the questions' LeftOut are made only when read, see LeftOutItems). The running total is
+    subtracted in the same order as one by one, so the same work fits."""
     import numpy as np
 
     ids, decks, seconds = work.question_ids, work.deck_ids, work.seconds
@@ -182,7 +183,7 @@ def triage_columns(
             LeftOut("deck", deck, deck, f"low priority: marked so, and not everything fits in {budget}")
         )
         if total <= limit + 1e-9:
-            return kept, tuple(left)
+            return kept, LeftOutItems(tuple(left), work, np.empty(0, dtype=np.int64), kept, budget)
     rank = np.empty(len(ids), dtype=np.int64)  # (k,) each question id's place in sorted order
     rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
     known = ~work.new & (work.difficulty <= 2) & (work.recall >= KNOWN_RECALL)  # (k,)
@@ -199,15 +200,71 @@ def triage_columns(
     fits = running <= limit + 1e-9  # (m + 1,)
     dropped = order[: int(np.argmax(fits)) if fits.any() else len(order)]
     kept[dropped] = False
-    known_list, new_list = known.tolist(), work.new.tolist()
-    recall_list, difficulty_list = work.recall.tolist(), work.difficulty.tolist()
-    for i in dropped.tolist():
-        recall, difficulty = recall_list[i], difficulty_list[i]
-        if new_list[i]:
+    return kept, LeftOutItems(tuple(left), work, dropped, known, budget)
+
+
+class LeftOutItems(Sequence[LeftOut]):
+    """What triage_columns left out, in the order it was left out: the decks as LeftOut, then the
+    questions kept as columns and made into LeftOut (with their reason) only when read. At 100k cards a
+    tight budget leaves out ~10k questions; home only counts them, and `quizapp plan` reads them all."""
+
+    __slots__ = ("_budget", "_decks", "_dropped", "_known", "_work")
+
+    def __init__(
+        self,
+        decks: tuple[LeftOut, ...],
+        work: WorkColumns,
+        dropped: NDArray[np.int64],
+        known: NDArray[np.bool_],
+        budget: str,
+    ) -> None:
+        self._decks, self._work, self._dropped = decks, work, dropped
+        self._known, self._budget = known, budget
+
+    def __len__(self) -> int:
+        return len(self._decks) + len(self._dropped)
+
+    @overload
+    def __getitem__(self, index: int) -> LeftOut: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[LeftOut, ...]: ...
+    def __getitem__(self, index: int | slice) -> LeftOut | tuple[LeftOut, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        if index < len(self._decks):
+            return self._decks[index]
+        return self._question(int(self._dropped[index - len(self._decks)]))
+
+    def __iter__(self) -> Iterator[LeftOut]:
+        yield from self._decks
+        for i in self._dropped.tolist():
+            yield self._question(i)
+
+    def _question(self, i: int) -> LeftOut:
+        work, budget = self._work, self._budget
+        recall, difficulty = float(work.recall[i]), int(work.difficulty[i])
+        if work.new[i]:
             why = f"new, difficulty {difficulty}: no time for it in {budget}"
-        elif known_list[i]:
+        elif self._known[i]:
             why = f"already known: {recall:.0%} on the day without a review (difficulty {difficulty})"
         else:
             why = f"review: no time for it in {budget} ({recall:.0%} on the day without it)"
-        left.append(LeftOut("question", ids[i], decks[i], why))
-    return kept, tuple(left)
+        return LeftOut("question", work.question_ids[i], work.deck_ids[i], why)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"LeftOutItems({len(self._decks)} decks, {len(self._dropped)} questions)"
+
+    def __deepcopy__(self, memo: dict[int, object]) -> LeftOutItems:
+        return self  # never changed after it is made (dataclasses.asdict deep-copies what it does not know)

@@ -68,8 +68,9 @@ class Plan:
     minutes_needed: float = 0.0
     """What a day would take with nothing left out."""
     budget_minutes: float | None = None
-    left_out: tuple[LeftOut, ...] = ()
-    """What the budget leaves out, and why (budget.triage)."""
+    left_out: Sequence[LeftOut] = ()
+    """What the budget leaves out, and why (budget.triage_columns; each question's LeftOut is made when
+    read, so counting them costs nothing)."""
     answer_times: tuple[AnswerTime, ...] = ()
     """The seconds per question type the minutes come from."""
 
@@ -156,7 +157,7 @@ def make_plan(
     seconds = np.array([per_kind[kind] for kind in kinds], dtype=np.float64)  # (k,)
     cost = seconds * np.where(asked_new, answers_per_new, 1.0)  # (k,)
     needed = float(cost.sum()) / max(days_left, 1) / 60 if days_left >= 0 else 0.0
-    kept_minutes, left_out = needed, cast("tuple[LeftOut, ...]", ())
+    kept_minutes, left_out = needed, cast("Sequence[LeftOut]", ())
     reviews_due = int(due.sum())
     if budget_minutes is not None and days_left >= 0 and needed > budget_minutes:
         deck_ids = [d for d, _, _ in decks]
