@@ -171,13 +171,14 @@ def triage_columns(
     recall_of = deck_recall or {}
     budget = f"{budget_minutes:g} min a day"
     left: list[LeftOut] = []
-    seconds_list = seconds.tolist()
-    total = sum(seconds_list)
+    total = sum(seconds.tolist())
     limit = budget_minutes * 60 * max(days, 1)
-    deck_arr = np.array(decks, dtype=object)  # (k,)
-    for deck in sorted({d for d in set(decks) if d in low_priority}):
-        share = deck_arr == deck  # (k,)
-        total -= sum(sec for sec, inside in zip(seconds_list, share.tolist(), strict=True) if inside)
+    names = list(dict.fromkeys(decks))  # each deck once
+    code_of = {deck: i for i, deck in enumerate(names)}
+    deck_code = np.fromiter(map(code_of.__getitem__, decks), dtype=np.int64, count=len(decks))  # (k,)
+    for deck in sorted(d for d in names if d in low_priority):
+        share = deck_code == code_of[deck]  # (k,)
+        total -= sum(seconds[share].tolist())
         kept &= ~share
         left.append(
             LeftOut("deck", deck, deck, f"low priority: marked so, and not everything fits in {budget}")
@@ -187,7 +188,7 @@ def triage_columns(
     rank = np.empty(len(ids), dtype=np.int64)  # (k,) each question id's place in sorted order
     rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
     known = ~work.new & (work.difficulty <= 2) & (work.recall >= KNOWN_RECALL)  # (k,)
-    by_deck = np.array([recall_of.get(d, 0.0) for d in decks], dtype=np.float64)  # (k,)
+    by_deck = np.array([recall_of.get(d, 0.0) for d in names], dtype=np.float64)[deck_code]  # (k,)
     stage1 = np.flatnonzero(known)
     stage1 = stage1[np.lexsort((rank[stage1], -work.recall[stage1], work.difficulty[stage1]))]
     stage2 = np.flatnonzero(work.new)
