@@ -275,6 +275,21 @@ def test_without_low_priority_decks_known_reviews_then_the_most_advanced_new_que
     assert plan.new_per_day <= full.new_per_day
 
 
+def test_what_a_budget_leaves_out_reads_the_same_by_index_slice_and_loop(store: Store) -> None:
+    full = timed_plan(store, date(2026, 11, 27))
+    plan = timed_plan(
+        store, date(2026, 11, 27), budget_minutes=full.minutes_needed * 0.3, low_priority={"deck-c"}
+    )
+    items = list(plan.left_out)  # the questions' LeftOut are made as they are read
+    assert items[0].kind == "deck" and any(i.kind == "question" for i in items)
+    assert len(plan.left_out) == len(items)
+    assert [plan.left_out[i] for i in range(len(items))] == items
+    assert plan.left_out[-1] == items[-1] and plan.left_out[1:3] == tuple(items[1:3])
+    assert plan.left_out == tuple(items) and hash(plan.left_out) == hash(tuple(items))
+    with pytest.raises(IndexError):
+        plan.left_out[len(items)]
+
+
 def test_a_zero_budget_leaves_everything_out() -> None:
     work = [Work(f"q{i}", "d", 1 + i % 3, i % 2 == 0, 60.0, 0.9 if i % 2 else 0.0) for i in range(10)]
     kept, left = triage(work, days=3, budget_minutes=0, low_priority=())
@@ -300,6 +315,7 @@ def test_cli_plan_fits_a_budget_and_names_what_it_leaves_out(capsys: pytest.Capt
     assert 0 < doc["minutes_per_day"] <= 60 and doc["budget_minutes"] == 60
     assert doc["left_out"][0] == {"kind": "deck", "id": "code", "deck_id": "code", "reason": ANY_TEXT}
     assert all(item["id"] and item["reason"] for item in doc["left_out"])
+    assert len({item["id"] for item in doc["left_out"]}) == len(doc["left_out"]) > 1  # every one, once
     assert doc["low_priority_decks"] == ["code"]
     with open_store(None, now=NOW) as opened:
         settings = load_settings(opened)
