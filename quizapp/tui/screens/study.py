@@ -166,6 +166,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         Binding("end", "scroll_body('end')", "Scroll to the end", show=False, id="study.scroll_end"),
     ]
 
+    saving: var[bool] = var(False)
+    """A write is in the save worker (check_action refuses the session's keys meanwhile). The key bar is
+    not relabelled for it: a save lasts a frame or two, and showing, then hiding, the keys it disables
+    relabelled the whole bar twice per card, whose strips and styles the collector then had to free."""
     revealed: var[bool] = var(False, bindings=True)
     """The flashcard's back is shown: 1-4 rate it."""
     pending_explain: var[bool] = var(False, bindings=True)
@@ -190,11 +194,19 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         """The feedback on screen: 1-4 with the rating it already saved just moves on."""
         self._locked: list[tuple[Widget, bool]] = []
         """Widgets that could take focus before the answer was saved, to restore for the next card."""
+        self._body: StudyBody | None = None
+        self._bar: SessionBar | None = None
+        self._kept: tuple[QuestionPane, Static, FeedbackPanel] | None = None
+        """The question pane, hint box and feedback panel, kept from their mount on: looking them up with
+        query_one on every use added an entry to Textual's per-node query cache after each change of the
+        body's children (about 1 KiB per review)."""
 
     def compose(self) -> ComposeResult:
+        self._bar = SessionBar(id="session-bar")
+        self._body = StudyBody(id="study-body")
         yield Header()
-        yield SessionBar(id="session-bar")
-        yield StudyBody(id="study-body")
+        yield self._bar
+        yield self._body
         yield KeyFooter()
 
     async def on_mount(self) -> None:
@@ -205,7 +217,19 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
 
     @property
     def body(self) -> StudyBody:
-        return self.query_one("#study-body", StudyBody)
+        assert self._body is not None, "composed"
+        return self._body
+
+    @property
+    def bar(self) -> SessionBar:
+        assert self._bar is not None, "composed"
+        return self._bar
+
+    @property
+    def kept(self) -> tuple[QuestionPane, Static, FeedbackPanel]:
+        """The question pane, hint box and feedback panel (mounted with the first card)."""
+        assert self._kept is not None, "the first card is shown"
+        return self._kept
 
     def update_bar(self) -> None:
         """Shows what is done at once; what is left is counted in a worker (in study mode that is SQL over
@@ -221,7 +245,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         else:
             progress = Progress(done=session.done, correct=session.correct, left=self._left)
             self._recount()
-        self.query_one(SessionBar).show(session.title, progress, card.number if card else None)
+        self.bar.show(session.title, progress, card.number if card else None)
 
     @work(thread=True, exclusive=True, group="recount", exit_on_error=False)
     def _recount(self) -> None:
@@ -237,7 +261,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         event.stop()
         self._left = event.progress.left
         card = self.session.current
-        self.query_one(SessionBar).show(self.session.title, event.progress, card.number if card else None)
+        self.bar.show(self.session.title, event.progress, card.number if card else None)
 
     def prepare(self, card: Card | None) -> NextCard:
         """In the worker that drew `card`: what its editor opens with, when it is a code question (the
@@ -269,19 +293,22 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         body = self.body
         with self.app.batch_update():
             await self._remove_transients()
-            panes = body.query_children(QuestionPane)
-            if panes:
-                await self._reuse(panes.first(QuestionPane), inst)
+            if self._kept is not None:
+                await self._reuse(self._kept[0], inst)
             else:
-                pane = QuestionPane(inst, id="question")
-                hint_box = Static("", id="hint-box")
-                await body.mount_all([pane, hint_box, FeedbackPanel(inst, id="feedback")])  # feedback hidden
+                kept = (
+                    QuestionPane(inst, id="question"),
+                    Static("", id="hint-box"),
+                    FeedbackPanel(inst, id="feedback"),
+                )
+                await body.mount_all(kept)  # feedback hidden
+                self._kept = kept
             self.pane.hide_error()
-            self.query_one("#hint-box", Static).display = False
+            self.kept[1].display = False
             if inst.kind == "code":
                 self.load_code(code or inst.starter)
             body.scroll_home(animate=False, immediate=True)  # in the frame that draws the card
-            self.call_after_refresh(self._prepare_feedback, self.query_one(FeedbackPanel))
+            self.call_after_refresh(self._prepare_feedback, self.kept[2])
             self.router.set_blink(body)
             self._focus_answer()
             self.update_bar()
@@ -294,7 +321,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
 
     @property
     def pane(self) -> QuestionPane:
-        return self.query_one("#question", QuestionPane)
+        return self.kept[0]
 
     async def _reuse(self, pane: QuestionPane, inst: Instance) -> None:
         """Fills the kept widgets in with `inst`; only an input of another kind is swapped."""
@@ -305,7 +332,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         for widget, could in self._locked:
             widget.can_focus = could
         self._locked = []
-        removing = self.query_one(FeedbackPanel).load(inst)
+        removing = self.kept[2].load(inst)
         if removing is not None:
             await removing
         await pane.show(inst)
@@ -369,7 +396,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
 
     async def show_feedback(self, feedback: Feedback) -> None:
         self._feedback = feedback
-        panel = self.query_one(FeedbackPanel)
+        panel = self.kept[2]
         with self.app.batch_update():  # one frame for the lock, the panel, its scroll and the bar
             self._lock_answer()
             self.phase = "answered"
@@ -424,7 +451,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             for widget in self.query("#answer, #answer *").results(Widget):
                 widget.disabled = True
             panel = KeyPointsPanel(result, id="key-points-panel")
-            await self.body.mount(panel, before=self.query_one(FeedbackPanel))
+            await self.body.mount(panel, before=self.kept[2])
             self.query(KeyPointList).first().focus(scroll_visible=False)
             self.call_after_refresh(self.body.bring_to_top, panel)
         else:
@@ -572,7 +599,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         except Exception as exc:
             self.router.report_error(exc)
             return
-        box = self.query_one("#hint-box", Static)
+        box = self.kept[1]
         if hint is None:
             if not self._hint_lines:
                 box.update(Text("No worked derivation for this question, so no hint.", style="dim"))
