@@ -20,7 +20,7 @@ from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
 from quizapp.grading.rating import RATING_NAMES
 from quizapp.study.records import Progress
-from quizapp.tui.collector import collect_while_reading
+from quizapp.tui.collector import collect_while_reading, release, settle
 from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
@@ -194,6 +194,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         """The feedback on screen: 1-4 with the rating it already saved just moves on."""
         self._locked: list[tuple[Widget, bool]] = []
         """Widgets that could take focus before the answer was saved, to restore for the next card."""
+        self._settled = False
+        """The screen's long-lived objects are frozen (collector.settle), to be released on unmount."""
         self._body: StudyBody | None = None
         self._bar: SessionBar | None = None
         self._kept: tuple[QuestionPane, Static, FeedbackPanel] | None = None
@@ -212,6 +214,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
     async def on_mount(self) -> None:
         self.sub_title = self.session.title
         await self.show_next(NextCard(self.session.current, self._first_code))
+
+    def on_unmount(self) -> None:
+        if self._settled:  # this screen was frozen with what lived beside it: free it once the next is drawn
+            self.app.call_after_refresh(release)
 
     # -- showing ----------------------------------------------------------------------------------------
 
@@ -412,7 +418,11 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             # by a warm standby) can find the layout before the "Running..." hint's refresh.
             self.call_after_refresh(self.body.bring_to_top, panel)
             self.refresh(layout=True, repaint=False)  # in the next frame, not after the queued messages
-        self.call_after_refresh(collect_while_reading)  # once the feedback is drawn: off the key's path
+        if not self._settled:  # the first feedback: what is alive now lives as long as the screen
+            self._settled = True
+            self.call_after_refresh(settle)
+        else:
+            self.call_after_refresh(collect_while_reading)  # once the feedback is drawn: off the key's path
         if feedback.notice:
             self.notify(feedback.notice, title="Card repaired", severity="warning", timeout=10)
         if feedback.became_leech:
