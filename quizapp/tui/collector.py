@@ -8,12 +8,15 @@ once its first feedback is drawn (`settle`): the screen, its kept widgets and th
 it does, so what each card leaves is all a collection has to walk, and the screen collects that itself
 right after each feedback is drawn, while the learner reads it (`collect_while_reading`: a few ms where a
 walk over the unfrozen screen took 45-190 ms under load). Leaving the screen gives it back (`release`),
-after the next screen is drawn: one full collection, once per session rather than once per card.
+and once it has been freed, the rest is frozen again (`refreeze`): a full collection or two per session,
+not one per card.
 """
 
 from __future__ import annotations
 
 import gc
+import weakref
+from typing import Any
 
 
 def freeze_loaded() -> None:
@@ -33,8 +36,18 @@ def collect_while_reading() -> None:
 
 
 def release() -> None:
-    """Lets the collector see everything again, frees what a closed screen left in cycles, and freezes
-    what is still alive (what was frozen at load, and the screen now shown)."""
+    """Lets the collector see everything again (call when a settled screen goes): what it left in cycles
+    can be freed, even if the app ends before `refreeze` runs."""
     gc.unfreeze()
+
+
+def refreeze(gone: weakref.ref[Any]) -> bool:
+    """Frees what a closed screen left and, once `gone` (the screen) has been freed, freezes what is
+    still alive again (what was frozen at load, and the screen now shown). False while `gone` is still
+    referenced (by a message or task on its way out): nothing is frozen, or it would stay for good; try
+    again later."""
     gc.collect()
+    if gone() is not None:
+        return False
     gc.freeze()
+    return True

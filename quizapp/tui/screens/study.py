@@ -7,12 +7,13 @@ review is committed before its feedback is shown, so Escape at any moment loses 
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import var
 from textual.widget import Widget
@@ -20,7 +21,7 @@ from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
 from quizapp.grading.rating import RATING_NAMES
 from quizapp.study.records import Progress
-from quizapp.tui.collector import collect_while_reading, release, settle
+from quizapp.tui.collector import collect_while_reading, refreeze, release, settle
 from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
@@ -62,6 +63,23 @@ class NextCard:
 
     card: Card | None
     code: str = ""
+
+
+REFREEZE_TRIES = 10
+"""How many times, a second apart, a left study screen is looked for before the app's objects are frozen
+again (it is normally freed at the first; after the last the app runs unfrozen until the next screen
+settles)."""
+
+
+def _refreeze_later(app: App[object], gone: weakref.ref[StudyScreen], tries: int) -> None:
+    """Once the next screen is drawn (and then every second while `gone` lives), collects, and freezes
+    again once `gone` is freed."""
+
+    def attempt() -> None:
+        if not refreeze(gone) and tries > 1:
+            app.set_timer(1.0, lambda: _refreeze_later(app, gone, tries - 1))
+
+    app.call_after_refresh(attempt)
 
 
 class StudyScreen(CodeEditing, QuizScreen[None]):
@@ -216,8 +234,9 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         await self.show_next(NextCard(self.session.current, self._first_code))
 
     def on_unmount(self) -> None:
-        if self._settled:  # this screen was frozen with what lived beside it: free it once the next is drawn
-            self.app.call_after_refresh(release)
+        if self._settled:  # this screen was frozen with what lived beside it: it can be freed now
+            release()
+            _refreeze_later(self.app, weakref.ref(self), REFREEZE_TRIES)
 
     # -- showing ----------------------------------------------------------------------------------------
 
