@@ -233,6 +233,11 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self.sub_title = self.session.title
         await self.show_next(NextCard(self.session.current, self._first_code))
 
+    def _settle(self) -> None:
+        if self.is_attached and not self._settled:  # not once Escape has taken the screen away
+            self._settled = True
+            settle()
+
     def on_unmount(self) -> None:
         if self._settled:  # this screen was frozen with what lived beside it: it can be freed now
             release()
@@ -437,11 +442,9 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             # by a warm standby) can find the layout before the "Running..." hint's refresh.
             self.call_after_refresh(self.body.bring_to_top, panel)
             self.refresh(layout=True, repaint=False)  # in the next frame, not after the queued messages
-        if not self._settled:  # the first feedback: what is alive now lives as long as the screen
-            self._settled = True
-            self.call_after_refresh(settle)
-        else:
-            self.call_after_refresh(collect_while_reading)  # once the feedback is drawn: off the key's path
+        # Once the feedback is drawn, off the key's path: the first time, what is alive now lives as
+        # long as the screen and is frozen; afterwards only what the cards left is collected.
+        self.call_after_refresh(collect_while_reading if self._settled else self._settle)
         if feedback.notice:
             self.notify(feedback.notice, title="Card repaired", severity="warning", timeout=10)
         if feedback.became_leech:
