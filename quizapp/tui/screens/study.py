@@ -7,12 +7,13 @@ review is committed before its feedback is shown, so Escape at any moment loses 
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import var
 from textual.widget import Widget
@@ -20,7 +21,7 @@ from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
 from quizapp.grading.rating import RATING_NAMES
 from quizapp.study.records import Progress
-from quizapp.tui.collector import collect_while_reading
+from quizapp.tui.collector import collect_while_reading, refreeze, release, settle
 from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
@@ -62,6 +63,23 @@ class NextCard:
 
     card: Card | None
     code: str = ""
+
+
+REFREEZE_TRIES = 10
+"""How many times, a second apart, a left study screen is looked for before the app's objects are frozen
+again (it is normally freed at the first; after the last the app runs unfrozen until the next screen
+settles)."""
+
+
+def _refreeze_later(app: App[object], gone: weakref.ref[StudyScreen], tries: int) -> None:
+    """Once the next screen is drawn (and then every second while `gone` lives), collects, and freezes
+    again once `gone` is freed."""
+
+    def attempt() -> None:
+        if not refreeze(gone) and tries > 1:
+            app.set_timer(1.0, lambda: _refreeze_later(app, gone, tries - 1))
+
+    app.call_after_refresh(attempt)
 
 
 class StudyScreen(CodeEditing, QuizScreen[None]):
@@ -166,6 +184,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         Binding("end", "scroll_body('end')", "Scroll to the end", show=False, id="study.scroll_end"),
     ]
 
+    saving: var[bool] = var(False)
+    """A write is in the save worker (check_action refuses the session's keys meanwhile). The key bar is
+    not relabelled for it: a save lasts a frame or two, and showing, then hiding, the keys it disables
+    relabelled the whole bar twice per card, whose strips and styles the collector then had to free."""
     revealed: var[bool] = var(False, bindings=True)
     """The flashcard's back is shown: 1-4 rate it."""
     pending_explain: var[bool] = var(False, bindings=True)
@@ -190,22 +212,54 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         """The feedback on screen: 1-4 with the rating it already saved just moves on."""
         self._locked: list[tuple[Widget, bool]] = []
         """Widgets that could take focus before the answer was saved, to restore for the next card."""
+        self._settled = False
+        """The screen's long-lived objects are frozen (collector.settle), to be released on unmount."""
+        self._body: StudyBody | None = None
+        self._bar: SessionBar | None = None
+        self._kept: tuple[QuestionPane, Static, FeedbackPanel] | None = None
+        """The question pane, hint box and feedback panel, kept from their mount on: looking them up with
+        query_one on every use added an entry to Textual's per-node query cache after each change of the
+        body's children (about 1 KiB per review)."""
 
     def compose(self) -> ComposeResult:
+        self._bar = SessionBar(id="session-bar")
+        self._body = StudyBody(id="study-body")
         yield Header()
-        yield SessionBar(id="session-bar")
-        yield StudyBody(id="study-body")
+        yield self._bar
+        yield self._body
         yield KeyFooter()
 
     async def on_mount(self) -> None:
         self.sub_title = self.session.title
         await self.show_next(NextCard(self.session.current, self._first_code))
 
+    def _settle(self) -> None:
+        if self.is_attached and not self._settled:  # not once Escape has taken the screen away
+            self._settled = True
+            settle()
+
+    def on_unmount(self) -> None:
+        if self._settled:  # this screen was frozen with what lived beside it: it can be freed now
+            release()
+            _refreeze_later(self.app, weakref.ref(self), REFREEZE_TRIES)
+
     # -- showing ----------------------------------------------------------------------------------------
 
     @property
     def body(self) -> StudyBody:
-        return self.query_one("#study-body", StudyBody)
+        assert self._body is not None, "composed"
+        return self._body
+
+    @property
+    def bar(self) -> SessionBar:
+        assert self._bar is not None, "composed"
+        return self._bar
+
+    @property
+    def kept(self) -> tuple[QuestionPane, Static, FeedbackPanel]:
+        """The question pane, hint box and feedback panel (mounted with the first card)."""
+        assert self._kept is not None, "the first card is shown"
+        return self._kept
 
     def update_bar(self) -> None:
         """Shows what is done at once; what is left is counted in a worker (in study mode that is SQL over
@@ -221,7 +275,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         else:
             progress = Progress(done=session.done, correct=session.correct, left=self._left)
             self._recount()
-        self.query_one(SessionBar).show(session.title, progress, card.number if card else None)
+        self.bar.show(session.title, progress, card.number if card else None)
 
     @work(thread=True, exclusive=True, group="recount", exit_on_error=False)
     def _recount(self) -> None:
@@ -237,7 +291,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         event.stop()
         self._left = event.progress.left
         card = self.session.current
-        self.query_one(SessionBar).show(self.session.title, event.progress, card.number if card else None)
+        self.bar.show(self.session.title, event.progress, card.number if card else None)
 
     def prepare(self, card: Card | None) -> NextCard:
         """In the worker that drew `card`: what its editor opens with, when it is a code question (the
@@ -269,19 +323,22 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         body = self.body
         with self.app.batch_update():
             await self._remove_transients()
-            panes = body.query_children(QuestionPane)
-            if panes:
-                await self._reuse(panes.first(QuestionPane), inst)
+            if self._kept is not None:
+                await self._reuse(self._kept[0], inst)
             else:
-                pane = QuestionPane(inst, id="question")
-                hint_box = Static("", id="hint-box")
-                await body.mount_all([pane, hint_box, FeedbackPanel(inst, id="feedback")])  # feedback hidden
+                kept = (
+                    QuestionPane(inst, id="question"),
+                    Static("", id="hint-box"),
+                    FeedbackPanel(inst, id="feedback"),
+                )
+                await body.mount_all(kept)  # feedback hidden
+                self._kept = kept
             self.pane.hide_error()
-            self.query_one("#hint-box", Static).display = False
+            self.kept[1].display = False
             if inst.kind == "code":
                 self.load_code(code or inst.starter)
             body.scroll_home(animate=False, immediate=True)  # in the frame that draws the card
-            self.call_after_refresh(self._prepare_feedback, self.query_one(FeedbackPanel))
+            self.call_after_refresh(self._prepare_feedback, self.kept[2])
             self.router.set_blink(body)
             self._focus_answer()
             self.update_bar()
@@ -294,7 +351,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
 
     @property
     def pane(self) -> QuestionPane:
-        return self.query_one("#question", QuestionPane)
+        return self.kept[0]
 
     async def _reuse(self, pane: QuestionPane, inst: Instance) -> None:
         """Fills the kept widgets in with `inst`; only an input of another kind is swapped."""
@@ -305,7 +362,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         for widget, could in self._locked:
             widget.can_focus = could
         self._locked = []
-        removing = self.query_one(FeedbackPanel).load(inst)
+        removing = self.kept[2].load(inst)
         if removing is not None:
             await removing
         await pane.show(inst)
@@ -369,7 +426,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
 
     async def show_feedback(self, feedback: Feedback) -> None:
         self._feedback = feedback
-        panel = self.query_one(FeedbackPanel)
+        panel = self.kept[2]
         with self.app.batch_update():  # one frame for the lock, the panel, its scroll and the bar
             self._lock_answer()
             self.phase = "answered"
@@ -385,7 +442,9 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             # by a warm standby) can find the layout before the "Running..." hint's refresh.
             self.call_after_refresh(self.body.bring_to_top, panel)
             self.refresh(layout=True, repaint=False)  # in the next frame, not after the queued messages
-        self.call_after_refresh(collect_while_reading)  # once the feedback is drawn: off the key's path
+        # Once the feedback is drawn, off the key's path: the first time, what is alive now lives as
+        # long as the screen and is frozen; afterwards only what the cards left is collected.
+        self.call_after_refresh(collect_while_reading if self._settled else self._settle)
         if feedback.notice:
             self.notify(feedback.notice, title="Card repaired", severity="warning", timeout=10)
         if feedback.became_leech:
@@ -424,7 +483,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             for widget in self.query("#answer, #answer *").results(Widget):
                 widget.disabled = True
             panel = KeyPointsPanel(result, id="key-points-panel")
-            await self.body.mount(panel, before=self.query_one(FeedbackPanel))
+            await self.body.mount(panel, before=self.kept[2])
             self.query(KeyPointList).first().focus(scroll_visible=False)
             self.call_after_refresh(self.body.bring_to_top, panel)
         else:
@@ -572,7 +631,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         except Exception as exc:
             self.router.report_error(exc)
             return
-        box = self.query_one("#hint-box", Static)
+        box = self.kept[1]
         if hint is None:
             if not self._hint_lines:
                 box.update(Text("No worked derivation for this question, so no hint.", style="dim"))

@@ -70,6 +70,13 @@ class FooterKey(Widget):
         self.key_display = ""
         self.description = ""
         self.enabled = True
+        self._text: Text | None = None
+        """What render drew last: kept until the label or the styles change (a refresh alone, as a move
+        of the bar or a neighbour's relabel makes, would otherwise look up four component styles again)."""
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._text = None
 
     def show(self, binding: Binding, key_display: str, enabled: bool, tooltip: str) -> None:
         """Shows `binding` (redrawn only if it differs from what is shown)."""
@@ -84,9 +91,15 @@ class FooterKey(Widget):
         self.enabled = enabled
         self.set_class(not enabled, "-disabled")
         self.tooltip = tooltip or None
+        self._text = None
         self.refresh(layout=True)
 
     def render(self) -> Text:
+        if self._text is None:
+            self._text = self._label()
+        return self._text.copy()
+
+    def _label(self) -> Text:
         key_style = self.get_component_rich_style("footer-key--key")
         description_style = self.get_component_rich_style("footer-key--description")
         key_padding = self.get_component_styles("footer-key--key").padding

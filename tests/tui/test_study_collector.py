@@ -1,0 +1,53 @@
+"""The study screen and the garbage collector: once the first feedback is drawn the screen is out of the
+collector's sight (each card's collection walks only what the cards left), and leaving it frees it."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Callable
+
+from textual.widgets import Input
+
+from quizapp.content.catalog import Catalog
+from quizapp.tui.app import QuizApp
+from quizapp.tui.screens.home import HomeScreen
+from tests.tui.helpers import SIZE, current, drill, press, question_ids, settled
+
+
+def _in_sight(obj: object) -> bool:
+    """The collector scans `obj` (frozen objects are not listed by gc.get_objects)."""
+    return any(o is obj for o in gc.get_objects())
+
+
+async def test_the_screen_is_frozen_after_its_first_feedback_and_freed_once_left(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "numeric")[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        assert _in_sight(screen)  # nothing answered yet: the screen may still change a lot
+        screen.query_one("#answer", Input).value = current(screen).expected_text()
+        await press(pilot, "enter")
+        await settled(pilot)
+        assert screen.query_one("#feedback").display
+        assert not _in_sight(screen)
+        assert not _in_sight(screen.session)
+
+        await press(pilot, "enter")  # the next card's feedback collects only what the cards left
+        screen.query_one("#answer", Input).value = current(screen).expected_text()
+        await press(pilot, "enter")
+        assert not _in_sight(screen)
+
+        left = weakref.ref(screen)
+        del screen
+        await press(pilot, "escape")
+        await settled(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        for _ in range(200):  # the cap only bounds a hang: its last messages may still hold it a moment
+            gc.collect()
+            if left() is None:
+                break
+            await pilot.pause(0.01)
+        assert left() is None  # frozen, it would have stayed in memory for good
