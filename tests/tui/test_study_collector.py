@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import weakref
 from collections.abc import Callable
+from typing import Any
 
 from textual.widgets import Input
 
@@ -20,6 +21,16 @@ def _in_sight(obj: object) -> bool:
     return any(o is obj for o in gc.get_objects())
 
 
+async def _out_of_sight(pilot: Any, obj: object) -> bool:
+    """Whether `obj` leaves the collector's sight; the freeze follows the feedback's first paint, so
+    this waits for it (the cap, about half a minute, only bounds a hang on a busy machine)."""
+    for _ in range(1500):
+        if not _in_sight(obj):
+            return True
+        await pilot.pause(0.02)
+    return False
+
+
 async def test_the_screen_is_frozen_after_its_first_feedback_and_freed_once_left(
     new_app: Callable[..., QuizApp], catalog: Catalog
 ) -> None:
@@ -32,22 +43,23 @@ async def test_the_screen_is_frozen_after_its_first_feedback_and_freed_once_left
         await press(pilot, "enter")
         await settled(pilot)
         assert screen.query_one("#feedback").display
-        assert not _in_sight(screen)
-        assert not _in_sight(screen.session)
+        assert await _out_of_sight(pilot, screen)
+        assert await _out_of_sight(pilot, screen.session)
 
         await press(pilot, "enter")  # the next card's feedback collects only what the cards left
         screen.query_one("#answer", Input).value = current(screen).expected_text()
         await press(pilot, "enter")
-        assert not _in_sight(screen)
+        await settled(pilot)
+        assert await _out_of_sight(pilot, screen)
 
         left = weakref.ref(screen)
         del screen
         await press(pilot, "escape")
         await settled(pilot)
         assert isinstance(app.screen, HomeScreen)
-        for _ in range(200):  # the cap only bounds a hang: its last messages may still hold it a moment
-            gc.collect()
+        for _ in range(3000):  # the cap (about a minute) only bounds a hang: its last messages and a busy
+            gc.collect()  # machine's late timers may still hold it a moment
             if left() is None:
                 break
-            await pilot.pause(0.01)
+            await pilot.pause(0.02)
         assert left() is None  # frozen, it would have stayed in memory for good
