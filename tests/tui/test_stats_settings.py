@@ -104,6 +104,25 @@ async def test_a_first_run_says_what_to_press_and_every_key_is_in_the_palette(
             assert description in titles
 
 
+async def test_a_first_run_with_a_date_set_is_not_asked_for_the_date_again(
+    new_app: Callable[..., QuizApp], db_file: Path
+) -> None:
+    from datetime import timedelta
+
+    from quizapp.store import save_setting
+
+    with open_store(db_file, now=NOW) as store:  # the date set (`quizapp plan --date`), nothing answered
+        save_setting(store, "interview_date", (NOW + timedelta(days=5)).date().isoformat())
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert text_of(app, "#home-plan").startswith("Interview 5 days left: ")
+        hint = text_of(app, "#home-hint")
+        assert "s to start studying" in hint and "interview date" not in hint
+
+
 async def test_an_unknown_screen_name_says_so_instead_of_failing(new_app: Callable[..., QuizApp]) -> None:
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
