@@ -228,3 +228,23 @@ async def test_optimize_from_settings_says_politely_when_there_is_too_little_his
         await pilot.pause()
         shown = text_of(app, "#settings-optimized")
         assert "at least 100 reviews" in shown and "you have 0" in shown
+
+
+async def test_optimize_shows_its_result_on_screen_at_80x24(new_app: Callable[..., QuizApp]) -> None:
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot)
+        await press(pilot, "comma")
+        await press(pilot, "ctrl+o")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.pause()
+        box = app.screen.query_one("#settings-optimized")
+        body = app.screen.query_one("#settings-body")
+        assert "at least 100 reviews" in text_of(app, "#settings-optimized")
+        top, bottom = body.scroll_y, body.scroll_y + body.scrollable_content_region.height
+        assert top <= box.virtual_region.y and box.virtual_region.bottom <= bottom, (
+            top,
+            bottom,
+            box.virtual_region,
+        )
