@@ -142,6 +142,9 @@ async def test_an_unreadable_answer_says_what_to_type_and_keeps_the_input(
         assert app.screen.query_one("#answer-error").display
         assert not app.screen.query_one("#feedback").display  # built with the question, still hidden
         assert review_count(app.backend.store) == 0  # type: ignore[union-attr]
+        screen.query_one("#answer", Input).value = ""  # emptied: the message is about nothing any more
+        await settled(pilot)
+        assert not app.screen.query_one("#answer-error").display
 
 
 async def test_escape_goes_home_and_keeps_every_answer(new_app: Callable[..., QuizApp]) -> None:
