@@ -190,3 +190,17 @@ def test_an_ascii_only_terminal_gets_ascii_symbols_instead_of_a_crash(
         assert "less . . : % # more" in text  # the heat scale, in ASCII
     if command[0] == "show":  # a misconception's value, after its arrow
         assert re.search(r"You multiplied by h instead of dividing -> [\d,]+", text), text
+
+
+def test_check_refuses_key_points_an_explain_question_does_not_have(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from quizapp.content.catalog import load_catalog
+
+    catalog = load_catalog(use_cache=False)
+    qid = next(q for q in sorted(catalog.questions) if catalog.questions[q].type == "explain")
+    points = len(catalog.instance(qid, 0).key_points)
+    for covered in (str(points + 1), "0", f"1,{points + 7}"):
+        assert main(["check", qid, "--answer", "x", "--covered", covered]) == 2, covered
+        assert f"key points 1 to {points}" in capsys.readouterr().err
+    assert main(["check", qid, "--answer", "x", "--covered", str(points)]) == 1  # a real one: graded

@@ -150,7 +150,8 @@ def test_cli_plan_sets_the_date_prints_per_deck_and_refuses_bad_dates(
     assert main(["plan", "--date", "30/11/2999"]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
     assert main(["plan", "--date", "2001-01-01"]) == 2
-    assert "already passed" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "already passed" in err and "quizapp plan --clear" in err  # not "leave it empty": refused here
     assert main(["plan", "--date", "2999-01-01", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["interview"] == "2999-01-01" and doc["unseen"] == doc["questions"] > 100

@@ -215,11 +215,17 @@ def test_the_text_report_fits_80_columns_and_shows_every_section(store: Store) -
             mode="study",
         )
     log(store, "deck-a/q1", NOW, rating=1, diagnosis="Forgot the 2 for K and V", diagnosis_id="forgot-kv")
+    long = (  # as the grader words a bare number read in the unit asked for
+        "a bare number is read in GFLOPs, the unit asked for; 68,719,476,736 is right in FLOPs, so write "
+        "the unit"
+    )
+    log(store, "deck-a/q2", NOW, rating=1, diagnosis=long, diagnosis_id="slip-bare-number-unit")
     text = render_stats(compute_stats(store, now=NOW), deck_titles={"deck-a": "Attention basics"})
     assert all(len(line) <= 80 for line in text.splitlines())
-    for needle in ("Reviews, last 365 days: 41", "True retention", "Mastery", "Due, next 30 days"):
+    for needle in ("Reviews, last 365 days: 42", "True retention", "Mastery", "Due, next 30 days"):
         assert needle in text
     assert "Attention basics" in text and "Forgot the 2 for K and V" in text
+    assert "right in FLOPs, so write the unit [deck-a/q2]" in " ".join(text.split())  # wrapped, whole
     assert any(ch in text for ch in SHADES[1:])
 
 

@@ -360,6 +360,16 @@ def test_i_dont_know_shows_the_answer_and_saves_again(catalog: Catalog, store: S
     assert [r.rating for r in reviews_for(store, qid)] == [1]
 
 
+def test_i_dont_know_on_a_flashcard_shows_its_back_as_the_answer(catalog: Catalog, store: Store) -> None:
+    qid = _first(catalog, "flashcard")
+    session = _study(catalog, store, [qid], Clock())
+    card = session.current
+    assert card is not None
+    message = session.dont_know().verdict.message
+    assert message.startswith(f"The answer: {card.instance.expected_text().strip()}")
+    assert "model answer" not in message and "own words" not in message
+
+
 def test_the_right_number_without_its_unit_or_a_little_rounded_earns_hard_not_again(
     catalog: Catalog, store: Store
 ) -> None:

@@ -94,6 +94,14 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_UNREADABLE
+        unknown = sorted(n + 1 for n in covered if not 0 <= n < len(inst.key_points))
+        if unknown:
+            print(
+                f"quizapp: --covered: this question has key points 1 to {len(inst.key_points)}, "
+                f"not {', '.join(map(str, unknown))}",
+                file=sys.stderr,
+            )
+            return EXIT_UNREADABLE
         verdict = grade_explain(inst, args.answer, covered, **timing)
     else:
         verdict = grade(inst, args.answer, **timing)

@@ -113,6 +113,8 @@ class InterviewReport:
     update_schedule: bool
     items: tuple[ReportItem, ...]
     topics: tuple[TopicScore, ...]
+    misses_to_review: bool = False
+    """Questions missed (wrong or skipped) were made due for review at once, whatever update_schedule."""
 
     @property
     def correct(self) -> int:
@@ -184,6 +186,7 @@ def build_report(record: InterviewRecord, catalog: Catalog) -> InterviewReport:
         minutes=record.config.minutes,
         planned=record.config.questions,
         update_schedule=record.config.update_schedule,
+        misses_to_review=bool(record.config.misses_to_review),
         items=items,
         topics=tuple(
             TopicScore(

@@ -253,6 +253,7 @@ class InterviewSession:
         self.deadline = started_at + timedelta(minutes=config.minutes)
         self.scheduler = scheduler
         self._index = 0
+        self._skipped = 0
         self._current: Asked | None = None
         self.finished = False
         self.problems: list[str] = []
@@ -324,8 +325,13 @@ class InterviewSession:
 
     @property
     def answered(self) -> int:
-        """Answers saved so far (skips included)."""
-        return self._index
+        """Questions answered so far: a skip is not an answer (as the report and the history count)."""
+        return self._index - self._skipped
+
+    @property
+    def skipped(self) -> int:
+        """Questions passed on so far (Ctrl+N)."""
+        return self._skipped
 
     def submit(self, text: str, *, now: datetime) -> Saved | Unreadable:
         """Grades and saves the answer to the open question, silently. Unreadable text is not saved
@@ -398,6 +404,7 @@ class InterviewSession:
         with self.store.transaction():
             position = self._write(asked, text, now=now, verdict=verdict, skipped=skipped, stopped=stopped)
         self._index = asked.number
+        self._skipped += skipped
         if self._index < len(self.plan):
             self._current = Asked(self._index + 1, len(self.plan), self.plan[self._index][1], now)
         else:

@@ -130,7 +130,10 @@ def render_stats(stats: Stats, *, deck_titles: Mapping[str, str] | None = None) 
     if stats.diagnoses:
         for d in stats.diagnoses:
             qids = ", ".join(d.question_ids[:3]) + (" …" if len(d.question_ids) > 3 else "")
-            out.append(f"  {d.count:>5,}×  {d.label}  [{qids}]")
+            head = f"  {d.count:>5,}×  "  # a long diagnosis wraps under itself, within 80 columns
+            out += textwrap.wrap(
+                f"{d.label}  [{qids}]", 80, initial_indent=head, subsequent_indent=" " * len(head)
+            )
     else:
         out.append("  none diagnosed yet")
     return "\n".join(out)

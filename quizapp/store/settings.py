@@ -104,7 +104,7 @@ def check_interview_date(value: str, today: date) -> str:
     if day and date.fromisoformat(day) < today:
         raise QuizappError(
             f"The interview date {day} has already passed; give the day of an upcoming interview "
-            "(YYYY-MM-DD), or leave it empty for none."
+            "(YYYY-MM-DD). For no date, empty the field in Settings or run `quizapp plan --clear`."
         )
     return day
 

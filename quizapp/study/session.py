@@ -722,7 +722,9 @@ def _shown_answer(inst: Instance) -> str:
     """What "I don't know" says, by the kind of question: a model answer is read, a number is worked."""
     if inst.kind == "code":
         return "The model solution is below. Read it, then write it yourself again soon."
-    if inst.kind in ("explain", "flashcard"):
+    if inst.kind == "flashcard":  # its back is the answer, not a model to say in other words
+        return f"The answer: {inst.expected_text().strip()}\nRecall it again soon."
+    if inst.kind == "explain":
         return f"A model answer: {inst.expected_text().strip()}\nTry it in your own words again soon."
     steps = " Read the worked steps, then try it again soon." if inst.derivation else " Try it again soon."
     return f"The answer is {inst.expected_text()}.{steps}"

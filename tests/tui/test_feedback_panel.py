@@ -73,27 +73,40 @@ async def test_an_unreadable_answer_leaves_the_panel_hidden_and_a_right_one_show
         assert body.scroll_y == min(panel.virtual_region.y - panel.styles.margin.top, body.max_scroll_y)
 
 
-async def test_long_key_points_wrap_in_full_instead_of_being_cut_off() -> None:
+async def test_long_key_points_keep_one_checkbox_each_and_the_highlighted_one_reads_in_full() -> None:
     from pathlib import Path
 
     from textual.app import App, ComposeResult
+    from textual.widgets import Static
 
     import quizapp.tui.app as tui_app
-    from quizapp.tui.widgets.feedback import KeyPointList
+    from quizapp.content.catalog import load_catalog
+    from quizapp.study.records import ExplainPending
+    from quizapp.tui.widgets.feedback import KeyPointList, KeyPointsPanel
 
     long = (
         "Same parameters and projection FLOPs as one wide head, because the heads only slice the same three "
         "d_model x d_model matrices into h parts"
     )
+    catalog = load_catalog(use_cache=False)
+    qid = next(q for q in sorted(catalog.questions) if catalog.questions[q].type == "explain")
+    pending = ExplainPending(catalog.instance(qid, 0), "my answer", "the model answer", (long, "short", long))
 
-    class OneList(App[None]):
+    class OnePanel(App[None]):
         CSS_PATH = Path(tui_app.__file__).with_name("app.tcss")  # the app's own stylesheet
 
         def compose(self) -> ComposeResult:
-            yield KeyPointList((long, 0), ("short", 1))
+            yield KeyPointsPanel(pending)
 
-    app = OneList()
+    app = OnePanel()
     async with app.run_test(size=(60, 20)) as pilot:
         await pilot.pause()
-        shown = app.query_one(KeyPointList)
-        assert shown.size.height >= 4, "the long key point takes several lines, the short one one"
+        points = app.query_one(KeyPointList)
+        # one line, so one checkbox, per point: a wrapped point got a box per line and shifted the rest
+        assert points.size.height == 3
+        full = app.query_one("#key-point-full", Static)
+        assert str(full.render()) == f"1. {long}"
+        points.focus()
+        await pilot.press("down")
+        await pilot.pause()
+        assert str(full.render()) == "2. short"

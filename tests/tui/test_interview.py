@@ -179,6 +179,48 @@ async def test_skip_flag_and_ending_early_are_saved(
             assert cell in shown, (cell, shown)
 
 
+async def test_the_bar_counts_a_skip_as_skipped_not_answered(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    app = new_app(now=Clock(NOW))
+    async with app.run_test(size=SIZE) as pilot:
+        await start_interview(app, pilot, typed_tag(catalog), questions=3, minutes=10)
+        screen = app.screen
+        assert isinstance(screen, InterviewScreen)
+
+        def bar() -> str:
+            return str(screen.query_one("#interview-bar").render())
+
+        assert "0 answered" in bar() and "skipped" not in bar()
+        await press(pilot, "ctrl+n")
+        await pilot.pause()
+        assert "Question 2 of 3" in bar() and "0 answered" in bar() and "1 skipped" in bar()
+        asked = screen.session.current
+        assert asked is not None
+        screen.query_one(Input).value = wrong_or_partial(asked.instance)
+        await press(pilot, "enter")
+        await pilot.pause()
+        assert "Question 3 of 3" in bar() and "1 answered" in bar() and "1 skipped" in bar()
+
+
+async def test_the_report_says_a_missed_question_went_to_review(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    from textual.widgets import Static
+
+    app = new_app(now=Clock(NOW))
+    async with app.run_test(size=SIZE) as pilot:
+        await start_interview(app, pilot, typed_tag(catalog), questions=3, minutes=10)
+        screen = app.screen
+        assert isinstance(screen, InterviewScreen)
+        assert not screen.session.config.update_schedule and screen.session.config.misses_to_review
+        await press(pilot, "ctrl+n")  # a miss: due for review at once, by default
+        await press(pilot, "escape", "y")
+        await wait_for(pilot, InterviewReportScreen)
+        shown = str(app.screen.query_one("#report-score", Static).render())
+        assert "missed are due for review now" in shown and "your review schedule is unchanged" not in shown
+
+
 async def test_an_explain_answer_is_kept_for_the_report_with_the_model_answer(tmp_path: Path) -> None:
     decks = load_catalog(
         [Path(__file__).with_name("interview_decks")], include_default=False, use_cache=False

@@ -104,6 +104,25 @@ async def test_a_first_run_says_what_to_press_and_every_key_is_in_the_palette(
             assert description in titles
 
 
+async def test_a_first_run_with_a_date_set_is_not_asked_for_the_date_again(
+    new_app: Callable[..., QuizApp], db_file: Path
+) -> None:
+    from datetime import timedelta
+
+    from quizapp.store import save_setting
+
+    with open_store(db_file, now=NOW) as store:  # the date set (`quizapp plan --date`), nothing answered
+        save_setting(store, "interview_date", (NOW + timedelta(days=5)).date().isoformat())
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert text_of(app, "#home-plan").startswith("Interview 5 days left: ")
+        hint = text_of(app, "#home-hint")
+        assert "s to start studying" in hint and "interview date" not in hint
+
+
 async def test_an_unknown_screen_name_says_so_instead_of_failing(new_app: Callable[..., QuizApp]) -> None:
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -209,3 +228,23 @@ async def test_optimize_from_settings_says_politely_when_there_is_too_little_his
         await pilot.pause()
         shown = text_of(app, "#settings-optimized")
         assert "at least 100 reviews" in shown and "you have 0" in shown
+
+
+async def test_optimize_shows_its_result_on_screen_at_80x24(new_app: Callable[..., QuizApp]) -> None:
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot)
+        await press(pilot, "comma")
+        await press(pilot, "ctrl+o")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.pause()
+        box = app.screen.query_one("#settings-optimized")
+        body = app.screen.query_one("#settings-body")
+        assert "at least 100 reviews" in text_of(app, "#settings-optimized")
+        top, bottom = body.scroll_y, body.scroll_y + body.scrollable_content_region.height
+        assert top <= box.virtual_region.y and box.virtual_region.bottom <= bottom, (
+            top,
+            bottom,
+            box.virtual_region,
+        )

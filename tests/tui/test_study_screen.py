@@ -142,6 +142,9 @@ async def test_an_unreadable_answer_says_what_to_type_and_keeps_the_input(
         assert app.screen.query_one("#answer-error").display
         assert not app.screen.query_one("#feedback").display  # built with the question, still hidden
         assert review_count(app.backend.store) == 0  # type: ignore[union-attr]
+        screen.query_one("#answer", Input).value = ""  # emptied: the message is about nothing any more
+        await settled(pilot)
+        assert not app.screen.query_one("#answer-error").display
 
 
 async def test_escape_goes_home_and_keeps_every_answer(new_app: Callable[..., QuizApp]) -> None:
@@ -296,3 +299,27 @@ async def test_the_bar_counts_what_is_left_in_a_worker_after_each_answer(
         await pilot.pause()
         bar = text_of(app, "#session-bar")
         assert "1 done (0 right)" in bar and f"{before - 1} left" in bar, bar
+
+
+async def test_a_select_all_option_cut_by_the_width_is_shown_whole_when_highlighted(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    def has_a_long_option(inst: Instance) -> bool:
+        return inst.multiple and any(len(o.text) > 70 for o in inst.options)
+
+    qid = next(q for q in question_ids(catalog, "choice", has_a_long_option))
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await drill(app, pilot, qid)
+        options = current(screen).options
+        long_index = next(i for i, o in enumerate(options) if len(o.text) > 70)
+        short_index = next(i for i, o in enumerate(options) if len(o.text) < 40)
+        answer = screen.query_one("#answer", OptionList)
+        answer.highlighted = long_index
+        await settled(pilot)
+        long_option = options[long_index]
+        assert f"{long_option.key}) {long_option.text}" in text_of(app, "#answer-hint")
+        answer.highlighted = short_index
+        await settled(pilot)
+        assert long_option.text not in text_of(app, "#answer-hint")
+        assert "Space or a letter ticks an option" in text_of(app, "#answer-hint")

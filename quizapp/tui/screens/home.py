@@ -119,7 +119,7 @@ class HomeScreen(QuizScreen[None]):
         plan = self.query_one("#home-plan", Static)
         plan.update(message.plan_line)
         plan.display = bool(message.plan_line)
-        self._show_overview(message.overview)
+        self._show_overview(message.overview, date_set=bool(message.plan_line))
         backend = self.router.backend
         if backend is not None:
             self.load_readiness(backend)  # after the counts: the decks never wait for NumPy and FSRS
@@ -135,7 +135,7 @@ class HomeScreen(QuizScreen[None]):
             table.show_readiness({d.deck_id: d.recall for d in readiness.decks})
         self.query_one("#home-readiness", Static).update(readiness_line(readiness))
 
-    def _show_overview(self, overview: Overview) -> None:
+    def _show_overview(self, overview: Overview, *, date_set: bool) -> None:
         table = self.deck_table
         if table is None:
             return
@@ -143,7 +143,7 @@ class HomeScreen(QuizScreen[None]):
         self.query_one("#home-status").display = False
         table.show_rows(overview.decks)
         self.query_one("#home-totals", Static).update(_totals(overview))
-        self.query_one("#home-hint", Static).update(_hint(overview))
+        self.query_one("#home-hint", Static).update(_hint(overview, date_set=date_set))
         if self.focused is None:
             table.focus()
 
@@ -223,7 +223,11 @@ def readiness_line(readiness: Readiness) -> Text:
     return line
 
 
-def _hint(o: Overview) -> str:
+def _hint(o: Overview, *, date_set: bool) -> str:
+    """What to press next; a first run is asked for the interview date only while none is set (the plan
+    line above says it once it is)."""
+    if o.first_run and date_set:
+        return "First time here? Press [b]s[/b] to start studying, [b]?[/b] for every key."
     if o.first_run:
         return (
             "First time here? Press [b],[/b] to set your interview date, [b]s[/b] to start studying, "

@@ -164,6 +164,8 @@ class InterviewScreen(QuizScreen[None]):
         else:
             text.append(f" Question {asked.number} of {asked.total} ", style="bold reverse")
             text.append(f"  ·  {self.session.answered} answered")
+            if self.session.skipped:
+                text.append(f"  ·  {self.session.skipped} skipped")
             if asked.flagged:
                 text.append("  ·  ⚑ flagged", style="bold yellow")
         text.append("  ·  no feedback until the end", style="dim")

@@ -42,12 +42,13 @@ def summary_text(report: InterviewReport) -> Text:
     text.append("\nTime: ", style="bold")
     text.append(report.time_text)
     text.append("\nSchedule: ", style="bold")
-    text.append(
-        "these answers updated your review schedule"
-        if report.update_schedule
-        else "logged as interview answers; your review schedule is unchanged",
-        style="dim",
-    )
+    if report.update_schedule:
+        schedule = "these answers updated your review schedule"
+    elif report.misses_to_review:
+        schedule = "the questions you missed are due for review now; the rest of your schedule is unchanged"
+    else:
+        schedule = "logged as interview answers; your review schedule is unchanged"
+    text.append(schedule, style="dim")
     return text
 
 

@@ -120,6 +120,7 @@ class SettingsScreen(QuizScreen[None]):
         box = self.query_one("#settings-optimized", Static)
         box.update("Fitting FSRS weights to your reviews…")
         box.display = True
+        self.call_after_refresh(box.scroll_visible)  # it sits under the buttons: off-screen at 80x24
         self._fit(backend)
 
     @work(thread=True, exclusive=True, group="optimize")
@@ -132,7 +133,9 @@ class SettingsScreen(QuizScreen[None]):
 
     @on(WeightsFitted)
     def _fitted(self, event: WeightsFitted) -> None:
-        self.query_one("#settings-optimized", Static).update(event.summary)
+        box = self.query_one("#settings-optimized", Static)
+        box.update(event.summary)
+        self.call_after_refresh(box.scroll_visible)
 
     @on(Input.Submitted)
     def _enter(self) -> None:

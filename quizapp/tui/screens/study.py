@@ -499,6 +499,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         else:
             field, typed = event.text_area, event.text_area.text
         self.answer_empty = not typed
+        if not typed and isinstance(event, Input.Changed):
+            self.pane.hide_error()  # "could not read" under an emptied box is about nothing any more
         if field.has_focus and typed:
             field.scroll_visible(animate=False)  # the question opened at its top; what is typed shows
         if field.id == "code-text" and not self.session.answered:

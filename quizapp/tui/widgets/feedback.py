@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.await_remove import AwaitRemove
 from textual.binding import Binding, BindingType
@@ -316,11 +317,24 @@ class KeyPointsPanel(Vertical):
             classes="instructions",
         )
         # One line each, cut with an ellipsis: Textual's SelectionList draws a wrapped prompt's second line
-        # with a checkbox of its own and shifts every point after it (the model answer below is whole).
-        points = (Text(point, no_wrap=True, overflow="ellipsis") for point in self.pending.key_points)
+        # with a checkbox of its own and shifts every point after it, so the boxes no longer match the
+        # points. The highlighted point is shown in full under the list: nothing is ticked unread.
+        points = (
+            Text(f"{n}. {point}", no_wrap=True, overflow="ellipsis")
+            for n, point in enumerate(self.pending.key_points, start=1)
+        )
         yield KeyPointList(*((point, i) for i, point in enumerate(points)), id="key-points")
+        yield Static(self._in_full(0), id="key-point-full", markup=False)
         yield Static("Model answer", classes="section-title")
         yield Markdown(self.pending.model_answer, id="model-answer")
+
+    def _in_full(self, index: int) -> str:
+        points = self.pending.key_points
+        return f"{index + 1}. {points[index]}" if 0 <= index < len(points) else ""
+
+    @on(SelectionList.SelectionHighlighted, "#key-points")
+    def _show_in_full(self, event: SelectionList.SelectionHighlighted[int]) -> None:
+        self.query_one("#key-point-full", Static).update(self._in_full(event.selection_index))
 
     @property
     def ticked(self) -> list[int]:

@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Input, SelectionList, Static, TextArea
 
 from quizapp.tui.widgets.answer import (
     ANSWER_WIDGETS,
@@ -77,6 +78,19 @@ class QuestionPane(Vertical):
         await self.query("#answer, #answer-hint").remove()
         await self.mount_all(answer_widgets(inst, reveal=self.reveal), before=self.error_line)
         self._kind = kind
+
+    @on(SelectionList.SelectionHighlighted, "#answer")
+    def _option_in_full(self, event: SelectionList.SelectionHighlighted[str]) -> None:
+        """A select-all option wider than the list is cut with an ellipsis (wrapped, Textual's
+        SelectionList would give each of its lines a checkbox and shift the rest): the highlighted one
+        is shown whole above the reminder, so no option is ticked unread."""
+        prompt = event.selection.prompt
+        text = str(getattr(prompt, "plain", prompt))
+        hint = answer_hint(self.instance)
+        checkbox = 4  # "▐X▌ " before each option
+        if len(text) + checkbox > event.selection_list.scrollable_content_region.width:
+            hint = Text.assemble(Text(text), "\n", hint)
+        self.hint_line(hint)
 
     def hint_line(self, text: Text) -> None:
         """Replaces the reminder under the input (the accepted forms, or "Running your code…")."""
