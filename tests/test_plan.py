@@ -246,8 +246,24 @@ def test_minutes_a_day_follow_the_learners_own_pace(store: Store) -> None:
     plain = timed_plan(store, date(2026, 11, 27))
     doubled = timed_plan(store, date(2026, 11, 27), times=slow)
     assert plain.minutes_per_day > 0 and plain.minutes_needed == plain.minutes_per_day
-    assert doubled.minutes_per_day == pytest.approx(2 * plain.minutes_per_day)
+    reading = timed_plan(
+        store, date(2026, 11, 27), times=answer_times([(k, 0.0) for k in DEFAULT_SECONDS] * 3)
+    )
+    answering = plain.minutes_per_day - reading.minutes_per_day  # instant answers leave only the reading
+    assert answering > 0 and reading.minutes_per_day > 0
+    assert doubled.minutes_per_day == pytest.approx(reading.minutes_per_day + 2 * answering)
     assert not plain.left_out and plain.budget_minutes is None
+
+
+def test_a_card_costs_its_answer_and_the_reading_of_its_feedback() -> None:
+    """Fast answers (or Ctrl+O) never plan more cards than the feedback leaves time to read."""
+    from quizapp.study.budget import READING_SECONDS, seconds_for
+
+    instant = answer_times([(k, 0.0) for k in DEFAULT_SECONDS] * 3)
+    for kind in DEFAULT_SECONDS:
+        assert instant[kind].own and instant[kind].seconds == 0.0
+        assert seconds_for(instant, kind) == READING_SECONDS[kind] > 0
+        assert seconds_for({}, kind) == DEFAULT_SECONDS[kind] + READING_SECONDS[kind]
 
 
 def test_a_budget_leaves_out_low_priority_decks_first_and_fits(store: Store) -> None:

@@ -35,8 +35,22 @@ DEFAULT_SECONDS: Mapping[str, float] = {
     "flashcard": 15.0,
     "explain": 120.0,
     "code": 300.0,
+    "scenario": 600.0,
 }
 """A first guess per question type, before the learner has answered MIN_ANSWERS of that type."""
+READING_SECONDS: Mapping[str, float] = {
+    "numeric": 20.0,
+    "tensor": 20.0,
+    "shape": 10.0,
+    "choice": 15.0,
+    "flashcard": 5.0,
+    "explain": 30.0,
+    "code": 60.0,
+    "scenario": 120.0,
+}
+"""Time spent on the feedback after an answer (the verdict, the worked steps, a model answer), which the
+stored answer times do not include: without it a learner who answers fast, or presses Ctrl+O, was planned
+far more cards than an hour holds."""
 FALLBACK_SECONDS = 60.0
 MIN_ANSWERS = 3
 LONGEST_ANSWER_SECONDS = 900.0
@@ -73,9 +87,10 @@ def answer_times(samples: Iterable[tuple[str, float]]) -> dict[str, AnswerTime]:
 
 
 def seconds_for(times: Mapping[str, AnswerTime], kind: str) -> float:
-    """The time of one answer to a question of `kind`."""
+    """The time one question of `kind` takes: answering it, then reading its feedback."""
     known = times.get(kind)
-    return known.seconds if known is not None else DEFAULT_SECONDS.get(kind, FALLBACK_SECONDS)
+    answering = known.seconds if known is not None else DEFAULT_SECONDS.get(kind, FALLBACK_SECONDS)
+    return answering + READING_SECONDS.get(kind, READING_SECONDS["numeric"])
 
 
 @dataclass(frozen=True)
