@@ -42,7 +42,7 @@ if _LINUX:
 
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
-_MS_BIND, _MS_REC, _MS_PRIVATE = 0x1000, 0x4000, 0x40000
+_MS_BIND, _MS_REC, _MS_PRIVATE, _MS_REMOUNT = 0x1000, 0x4000, 0x40000, 0x20
 _SYS_MOUNT_SETATTR, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = 442, 0x8000, 1
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP = 1, 4, 24
 _PR_SET_SECCOMP, _PR_SET_NO_NEW_PRIVS, _SECCOMP_MODE_FILTER = 22, 38, 2
@@ -92,10 +92,14 @@ def _new_root(conf: dict[str, Any]) -> None:
     blank = os.open("/dev/null", os.O_PATH)
     root = _STAGE
     _mount("tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=755")
+    # Python or NumPy installed under /tmp (a virtualenv in a clone there) would be covered by the private
+    # /tmp mounted last: those are bound again on top of it, read-only, once it is there.
+    under_tmp = {p: fd for p, fd in opened.items() if p.startswith("/tmp/")}
     for path, fd in opened.items():  # parents first (sorted): a folder inside another is bound over it
         os.makedirs(root + path, exist_ok=True)
         _mount(f"/proc/self/fd/{fd}", root + path, None, _MS_BIND | _MS_REC, None)
-        os.close(fd)
+        if path not in under_tmp:
+            os.close(fd)
     for path, target in links.items():  # /lib -> usr/lib on a merged /usr
         os.symlink(target, root + path)
     shown = list(opened)
@@ -126,6 +130,16 @@ def _new_root(conf: dict[str, Any]) -> None:
         "a read-only root (mount_setattr, Linux 5.12+)",
     )  # fmt: skip
     _mount("tmpfs", root + "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")  # writable
+    tops = {"/tmp/" + path.split("/")[2] for path in under_tmp}  # the folders leading to them
+    for path in under_tmp:
+        os.makedirs(root + path, exist_ok=True)
+    for top in sorted(tops):  # read-only too: nothing can be written beside what is bound (a .pth)
+        _mount(root + top, root + top, None, _MS_BIND | _MS_REC, None)
+        _mount(None, root + top, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY, None)
+    for path, fd in under_tmp.items():
+        _mount(f"/proc/self/fd/{fd}", root + path, None, _MS_BIND | _MS_REC, None)
+        os.close(fd)
+        _mount(None, root + path, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY, None)
     os.chroot(root)
     os.chdir("/tmp")
 
