@@ -39,7 +39,7 @@ def question_ids(
 async def loaded(app: QuizApp, pilot: Pilot[None]) -> None:
     """Waits until the catalog worker has handed over the backend. The worker starts after the first
     refresh, so it may not exist yet when this is first called: look again until it has run."""
-    for _ in range(500):
+    for _ in range(6000):  # the cap only bounds a hang on a busy machine
         await app.workers.wait_for_complete()
         await pilot.pause()
         if app.backend is not None:

@@ -28,8 +28,9 @@ SIZE = (100, 32)
 
 
 async def until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
-    """Waits (on a condition, not a fixed time) until `ready()`; the cap only bounds a hang."""
-    for _ in range(400):
+    """Waits (on a condition, not a fixed time) until `ready()`; the cap (a minute or more) only bounds a
+    hang on a busy machine."""
+    for _ in range(6000):
         await settled(pilot)
         if ready():
             return
@@ -174,6 +175,12 @@ async def test_the_code_deck_opens_a_picker_with_each_exercise_solved_or_not(
         await until(pilot, lambda: isinstance(app.screen, ExercisePickerScreen), "the picker")
         options = app.screen.query_one("#exercises", OptionList)
         await until(pilot, lambda: options.option_count == len(code) + 1, "every exercise listed")
+
+        def solved_line() -> str:
+            index = options.get_option_index(solved) if options.option_count > len(code) else None
+            return "" if index is None else str(options.get_option_at_index(index).prompt)
+
+        await until(pilot, lambda: "solved" in solved_line(), "the solved exercise marked solved")
         shown = {
             options.get_option_at_index(i).id: str(options.get_option_at_index(i).prompt)
             for i in range(1, options.option_count)

@@ -53,7 +53,7 @@ def _saved(db: Path, qid: str) -> tuple[ReviewRecord, ...]:
 async def _study(app: QuizApp, pilot: Pilot[None], ids: tuple[str, str]) -> StudyScreen:
     await loaded(app, pilot)
     app.start_session("study", question_ids=ids)
-    for _ in range(200):
+    for _ in range(3000):  # the cap only bounds a hang on a busy machine
         await settled(pilot)
         if isinstance(app.screen, StudyScreen) and app.screen.session.current is not None:
             return app.screen

@@ -25,8 +25,9 @@ from tests.tui.helpers import NOW, SIZE, loaded, press, seed_history, settled, t
 
 
 async def until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
-    """Waits (on a condition, not a fixed time) until `ready()`; the cap only bounds a hang."""
-    for _ in range(400):
+    """Waits (on a condition, not a fixed time) until `ready()`; the cap (a minute or more) only bounds a
+    hang on a busy machine."""
+    for _ in range(6000):
         await settled(pilot)
         if ready():
             return
