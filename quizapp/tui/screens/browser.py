@@ -8,6 +8,7 @@ worker thread that posts a message back, so the event loop never waits for the p
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -71,6 +72,10 @@ class CardActionDone(Message):
 
 class BrowserScreen(QuizScreen[None]):
     """The card browser: a filter row, the cards, and the highlighted card's history."""
+
+    _reads: ClassVar[threading.Lock] = threading.Lock()
+    """One browser worker at a time on the store's connection: the highlight moves faster than a card's
+    history is read, and several readers of one connection gain nothing."""
 
     CSS_PATH = Path(__file__).with_name("browser.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -207,26 +212,28 @@ class BrowserScreen(QuizScreen[None]):
             if self._texts is None:
                 self._texts = _prompts(backend)
             texts = self._texts
-        page = list_cards(
-            backend.store,
-            _refs(backend),
-            filt,
-            now=backend.now(),
-            limit=PAGE_SIZE,
-            offset=offset,
-            texts=texts,
-        )
-        if page.total and offset >= page.total:  # the list got shorter (a card unsuspended): last page
-            last = (page.total - 1) // PAGE_SIZE * PAGE_SIZE
+        with self._reads:
             page = list_cards(
                 backend.store,
                 _refs(backend),
                 filt,
                 now=backend.now(),
                 limit=PAGE_SIZE,
-                offset=last,
+                offset=offset,
                 texts=texts,
             )
+        if page.total and offset >= page.total:  # the list got shorter (a card unsuspended): last page
+            last = (page.total - 1) // PAGE_SIZE * PAGE_SIZE
+            with self._reads:
+                page = list_cards(
+                    backend.store,
+                    _refs(backend),
+                    filt,
+                    now=backend.now(),
+                    limit=PAGE_SIZE,
+                    offset=last,
+                    texts=texts,
+                )
         self.post_message(CardsListed(page, filt))
 
     @on(CardsListed)
@@ -297,7 +304,9 @@ class BrowserScreen(QuizScreen[None]):
     def _detail(self, backend: Backend, ref: QuestionRef) -> None:
         from quizapp.study.browser import card_detail
 
-        self.post_message(CardDetailed(card_detail(backend.store, ref, now=backend.now())))
+        with self._reads:
+            detail = card_detail(backend.store, ref, now=backend.now())
+        self.post_message(CardDetailed(detail))
 
     @on(CardDetailed)
     def _detailed(self, event: CardDetailed) -> None:
@@ -373,7 +382,8 @@ class BrowserScreen(QuizScreen[None]):
         from quizapp.study.browser import apply_action
 
         try:
-            said = apply_action(backend.store, ref, action, now=backend.now())
+            with self._reads:
+                said = apply_action(backend.store, ref, action, now=backend.now())
         finally:
             self._acting = False  # a failure is reported by the app; the next key may try again
         self.post_message(CardActionDone(ref.question_id, said))
