@@ -61,6 +61,17 @@ async def settled(pilot: Pilot[Any]) -> None:
     raise AssertionError("the workers never settled")
 
 
+async def until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
+    """Waits (on a condition, not a fixed time) until `ready()`; the cap (a minute or more) only bounds a
+    hang on a busy machine."""
+    for _ in range(6000):
+        await settled(pilot)
+        if ready():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
 async def press(pilot: Pilot[Any], *keys: str) -> None:
     """Presses keys one by one, each after the writes the one before started (answers are graded and saved
     in a worker) have finished and been drawn, as they would be at a person's typing speed."""

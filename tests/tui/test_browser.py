@@ -22,20 +22,9 @@ from quizapp.tui.screens.exercises import ExercisePickerScreen
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
 from quizapp.tui.widgets.answer import CodeArea, indent_after
-from tests.tui.helpers import NOW, drill, loaded, press, seed_history, settled
+from tests.tui.helpers import NOW, drill, loaded, press, seed_history, settled, until
 
 SIZE = (100, 32)
-
-
-async def until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
-    """Waits (on a condition, not a fixed time) until `ready()`; the cap (a minute or more) only bounds a
-    hang on a busy machine."""
-    for _ in range(6000):
-        await settled(pilot)
-        if ready():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"never happened: {what}")
 
 
 def _table(app: QuizApp) -> DataTable[Any]:

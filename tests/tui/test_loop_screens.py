@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Select, SelectionList
@@ -21,18 +20,7 @@ from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.interview_setup import InterviewSetupScreen
 from quizapp.tui.screens.settings import SettingsScreen
 from quizapp.tui.widgets.deck_table import mastery_bar
-from tests.tui.helpers import NOW, SIZE, loaded, press, seed_history, settled, text_of
-
-
-async def until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
-    """Waits (on a condition, not a fixed time) until `ready()`; the cap (a minute or more) only bounds a
-    hang on a busy machine."""
-    for _ in range(6000):
-        await settled(pilot)
-        if ready():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"never happened: {what}")
+from tests.tui.helpers import NOW, SIZE, loaded, press, seed_history, text_of, until
 
 
 async def _settings(app: QuizApp, pilot: Pilot[None]) -> SettingsScreen:

@@ -15,7 +15,7 @@ from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.settings import SettingsScreen
 from quizapp.tui.screens.stats import StatsScreen
 from quizapp.tui.screens.study import StudyScreen
-from tests.tui.helpers import NOW, SIZE, current, loaded, press, seed_history, text_of
+from tests.tui.helpers import NOW, SIZE, current, loaded, press, seed_history, text_of, until
 
 
 async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
@@ -236,15 +236,15 @@ async def test_optimize_shows_its_result_on_screen_at_80x24(new_app: Callable[..
         await loaded(app, pilot)
         await press(pilot, "comma")
         await press(pilot, "ctrl+o")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        await pilot.pause()
+        await until(pilot, lambda: "at least 100 reviews" in text_of(app, "#settings-optimized"), "the fit")
         box = app.screen.query_one("#settings-optimized")
         body = app.screen.query_one("#settings-body")
-        assert "at least 100 reviews" in text_of(app, "#settings-optimized")
-        top, bottom = body.scroll_y, body.scroll_y + body.scrollable_content_region.height
-        assert top <= box.virtual_region.y and box.virtual_region.bottom <= bottom, (
-            top,
-            bottom,
-            box.virtual_region,
-        )
+
+        def in_view() -> bool:
+            top = round(body.scroll_y)
+            return (
+                top <= box.virtual_region.y
+                and box.virtual_region.bottom <= top + body.scrollable_content_region.height
+            )
+
+        await until(pilot, in_view, "the fit's result scrolled into view")

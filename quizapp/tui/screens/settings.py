@@ -120,7 +120,7 @@ class SettingsScreen(QuizScreen[None]):
         box = self.query_one("#settings-optimized", Static)
         box.update("Fitting FSRS weights to your reviews…")
         box.display = True
-        self.call_after_refresh(box.scroll_visible)  # it sits under the buttons: off-screen at 80x24
+        self._show(box)
         self._fit(backend)
 
     @work(thread=True, exclusive=True, group="optimize")
@@ -135,7 +135,12 @@ class SettingsScreen(QuizScreen[None]):
     def _fitted(self, event: WeightsFitted) -> None:
         box = self.query_one("#settings-optimized", Static)
         box.update(event.summary)
-        self.call_after_refresh(box.scroll_visible)
+        self._show(box)
+
+    def _show(self, box: Static) -> None:
+        """The result sits under the buttons, off-screen at 80x24: jump to it once it is laid out (an
+        animated scroll would leave it half in view for a moment)."""
+        self.call_after_refresh(lambda: box.scroll_visible(animate=False, immediate=True))
 
     @on(Input.Submitted)
     def _enter(self) -> None:
