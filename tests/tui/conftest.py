@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -63,26 +64,60 @@ def _caller(stack: list[traceback.FrameSummary]) -> str | None:
     return None
 
 
+class _WatchedConnection:
+    """The store's connection, seen through a wrapper that notes statements run on the event loop's thread.
+
+    A wrapper, not sqlite3's trace callback: SQLite runs that callback while holding its connection mutex,
+    and it needs the GIL, so a second thread holding the GIL while it waits for the mutex (reading a row
+    does) deadlocked the test. The app itself sets no callbacks, so it cannot meet that deadlock."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, loop_thread: threading.Thread, found: list[StoreUse]
+    ) -> None:
+        self._conn = conn
+        self._loop_thread = loop_thread
+        self._found = found
+
+    def _note(self, sql: str) -> None:
+        if threading.current_thread() is not self._loop_thread:
+            return
+        where = _caller(traceback.extract_stack()[:-2])
+        if where is not None:
+            self._found.append(StoreUse(sql.strip()[:80], where))
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        self._note(sql)
+        return self._conn.execute(sql, *args)
+
+    def executemany(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        self._note(sql)
+        return self._conn.executemany(sql, *args)
+
+    def executescript(self, sql: str) -> sqlite3.Cursor:
+        self._note(sql)
+        return self._conn.executescript(sql)
+
+    def cursor(self) -> sqlite3.Cursor:
+        self._note("(a cursor)")
+        return self._conn.cursor()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
 @pytest.fixture(autouse=True)
 def store_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[StoreUse]]:
     """Fails any TUI test in which the app touches the progress database from the event loop's thread
-    once start-up has handed the backend over: every statement the store's connection runs is traced
-    (sqlite3's trace callback runs in the thread that executes it), and those run on the loop's thread
-    by app code, rather than by the test's own asserts, are reported at teardown."""
+    once start-up has handed the backend over: every statement through the store's connection is noted
+    with its thread, and those run on the loop's thread by app code, rather than by the test's own asserts,
+    are reported at teardown. (A progress import swaps in a new connection, which is not watched.)"""
     found: list[StoreUse] = []
     handed_over = QuizApp.on_backend_loaded
 
     def observe(app: QuizApp, message: BackendLoaded) -> None:
-        loop_thread = threading.current_thread()  # the message is handled on the event loop
-
-        def traced(sql: str) -> None:
-            if threading.current_thread() is not loop_thread:
-                return
-            where = _caller(traceback.extract_stack()[:-1])
-            if where is not None:
-                found.append(StoreUse(sql.strip()[:80], where))
-
-        message.backend.store.conn.set_trace_callback(traced)
+        store = message.backend.store
+        watched = _WatchedConnection(store.conn, threading.current_thread(), found)  # on the event loop
+        store.conn = cast(sqlite3.Connection, watched)
         handed_over(app, message)
 
     monkeypatch.setattr(QuizApp, "on_backend_loaded", observe)
