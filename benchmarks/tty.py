@@ -94,6 +94,8 @@ class Runner:
     work: Path
     probing: bool = True
     """False: no probe (no GC or stall rows), to see what the probe itself costs the key times."""
+    stacks: bool = False
+    """True: the probe also logs the event loop's stack during each stall (the sampling slows the app)."""
     runs: int = 0
 
     def __post_init__(self) -> None:
@@ -108,6 +110,8 @@ class Runner:
             PYTHONPATH=os.pathsep.join([str(self.probe), str(REPO)] if self.probing else [str(REPO)]),
             QUIZAPP_BENCH_PROBE=str(log),
         )
+        if self.stacks:
+            env["QUIZAPP_BENCH_STACKS"] = "1"
         if home is not None:
             env["QUIZAPP_HOME"] = str(home)
             env.pop("QUIZAPP_CONFIG", None)
@@ -424,11 +428,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", choices=("bundled", "scale"), help="run one profile")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, homes)")
     parser.add_argument("--no-probe", action="store_true", help="no GC/stall probe in the child")
+    parser.add_argument("--stacks", action="store_true", help="log the stack of each stall (with --keep)")
     args = parser.parse_args(argv)
     profiles = ("bundled", "scale") if args.only is None else (args.only,)
 
     work = Path(tempfile.mkdtemp(prefix="quizapp-tty-"))
-    runner = Runner(work, probing=not args.no_probe)
+    runner = Runner(work, probing=not args.no_probe, stacks=args.stacks)
     table = Table()
     try:
         homes: dict[str, Path] = {}

@@ -270,7 +270,39 @@ if _path:
                         _out.write(f"lag {time.time():.6f} {late * 1000:.3f}\\n")
 
             self.call_soon(lambda: self.create_task(watch()))
+            if os.environ.get("QUIZAPP_BENCH_STACKS"):
+                _sample_stalls()
         return _run_forever(self)
+
+    def _sample_stalls():
+        """With --stacks: a thread that looks at the event loop's stack every 5 ms while the loop has not
+        ticked for 20 ms, so a stall's log names the code it sat in."""
+        import sys, threading, traceback
+
+        loop_thread = threading.get_ident()
+        beat = [time.perf_counter()]
+
+        def tick():
+            beat[0] = time.perf_counter()
+            import asyncio
+            asyncio.get_event_loop().call_later(0.002, tick)
+
+        import asyncio
+        asyncio.get_event_loop().call_soon(tick)
+
+        def sample():
+            while True:
+                time.sleep(0.005)
+                stale = time.perf_counter() - beat[0]
+                if stale < 0.02:
+                    continue
+                frame = sys._current_frames().get(loop_thread)
+                if frame is None:
+                    continue
+                where = [f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}:{f.name}" for f in traceback.extract_stack(frame)]
+                _out.write(f"stack {time.time():.6f} {stale * 1000:.0f} {' < '.join(reversed(where[-14:]))}\\n")
+
+        threading.Thread(target=sample, daemon=True).start()
 
     _base.BaseEventLoop.run_forever = run_forever
 '''

@@ -56,6 +56,10 @@ class _Questions(Mapping[str, "Question"]):
     def __contains__(self, question_id: object) -> bool:
         return question_id in self._where
 
+    def type_of(self, question_id: str) -> str:
+        deck, index = self._where[question_id]
+        return deck.types[index]
+
 
 class _Decks(Mapping[str, "Deck"]):
     """Deck id -> Deck, each assembled on first access from questions that are already valid."""
@@ -160,6 +164,14 @@ class Catalog:
             close = difflib.get_close_matches(question_id, list(self.questions), n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise QuizappError(f"no question with id {question_id!r}{hint}") from None
+
+    def type_of(self, question_id: str) -> str:
+        """A question's type (numeric, choice, code, ...) read from its deck's header, without building its
+        model: the interview filters a 10,000-question deck by type while the set-up form is open."""
+        questions = self.questions
+        if isinstance(questions, _Questions) and question_id in questions:
+            return questions.type_of(question_id)
+        return self.question(question_id).type
 
     def deck_of(self, question_id: str) -> Deck:
         """The deck a question belongs to, with every question model built (for the deck's header alone,

@@ -98,9 +98,9 @@ def setup_defaults(store: Store) -> InterviewConfig:
 def _with_code(catalog: Catalog, pool: QuestionSet, chosen: list[QuestionRef]) -> list[QuestionRef]:
     """An interview of MIN_FOR_CODE questions or more asks one coding question when the chosen decks
     have one: it takes the place of the last (hardest) question drawn."""
-    if len(chosen) < MIN_FOR_CODE or any(catalog.question(r.question_id).type == "code" for r in chosen):
+    if len(chosen) < MIN_FOR_CODE or any(catalog.type_of(r.question_id) == "code" for r in chosen):
         return chosen
-    code = [r for r in pool.ordered if catalog.question(r.question_id).type == "code"]
+    code = [r for r in pool.ordered if catalog.type_of(r.question_id) == "code"]
     if not code:
         return chosen
     with_code = [*chosen[:-1], code[0]]
@@ -147,7 +147,7 @@ def candidates(catalog: Catalog, questions: QuestionSet, config: InterviewConfig
         for r in questions.ordered
         if (not decks or r.deck_id in decks)
         and (not tags or tags.intersection(r.tags))
-        and catalog.question(r.question_id).type in INTERVIEW_KINDS
+        and catalog.type_of(r.question_id) in INTERVIEW_KINDS
     ]
     if not kept:
         raise QuizappError("No interview question matches those decks and tags; choose more of them.")
@@ -163,7 +163,7 @@ def _at_most_one_code(catalog: Catalog, pool: QuestionSet, rng: random.Random) -
 
 def _at_most(catalog: Catalog, pool: QuestionSet, rng: random.Random, kind: str, most: int) -> QuestionSet:
     """The pool with all but `most` questions of `kind` (picked with `rng`) left out."""
-    code = [r.question_id for r in pool.ordered if catalog.question(r.question_id).type == kind]
+    code = [r.question_id for r in pool.ordered if catalog.type_of(r.question_id) == kind]
     if len(code) <= most:
         return pool
     kept = set(rng.sample(code, most))
