@@ -214,3 +214,20 @@ def test_question_outlines_give_each_type_from_the_cache_without_building_a_ques
     assert len(set(expected.values())) > 3
     (data,) = cached.decks.data()  # type: ignore[attr-defined]
     assert not any(q is not None for q in data._built)
+
+
+def test_type_of_reads_each_type_from_the_cache_without_building_a_question() -> None:
+    """The interview's set-up filters the pool by type while its form is open: at 10,000 questions
+    building every model froze the screen for 0.4 s."""
+    from quizapp.content.load import reset_memos
+
+    reset_memos()
+    fresh = load_catalog([FIXTURES], include_default=False)
+    expected = {qid: q.type for qid, q in fresh.questions.items()}
+    reset_memos()
+    cached = load_catalog([FIXTURES], include_default=False)
+    assert {qid: cached.type_of(qid) for qid in expected} == expected
+    (data,) = cached.decks.data()  # type: ignore[attr-defined]
+    assert not any(q is not None for q in data._built)
+    with pytest.raises(QuizappError, match="did you mean sample-card"):
+        cached.type_of("sample-crad")
