@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
     from quizapp.study.session import SessionMode
 
+WARM_UP_AFTER_S = 0.3
+"""Seconds after the backend arrives before the warm-up imports start: home draws its decks first."""
+
 PROBLEM_LINES = 6
 """How many skipped decks the start-up notification names before "and N more"."""
 
@@ -159,6 +162,14 @@ class QuizApp(App[None]):
         deferred, self._deferred = self._deferred, None
         if deferred is not None:
             deferred()
+        self.set_timer(WARM_UP_AFTER_S, self.warm_up)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="warm-up")
+    def warm_up(self) -> None:
+        """Imports what the first card needs while home is idle (see quizapp.tui.warm_up)."""
+        from quizapp.tui.warm_up import import_ahead
+
+        import_ahead()
 
     def on_backend_failed(self, message: BackendFailed) -> None:
         from quizapp.tui.screens.home import HomeScreen

@@ -1,0 +1,40 @@
+"""Provides the warm-up: what the first card, the stats and the interview need, imported while home is idle.
+
+The first `s` imported Markdown, Pygments, the text editor, the grader and the study screens on the event
+loop (a few hundred milliseconds of frozen screen at the first card). Importing them in a worker shortly
+after home shows its decks moves that wait to a moment when nobody is waiting; a key pressed meanwhile
+waits only for the module being imported. What was imported lives until the app ends, so it is then
+frozen out of the collector's sight like the catalog.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from quizapp.tui.collector import settle
+
+MODULES = (
+    "quizapp.study.session",
+    "quizapp.grading.grade",
+    "quizapp.tui.screens.study",
+    "quizapp.tui.screens.stats",
+    "quizapp.tui.screens.interview_setup",
+    "quizapp.tui.screens.interview",
+    "rich.markdown",
+    "rich.syntax",
+)
+"""The modules a first card, stats or interview imports (seen in sys.modules before and after them)."""
+
+WIDGETS = ("Markdown", "TextArea", "SelectionList", "DataTable", "Checkbox")
+"""Textual widgets those screens use; textual.widgets imports each on first access."""
+
+
+def import_ahead() -> None:
+    """Imports MODULES and WIDGETS, then freezes what is alive (call from a worker thread)."""
+    import textual.widgets
+
+    for name in MODULES:
+        importlib.import_module(name)
+    for widget in WIDGETS:
+        getattr(textual.widgets, widget)
+    settle()
