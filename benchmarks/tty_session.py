@@ -299,8 +299,10 @@ if _path:
                 frame = sys._current_frames().get(loop_thread)
                 if frame is None:
                     continue
-                where = [f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}:{f.name}" for f in traceback.extract_stack(frame)]
-                _out.write(f"stack {time.time():.6f} {stale * 1000:.0f} {' < '.join(reversed(where[-14:]))}\\n")
+                stack = traceback.extract_stack(frame)[-14:]
+                names = [f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}:{f.name}" for f in reversed(stack)]
+                where = " < ".join(names)
+                _out.write(f"stack {time.time():.6f} {stale * 1000:.0f} {where}\\n")
 
         threading.Thread(target=sample, daemon=True).start()
 

@@ -96,7 +96,72 @@ def _v2_deck_overview_index(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX cards_overview ON cards (deck_id, due_us, suspended, state, stability)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial_schema, _v2_deck_overview_index)
+QUARTER_US = 900_000_000
+"""The review tally counts reviews per quarter hour (UTC microseconds): every time zone's midnight falls on
+a quarter hour, so a local day is a range of whole quarters."""
+
+_QUARTER = "(CASE WHEN {t} >= 0 THEN {t} / 900000000 ELSE ({t} - 899999999) / 900000000 END)"
+"""The quarter hour of a time in SQL: floor division (SQLite's `/` truncates towards zero)."""
+
+_TALLY_ADD = (
+    "INSERT INTO review_tally (quarter, reviews, ms) VALUES ({q}, 1, {r}.duration_ms)"
+    " ON CONFLICT (quarter) DO UPDATE SET reviews = reviews + 1, ms = ms + excluded.ms;"
+    " INSERT INTO retention_tally (deck_id, passed, total)"
+    " SELECT {r}.deck_id, {r}.rating > 1, 1 WHERE {r}.scheduled = 1 AND {r}.state_before = 2"
+    " ON CONFLICT (deck_id) DO UPDATE SET passed = passed + excluded.passed, total = total + 1;"
+)
+_TALLY_TAKE = (
+    "UPDATE review_tally SET reviews = reviews - 1, ms = ms - {r}.duration_ms WHERE quarter = {q};"
+    " UPDATE retention_tally SET passed = passed - ({r}.rating > 1), total = total - 1"
+    " WHERE deck_id = {r}.deck_id AND {r}.scheduled = 1 AND {r}.state_before = 2;"
+)
+TALLY_TRIGGERS = (
+    "CREATE TRIGGER reviews_tally_insert AFTER INSERT ON reviews BEGIN "
+    + _TALLY_ADD.format(q=_QUARTER.format(t="NEW.reviewed_us"), r="NEW")
+    + " END",
+    "CREATE TRIGGER reviews_tally_delete AFTER DELETE ON reviews BEGIN "
+    + _TALLY_TAKE.format(q=_QUARTER.format(t="OLD.reviewed_us"), r="OLD")
+    + " END",
+    "CREATE TRIGGER reviews_tally_update AFTER UPDATE ON reviews BEGIN "
+    + _TALLY_TAKE.format(q=_QUARTER.format(t="OLD.reviewed_us"), r="OLD")
+    + " "
+    + _TALLY_ADD.format(q=_QUARTER.format(t="NEW.reviewed_us"), r="NEW")
+    + " END",
+)
+"""Keep the tallies equal to what the reviews table holds, whatever writes it (undo deletes a review)."""
+
+
+def refill_tallies(conn: sqlite3.Connection) -> None:
+    """Counts the tallies afresh from the reviews table (after a migration or a bulk import)."""
+    conn.execute("DELETE FROM review_tally")
+    conn.execute("DELETE FROM retention_tally")
+    conn.execute(
+        "INSERT INTO review_tally (quarter, reviews, ms)"
+        f" SELECT {_QUARTER.format(t='reviewed_us')}, count(*), sum(duration_ms) FROM reviews GROUP BY 1"
+    )
+    conn.execute(
+        "INSERT INTO retention_tally (deck_id, passed, total) SELECT deck_id, sum(rating > 1), count(*)"
+        " FROM reviews WHERE scheduled = 1 AND state_before = 2 GROUP BY deck_id"
+    )
+
+
+def _v3_review_tallies(conn: sqlite3.Connection) -> None:
+    """Running totals the stats screen reads instead of a million reviews: reviews and time per quarter hour
+    (the calendar and the time spent), and true retention per deck. Triggers keep them current."""
+    conn.execute(
+        "CREATE TABLE review_tally"
+        " (quarter INTEGER PRIMARY KEY, reviews INTEGER NOT NULL, ms INTEGER NOT NULL)"
+    )
+    conn.execute(
+        "CREATE TABLE retention_tally (deck_id TEXT PRIMARY KEY, passed INTEGER NOT NULL,"
+        " total INTEGER NOT NULL) WITHOUT ROWID"
+    )
+    for sql in TALLY_TRIGGERS:
+        conn.execute(sql)
+    refill_tallies(conn)
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial_schema, _v2_deck_overview_index, _v3_review_tallies)
 """Migration i (0-based) takes the schema from version i to version i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -3,15 +3,13 @@
 The first `s` imported Markdown, Pygments, the text editor, the grader and the study screens on the event
 loop (a few hundred milliseconds of frozen screen at the first card). Importing them in a worker shortly
 after home shows its decks moves that wait to a moment when nobody is waiting; a key pressed meanwhile
-waits only for the module being imported. What was imported lives until the app ends, so it is then
-frozen out of the collector's sight like the catalog.
+waits only for the module being imported. (Nothing is frozen here: a study screen freezes what is alive
+once its first feedback is drawn, these modules with it.)
 """
 
 from __future__ import annotations
 
 import importlib
-
-from quizapp.tui.collector import settle
 
 MODULES = (
     "quizapp.study.session",
@@ -30,11 +28,10 @@ WIDGETS = ("Markdown", "TextArea", "SelectionList", "DataTable", "Checkbox")
 
 
 def import_ahead() -> None:
-    """Imports MODULES and WIDGETS, then freezes what is alive (call from a worker thread)."""
+    """Imports MODULES and WIDGETS (call from a worker thread)."""
     import textual.widgets
 
     for name in MODULES:
         importlib.import_module(name)
     for widget in WIDGETS:
         getattr(textual.widgets, widget)
-    settle()
