@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
@@ -40,6 +40,18 @@ if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
     from quizapp.study.session import SessionMode
 
+SCREEN_STYLES = (
+    "browser.tcss",
+    "explore.tcss",
+    "interview.tcss",
+    "interview_history.tcss",
+    "interview_report.tcss",
+    "interview_setup.tcss",
+    "trained.tcss",
+)
+"""Each screen's stylesheet, loaded with the app's: a screen's own CSS_PATH is read when the screen is
+first opened, and Textual then restyles every widget of every open screen (up to 0.1 s at that key)."""
+
 WARM_UP_AFTER_S = 0.3
 """Seconds after the backend arrives before the warm-up imports start: home draws its decks first."""
 
@@ -50,7 +62,10 @@ PROBLEM_LINES = 6
 class QuizApp(App[None]):
     """The attention interview trainer: home, study, mock interview, explore, stats, settings and help."""
 
-    CSS_PATH = Path(__file__).with_name("app.tcss")
+    CSS_PATH: ClassVar[list[str | PurePath]] = [
+        Path(__file__).with_name("app.tcss"),
+        *(Path(__file__).parent / "screens" / name for name in SCREEN_STYLES),
+    ]
     TITLE = "quizapp"
     SUB_TITLE = "multi-head attention trainer"
     ENABLE_COMMAND_PALETTE = True

@@ -248,3 +248,27 @@ async def test_an_explain_answer_is_kept_for_the_report_with_the_model_answer(tm
         shown = " ".join(str(w.render()) for w in report.query(".item-points"))
         assert all(point in shown for point in inst.key_points)
         assert "to compare" in report.report.score_text
+
+
+async def test_the_set_up_counts_the_questions_its_choices_allow(catalog: Catalog) -> None:
+    """The count follows each change of the form (counted in a worker), and a tag no question has says so."""
+    from quizapp.interview.session import INTERVIEW_KINDS
+    from tests.tui.helpers import text_of, until
+
+    tag = typed_tag(catalog)
+    expected = sum(1 for q in catalog.questions.values() if tag in q.tags and q.type in INTERVIEW_KINDS)
+    assert expected >= 3
+    app = make_app(catalog=catalog, now=NOW, rng_seed=SEED, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await press(pilot, "i")
+        setup = app.screen
+        assert isinstance(setup, InterviewSetupScreen)
+        setup.query_one("#setup-tags", Input).value = tag
+        await until(
+            pilot, lambda: f"{expected} questions match" in text_of(app, "#setup-status"), "the count"
+        )
+        setup.query_one("#setup-tags", Input).value = "no-such-tag"
+        await until(
+            pilot, lambda: "No question has the tag(s) no-such-tag" in text_of(app, "#setup-status"), "why"
+        )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -77,7 +76,6 @@ class BrowserScreen(QuizScreen[None]):
     """One browser worker at a time on the store's connection: the highlight moves faster than a card's
     history is read, and several readers of one connection gain nothing."""
 
-    CSS_PATH = Path(__file__).with_name("browser.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", tooltip="Back to the decks", id="browser.back"),
         Binding(

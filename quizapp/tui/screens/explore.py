@@ -8,7 +8,6 @@ picture in step and shows the core's message when a combination is invalid, keep
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -52,7 +51,6 @@ def toggle_label(name: str, value: bool) -> str:
 class ExploreScreen(QuizScreen[None]):
     """The sandbox; letters toggle while the picture has focus, Tab walks through the fields."""
 
-    CSS_PATH = Path(__file__).with_name("explore.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Home", tooltip="Back to the decks", id="explore.back"),
         Binding("c", "flip('causal')", "Causal", tooltip="Mask future tokens", id="explore.causal"),

@@ -8,7 +8,6 @@ the countdown from the app's injected clock, and when time is up submits whateve
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -66,7 +65,6 @@ class EndInterviewScreen(ModalScreen[bool]):
 class InterviewScreen(QuizScreen[None]):
     """One question at a time against the clock; answers are saved silently, the report comes at the end."""
 
-    CSS_PATH = Path(__file__).with_name("interview.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "ctrl+n",

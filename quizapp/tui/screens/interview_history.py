@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 class InterviewHistoryScreen(QuizScreen[None]):
     """A table of past interviews; Enter (or a click) opens the highlighted one's report."""
 
-    CSS_PATH = Path(__file__).with_name("interview_history.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", tooltip="Leave the list", id="interview_history.back"),
         Binding("enter", "open", "Open report", tooltip="Reopen this report", id="interview_history.open"),

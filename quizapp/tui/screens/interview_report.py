@@ -7,7 +7,6 @@ numbers and words come from quizapp.interview.report; this screen only lays them
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.table import Table
@@ -146,7 +145,6 @@ class ReportItemView(Vertical):
 class InterviewReportScreen(QuizScreen[None]):
     """The report; arrows and PgUp/PgDn scroll it, Escape leaves, n starts another interview."""
 
-    CSS_PATH = Path(__file__).with_name("interview_report.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", tooltip="Leave the report", id="interview_report.back"),
         Binding("n", "new", "New interview", tooltip="Set up another interview", id="interview_report.new"),

@@ -9,7 +9,6 @@ quizapp.interview.session parses it, checks it and chooses the questions.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -44,10 +43,19 @@ class SetupRemembered(Message):
     config: InterviewConfig
 
 
+@dataclass
+class PoolCounted(Message):
+    """The questions the form's choices allow were counted (in a worker), or `problem` says why none."""
+
+    pool: int
+    asked: int
+    minutes: int
+    problem: str = ""
+
+
 class InterviewSetupScreen(QuizScreen[None]):
     """The set-up form; Ctrl+S (or Enter in a field) starts, Ctrl+O lists past interviews."""
 
-    CSS_PATH = Path(__file__).with_name("interview_setup.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Home", tooltip="Back to the decks", id="interview_setup.back"),
         Binding(
@@ -201,9 +209,9 @@ class InterviewSetupScreen(QuizScreen[None]):
         )
 
     def show_pool(self) -> None:
-        """Says how many questions the current choices allow, or what is wrong with them."""
+        """Says how many questions the current choices allow, or what is wrong with them; the count runs
+        in a worker (it filters every question of the catalog: 10,000 in a big deck)."""
         from quizapp.errors import QuizappError
-        from quizapp.interview.session import candidates
 
         status = self.query_one("#setup-status", Static)
         backend = self.router.backend
@@ -212,15 +220,33 @@ class InterviewSetupScreen(QuizScreen[None]):
             return
         try:
             config = self.read_config()
-            pool = len(candidates(backend.catalog, backend.questions, config))
         except QuizappError as exc:
             status.update(Text(str(exc), style="red"))
             return
-        asked = min(pool, config.questions)
+        self._count_pool(backend, config)
+
+    @work(thread=True, exclusive=True, group="setup-pool", exit_on_error=False)
+    def _count_pool(self, backend: Backend, config: InterviewConfig) -> None:
+        from quizapp.errors import QuizappError
+        from quizapp.interview.session import candidates
+
+        try:
+            pool = len(candidates(backend.catalog, backend.questions, config))
+        except QuizappError as exc:
+            self.post_message(PoolCounted(0, 0, config.minutes, str(exc)))
+            return
+        self.post_message(PoolCounted(pool, min(pool, config.questions), config.minutes))
+
+    @on(PoolCounted)
+    def _pool_counted(self, event: PoolCounted) -> None:
+        status = self.query_one("#setup-status", Static)
+        if event.problem:
+            status.update(Text(event.problem, style="red"))
+            return
         status.update(
             Text.assemble(
-                (f"{pool} questions match; ", "dim"),
-                (f"{asked} in {config.minutes} min", "bold"),
+                (f"{event.pool} questions match; ", "dim"),
+                (f"{event.asked} in {event.minutes} min", "bold"),
                 (". No feedback until the end; Ctrl+N skips, Ctrl+F flags.", "dim"),
             )
         )

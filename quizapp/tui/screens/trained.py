@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -54,7 +53,6 @@ def _ablate_binding(index: int, layer: int, head: int) -> Binding:
 class TrainedScreen(QuizScreen[None]):
     """The trained toy; letters and digits act while the picture has focus, Tab walks through the fields."""
 
-    CSS_PATH = Path(__file__).with_name("trained.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "escape",
