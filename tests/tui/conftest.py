@@ -106,6 +106,15 @@ class _WatchedConnection:
 
 
 @pytest.fixture(autouse=True)
+def no_animations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scrolls jump instead of gliding (as with TEXTUAL_ANIMATIONS=none): a test that reads a scroll
+    position reads where it ends, not a point of the glide a busy machine happened to reach."""
+    import textual.constants
+
+    monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")
+
+
+@pytest.fixture(autouse=True)
 def store_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[StoreUse]]:
     """Fails any TUI test in which the app touches the progress database from the event loop's thread
     once start-up has handed the backend over: every statement through the store's connection is noted
