@@ -263,7 +263,7 @@ async def test_escape_on_an_empty_answer_leaves_at_once(
         assert isinstance(app.screen, HomeScreen)
 
 
-async def test_a_long_question_opens_at_its_first_line_and_typing_shows_the_input(
+async def test_a_long_question_opens_at_its_input_and_typing_shows_it_after_scrolling_up(
     new_app: Callable[..., QuizApp], catalog: Catalog
 ) -> None:
     typed = [q for q in catalog.questions.values() if q.type in ("numeric", "tensor", "shape")]
@@ -273,8 +273,11 @@ async def test_a_long_question_opens_at_its_first_line_and_typing_shows_the_inpu
         screen = await drill(app, pilot, longest.id)
         body = screen.body
         field = screen.query_one("#answer", Input)
-        assert field.has_focus and body.scroll_y == 0
-        assert not body.region.contains_region(field.region)  # taller than 80x24: the input is below
+        # Taller than 80x24: it opens at its end (the sentence that asks, and the input), not its top.
+        assert field.has_focus and body.scroll_y == body.max_scroll_y > 0
+        assert body.region.contains_region(field.region)
+        await press(pilot, "pageup")  # to the first line, the input below the bottom edge
+        assert body.scroll_y == 0 and not body.region.contains_region(field.region)
         await press(pilot, "1", "2")
         await pilot.pause()
         assert field.value == "12" and body.scroll_y > 0

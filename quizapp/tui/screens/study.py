@@ -337,7 +337,11 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self.kept[1].display = False
             if inst.kind == "code":
                 self.load_code(code or inst.starter)
-            body.scroll_home(animate=False, immediate=True)  # in the frame that draws the card
+            if inst.kind in ("code", "flashcard") or inst.prompt_heatmap:
+                # The editor, no input, or heatmaps between what is asked and the input: the top first.
+                body.scroll_home(animate=False, immediate=True)  # in the frame that draws the card
+            else:  # what is asked (the prompt's last sentence, the step) and the input, in view
+                body.show_end_of(self.pane)
             self.call_after_refresh(self._prepare_feedback, self.kept[2])
             self.router.set_blink(body)
             self._focus_answer()
@@ -378,7 +382,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             await transients.remove()
 
     def _focus_answer(self) -> None:
-        """Focuses the input without scrolling to it (the arrow and page keys scroll down to it); a
+        """Focuses the input without scrolling to it (show_card has placed the body already); a
         flashcard has none, and the body takes the keys."""
         if not self.pane.focus_answer():
             self.body.focus(scroll_visible=False)
@@ -459,6 +463,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         line = self.pane.show_error(message)
         if self.session.current is not None and self.session.current.instance.kind == "code":
             self.body.scroll_to_widget(line, top=True, animate=False)  # the message, then the editor
+        else:  # under the input and its reminder: at 80x24 below the bottom edge of a long question
+            line.scroll_visible(animate=False)
 
     # -- events and actions -----------------------------------------------------------------------------
 
@@ -502,7 +508,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         if not typed and isinstance(event, Input.Changed):
             self.pane.hide_error()  # "could not read" under an emptied box is about nothing any more
         if field.has_focus and typed:
-            field.scroll_visible(animate=False)  # the question opened at its top; what is typed shows
+            field.scroll_visible(animate=False)  # scrolled away from, or opened at the top: it shows
         if field.id == "code-text" and not self.session.answered:
             self.draft_changed()
 

@@ -113,8 +113,8 @@ class QuestionPane(Vertical):
             area.show_error("")
 
     def focus_answer(self) -> bool:
-        """Focuses the input without scrolling to it (a long question opens at its first line); False
-        when the question has no input (a flashcard)."""
+        """Focuses the input without scrolling to it (the screen decides where a long question opens);
+        False when the question has no input (a flashcard)."""
         found = self.query("#answer")
         if not found:
             return False

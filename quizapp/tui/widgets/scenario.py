@@ -20,6 +20,7 @@ from textual.widgets import Input, Static
 from quizapp.grading.grade import StepVerdict
 from quizapp.grading.scenario import grade_step
 from quizapp.tui.messages import AnswerSubmitted
+from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
@@ -122,6 +123,7 @@ class ScenarioInput(Vertical):
             self.query_one("#scenario-step", Static).update(
                 Text(inst.steps[k].prompt.strip() + "\n") + Text(verdict.verdict.message, style="red")
             )
+            self._in_view()
             return
         self.answers.append(event.value.strip())
         self.verdicts.append(verdict)
@@ -133,3 +135,12 @@ class ScenarioInput(Vertical):
             self.post_message(AnswerSubmitted("; ".join(self.answers)))
             return
         self._draw()
+        self._in_view()
+
+    def _in_view(self) -> None:
+        """The step just shown under the earlier ones, and its box, in view on the study screen (three
+        steps in, at 80x24, they were below the bottom edge), in the frame that draws them."""
+        for ancestor in self.ancestors:
+            if isinstance(ancestor, StudyBody):
+                ancestor.show_end_of(self)
+                return
