@@ -20,7 +20,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from textual._arrange import DockArrangeResult
+    from textual.layout import DockArrangeResult
 
 
 class StudyBody(VerticalScroll):
