@@ -76,7 +76,13 @@ async def test_a_tensor_question_opens_with_its_sentence_and_box_in_view_at_80x2
         assert body.scroll_y == top - 1 and field.has_focus
         await press(pilot, "pageup")
         assert body.scroll_y == 0
-        await type_text(pilot, inst.expected_text())  # typing brings the box back, as before
+        await type_text(pilot, "x")  # typing brings the box back, as before
+        assert inside(visible(screen), field.region)
+        await press(pilot, "enter")  # why it could not be read: under the reminder, and in view
+        error = screen.query_one("#answer-error")
+        assert error.display and inside(visible(screen), error.region)
+        await press(pilot, "backspace")
+        await type_text(pilot, inst.expected_text())
         assert field.value == inst.expected_text() and inside(visible(screen), field.region)
         await press(pilot, "enter")
         saved = reviews_for(app.backend.store, tallest)  # type: ignore[union-attr]
