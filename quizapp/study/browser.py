@@ -186,12 +186,14 @@ def list_cards(
     limit: int | None = 50,
     offset: int = 0,
     texts: Mapping[str, str] | None = None,
+    last_page: bool = False,
 ) -> CardPage:
     """The page of `questions` (the catalog's, in its order) that `filt` keeps, in `filt.order`, from
     `offset`.
 
     State filters come from the store's indexes; `search` matches the question id, deck id or `texts`
     (question id -> prompt, given by the caller when searching), case-insensitively. `limit` None: all.
+    `last_page`: an offset past the end gives the last page (the list got shorter since it was paged).
     """
     if (limit is not None and limit < 0) or offset < 0:
         raise QuizappError(f"A page needs a limit and offset of 0 or more, got {limit} and {offset}.")
@@ -216,6 +218,8 @@ def list_cards(
         )
         refs = [r for r in refs if r.question_id in kept]
     refs = _ordered(store, refs, filt.order, now)
+    if last_page and limit and refs and offset >= len(refs):
+        offset = (len(refs) - 1) // limit * limit
     end = None if limit is None else offset + limit
     page = list(refs[offset:end])
     ids = [r.question_id for r in page]
@@ -234,6 +238,15 @@ def list_cards(
         for r in page
     )
     return CardPage(views, len(refs), offset, len(views) if limit is None else limit)
+
+
+def search_texts(questions: Mapping[str, object]) -> dict[str, str]:
+    """Each question's prompt (a flashcard's front) by id, what a search looks in besides the ids: every
+    question model is built, so only when a search first asks."""
+    return {
+        qid: str(getattr(question, "prompt", "") or getattr(question, "front", ""))
+        for qid, question in questions.items()
+    }
 
 
 def card_detail(store: Store, question: QuestionRef, *, now: datetime) -> CardDetail:
