@@ -90,8 +90,14 @@ def run_cards(args: argparse.Namespace) -> int:
                 print(_render_detail(detail))
             return 0
         texts = search_texts(catalog.questions) if args.search.strip() else None
-        order = "due" if args.due else "catalog"  # --due lists the soonest due first
-        filt = CardFilter(args.deck, args.due, args.suspended, args.leeches, args.search, order)
+        filt = CardFilter(
+            args.deck,
+            args.due,
+            args.suspended,
+            args.leeches,
+            args.search,
+            order="due" if args.due else "catalog",  # --due lists the soonest due first
+        )
         page = list_cards(store, refs, filt, now=now, limit=None, texts=texts)
     if args.json:
         print(json.dumps([c.to_json() for c in page.cards], indent=2))

@@ -159,6 +159,12 @@ async def test_at_80x24_ids_show_whole_beside_state_due_reps_and_lapses(
                 assert cell == qid[: room - 1] + "…", f"{qid!r} cut without an ellipsis: {cell!r}"
         assert len(_ids(app)[0]) > 20 and whole >= 0.8 * len(_ids(app)), f"{whole} ids whole in {room}"
 
+        await pilot.resize_terminal(130, 30)  # wider: the interval and last rating come back
+        await until(pilot, lambda: len(table.columns) == 7, "every column at 130 columns")
+        assert table.virtual_size.width <= table.scrollable_content_region.width, "a column off the edge"
+        widest = max(_ids(app), key=len)
+        assert str(table.get_row_at(_ids(app).index(widest))[0]) == widest
+
 
 async def test_at_80x24_the_footer_shows_every_key_of_the_browser(
     new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path

@@ -101,7 +101,7 @@ class BrowserScreen(QuizScreen[None]):
             "search",
             "Search",
             key_display="/",
-            tooltip="Search the ids and prompts",
+            tooltip="Search ids and prompts",
             id="browser.search",
         ),
         Binding(
@@ -184,11 +184,8 @@ class BrowserScreen(QuizScreen[None]):
     def _list(self, backend: Backend, filt: CardFilter, offset: int) -> None:
         from quizapp.study.browser import list_cards, search_texts
 
-        texts = None
-        if filt.search.strip():
-            if self._texts is None:
-                self._texts = search_texts(backend.catalog.questions)
-            texts = self._texts
+        if filt.search.strip() and self._texts is None:
+            self._texts = search_texts(backend.catalog.questions)  # the search looks in them
         with self._reads:
             page = list_cards(
                 backend.store,
@@ -197,7 +194,7 @@ class BrowserScreen(QuizScreen[None]):
                 now=backend.now(),
                 limit=PAGE_SIZE,
                 offset=offset,
-                texts=texts,
+                texts=self._texts,
                 last_page=True,  # the list got shorter (a card unsuspended): its last page
             )
         self.post_message(CardsListed(page, filt))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual.coordinate import Coordinate
 from textual.events import Resize
 from textual.widgets import DataTable
 
@@ -107,7 +108,7 @@ class CardTable(DataTable[Any]):
     def _row_id(self, row: int) -> str | None:
         if not 0 <= row < self.row_count:
             return None
-        key = self.coordinate_to_cell_key((row, 0)).row_key
+        key = self.coordinate_to_cell_key(Coordinate(row, 0)).row_key
         return key.value
 
 
