@@ -5,7 +5,8 @@ a sort reads one column of every stored card once per page."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
 from typing import Literal
@@ -44,15 +45,18 @@ _RANKINGS: dict[str, str] = {
 }
 
 
-def ranked_ids(store: Store, order: RankedOrder, now: datetime) -> list[str]:
+def ranked_ids(store: Store, order: RankedOrder, now: datetime) -> Iterator[str]:
     """Ids of the stored cards that `order` ranks, first first: "due" soonest due (scheduled cards only),
     "lapses" most lapses (cards that lapsed), "retention" least likely recalled at `now` (cards with a
-    memory state). Cards it does not rank (new ones, say) are not listed."""
+    memory state). Cards it does not rank (new ones, say) are not listed. Streamed: a caller that needs
+    only the first page stops early (due order walks cards_by_due, so that page costs what it reads)."""
     sql = _RANKINGS.get(order)
     if sql is None:
         raise ValueError(f"Unknown card order {order!r}; expected one of {', '.join(_RANKINGS)}.")
     args = (to_us(now),) if "?" in sql else ()
-    return [str(q) for (q,) in store.conn.execute(sql, args)]
+    with contextlib.closing(store.conn.execute(sql, args)) as rows:
+        for (qid,) in rows:
+            yield str(qid)
 
 
 def unscheduled_counts(store: Store, question_ids: Iterable[str]) -> dict[str, int]:

@@ -167,14 +167,23 @@ def _view(
     )
 
 
-def _ordered(store: Store, refs: Sequence[QuestionRef], order: CardOrder, now: datetime) -> list[QuestionRef]:
-    """`refs` in `order`: the cards the store ranks first, then the rest in the catalog's order."""
+def _ordered_page(
+    store: Store, refs: Sequence[QuestionRef], order: CardOrder, now: datetime, offset: int, end: int | None
+) -> Sequence[QuestionRef]:
+    """refs[offset:end] once `refs` are in `order`: the cards the store ranks first, then the rest in the
+    catalog's order. The ranking is read only as far as the page needs."""
     if order == "catalog":
-        return list(refs)
+        return refs[offset:end]
     by_id = {r.question_id: r for r in refs}
-    ranked = [by_id[q] for q in ranked_ids(store, order, now) if q in by_id]
+    ranked: list[QuestionRef] = []
+    for qid in ranked_ids(store, order, now):
+        ref = by_id.get(qid)
+        if ref is not None:
+            ranked.append(ref)
+            if end is not None and len(ranked) >= end:
+                return ranked[offset:end]
     first = {r.question_id for r in ranked}
-    return ranked + [r for r in refs if r.question_id not in first]
+    return (ranked + [r for r in refs if r.question_id not in first])[offset:end]
 
 
 def list_cards(
@@ -217,11 +226,10 @@ def list_cards(
             )
         )
         refs = [r for r in refs if r.question_id in kept]
-    refs = _ordered(store, refs, filt.order, now)
     if last_page and limit and refs and offset >= len(refs):
         offset = (len(refs) - 1) // limit * limit
     end = None if limit is None else offset + limit
-    page = list(refs[offset:end])
+    page = list(_ordered_page(store, refs, filt.order, now, offset, end))
     ids = [r.question_id for r in page]
     cards = cards_among(store.conn, ids)
     ratings = last_ratings(store, ids)
