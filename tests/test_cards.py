@@ -16,8 +16,9 @@ from fsrs import State
 from quizapp.cli import main
 from quizapp.store import QuestionRef, Store, get_card, open_store, reviews_for
 from quizapp.store.cards import write_card
+from quizapp.store.reviews import ReviewMode
 from quizapp.study import make_scheduler, record_review
-from quizapp.study.browser import CardFilter, apply_action, card_detail, list_cards
+from quizapp.study.browser import CARD_ORDERS, CardFilter, apply_action, card_detail, list_cards, next_order
 from quizapp.study.counts import due_counts
 
 NOW = datetime(2025, 5, 2, 9, 0, tzinfo=UTC)
@@ -33,11 +34,27 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield opened
 
 
-def _answer(store: Store, ref: QuestionRef, rating: int, when: datetime) -> None:
+def _answer(store: Store, ref: QuestionRef, rating: int, when: datetime, mode: ReviewMode = "study") -> None:
     record_review(
         store, ref, seed=1, answer="x", correct=rating > 1, rating=rating, duration_ms=4000, now=when,
-        scheduler=PLAIN,
+        scheduler=PLAIN, mode=mode,
     )  # fmt: skip
+
+
+def _at_due(store: Store, ref: QuestionRef, rating: int) -> None:
+    """Answers `ref` when fsrs (as stored) next asks it."""
+    card = get_card(store, ref.question_id)
+    assert card is not None and card.due is not None
+    _answer(store, ref, rating, card.due)
+
+
+def _lapse(store: Store, ref: QuestionRef, lapses: int, start: datetime) -> None:
+    """Learns `ref` (Good, Good) and then forgets it `lapses` times, each at its due date."""
+    _answer(store, ref, 3, start)
+    for _ in range(lapses):
+        while (card := get_card(store, ref.question_id)) is not None and card.state != State.Review:
+            _at_due(store, ref, 3)
+        _at_due(store, ref, 1)
 
 
 def test_every_question_is_listed_with_its_cards_state_due_interval_and_last_rating(store: Store) -> None:
@@ -85,6 +102,69 @@ def test_filters_and_pages_follow_the_store(store: Store) -> None:
     second = list_cards(store, REFS, now=NOW, limit=3, offset=3)
     assert first.total == second.total == 8 and len(first.cards) == len(second.cards) == 3
     assert [c.question_id for c in first.cards + second.cards] == [r.question_id for r in REFS[:6]]
+
+
+def test_a_card_only_drilled_is_new_with_its_drills_counted_apart_from_its_reps(store: Store) -> None:
+    _answer(store, REFS[2], 3, NOW - timedelta(hours=2), mode="drill")
+    _answer(store, REFS[2], 1, NOW - timedelta(hours=1), mode="drill")
+    _answer(store, REFS[0], 3, NOW - timedelta(days=1))
+    _answer(store, REFS[0], 4, NOW - timedelta(hours=3), mode="cram")
+    by_id = {c.question_id: c for c in list_cards(store, REFS, now=NOW, limit=None).cards}
+    drilled, studied = by_id["kv-2"], by_id["kv-0"]
+    assert get_card(store, "kv-2") is not None and len(reviews_for(store, "kv-2")) == 2
+    assert (drilled.state, drilled.reps, drilled.drills, drilled.last_rating) == ("new", 0, 2, 1)
+    assert (studied.reps, studied.drills) == (1, 1)
+    assert by_id["kv-1"].drills == 0 and by_id["kv-1"].to_json()["drills"] == 0
+    assert card_detail(store, REFS[2], now=NOW).card.drills == 2
+
+
+def _ids_in(store: Store, order: str) -> list[str]:
+    page = list_cards(store, REFS, CardFilter(order=order), now=NOW, limit=None)  # type: ignore[arg-type]
+    assert page.total == len(REFS)
+    return [c.question_id for c in page.cards]
+
+
+def test_cards_sort_by_due_date_lapses_and_weakest_recall_with_new_cards_last(store: Store) -> None:
+    _lapse(store, REFS[1], 2, NOW - timedelta(days=60))  # kv-1
+    _lapse(store, REFS[5], 1, NOW - timedelta(days=40))  # mask-0
+    _answer(store, REFS[3], 3, NOW - timedelta(days=30))  # kv-3
+    _at_due(store, REFS[3], 4)
+    _answer(store, REFS[6], 1, NOW - timedelta(minutes=30))  # mask-1, in learning
+    _answer(store, REFS[7], 3, NOW - timedelta(hours=5), mode="drill")  # mask-2: still new
+    _answer(store, REFS[4], 4, NOW - timedelta(days=2))  # kv-4: remembered well, then made due now
+    apply_action(store, REFS[4], "study-now", now=NOW)
+    cards = {r.question_id: get_card(store, r.question_id) for r in REFS}
+    scheduled = {q: c for q, c in cards.items() if c is not None and c.due is not None}
+    new_in_catalog_order = [r.question_id for r in REFS if r.question_id not in scheduled]
+    assert new_in_catalog_order == ["kv-0", "kv-2", "mask-2"]
+
+    assert _ids_in(store, "catalog") == [r.question_id for r in REFS]
+    due = sorted(scheduled, key=lambda q: (scheduled[q].due, q))
+    assert _ids_in(store, "due") == due + new_in_catalog_order
+    assert len({c.due for c in scheduled.values()}) == len(scheduled), "distinct due dates: order is tested"
+
+    lapsed = {q: c.lapses for q, c in scheduled.items() if c.lapses}
+    assert lapsed == {"kv-1": 2, "mask-0": 1}
+    rest = [r.question_id for r in REFS if r.question_id not in lapsed]
+    assert _ids_in(store, "lapses") == ["kv-1", "mask-0", *rest]
+
+    recall = {q: PLAIN.get_card_retrievability(c.to_fsrs(NOW), NOW) for q, c in scheduled.items()}
+    assert len(set(recall.values())) == len(recall), f"distinct recall, so the order is tested: {recall}"
+    weakest = sorted(recall, key=lambda q: recall[q])
+    assert _ids_in(store, "retention") == weakest + new_in_catalog_order
+    assert weakest != due, "recall ranks otherwise than the due date here"
+
+
+def test_a_sort_keeps_the_filter_and_pages_through_the_sorted_list(store: Store) -> None:
+    _lapse(store, REFS[7], 1, NOW - timedelta(days=40))  # mask-2
+    _lapse(store, REFS[1], 3, NOW - timedelta(days=90))  # kv-1
+    masks = list_cards(store, REFS, CardFilter(deck_id="masks", order="lapses"), now=NOW, limit=None)
+    assert [c.question_id for c in masks.cards] == ["mask-2", "mask-0", "mask-1"]
+    first = list_cards(store, REFS, CardFilter(order="lapses"), now=NOW, limit=2)
+    second = list_cards(store, REFS, CardFilter(order="lapses"), now=NOW, limit=2, offset=2)
+    assert [c.question_id for c in first.cards + second.cards] == ["kv-1", "mask-2", "kv-0", "kv-2"]
+    names = [name for name, _ in CARD_ORDERS]
+    assert [next_order(n) for n in names] == [*names[1:], names[0]]
 
 
 def test_actions_suspend_bury_reset_and_study_now_change_what_study_counts(store: Store) -> None:

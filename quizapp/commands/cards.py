@@ -57,7 +57,7 @@ def run_cards(args: argparse.Namespace) -> int:
     from quizapp.commands.progress import open_store_for
     from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
-    from quizapp.study.browser import CardFilter, apply_action, card_detail, list_cards
+    from quizapp.study.browser import CardFilter, apply_action, card_detail, list_cards, search_texts
 
     now = datetime.now().astimezone()
     catalog = load_catalog(for_run(args).deck_dirs)
@@ -89,8 +89,15 @@ def run_cards(args: argparse.Namespace) -> int:
             else:
                 print(_render_detail(detail))
             return 0
-        texts = _texts(catalog) if args.search.strip() else None
-        filt = CardFilter(args.deck, args.due, args.suspended, args.leeches, args.search)
+        texts = search_texts(catalog.questions) if args.search.strip() else None
+        filt = CardFilter(
+            args.deck,
+            args.due,
+            args.suspended,
+            args.leeches,
+            args.search,
+            order="due" if args.due else "catalog",  # --due lists the soonest due first
+        )
         page = list_cards(store, refs, filt, now=now, limit=None, texts=texts)
     if args.json:
         print(json.dumps([c.to_json() for c in page.cards], indent=2))
@@ -109,15 +116,6 @@ def _refs(catalog: Catalog) -> list[QuestionRef]:
     from quizapp.store.cards import QuestionRef
 
     return [QuestionRef(o.question_id, o.deck_id, o.difficulty, o.tags) for o in catalog.question_outlines()]
-
-
-def _texts(catalog: Catalog) -> dict[str, str]:
-    """Each question's prompt (or a flashcard's front), for --search."""
-    out = {}
-    for qid in catalog.questions:
-        q = catalog.questions[qid]
-        out[qid] = str(getattr(q, "prompt", "") or getattr(q, "front", ""))
-    return out
 
 
 def _when(when: datetime | None, now: datetime) -> str:

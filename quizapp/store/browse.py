@@ -1,12 +1,15 @@
-"""Provides the card browser's queries: which cards match a state filter, the last rating of a page of
-cards, and the card edits the browser makes (reset, study now). Every query walks an index: the primary
-key (question id order), cards_by_due, or reviews_by_card, so a page costs the same at 100k cards."""
+"""Provides the card browser's queries: which cards match a state filter, the stored cards in a sort
+order, the last rating and unscheduled answers of a page of cards, and the card edits the browser makes
+(reset, study now). The page queries walk an index (the primary key, cards_by_due or reviews_by_card);
+a sort reads one column of every stored card once per page."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
+from typing import Literal
 
 from quizapp.store.cards import CardRecord, QuestionRef, ensure_card, read_card, write_card
 from quizapp.store.database import Store
@@ -29,6 +32,43 @@ def matching_ids(
         where.append("flagged = 1")
     sql = "SELECT question_id FROM cards" + (f" WHERE {' AND '.join(where)}" if where else "")
     return [str(q) for (q,) in store.conn.execute(f"{sql} ORDER BY {order}", args)]
+
+
+RankedOrder = Literal["due", "lapses", "retention"]
+_RANKINGS: dict[str, str] = {
+    "due": "SELECT question_id FROM cards WHERE due_us IS NOT NULL ORDER BY due_us, question_id",
+    "lapses": "SELECT question_id FROM cards WHERE lapses > 0 ORDER BY lapses DESC, question_id",
+    # fsrs's retrievability (1 + F * days / S) ** DECAY falls as whole days since the last review over
+    # stability grows, for every card of one scheduler: so the weakest recall first is that ratio largest.
+    "retention": "SELECT question_id FROM cards WHERE stability > 0 AND last_review_us IS NOT NULL"
+    " ORDER BY max(0, (? - last_review_us) / 86400000000) / stability DESC, question_id",
+}
+
+
+def ranked_ids(store: Store, order: RankedOrder, now: datetime) -> Iterator[str]:
+    """Ids of the stored cards that `order` ranks, first first: "due" soonest due (scheduled cards only),
+    "lapses" most lapses (cards that lapsed), "retention" least likely recalled at `now` (cards with a
+    memory state). Cards it does not rank (new ones, say) are not listed. Streamed: a caller that needs
+    only the first page stops early (due order walks cards_by_due, so that page costs what it reads)."""
+    sql = _RANKINGS.get(order)
+    if sql is None:
+        raise ValueError(f"Unknown card order {order!r}; expected one of {', '.join(_RANKINGS)}.")
+    args = (to_us(now),) if "?" in sql else ()
+    with contextlib.closing(store.conn.execute(sql, args)) as rows:
+        for (qid,) in rows:
+            yield str(qid)
+
+
+def unscheduled_counts(store: Store, question_ids: Iterable[str]) -> dict[str, int]:
+    """How many answers to each question left its schedule alone (drill, cram, a practice interview):
+    one reviews_by_card lookup per id; ids never answered that way are absent."""
+    sql = "SELECT count(*) FROM reviews WHERE question_id = ? AND scheduled = 0"
+    out: dict[str, int] = {}
+    for qid in question_ids:
+        (count,) = store.conn.execute(sql, (qid,)).fetchone()
+        if count:
+            out[qid] = int(count)
+    return out
 
 
 def last_ratings(store: Store, question_ids: Iterable[str]) -> dict[str, int]:

@@ -1,6 +1,6 @@
 """Provides the card browser (Anki's most used screen after the reviewer), with no UI in it: every
-question's card with its state, due date, interval, reps, lapses and last rating, filtered and paged; one
-card's history; and the browser's actions (suspend, unsuspend, bury, reset, study now).
+question's card with its state, due date, interval, reps, lapses and last rating, filtered, sorted and
+paged; one card's history; and the browser's actions (suspend, unsuspend, bury, reset, study now).
 
 `quizapp cards` prints it; the TUI's browser screen calls the same functions. A page reads only its own
 cards from the store, so the first page is as fast at 100k cards as at 100.
@@ -15,7 +15,14 @@ from typing import Any, Literal
 
 from quizapp.errors import QuizappError
 from quizapp.grading.rating import RATING_NAMES
-from quizapp.store.browse import last_ratings, make_due, matching_ids, reset_card
+from quizapp.store.browse import (
+    last_ratings,
+    make_due,
+    matching_ids,
+    ranked_ids,
+    reset_card,
+    unscheduled_counts,
+)
 from quizapp.store.buried import buried_on, bury
 from quizapp.store.cards import CardRecord, QuestionRef, cards_among, read_card, set_suspended
 from quizapp.store.database import Store
@@ -26,17 +33,39 @@ CardState = Literal["new", "learning", "review", "relearning"]
 _STATES: dict[int, CardState] = {1: "learning", 2: "review", 3: "relearning"}
 Action = Literal["suspend", "unsuspend", "bury", "reset", "study-now"]
 ACTIONS: tuple[Action, ...] = ("suspend", "unsuspend", "bury", "reset", "study-now")
+CardOrder = Literal["catalog", "due", "lapses", "retention"]
+CARD_ORDERS: tuple[tuple[CardOrder, str], ...] = (
+    ("catalog", "catalog order"),
+    ("due", "due soonest"),
+    ("lapses", "most lapses"),
+    ("retention", "weakest recall"),
+)
+"""Each order the browser can list the cards in, and its name (the browser's `o` steps through them)."""
 
 
 @dataclass(frozen=True)
 class CardFilter:
-    """Which cards to list: one deck, only due / suspended / leech cards, and text in the id or prompt."""
+    """Which cards to list (one deck, only due / suspended / leech cards, text in the id or prompt) and
+    in which order: the catalog's, soonest due, most lapses, or weakest recall now (lowest fsrs
+    retrievability). A sort ranks the cards it applies to first; the rest (new cards, say) follow in
+    the catalog's order."""
 
     deck_id: str | None = None
     due: bool = False
     suspended: bool = False
     leeches: bool = False
     search: str = ""
+    order: CardOrder = "catalog"
+
+
+def next_order(order: CardOrder) -> CardOrder:
+    """The order after `order` in CARD_ORDERS, round again after the last."""
+    names = [name for name, _ in CARD_ORDERS]
+    return names[(names.index(order) + 1) % len(names)]
+
+
+def order_name(order: CardOrder) -> str:
+    return dict(CARD_ORDERS)[order]
 
 
 @dataclass(frozen=True)
@@ -57,6 +86,9 @@ class CardView:
     buried: bool
     """Buried for the rest of today."""
     last_rating: int | None
+    drills: int = 0
+    """Answers that left the schedule alone (drill, cram, a practice interview): `reps` counts only the
+    scheduled ones, so a card only ever drilled is new with 0 reps and `drills` answers."""
 
     @property
     def last_rating_name(self) -> str:
@@ -76,6 +108,7 @@ class CardView:
             "leech": self.leech,
             "buried": self.buried,
             "last_rating": self.last_rating,
+            "drills": self.drills,
         }
 
 
@@ -97,7 +130,9 @@ class CardDetail:
     history: tuple[ReviewRecord, ...]
 
 
-def _view(ref: QuestionRef, card: CardRecord | None, rating: int | None, buried: bool) -> CardView:
+def _view(
+    ref: QuestionRef, card: CardRecord | None, rating: int | None, buried: bool, drills: int
+) -> CardView:
     if card is None or card.due is None:
         return CardView(
             ref.question_id,
@@ -111,6 +146,7 @@ def _view(ref: QuestionRef, card: CardRecord | None, rating: int | None, buried:
             bool(card and card.flagged),
             buried,
             rating,
+            drills,
         )
     interval = None
     if card.last_review is not None:
@@ -127,7 +163,27 @@ def _view(ref: QuestionRef, card: CardRecord | None, rating: int | None, buried:
         card.flagged,
         buried,
         rating,
+        drills,
     )
+
+
+def _ordered_page(
+    store: Store, refs: Sequence[QuestionRef], order: CardOrder, now: datetime, offset: int, end: int | None
+) -> Sequence[QuestionRef]:
+    """refs[offset:end] once `refs` are in `order`: the cards the store ranks first, then the rest in the
+    catalog's order. The ranking is read only as far as the page needs."""
+    if order == "catalog":
+        return refs[offset:end]
+    by_id = {r.question_id: r for r in refs}
+    ranked: list[QuestionRef] = []
+    for qid in ranked_ids(store, order, now):
+        ref = by_id.get(qid)
+        if ref is not None:
+            ranked.append(ref)
+            if end is not None and len(ranked) >= end:
+                return ranked[offset:end]
+    first = {r.question_id for r in ranked}
+    return (ranked + [r for r in refs if r.question_id not in first])[offset:end]
 
 
 def list_cards(
@@ -139,11 +195,14 @@ def list_cards(
     limit: int | None = 50,
     offset: int = 0,
     texts: Mapping[str, str] | None = None,
+    last_page: bool = False,
 ) -> CardPage:
-    """The page of `questions` (the catalog's, in its order) that `filt` keeps, from `offset`.
+    """The page of `questions` (the catalog's, in its order) that `filt` keeps, in `filt.order`, from
+    `offset`.
 
     State filters come from the store's indexes; `search` matches the question id, deck id or `texts`
     (question id -> prompt, given by the caller when searching), case-insensitively. `limit` None: all.
+    `last_page`: an offset past the end gives the last page (the list got shorter since it was paged).
     """
     if (limit is not None and limit < 0) or offset < 0:
         raise QuizappError(f"A page needs a limit and offset of 0 or more, got {limit} and {offset}.")
@@ -161,21 +220,41 @@ def list_cards(
             or needle in words.get(r.question_id, "").lower()
         ]
     if filt.due or filt.suspended or filt.leeches:
-        by_id = {r.question_id: r for r in refs}
-        ids = matching_ids(
-            store, due_by=now if filt.due else None, suspended=filt.suspended, leeches=filt.leeches
+        kept = set(
+            matching_ids(
+                store, due_by=now if filt.due else None, suspended=filt.suspended, leeches=filt.leeches
+            )
         )
-        refs = [by_id[q] for q in ids if q in by_id]
+        refs = [r for r in refs if r.question_id in kept]
+    if last_page and limit and refs and offset >= len(refs):
+        offset = (len(refs) - 1) // limit * limit
     end = None if limit is None else offset + limit
-    page = list(refs[offset:end])
+    page = list(_ordered_page(store, refs, filt.order, now, offset, end))
     ids = [r.question_id for r in page]
     cards = cards_among(store.conn, ids)
     ratings = last_ratings(store, ids)
+    drills = unscheduled_counts(store, ids)
     buried = buried_on(store, day_start(now).date())
     views = tuple(
-        _view(r, cards.get(r.question_id), ratings.get(r.question_id), r.question_id in buried) for r in page
+        _view(
+            r,
+            cards.get(r.question_id),
+            ratings.get(r.question_id),
+            r.question_id in buried,
+            drills.get(r.question_id, 0),
+        )
+        for r in page
     )
     return CardPage(views, len(refs), offset, len(views) if limit is None else limit)
+
+
+def search_texts(questions: Mapping[str, object]) -> dict[str, str]:
+    """Each question's prompt (a flashcard's front) by id, what a search looks in besides the ids: every
+    question model is built, so only when a search first asks."""
+    return {
+        qid: str(getattr(question, "prompt", "") or getattr(question, "front", ""))
+        for qid, question in questions.items()
+    }
 
 
 def card_detail(store: Store, question: QuestionRef, *, now: datetime) -> CardDetail:
@@ -184,7 +263,8 @@ def card_detail(store: Store, question: QuestionRef, *, now: datetime) -> CardDe
     history = reviews_for(store, question.question_id)
     rating = history[-1].rating if history else None
     buried = question.question_id in buried_on(store, day_start(now).date())
-    return CardDetail(_view(question, card, rating, buried), history)
+    drills = sum(not r.scheduled for r in history)
+    return CardDetail(_view(question, card, rating, buried, drills), history)
 
 
 def apply_action(store: Store, question: QuestionRef, action: str, *, now: datetime) -> str:

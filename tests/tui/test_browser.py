@@ -1,9 +1,11 @@
-"""The card browser (`b` from home) and the coding-exercise picker: filters, actions from the list read
-back through the store, study now, each exercise's solved status, and Enter's auto-indent in the editor."""
+"""The card browser (`b` from home) and the coding-exercise picker: filters, sorts and actions from the
+list read back through the store, study now, what fits at 80x24 (whole ids, every key), a drilled card,
+each exercise's solved status, and Enter's auto-indent in the editor."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +24,11 @@ from quizapp.tui.screens.exercises import ExercisePickerScreen
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
 from quizapp.tui.widgets.answer import CodeArea, indent_after
-from tests.tui.helpers import NOW, drill, loaded, press, seed_history, settled, until
+from quizapp.tui.widgets.footer import FooterKey
+from tests.tui.helpers import NOW, drill, loaded, press, question_ids, seed_history, settled, until
 
 SIZE = (100, 32)
+SMALL = (80, 24)
 
 
 def _table(app: QuizApp) -> DataTable[Any]:
@@ -118,6 +122,116 @@ async def test_browser_reset_asks_twice_and_bury_sets_the_card_aside(
             assert len(reviews_for(store, qid)) == 3  # its history is kept
         await press(pilot, "b")
         await until(pilot, lambda: "buried" in str(_table(app).get_row_at(0)[1]), "the card shown buried")
+
+
+def _footer(app: QuizApp) -> dict[str, FooterKey]:
+    """The footer's keys on screen, by key: each must show its whole label inside the screen."""
+    shown = {}
+    for key in app.screen.query(FooterKey):
+        if not key.display:
+            continue
+        label = f"{key.key_display} {key.description}"
+        region = key.region
+        assert app.screen.region.contains_region(region), f"{label!r} is off the screen at {region}"
+        assert region.width >= len(label), f"{label!r} is cut to {region.width} cells"
+        shown[key.key] = key
+    return shown
+
+
+async def test_at_80x24_ids_show_whole_beside_state_due_reps_and_lapses(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await _browse(app, pilot)
+        table = _table(app)
+        columns = {str(c.label): c for c in table.columns.values()}
+        assert {"Question", "State", "Due", "Reps", "Laps"} <= set(columns), list(columns)
+        assert table.virtual_size.width <= table.scrollable_content_region.width, "a column off the edge"
+        room = columns["Question"].width
+        whole = 0
+        for row, qid in enumerate(_ids(app)):
+            cell = str(table.get_row_at(row)[0])
+            if len(qid) <= room:
+                assert cell == qid, f"{qid!r} fits in {room} cells but shows as {cell!r}"
+                whole += 1
+            else:
+                assert cell == qid[: room - 1] + "…", f"{qid!r} cut without an ellipsis: {cell!r}"
+        assert len(_ids(app)[0]) > 20 and whole >= 0.8 * len(_ids(app)), f"{whole} ids whole in {room}"
+
+        await pilot.resize_terminal(130, 30)  # wider: the interval and last rating come back
+        await until(pilot, lambda: len(table.columns) == 7, "every column at 130 columns")
+        assert table.virtual_size.width <= table.scrollable_content_region.width, "a column off the edge"
+        widest = max(_ids(app), key=len)
+        assert str(table.get_row_at(_ids(app).index(widest))[0]) == widest
+
+
+async def test_at_80x24_the_footer_shows_every_key_of_the_browser(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    qid, _ = seed_history(db_file, catalog)
+    app = new_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await _browse(app, pilot)
+        keys = {"escape", "s", "b", "r", "n", "d", "slash", "o", "right_square_bracket"}
+        await until(pilot, lambda: keys <= set(_footer(app)), f"the keys {sorted(keys)} in the footer")
+        assert "u" not in _footer(app), "unsuspend is offered only for a suspended card"
+        await _filter(app, pilot, search=qid)
+        await until(pilot, lambda: _ids(app) == [qid], "the searched card alone")
+        _table(app).focus()
+        await press(pilot, "s")
+        await until(pilot, lambda: _card(db_file, qid).suspended, "the card suspended")
+        swapped = keys - {"s"} | {"u"}
+        await until(pilot, lambda: swapped == set(_footer(app)), f"the keys {sorted(swapped)} in the footer")
+        await press(pilot, "u")
+        await until(pilot, lambda: not _card(db_file, qid).suspended, "the card back in the queues")
+
+
+async def test_a_card_only_drilled_says_so_instead_of_new_with_0_reps(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    qid = question_ids(catalog, "numeric")[0]
+    ref = QuestionRef(qid, catalog.deck_of(qid).id)
+    with open_store(db_file, now=NOW) as store:
+        for minutes, rating in ((20, 1), (10, 3)):
+            record_review(
+                store, ref, seed=minutes, answer="1", correct=rating > 1, rating=rating, duration_ms=9000,
+                now=NOW - timedelta(minutes=minutes), mode="drill",
+            )  # fmt: skip
+        assert get_card(store, qid) is not None and get_card(store, qid).due is None  # type: ignore[union-attr]
+    app = new_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await _browse(app, pilot)
+        await _filter(app, pilot, search=qid)
+        await until(pilot, lambda: _ids(app) == [qid], "the searched card alone")
+        history = lambda: str(app.screen.query_one("#browser-history").render())  # noqa: E731
+        await until(pilot, lambda: "2 answers" in history(), "its history")
+        assert "new · drilled 2×" in history() and "0 reps" not in history(), history()
+        assert str(_table(app).get_row_at(0)[1]) == "drilled 2×"
+
+
+async def test_o_sorts_the_cards_by_due_date_then_lapses_recall_and_back_to_the_catalog(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    qid, _ = seed_history(db_file, catalog)
+    app = new_app()
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await _browse(app, pilot)
+        catalog_first = _ids(app)[:3]
+        assert qid not in catalog_first and "catalog order" in screen.sub_title
+        _table(app).focus()
+        await press(pilot, "o")
+        await until(pilot, lambda: _ids(app)[0] == qid, "the one scheduled card first")
+        assert "due soonest" in screen.sub_title
+        assert _ids(app)[1:3] == [q for q in catalog_first if q != qid][:2], "then the new, as listed"
+        await press(pilot, "o")
+        assert "most lapses" in screen.sub_title
+        await press(pilot, "o")
+        await until(pilot, lambda: _ids(app)[0] == qid, "the one card with a memory state first")
+        assert "weakest recall" in screen.sub_title
+        await press(pilot, "o")
+        await until(pilot, lambda: _ids(app)[:3] == catalog_first, "the catalog's order again")
+        assert "catalog order" in screen.sub_title
 
 
 def _solve(db: Path, catalog: Catalog, qid: str) -> None:

@@ -1,6 +1,7 @@
 """Provides BrowserScreen, the card browser (`b` from home): every card with its state, due date,
-interval, reps, lapses and last rating, filtered (due, suspended, leeches, a deck, a search), the
-highlighted card's history below, and the actions suspend, unsuspend, bury, reset and study now.
+interval, reps, lapses and last rating, filtered (due, suspended, leeches, a deck, a search) and sorted
+(`o`: catalog order, due soonest, most lapses, weakest recall), the highlighted card's history below, and
+the actions suspend, unsuspend, bury, reset and study now.
 
 The screen only lays out what quizapp.study.browser returns: every read and every action runs in a
 worker thread that posts a message back, so the event loop never waits for the progress database.
@@ -12,38 +13,29 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Header, Input, Select, Static
+from textual.widgets import Header, Static
 
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
-from quizapp.tui.widgets.card_text import history_text, interval_text, state_text, when_text
+from quizapp.tui.widgets.card_detail import CardDetailPane
+from quizapp.tui.widgets.card_filters import CardFilterBar
+from quizapp.tui.widgets.card_table import CardTable
+from quizapp.tui.widgets.card_text import page_text
 from quizapp.tui.widgets.footer import KeyFooter
-from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from quizapp.store.cards import QuestionRef
-    from quizapp.study.browser import CardDetail, CardFilter, CardPage
+    from quizapp.study.browser import CardFilter, CardOrder, CardPage, CardView
     from quizapp.tui.backend import Backend
 
 PAGE_SIZE = 100
 """Cards per page: one read of the store each (the browser's first page is what opening it waits for)."""
-FILTERS: tuple[tuple[str, str], ...] = (
-    ("All cards", "all"),
-    ("Due now", "due"),
-    ("Suspended", "suspended"),
-    ("Leeches", "leeches"),
-)
-ALL_DECKS = "*"
-FIXED_COLUMNS_WIDTH = 60
-"""Room the state, due, interval, reps, lapses and last-rating columns take beside the question id."""
 
 
 @dataclass
@@ -52,13 +44,6 @@ class CardsListed(Message):
 
     page: CardPage
     filt: CardFilter
-
-
-@dataclass
-class CardDetailed(Message):
-    """The highlighted card and its history were read (in a worker)."""
-
-    detail: CardDetail
 
 
 @dataclass
@@ -77,6 +62,7 @@ class BrowserScreen(QuizScreen[None]):
     history is read, and several readers of one connection gain nothing."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Short labels, and suspend or unsuspend (whichever applies): every key fits 80 columns.
         Binding("escape", "app.pop_screen", "Back", tooltip="Back to the decks", id="browser.back"),
         Binding(
             "s", "act('suspend')", "Suspend", tooltip="Take the card out of every queue", id="browser.suspend"
@@ -99,7 +85,7 @@ class BrowserScreen(QuizScreen[None]):
         Binding(
             "n",
             "act('study-now')",
-            "Study now",
+            "Due now",
             tooltip="Make the card due now: Study (s on home) asks it next",
             id="browser.study_now",
         ),
@@ -115,11 +101,32 @@ class BrowserScreen(QuizScreen[None]):
             "search",
             "Search",
             key_display="/",
-            tooltip="Search the ids and prompts",
+            tooltip="Search ids and prompts",
             id="browser.search",
         ),
-        Binding("right_square_bracket", "page(1)", "Next page", key_display="]", id="browser.next_page"),
-        Binding("left_square_bracket", "page(-1)", "Prev page", key_display="[", id="browser.prev_page"),
+        Binding(
+            "o",
+            "sort",
+            "Sort",
+            tooltip="List the cards in the next order: catalog, due soonest, most lapses, weakest recall",
+            id="browser.sort",
+        ),
+        Binding(
+            "right_square_bracket",
+            "page(1)",
+            "Page",
+            key_display="[ ]",
+            tooltip="] the next page of cards, [ the one before",
+            id="browser.next_page",
+        ),
+        Binding(
+            "left_square_bracket",
+            "page(-1)",
+            "Prev page",
+            key_display="[",
+            show=False,  # the footer's "[ ] Page" names it
+            id="browser.prev_page",
+        ),
     ]
 
     def __init__(self, deck_id: str | None = None) -> None:
@@ -133,68 +140,40 @@ class BrowserScreen(QuizScreen[None]):
         """An action is being applied in its worker: the next waits for it (one write at a time)."""
         self._reset_armed: str | None = None
         """The card whose reset the last `r` asked to confirm."""
+        self._order: CardOrder = "catalog"
+        """The order the cards are listed in (`o` steps to the next)."""
 
     def compose(self) -> ComposeResult:
         backend = self.router.backend
-        decks = [(shorten(d.title, 30), d.id) for d in (backend.decks if backend is not None else ())]
+        decks = [(d.title, d.id) for d in (backend.decks if backend is not None else ())]
         yield Header()
-        with Horizontal(id="browser-filters"):
-            yield Select(FILTERS, value="all", allow_blank=False, id="browser-filter", compact=True)
-            yield Select(
-                [("Every deck", ALL_DECKS), *decks],
-                value=self._deck_id or ALL_DECKS,
-                allow_blank=False,
-                id="browser-deck",
-                compact=True,
-            )
-            yield Input(placeholder="search (/)", id="browser-search", compact=True)
+        yield CardFilterBar(decks, self._deck_id, id="browser-filters")
         yield Static("Reading the cards…", id="browser-status")
-        yield DataTable(id="browser-table", cursor_type="row", zebra_stripes=True)
-        with VerticalScroll(id="browser-detail"):
-            yield Static("", id="browser-history")
-        yield KeyFooter()
+        yield CardTable(id="browser-table")
+        yield CardDetailPane(id="browser-detail")
+        yield KeyFooter(show_command_palette=False)  # Ctrl+P still opens it: the room goes to the keys
 
     def on_mount(self) -> None:
         self.title = "Cards"
-        self.sub_title = "every card, its schedule and its history"
-        self.query_one("#browser-detail").can_focus = False  # Tab goes from the cards to the filters
+        self._show_order()
         self.router.set_blink(self)
-        table = self.query_one("#browser-table", DataTable)
-        for label, width in (
-            ("Question", self._id_width()),
-            ("State", 10),
-            ("Due", 12),
-            ("Ivl", 5),
-            ("Reps", 4),
-            ("Laps", 4),
-            ("Last", 5),
-        ):
-            table.add_column(label, width=width, key=label.lower())
-        table.focus()
+        self.query_one(CardTable).focus()
         self.reload()
 
     def on_screen_resume(self) -> None:
         self.reload()  # a drill from here may have changed the cards
 
-    def _id_width(self) -> int:
-        return max(16, self.app.size.width - FIXED_COLUMNS_WIDTH)
+    def _show_order(self) -> None:
+        from quizapp.study.browser import order_name
+
+        self.sub_title = f"sorted by {order_name(self._order)} (o)"
 
     # -- reading ----------------------------------------------------------------------------------------
 
     @property
     def card_filter(self) -> CardFilter:
-        """The filter the row above the table describes."""
-        from quizapp.study.browser import CardFilter
-
-        kind = self.query_one("#browser-filter", Select).value
-        deck = self.query_one("#browser-deck", Select).value
-        return CardFilter(
-            deck_id=deck if isinstance(deck, str) and deck != ALL_DECKS else None,
-            due=kind == "due",
-            suspended=kind == "suspended",
-            leeches=kind == "leeches",
-            search=self.query_one("#browser-search", Input).value,
-        )
+        """The filter the row above the table describes, in the order chosen with `o`."""
+        return self.query_one(CardFilterBar).card_filter(self._order)
 
     def reload(self) -> None:
         backend = self.router.require_backend()
@@ -203,13 +182,10 @@ class BrowserScreen(QuizScreen[None]):
 
     @work(thread=True, exclusive=True, group="browser-list", exit_on_error=False)
     def _list(self, backend: Backend, filt: CardFilter, offset: int) -> None:
-        from quizapp.study.browser import list_cards
+        from quizapp.study.browser import list_cards, search_texts
 
-        texts = None
-        if filt.search.strip():
-            if self._texts is None:
-                self._texts = _prompts(backend)
-            texts = self._texts
+        if filt.search.strip() and self._texts is None:
+            self._texts = search_texts(backend.catalog.questions)  # the search looks in them
         with self._reads:
             page = list_cards(
                 backend.store,
@@ -218,20 +194,9 @@ class BrowserScreen(QuizScreen[None]):
                 now=backend.now(),
                 limit=PAGE_SIZE,
                 offset=offset,
-                texts=texts,
+                texts=self._texts,
+                last_page=True,  # the list got shorter (a card unsuspended): its last page
             )
-        if page.total and offset >= page.total:  # the list got shorter (a card unsuspended): last page
-            last = (page.total - 1) // PAGE_SIZE * PAGE_SIZE
-            with self._reads:
-                page = list_cards(
-                    backend.store,
-                    _refs(backend),
-                    filt,
-                    now=backend.now(),
-                    limit=PAGE_SIZE,
-                    offset=last,
-                    texts=texts,
-                )
         self.post_message(CardsListed(page, filt))
 
     @on(CardsListed)
@@ -245,96 +210,66 @@ class BrowserScreen(QuizScreen[None]):
         backend = self.router.backend
         if backend is None:
             return
-        now = backend.now()
-        table = self.query_one("#browser-table", DataTable)
-        keep = self.highlighted_id
-        table.clear()
-        width = self._id_width()
-        for card in page.cards:
-            leech = " ⚑" if card.leech else ""
-            table.add_row(
-                shorten(card.question_id, width - len(leech)) + leech,
-                state_text(card),
-                when_text(card.due, now),
-                interval_text(card.interval_days),
-                str(card.reps),
-                str(card.lapses),
-                card.last_rating_name or "—",
-                key=card.question_id,
-            )
-        ids = [c.question_id for c in page.cards]
-        if keep in ids:
-            table.move_cursor(row=ids.index(keep))
-        status = self.query_one("#browser-status", Static)
-        if page.total:
-            status.update(
-                Text.assemble(
-                    (f"Cards {page.offset + 1}-{page.offset + len(page.cards)} of {page.total:,}", "bold"),
-                    ("  ·  Tab: filters  ·  [ ] pages  ·  ⚑ leech", "dim"),
-                )
-            )
-        else:
-            status.update(Text("No card matches this filter.", style="dim"))
-            self.query_one("#browser-history", Static).update("")
+        self.query_one(CardTable).show(page, backend.now())
+        self.query_one("#browser-status", Static).update(page_text(page))
+        if not page.total:
+            self.query_one(CardDetailPane).clear()
         self._show_highlighted()
 
     @property
     def highlighted_id(self) -> str | None:
-        page = self._page
-        if page is None or not page.cards:
-            return None
-        row = self.query_one("#browser-table", DataTable).cursor_row
-        return page.cards[row].question_id if 0 <= row < len(page.cards) else None
+        card = self._highlighted_card()
+        return card.question_id if card is not None else None
 
-    @on(DataTable.RowHighlighted, "#browser-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def _highlighted_card(self) -> CardView | None:
+        page, row = self._page, self.query_one(CardTable).cursor_row
+        return page.cards[row] if page is not None and 0 <= row < len(page.cards) else None
+
+    @on(CardTable.RowHighlighted, "#browser-table")
+    def _highlighted(self, event: CardTable.RowHighlighted) -> None:
         event.stop()
         self._reset_armed = None
         self._show_highlighted()
 
     def _show_highlighted(self) -> None:
+        self.refresh_bindings()  # suspend or unsuspend: whichever the highlighted card takes
         backend = self.router.backend
         ref = self._ref(self.highlighted_id)
         if backend is not None and ref is not None:
-            self._detail(backend, ref)
+            self.query_one(CardDetailPane).read(backend, ref, self._reads)
 
-    @work(thread=True, exclusive=True, group="browser-detail", exit_on_error=False)
-    def _detail(self, backend: Backend, ref: QuestionRef) -> None:
-        from quizapp.study.browser import card_detail
-
-        with self._reads:
-            detail = card_detail(backend.store, ref, now=backend.now())
-        self.post_message(CardDetailed(detail))
-
-    @on(CardDetailed)
-    def _detailed(self, event: CardDetailed) -> None:
+    @on(CardDetailPane.Read)
+    def _detailed(self, event: CardDetailPane.Read) -> None:
         event.stop()
         backend = self.router.backend
         if backend is None or event.detail.card.question_id != self.highlighted_id:
             return
-        self.query_one("#browser-history", Static).update(history_text(event.detail, backend.now()))
+        self.query_one(CardDetailPane).show(event.detail, backend.now())
 
     # -- filters ----------------------------------------------------------------------------------------
 
-    @on(Select.Changed)
-    def _filter_changed(self, event: Select.Changed) -> None:
+    @on(CardFilterBar.Changed)
+    def _filter_changed(self, event: CardFilterBar.Changed) -> None:
         event.stop()
         self._offset = 0
         self.reload()
 
-    @on(Input.Changed, "#browser-search")
-    def _search_changed(self, event: Input.Changed) -> None:
+    @on(CardFilterBar.Done)
+    def _search_done(self, event: CardFilterBar.Done) -> None:
         event.stop()
-        self._offset = 0
-        self.reload()
-
-    @on(Input.Submitted, "#browser-search")
-    def _search_done(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.query_one("#browser-table", DataTable).focus()
+        self.query_one(CardTable).focus()
 
     def action_search(self) -> None:
-        self.query_one("#browser-search", Input).focus()
+        self.query_one(CardFilterBar).focus_search()
+
+    def action_sort(self) -> None:
+        """Lists the cards in the next order, from the first page (the core sorts them)."""
+        from quizapp.study.browser import next_order
+
+        self._order = next_order(self._order)
+        self._show_order()
+        self._offset = 0
+        self.reload()
 
     def action_page(self, step: int) -> None:
         page = self._page
@@ -350,7 +285,12 @@ class BrowserScreen(QuizScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "act":
-            return self.highlighted_id is not None and not self._acting
+            card = self._highlighted_card()
+            if card is None or self._acting:
+                return False
+            if parameters in (("suspend",), ("unsuspend",)):
+                return card.suspended == (parameters == ("unsuspend",))
+            return True
         if action == "drill":
             return self.highlighted_id is not None
         return True
@@ -408,14 +348,3 @@ def _refs(backend: Backend) -> list[QuestionRef]:
     """Every question in the catalog's order (the browser lists them as the decks hold them)."""
     by_id = backend.questions.by_id
     return [by_id[qid] for deck in backend.decks for qid in deck.question_ids if qid in by_id]
-
-
-def _prompts(backend: Backend) -> dict[str, str]:
-    """Each question's prompt (a flashcard's front), for the search: every question model is built, so
-    only when a search first asks, in the list's worker."""
-    out = {}
-    questions = backend.catalog.questions
-    for qid in questions:
-        question = questions[qid]
-        out[qid] = str(getattr(question, "prompt", "") or getattr(question, "front", ""))
-    return out

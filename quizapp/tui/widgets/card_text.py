@@ -11,7 +11,7 @@ from rich.text import Text
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
-    from quizapp.study.browser import CardDetail, CardView
+    from quizapp.study.browser import CardDetail, CardPage, CardView
 
 HISTORY_LINES = 20
 """How many of the highlighted card's latest answers its history shows."""
@@ -41,6 +41,27 @@ def state_text(card: CardView) -> Text:
     return Text(card.state, style=style)
 
 
+def drilled_text(drills: int) -> str:
+    return f"drilled {drills}×"
+
+
+def row_state_text(card: CardView) -> Text:
+    """The state column: a new card that was drilled says so (its 0 reps count scheduled answers only)."""
+    if card.state == "new" and card.drills and not (card.suspended or card.buried):
+        return Text(drilled_text(card.drills), style="cyan")
+    return state_text(card)
+
+
+def page_text(page: CardPage) -> Text:
+    """The line above the list: which cards of how many it shows, and the keys it does not name."""
+    if not page.total:
+        return Text("No card matches this filter.", style="dim")
+    return Text.assemble(
+        (f"Cards {page.offset + 1}-{page.offset + len(page.cards)} of {page.total:,}", "bold"),
+        ("  ·  Tab: filters  ·  [ ] pages  ·  ⚑ leech", "dim"),
+    )
+
+
 def history_text(detail: CardDetail, now: datetime) -> Text:
     """The highlighted card in one line, then its latest answers, newest first."""
     card = detail.card
@@ -48,8 +69,12 @@ def history_text(detail: CardDetail, now: datetime) -> Text:
     text.append(card.question_id, style="bold")
     text.append(f"  ({card.deck_id})  ", style="dim")
     text.append_text(state_text(card))
+    if card.drills:
+        text.append(f" · {drilled_text(card.drills)}")
     text.append(f" · due {when_text(card.due, now)} · interval {interval_text(card.interval_days)}")
-    text.append(f" · {card.reps} reps · {card.lapses} lapses")
+    if card.reps or not card.drills:  # reps count scheduled answers: "0 reps" of a drilled card misleads
+        text.append(f" · {card.reps} reps")
+    text.append(f" · {card.lapses} lapses")
     if card.leech:
         text.append(" · leech", style="red")
     history = detail.history
