@@ -509,6 +509,30 @@ def test_a_fast_right_answer_to_a_new_card_is_suggested_good_and_says_why(
     assert result.verdict.reason == "Good: right in 2 s (a new card is never suggested Easy)"
 
 
+@pytest.mark.parametrize("kind", ["numeric", "code"])
+def test_a_drill_never_suggests_easy_for_a_question_never_answered_and_may_once_it_was(
+    catalog: Catalog, store: Store, kind: str
+) -> None:
+    qid = _first(catalog, kind)
+    clock = Clock()
+
+    def fast_right_answer(session: StudySession) -> Feedback:
+        card = session.current
+        assert card is not None
+        inst = card.instance
+        clock.tick(2)  # well under a third of any question's target time
+        result = session.submit(str(inst.expected) if kind == "code" else _right_answer(inst))
+        assert isinstance(result, Feedback) and result.verdict.correct
+        return result
+
+    first = fast_right_answer(_drill(catalog, store, qid, clock))
+    assert first.rating == 3 == first.suggested  # a first success: Good at most
+    assert first.verdict.reason == "Good: right in 2 s (a new card is never suggested Easy)"
+    assert reviews_for(store, qid)[0].rating == 3
+    later = fast_right_answer(_drill(catalog, store, qid, clock, seed=4))  # another drill: seen once now
+    assert later.rating == 4 == later.suggested
+
+
 def test_undo_brings_the_question_back_with_the_hints_it_used(catalog: Catalog, store: Store) -> None:
     qid = next(
         q

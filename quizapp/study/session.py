@@ -23,6 +23,7 @@ from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
 from quizapp.store.buried import buried_on, bury, unbury
 from quizapp.store.cards import set_suspended
 from quizapp.store.database import Store
+from quizapp.store.reviews import answered_before
 from quizapp.store.times import day_start
 from quizapp.study import (
     QuestionSet,
@@ -552,8 +553,14 @@ class StudySession:
         return self._turn.card
 
     def _is_new(self) -> bool:
-        """The card on screen was never answered before (a new card is never suggested Easy)."""
-        return self._turn.item is not None and self._turn.item.reason == "new"
+        """The card on screen is new, and so never suggested Easy (Easy sends a card far away; a first
+        success says only that it was got right once, which FSRS rates Good at most): in study, a card
+        the queue offers as new (never scheduled, whatever drills logged); in any mode, a question with no
+        answer logged at all, in any mode (a drill or cram of a card never seen)."""
+        item = self._turn.item
+        if item is None:
+            return False
+        return item.reason == "new" or not answered_before(self.store, item.question.question_id)
 
     def _seconds(self, card: Card) -> float:
         return max(0.0, (self.clock() - card.shown_at).total_seconds())
