@@ -559,10 +559,11 @@ class StudySession:
         return self._turn.card
 
     def _is_new(self) -> bool:
-        """The card on screen is new, and so never suggested Easy (Easy sends a card far away; a first
-        success says only that it was got right once, which FSRS rates Good at most): in study, a card
-        the queue offers as new (never scheduled, whatever drills logged); in any mode, a question with no
-        answer logged at all, in any mode (a drill or cram of a card never seen)."""
+        """The card on screen counts as new, so it is never suggested Easy: Easy sends a card far away, and
+        one right answer to a question never met before is no evidence it is known that well (a first
+        success suggests Good at most). New means offered by the study queue as new (never scheduled,
+        whatever drills logged), or, in any mode, no answer to the question logged at all (a drill or cram
+        of a question never seen)."""
         item = self._turn.item
         if item is None:
             return False
