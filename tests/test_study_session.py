@@ -509,6 +509,77 @@ def test_a_fast_right_answer_to_a_new_card_is_suggested_good_and_says_why(
     assert result.verdict.reason == "Good: right in 2 s (a new card is never suggested Easy)"
 
 
+@pytest.mark.parametrize("kind", ["numeric", "code"])
+def test_a_drill_never_suggests_easy_for_a_question_never_answered_and_may_once_it_was(
+    catalog: Catalog, store: Store, kind: str
+) -> None:
+    qid = _first(catalog, kind)
+    clock = Clock()
+
+    def fast_right_answer(session: StudySession) -> Feedback:
+        card = session.current
+        assert card is not None
+        inst = card.instance
+        clock.tick(2)  # well under a third of any question's target time
+        result = session.submit(str(inst.expected) if kind == "code" else _right_answer(inst))
+        assert isinstance(result, Feedback) and result.verdict.correct
+        return result
+
+    first = fast_right_answer(_drill(catalog, store, qid, clock))
+    assert first.rating == 3 == first.suggested  # a first success: Good at most
+    assert first.verdict.reason == "Good: right in 2 s (a new card is never suggested Easy)"
+    assert reviews_for(store, qid)[0].rating == 3
+    later = fast_right_answer(_drill(catalog, store, qid, clock, seed=4))  # another drill: seen once now
+    assert later.rating == 4 == later.suggested
+
+
+def test_undo_brings_the_question_back_with_what_was_written_and_not_with_i_dont_know(
+    catalog: Catalog, store: Store
+) -> None:
+    numeric, explain = _first(catalog, "numeric"), _first(catalog, "explain")
+    session = _drill_many(catalog, store, [numeric, explain])
+    typed: dict[str, str] = {}
+    for _ in range(2):
+        card = session.current
+        assert card is not None and card.answer == ""  # asked afresh: nothing written yet
+        inst = card.instance
+        if inst.kind == "explain":
+            typed[inst.question_id] = "Heads attend in separate subspaces."
+            assert isinstance(session.submit(typed[inst.question_id]), ExplainPending)
+            session.finish_explain([0])
+        else:
+            typed[inst.question_id] = f"{_right_answer(inst)} "  # as typed, stray space and all
+            assert isinstance(session.submit(typed[inst.question_id]), Feedback)
+        session.advance()
+    for _ in range(2):  # newest first
+        back = session.undo()
+        assert back.answer == typed[back.instance.question_id]
+    session.dont_know()
+    assert session.undo().answer == ""  # "I don't know" was not written by the learner
+
+
+def test_undo_while_key_points_wait_keeps_that_explanation_for_when_it_is_asked_again(
+    catalog: Catalog, store: Store
+) -> None:
+    qid = _first(catalog, "explain")
+    session = _drill(catalog, store, qid, Clock())
+    first = session.current
+    assert first is not None
+    session.submit("First answer.")
+    session.finish_explain([0])
+    session.advance()
+    second = session.current
+    assert second is not None
+    assert isinstance(session.submit("Second answer, not yet rated."), ExplainPending)
+    assert session.undo().answer == "First answer."
+    session.submit("First answer, fixed.")
+    session.finish_explain([0, 1])
+    again = session.advance()
+    assert again is not None and again.instance.seed == second.instance.seed
+    assert again.answer == "Second answer, not yet rated."
+    assert [r.answer for r in reviews_for(store, qid)] == ["First answer, fixed."]
+
+
 def test_undo_brings_the_question_back_with_the_hints_it_used(catalog: Catalog, store: Store) -> None:
     qid = next(
         q

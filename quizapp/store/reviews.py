@@ -140,6 +140,12 @@ def seeds_used(store: Store, question_id: str) -> frozenset[int]:
     return frozenset(int(r[0]) for r in rows)
 
 
+def answered_before(store: Store, question_id: str) -> bool:
+    """Whether any answer to the question was ever logged, in any mode (one row of reviews_by_card)."""
+    row = store.conn.execute("SELECT 1 FROM reviews WHERE question_id = ? LIMIT 1", (question_id,))
+    return row.fetchone() is not None
+
+
 def reviewed_between(store: Store, start: datetime, end: datetime) -> int:
     """How many answers were logged in [start, end), in any mode (session bar, home screen)."""
     row = store.conn.execute(

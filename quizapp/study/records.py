@@ -26,6 +26,9 @@ class Card:
     reason: str
     attempt: int
     shown_at: datetime
+    answer: str = ""
+    """What the learner had answered, back in the input after Ctrl+Z took the answer back, to fix rather
+    than retype ("" for a question asked afresh, a flashcard, or "I don't know")."""
 
 
 @dataclass(frozen=True)

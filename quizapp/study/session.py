@@ -23,6 +23,7 @@ from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
 from quizapp.store.buried import buried_on, bury, unbury
 from quizapp.store.cards import set_suspended
 from quizapp.store.database import Store
+from quizapp.store.reviews import answered_before
 from quizapp.store.times import day_start
 from quizapp.study import (
     QuestionSet,
@@ -255,6 +256,7 @@ class StudySession:
                     f"{inst.seed}. `quizapp validate` names the template for its author."
                 )
             self._draw.taken += 1
+            held = self._draw.held.pop(qid, "")  # other numbers: a new question, to answer afresh
             attempt = self._tally.attempts.get(qid, 0) + 1
             self._turn.item = item
             self._turn.card = Card(
@@ -263,6 +265,7 @@ class StudySession:
                 reason=item.reason,
                 attempt=attempt,
                 shown_at=self.clock(),
+                answer=held if inst.seed == item.seed else "",
             )
             return self._turn.card
 
@@ -399,7 +402,7 @@ class StudySession:
         )
         if verdict.unparseable:
             return Unreadable(verdict.message)
-        return self._save(card, verdict, text, seconds)
+        return self._save(card, verdict, text, seconds, typed=True)
 
     def tick(self, covered: Iterable[int]) -> None:
         """Sets which key points of the pending explain answer are covered (0-based), as the user ticks."""
@@ -424,7 +427,7 @@ class StudySession:
             new_card=self._is_new(),
         )
         self._turn.pending = None
-        feedback = self._save(card, verdict, pending.answer, seconds)
+        feedback = self._save(card, verdict, pending.answer, seconds, typed=True)
         return replace(feedback, covered=tuple(sorted(self._turn.ticked)))
 
     def reveal(self) -> tuple[RatingChoice, ...]:
@@ -514,6 +517,8 @@ class StudySession:
         if self._turn.card is not None and self._turn.item is not None and not self._turn.answered:
             self._draw.pushback.append(self._turn.item)
             self._draw.taken -= 1
+            if self._turn.pending is not None:  # an explanation waiting for its key points: kept for later
+                self._draw.held[self._turn.item.question.question_id] = self._turn.pending.answer
         if isinstance(saved, _SetAside):
             if saved.how == "suspend":
                 set_suspended(self.store, saved.item.question, False)
@@ -532,7 +537,9 @@ class StudySession:
         self._turn.pending, self._turn.answered, self._turn.ticked = None, False, set()
         self._turn.hints = saved.feedback.hints_used  # the hints used come back with the question
         self._turn.item = saved.item
-        self._turn.card = replace(saved.card, number=self._tally.done + 1, shown_at=self.clock())
+        self._turn.card = replace(
+            saved.card, number=self._tally.done + 1, shown_at=self.clock(), answer=saved.typed
+        )
         self.finished = False
         return self._turn.card
 
@@ -552,13 +559,24 @@ class StudySession:
         return self._turn.card
 
     def _is_new(self) -> bool:
-        """The card on screen was never answered before (a new card is never suggested Easy)."""
-        return self._turn.item is not None and self._turn.item.reason == "new"
+        """The card on screen counts as new, so it is never suggested Easy: Easy sends a card far away, and
+        one right answer to a question never met before is no evidence it is known that well (a first
+        success suggests Good at most). New means offered by the study queue as new (never scheduled,
+        whatever drills logged), or, in any mode, no answer to the question logged at all (a drill or cram
+        of a question never seen)."""
+        item = self._turn.item
+        if item is None:
+            return False
+        return item.reason == "new" or not answered_before(self.store, item.question.question_id)
 
     def _seconds(self, card: Card) -> float:
         return max(0.0, (self.clock() - card.shown_at).total_seconds())
 
-    def _save(self, card: Card, verdict: Verdict, answer: str, seconds: float) -> Feedback:
+    def _save(
+        self, card: Card, verdict: Verdict, answer: str, seconds: float, *, typed: bool = False
+    ) -> Feedback:
+        """Records the answer and keeps what Ctrl+Z needs; `typed`: the learner wrote `answer` (not a
+        flashcard's rating or "I don't know"), so Ctrl+Z puts it back in the input."""
         assert self._turn.item is not None
         rating = verdict.rating  # the hint ladder's cap is already in it (grading.rating.suggest_rating)
         outcome = record_review(
@@ -608,7 +626,7 @@ class StudySession:
                 "card; its review history is kept."
             )
             feedback = replace(feedback, notice=notice)
-        self._remember(_Saved(self._turn.item, card, outcome, feedback))
+        self._remember(_Saved(self._turn.item, card, outcome, feedback, answer if typed else ""))
         return feedback
 
     def _remember(self, saved: _Saved | _SetAside) -> None:
@@ -653,6 +671,9 @@ class _Draw:
     taken: int = 0
     pushback: list[QueueItem] = field(default_factory=list)
     """Items to ask again before the queue's next (an undone answer's question)."""
+    held: dict[str, str] = field(default_factory=dict)
+    """The explanation written for a pushed-back question (Ctrl+Z while its key points were being
+    ticked), by question id: it is back in the editor when the question is asked again."""
     broken: set[str] = field(default_factory=set)
     """Questions whose instance could not be built: skipped for the rest of the session."""
 
@@ -674,6 +695,8 @@ class _Saved:
     card: Card
     outcome: ReviewOutcome
     feedback: Feedback
+    typed: str = ""
+    """What the learner wrote or chose, put back in the input when Ctrl+Z asks the question again."""
 
 
 @dataclass(frozen=True)

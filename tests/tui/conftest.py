@@ -106,6 +106,27 @@ class _WatchedConnection:
 
 
 @pytest.fixture(autouse=True)
+def no_internal_errors(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fails any TUI test in which the app reported a bug of its own ("Internal error": what the guard
+    shows for an exception that is not a QuizappError), unless the test is marked `internal_error` (it
+    checks that report itself). A user would have seen the notice, even if the test's asserts passed."""
+    from quizapp.errors import QuizappError
+
+    found: list[str] = []
+    report = QuizApp.report_error
+
+    def noted(app: QuizApp, exc: BaseException) -> None:
+        if not isinstance(exc, QuizappError):
+            found.append(repr(exc))
+        report(app, exc)
+
+    monkeypatch.setattr(QuizApp, "report_error", noted)
+    yield
+    if found and request.node.get_closest_marker("internal_error") is None:
+        pytest.fail(f"the app reported {len(found)} internal error(s): {'; '.join(found[:5])}")
+
+
+@pytest.fixture(autouse=True)
 def no_animations(monkeypatch: pytest.MonkeyPatch) -> None:
     """Scrolls jump instead of gliding (as with TEXTUAL_ANIMATIONS=none): a test that reads a scroll
     position reads where it ends, not a point of the glide a busy machine happened to reach."""

@@ -12,6 +12,7 @@ from quizapp.store import reviews_for
 from quizapp.study import make_scheduler, preview_intervals
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
+from quizapp.tui.widgets.feedback import KeyPointList
 from tests.tui.helpers import NOW, SIZE, current, drill, loaded, press, question_ids, text_of
 
 
@@ -64,3 +65,61 @@ async def test_an_explain_answer_shows_the_model_answer_and_rates_the_ticked_key
         saved = reviews_for(app.backend.store, qid)  # type: ignore[union-attr]
         assert [r.answer for r in saved] == ["Each head attends in its own subspace."]
         assert saved[0].rating == 1  # one point of three or more is under half: Again
+
+
+async def test_a_ticked_key_point_reads_differently_from_an_unticked_one_without_colour(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "explain")[0]
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await drill(app, pilot, qid)
+        screen.query_one("#explain-text", TextArea).text = "Each head attends in its own subspace."
+        await press(pilot, "ctrl+s")
+        points = screen.query_one("#key-points", KeyPointList)
+        assert len(current(screen).key_points) >= 3
+
+        def box(line: int) -> str:
+            """The characters before the point's number, as drawn (the text alone, no colour)."""
+            text = points.render_line(line).text
+            return text[: text.index(f"{line + 1}. ")]
+
+        await press(pilot, "space", "down", "down", "space")  # tick the first and third points
+        assert points.selected == [0, 2]
+        ticked, unticked = box(0), box(1)
+        assert ticked.strip() and ticked != unticked, "a ticked box looks like an unticked one"
+        assert box(2) == ticked  # the highlight does not change what the box says
+        await press(pilot, "up")
+        assert box(1) == unticked and box(2) == ticked
+        await press(pilot, "up", "space")  # untick the first again
+        assert points.selected == [2] and box(0) == unticked
+
+
+async def test_ctrl_z_gives_an_explanation_back_with_the_text_written(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "explain")[0]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        area = screen.query_one("#explain-text", TextArea)
+        first, second = "Each head attends in its own subspace.", "Heads split d_model into h parts."
+        area.text = first
+        await press(pilot, "ctrl+s", "space", "enter")  # submit, tick a point, save
+        assert [r.answer for r in reviews_for(app.backend.store, qid)] == [first]  # type: ignore[union-attr]
+        await press(pilot, "enter")  # the next card (the same question, other numbers)
+        area = screen.query_one("#explain-text", TextArea)
+        assert area.text == "" and area.has_focus
+        area.text = second
+        await press(pilot, "ctrl+s")  # its key points wait to be ticked...
+        await press(pilot, "ctrl+z")  # ...when Ctrl+Z takes the first answer back
+        assert not reviews_for(app.backend.store, qid)  # type: ignore[union-attr]
+        area = screen.query_one("#explain-text", TextArea)
+        assert area.text == first and area.has_focus and not area.disabled  # to fix, not to retype
+        await press(pilot, "end", "!")
+        assert area.text == first + "!"
+        await press(pilot, "ctrl+s", "enter")  # saved again, as fixed
+        saved = reviews_for(app.backend.store, qid)  # type: ignore[union-attr]
+        assert [r.answer for r in saved] == [first + "!"]
+        await press(pilot, "enter")  # the question set aside by the undo comes back as it was left
+        assert screen.query_one("#explain-text", TextArea).text == second

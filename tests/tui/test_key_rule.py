@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, OptionList, TextArea
 
 from engine.exercises import EXERCISES
 from quizapp.content.catalog import Catalog
@@ -149,11 +149,22 @@ async def test_ctrl_z_after_moving_on_takes_the_answer_back(
         screen = await _study(app, pilot, _ids(catalog, kind))
         first = current(screen).question_id
         await _answer(screen, pilot, kind, catalog)
+        written = screen.pane.answer_text()
+        chosen = screen.query_one("#answer", OptionList).highlighted if kind == "choice" else None
         await press(pilot, "3")
         assert _moved_on(screen, first)
         await press(pilot, "ctrl+z")
         assert not _saved(db_file, first)
         assert current(screen).question_id == first and not screen.session.answered
+        # the answer comes back with the question, to fix rather than retype (a case study's steps are
+        # answered afresh; a flashcard has nothing written)
+        assert screen.pane.answer_text() == written
+        if kind == "choice":
+            assert screen.query_one("#answer", OptionList).highlighted == chosen
+        if kind in ("numeric", "tensor", "shape", "explain"):
+            assert written and not screen.answer_empty
+            await press(pilot, "backspace")  # the cursor waits after it: a key edits it, not replaces it
+            assert screen.pane.answer_text() == written[:-1]
 
 
 def _shown_answer(inst: Instance, catalog: Catalog) -> str:

@@ -299,6 +299,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         backend = self.router.backend
         if card is None or card.instance.kind != "code" or backend is None:
             return NextCard(card)
+        if card.answer:  # taken back by Ctrl+Z: the code submitted, exactly as it ran
+            return NextCard(card, card.answer)
         return NextCard(card, backend.code_text(card.instance.question_id, card.instance.starter))
 
     async def show_next(self, next_card: NextCard) -> None:
@@ -337,6 +339,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self.kept[1].display = False
             if inst.kind == "code":
                 self.load_code(code or inst.starter)
+            elif card.answer and self.pane.restore_answer(card.answer):
+                self.answer_empty = False  # Ctrl+Z took it back: what was written is there to fix
             if inst.kind in ("code", "flashcard") or inst.prompt_heatmap:
                 # The editor, no input, or heatmaps between what is asked and the input: the top first.
                 body.scroll_home(animate=False, immediate=True)  # in the frame that draws the card

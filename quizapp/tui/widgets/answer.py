@@ -41,6 +41,14 @@ class AnswerInput(Input):
         """Empty, for the next question of a kind that takes a typed answer."""
         self.value = ""
         self.placeholder = input_placeholder(inst)
+        self.select_on_focus = True
+
+    def restore(self, answer: str) -> None:
+        """The answer Ctrl+Z took back, with the cursor after it: focusing must not select it all, or the
+        first key typed to fix it would replace it."""
+        self.value = answer
+        self.cursor_position = len(answer)
+        self.select_on_focus = False
 
 
 class ChoiceList(OptionList):
@@ -66,6 +74,12 @@ class ChoiceList(OptionList):
         self.keys = [o.key for o in inst.options]
         self.highlighted = 0
         self.picked = False
+
+    def restore(self, answer: str) -> None:
+        """The option chosen before Ctrl+Z, highlighted and picked again (Enter chooses it again)."""
+        if answer in self.keys:
+            self.highlighted = self.keys.index(answer)
+            self.picked = True
 
     def on_key(self, event: events.Key) -> None:
         char = (event.character or "").lower()
@@ -118,6 +132,12 @@ class MultiChoiceList(SelectionList[str]):
         self.keys = [o.key for o in inst.options]
         self.highlighted = 0
 
+    def restore(self, answer: str) -> None:
+        """The options ticked before Ctrl+Z, ticked again (`answer` as action_submit joined them)."""
+        for key in answer.split(", "):
+            if key in self.keys:
+                self.select(key)
+
     def on_key(self, event: events.Key) -> None:
         if event.character and event.character.lower() in self.keys:
             self.toggle(event.character.lower())
@@ -154,6 +174,13 @@ class ExplainArea(Vertical):
     def reset(self, inst: Instance) -> None:
         """Empty and enabled again, for the next explain question."""
         self.query_one(TextArea).clear()
+
+    def restore(self, answer: str) -> None:
+        """The explanation Ctrl+Z took back, the cursor at its end (its own undo history starts here, so
+        a second Ctrl+Z takes back the answer before, not this text)."""
+        area = self.query_one(TextArea)
+        area.load_text(answer)
+        area.move_cursor(area.document.end)
 
     @on(Button.Pressed, "#explain-submit")
     def _pressed(self, event: Button.Pressed) -> None:
@@ -315,6 +342,9 @@ class FlashcardBack(Vertical):
 
 ANSWER_WIDGETS = (AnswerInput, ChoiceList, MultiChoiceList, ExplainArea, CodeArea, ScenarioInput)
 """What `answer_widgets` gives as #answer: each can `reset` for another question of its kind."""
+RESTORABLE = (AnswerInput, ChoiceList, MultiChoiceList, ExplainArea)
+"""The inputs that take an answer back after Ctrl+Z (`restore`); a code question's editor opens with it
+(StudyScreen.prepare), and a case study's steps are answered afresh (each step's verdict leads on)."""
 
 
 def answer_kind(inst: Instance) -> str:

@@ -20,6 +20,7 @@ from textual.widgets import Input, SelectionList, Static, TextArea
 
 from quizapp.tui.widgets.answer import (
     ANSWER_WIDGETS,
+    RESTORABLE,
     CodeArea,
     ExplainArea,
     MultiChoiceList,
@@ -78,6 +79,15 @@ class QuestionPane(Vertical):
         await self.query("#answer, #answer-hint").remove()
         await self.mount_all(answer_widgets(inst, reveal=self.reveal), before=self.error_line)
         self._kind = kind
+
+    def restore_answer(self, answer: str) -> bool:
+        """Puts the answer Ctrl+Z took back in the input, to fix rather than retype; False when this input
+        does not take one back (see RESTORABLE)."""
+        for field in self.query("#answer"):
+            if isinstance(field, RESTORABLE):
+                field.restore(answer)
+                return True
+        return False
 
     @on(SelectionList.SelectionHighlighted, "#answer")
     def _option_in_full(self, event: SelectionList.SelectionHighlighted[str]) -> None:

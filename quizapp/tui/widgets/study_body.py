@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.actions import SkipAction
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
@@ -96,4 +97,7 @@ class StudyBody(VerticalScroll):
             "end": self.action_scroll_end,
         }
         if how in actions:
-            actions[how]()
+            try:
+                actions[how]()
+            except SkipAction:  # nothing to scroll (the card fits): the key does nothing
+                pass
