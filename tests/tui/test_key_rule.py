@@ -23,7 +23,7 @@ from quizapp.tui.screens.study import StudyScreen
 from quizapp.tui.widgets.answer import CodeArea
 from quizapp.tui.widgets.feedback import FeedbackPanel
 from quizapp.tui.widgets.scenario import ScenarioInput
-from tests.tui.helpers import NOW, SIZE, current, loaded, press, settled
+from tests.tui.helpers import NOW, SIZE, current, drill, loaded, press, question_ids, settled
 
 KINDS = ("numeric", "tensor", "shape", "choice", "multiple", "flashcard", "explain", "code", "scenario")
 
@@ -243,3 +243,17 @@ def test_every_kind_answers_right_through_the_grader(catalog: Catalog) -> None:
         qid = _ids(catalog, kind)[0]
         inst = catalog.instance(qid, 1)
         assert grade(inst, inst.expected_text()).correct, qid
+
+
+async def test_scroll_keys_on_a_card_that_fits_do_nothing_rather_than_report_an_error(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    """Down or PageDown on a short card: nothing to scroll, so nothing happens (it used to show an
+    "Internal error: SkipAction()" notice; the autouse fixture fails a test on any such report)."""
+    short = min(question_ids(catalog, "numeric"), key=lambda q: len(catalog.question(q).prompt))
+    app = new_app()
+    async with app.run_test(size=(120, 60)) as pilot:
+        screen = await drill(app, pilot, short)
+        assert screen.body.max_scroll_y == 0  # it fits
+        await press(pilot, "down", "pagedown", "end", "up", "pageup", "home")
+        assert screen.body.scroll_y == 0 and app.screen is screen
