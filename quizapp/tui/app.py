@@ -185,6 +185,17 @@ class QuizApp(App[None]):
         from quizapp.tui.warm_up import import_ahead
 
         import_ahead()
+        self.call_from_thread(self._freeze_if_home)
+
+    def _freeze_if_home(self) -> None:
+        """What the warm-up imported lives until the app ends: out of the collector's sight with the
+        catalog, so a full collection on stats or the interview does not walk every module again. Only on
+        home: a screen opened meanwhile freezes what is alive itself, and frees it when it goes."""
+        from quizapp.tui.collector import freeze_loaded
+        from quizapp.tui.screens.home import HomeScreen
+
+        if isinstance(self.screen, HomeScreen):
+            freeze_loaded()
 
     def on_backend_failed(self, message: BackendFailed) -> None:
         from quizapp.tui.screens.home import HomeScreen

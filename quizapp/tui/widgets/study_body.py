@@ -13,6 +13,7 @@ coming layout, so the body is asked to scroll there in that layout (`show_end_of
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from textual.actions import SkipAction
@@ -97,7 +98,5 @@ class StudyBody(VerticalScroll):
             "end": self.action_scroll_end,
         }
         if how in actions:
-            try:
+            with contextlib.suppress(SkipAction):  # nothing to scroll (the card fits): the key does nothing
                 actions[how]()
-            except SkipAction:  # nothing to scroll (the card fits): the key does nothing
-                pass
