@@ -244,6 +244,29 @@ def test_reviews_are_logged_and_the_schedule_moves_only_when_chosen(catalog: Cat
         assert (card.due is not None) == update
 
 
+def test_a_question_never_answered_is_scheduled_good_at_most_and_easy_once_on_record(
+    catalog: Catalog, store: Store
+) -> None:
+    """With the schedule updated, a fast right first answer must not send a card met for the first time
+    days away (Easy); once an answer is on record, a fast right answer may be Easy again."""
+    due_after = []
+    for n, seed in enumerate((1, 2)):
+        t = T0 + timedelta(days=30 * n)
+        config = InterviewConfig(questions=5, minutes=10, tags=("parameters",), update_schedule=True)
+        questions = QuestionSet.from_catalog(catalog)
+        session = InterviewSession.start(catalog, store, questions, config, rng=random.Random(seed), now=t)
+        asked = session.current
+        assert asked is not None and asked.instance.question_id == "mock-parameters"
+        answered = t + timedelta(seconds=2)  # well under a third of the target time: Easy if not new
+        assert isinstance(session.submit(right_answer(asked.instance), now=answered), Saved)
+        card = get_card(store, "mock-parameters")
+        assert card is not None and card.due is not None
+        due_after.append(card.due - answered)
+    ratings = [r.rating for r in reviews_for(store, "mock-parameters")]
+    assert ratings == [3, 4]
+    assert due_after[0] < timedelta(days=1) < due_after[1]  # Good: a learning step; Easy: days away
+
+
 def test_a_saved_interview_reopens_with_the_same_report(
     catalog: Catalog, store: Store, tmp_path: Path
 ) -> None:

@@ -38,6 +38,7 @@ from quizapp.store import (
     start_interview,
 )
 from quizapp.store.browse import make_due
+from quizapp.store.reviews import answered_before
 from quizapp.study import QuestionRef, QuestionSet, fresh_seed, record_review, scheduler_for
 from quizapp.study.queues import drawable_instance
 from quizapp.study.session import Unreadable
@@ -342,7 +343,9 @@ class InterviewSession:
             if not text.strip():
                 return Unreadable("Write your explanation first (Ctrl+S submits it).")
             return self._save(asked, text, now=now)
-        verdict = grade(inst, text, seconds=self._seconds(asked, now), interview=True)
+        ref = self.plan[asked.number - 1][0]
+        seconds = self._seconds(asked, now)
+        verdict = grade(inst, text, seconds=seconds, interview=True, new_card=self._is_new(ref))
         if verdict.unparseable:
             return Unreadable(verdict.message)
         return self._save(asked, text, now=now, verdict=verdict)
@@ -386,6 +389,13 @@ class InterviewSession:
             raise QuizappError("The interview is over; there is no open question.")
         return self._current
 
+    def _is_new(self, ref: QuestionRef) -> bool:
+        """No answer to the question is on record, in any mode: then a right answer is rated Good at most,
+        never Easy (as study rules): one success at a question never met is no evidence it is known well
+        enough to send far away, and with `update_schedule` the rating moves the card. Reads the store, so
+        the screen calls submit and end in a worker."""
+        return not answered_before(self.store, ref.question_id)
+
     def _seconds(self, asked: Asked, now: datetime) -> float:
         end = min(now, self.deadline)
         return max(0.0, (end - asked.shown_at).total_seconds())
@@ -425,7 +435,9 @@ class InterviewSession:
         seconds = self._seconds(asked, now)
         correct, diagnosis, diagnosis_id = False, stopped if skipped else None, None
         if not skipped and inst.kind != "explain":
-            verdict = verdict or grade(inst, text, seconds=seconds, interview=True)
+            verdict = verdict or grade(
+                inst, text, seconds=seconds, interview=True, new_card=self._is_new(ref)
+            )
             correct, diagnosis, diagnosis_id = verdict.correct, verdict.diagnosis, verdict.diagnosis_id
             if verdict.unparseable:
                 diagnosis = f"Unreadable when the interview stopped: {verdict.message}"

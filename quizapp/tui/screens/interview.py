@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Button, Header, SelectionList, Static
@@ -23,6 +23,7 @@ from quizapp.tui.messages import AnswerSubmitted
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.question_pane import QuestionPane
+from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
     from quizapp.interview.report import InterviewReport
@@ -119,7 +120,7 @@ class InterviewScreen(QuizScreen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="interview-bar")
-        yield VerticalScroll(id="interview-body")
+        yield StudyBody(id="interview-body")
         yield KeyFooter()
 
     async def on_mount(self) -> None:
@@ -133,18 +134,26 @@ class InterviewScreen(QuizScreen[None]):
     # -- showing ----------------------------------------------------------------------------------------
 
     @property
-    def body(self) -> VerticalScroll:
-        return self.query_one("#interview-body", VerticalScroll)
+    def body(self) -> StudyBody:
+        return self.query_one("#interview-body", StudyBody)
 
     async def show_question(self, asked: Asked) -> None:
-        """Shows the next question in the pane the last one used (nothing about the last stays)."""
+        """Shows the next question in the pane the last one used (nothing about the last stays), opening
+        as study does: with what is asked and the input in view (at 80x24 a tensor question's sentence
+        comes after its matrices), or at its top for code and heatmaps."""
         body = self.body
-        panes = body.query_children(QuestionPane)
-        if panes:
-            await panes.first(QuestionPane).show(asked.instance)
-        else:
-            await body.mount(QuestionPane(asked.instance, reveal=False, id="question"))
-        body.scroll_home(animate=False)
+        inst = asked.instance
+        with self.app.batch_update():
+            panes = body.query_children(QuestionPane)
+            if panes:
+                await panes.first(QuestionPane).show(inst)
+            else:
+                await body.mount(QuestionPane(inst, reveal=False, id="question"))
+            if inst.kind == "code" or inst.prompt_heatmap:
+                # The editor, or heatmaps between what is asked and the input: the top first.
+                body.scroll_home(animate=False, immediate=True)
+            else:
+                body.show_end_of(self.pane)
         self.router.set_blink(body)
         self.pane.focus_answer()
         self.question_kind = asked.instance.kind
