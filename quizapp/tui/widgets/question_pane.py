@@ -29,6 +29,7 @@ from quizapp.tui.widgets.answer import (
     answer_widgets,
 )
 from quizapp.tui.widgets.question_card import QuestionCard
+from quizapp.tui.widgets.ticklist import BOX_WIDTH
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
@@ -97,8 +98,7 @@ class QuestionPane(Vertical):
         prompt = event.selection.prompt
         text = str(getattr(prompt, "plain", prompt))
         hint = answer_hint(self.instance)
-        checkbox = 4  # "▐X▌ " before each option
-        if len(text) + checkbox > event.selection_list.scrollable_content_region.width:
+        if len(text) + BOX_WIDTH > event.selection_list.scrollable_content_region.width:
             hint = Text.assemble(Text(text), "\n", hint)
         self.hint_line(hint)
 
