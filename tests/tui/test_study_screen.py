@@ -16,6 +16,7 @@ from quizapp.store import review_count, reviews_for
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
+from quizapp.tui.widgets.answer import answer_hint
 from tests.tui.helpers import SIZE, current, drill, loaded, press, question_ids, settled, text_of
 
 
@@ -352,3 +353,17 @@ async def test_a_ticked_select_all_option_reads_differently_from_an_unticked_one
         assert box(1) == ticked
         await press(pilot, keys[0])  # and unticks it
         assert answer.selected == [keys[2], keys[1]] and box(0) == unticked
+
+
+async def test_a_select_all_question_whose_options_fit_opens_with_the_reminder_alone(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    def all_fit(inst: Instance) -> bool:
+        return inst.multiple and all(len(o.text) < 50 for o in inst.options)
+
+    qid = question_ids(catalog, "choice", all_fit)[0]
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await drill(app, pilot, qid)
+        await settled(pilot)  # the first option is highlighted before the list is laid out
+        assert text_of(app, "#answer-hint") == answer_hint(current(screen)).plain
