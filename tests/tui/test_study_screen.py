@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, TextArea
+from textual.widgets import Input, OptionList, SelectionList, TextArea
 
 from quizapp.content.catalog import Catalog
 from quizapp.content.instance import Instance
@@ -16,6 +16,7 @@ from quizapp.store import review_count, reviews_for
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
+from quizapp.tui.widgets.answer import answer_hint
 from tests.tui.helpers import SIZE, current, drill, loaded, press, question_ids, settled, text_of
 
 
@@ -326,3 +327,43 @@ async def test_a_select_all_option_cut_by_the_width_is_shown_whole_when_highligh
         await settled(pilot)
         assert long_option.text not in text_of(app, "#answer-hint")
         assert "Space or a letter ticks an option" in text_of(app, "#answer-hint")
+
+
+async def test_a_ticked_select_all_option_reads_differently_from_an_unticked_one_without_colour(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "choice", lambda inst: inst.multiple and len(inst.options) >= 3)[0]
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await drill(app, pilot, qid)
+        keys = [o.key for o in current(screen).options]
+        answer = screen.query_one("#answer", SelectionList)
+
+        def box(line: int) -> str:
+            """The characters before the option's letter, as drawn (the text alone, no colour)."""
+            text = answer.render_line(line).text
+            return text[: text.index(f"{keys[line]}) ")]
+
+        await press(pilot, "space", "down", "down", "space")  # tick the first and third options
+        assert answer.selected == [keys[0], keys[2]]
+        ticked, unticked = box(0), box(1)
+        assert ticked.strip() and ticked != unticked, "a ticked option looks like an unticked one"
+        assert box(2) == ticked  # the highlight does not change what the box says
+        await press(pilot, keys[1])  # a letter ticks its option too
+        assert box(1) == ticked
+        await press(pilot, keys[0])  # and unticks it
+        assert answer.selected == [keys[2], keys[1]] and box(0) == unticked
+
+
+async def test_a_select_all_question_whose_options_fit_opens_with_the_reminder_alone(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    def all_fit(inst: Instance) -> bool:
+        return inst.multiple and all(len(o.text) < 50 for o in inst.options)
+
+    qid = question_ids(catalog, "choice", all_fit)[0]
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await drill(app, pilot, qid)
+        await settled(pilot)  # the first option is highlighted before the list is laid out
+        assert text_of(app, "#answer-hint") == answer_hint(current(screen)).plain

@@ -15,11 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import Button, Input, Markdown, OptionList, SelectionList, Static, TextArea
+from textual.widgets import Button, Input, Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from quizapp.tui.messages import AnswerSubmitted, RatingChosen
 from quizapp.tui.widgets.scenario import ScenarioInput
+from quizapp.tui.widgets.ticklist import TickList
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
@@ -114,8 +115,8 @@ class ChoiceList(OptionList):
         self.post_message(AnswerSubmitted(event.option.id or ""))
 
 
-class MultiChoiceList(SelectionList[str]):
-    """Select all that apply: Space (or a letter) ticks an option, Enter submits the ticked set."""
+class MultiChoiceList(TickList[str]):
+    """Select all that apply: Space (or a letter) ticks an option (`[x]`), Enter submits the ticked set."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Submit", tooltip="Submit the ticked options", id="choice.submit"),

@@ -7,25 +7,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.cells import cell_len
 from rich.console import Group
-from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.await_remove import AwaitRemove
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.strip import Strip
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown, SelectionList, Static
-from textual.widgets.option_list import OptionDoesNotExist
 
 from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.heatmap import HeatmapView
 from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
+from quizapp.tui.widgets.ticklist import TickList
 
 NEXT_KEYS = "1-4: rate & next · Enter or Space: accept & next · Ctrl+Z: undo · Esc: home"
 """The one rule for keys after an answer, on every kind of question (the help and README say it too)."""
@@ -293,37 +289,12 @@ def choice_lines(feedback: Feedback) -> list[Widget]:
     return lines
 
 
-TICK_BOXES = {True: "[x]", False: "[ ]"}
-"""A key point's box, ticked and not: as wide as Textual's own (with its space, the list's gutter)."""
-
-
-class KeyPointList(SelectionList[int]):
-    """The key points of a model answer; Space ticks one, Enter saves the self-assessment."""
+class KeyPointList(TickList[int]):
+    """The key points of a model answer; Space ticks one (`[x]`), Enter saves the self-assessment."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "done", "Save", tooltip="Save which key points you covered", id="keypoints.done"),
     ]
-
-    def render_line(self, y: int) -> Strip:
-        """Each point behind `[x]` or `[ ]`. Textual draws every box as the same ▐X▌, ticked or not, in
-        two colours that the default theme makes alike and NO_COLOR makes one: here the glyph says it,
-        and the colour (app.tcss) repeats it."""
-        line = super().render_line(y)
-        index = self.scroll_offset.y + y
-        try:
-            value = self.get_option_at_index(index).value
-        except OptionDoesNotExist:
-            return line
-        ticked = value in self.selected
-        box = TICK_BOXES[ticked]
-        prompt = line.crop(cell_len(box) + 1)  # Textual's box and the space after it
-        under = next(iter(prompt)).style or self.rich_style
-        part = "selection-list--button" + ("-selected" if ticked else "")
-        if self.highlighted == index:
-            part += "-highlighted"
-        colour = self.get_component_rich_style(part)
-        style = under + Style(color=colour.color, bold=colour.bold, meta={"option": index})
-        return Strip([Segment(box, style), Segment(" ", under), *prompt])
 
     async def action_done(self) -> None:
         await self.screen.run_action("finish_explain")

@@ -29,6 +29,7 @@ from quizapp.tui.widgets.answer import (
     answer_widgets,
 )
 from quizapp.tui.widgets.question_card import QuestionCard
+from quizapp.tui.widgets.ticklist import BOX_WIDTH
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
@@ -94,12 +95,20 @@ class QuestionPane(Vertical):
         """A select-all option wider than the list is cut with an ellipsis (wrapped, Textual's
         SelectionList would give each of its lines a checkbox and shift the rest): the highlighted one
         is shown whole above the reminder, so no option is ticked unread."""
-        prompt = event.selection.prompt
-        text = str(getattr(prompt, "plain", prompt))
+        self._highlighted_in_full(event.selection_list)
+
+    def _highlighted_in_full(self, options: SelectionList[str], tries: int = 3) -> None:
+        width = options.scrollable_content_region.width
+        if not width:  # a list just mounted is not laid out yet: measure it once it is drawn
+            if tries and options.is_attached:
+                self.call_after_refresh(self._highlighted_in_full, options, tries - 1)
+            return
         hint = answer_hint(self.instance)
-        checkbox = 4  # "▐X▌ " before each option
-        if len(text) + checkbox > event.selection_list.scrollable_content_region.width:
-            hint = Text.assemble(Text(text), "\n", hint)
+        if options.highlighted is not None:
+            prompt = options.get_option_at_index(options.highlighted).prompt
+            text = str(getattr(prompt, "plain", prompt))
+            if len(text) + BOX_WIDTH > width:
+                hint = Text.assemble(Text(text), "\n", hint)
         self.hint_line(hint)
 
     def hint_line(self, text: Text) -> None:
