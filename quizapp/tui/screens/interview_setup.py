@@ -22,6 +22,7 @@ from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Sele
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
+from quizapp.tui.widgets.ticklist import TickList
 
 if TYPE_CHECKING:
     from quizapp.interview.session import InterviewSession
@@ -117,7 +118,7 @@ class InterviewSetupScreen(QuizScreen[None]):
                 Text("Decks (Space ticks; none ticked = every deck):", style="bold"), id="decks-title"
             )
             decks = backend.decks if backend is not None else ()
-            yield SelectionList[str](*((d.title, d.id) for d in decks), id="setup-decks", compact=True)
+            yield TickList[str](*((d.title, d.id) for d in decks), id="setup-decks", compact=True)
             yield Static("", id="setup-status")
             with Horizontal(classes="setup-buttons"):
                 yield Button("Start (Ctrl+S)", id="setup-start", variant="primary", compact=True)
