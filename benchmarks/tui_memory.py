@@ -57,10 +57,10 @@ class GcPauses:
 
         collect = study.collect_while_reading
 
-        def marked() -> None:
+        def marked(cards: int) -> None:
             self.scheduled = True
             try:
-                collect()
+                collect(cards)
             finally:
                 self.scheduled = False
 

@@ -10,6 +10,13 @@ right after each feedback is drawn, while the learner reads it (`collect_while_r
 walk over the unfrozen screen took 45-190 ms under load). Leaving the screen gives it back (`release`),
 and once it has been freed, the rest is frozen again (`refreeze`): a full collection or two per session,
 not one per card.
+
+What a card leaves in cycles is mostly Textual's: strips that cache themselves, and layout records. Some of
+it joins the objects that survive (Textual's caches keep strips for a while), so a full collection after
+every card walked more each time: 40 ms and more after 200 cards. So after most cards only the young
+generations are collected (what that card left), and every FULL_EVERY-th card a full collection runs, while
+the learner reads; meanwhile the collector's own full collections are held off (`settle` raises the third
+threshold, `release` puts it back), so none lands on a key press.
 """
 
 from __future__ import annotations
@@ -24,21 +31,37 @@ def freeze_loaded() -> None:
     gc.freeze()
 
 
+FULL_EVERY = 10
+"""One card in this many gets a full collection while its feedback is read; the others, the young ones."""
+HELD_OFF = 1_000_000
+"""The third threshold while a screen is settled: the collector starts no full collection of its own."""
+_thresholds: list[tuple[int, int, int]] = []
+"""The thresholds `settle` replaced, for `release` to put back."""
+
+
 def settle() -> None:
-    """Collects, then freezes what is left: call when what is alive will live as long as a screen."""
+    """Collects, then freezes what is left: call when what is alive will live as long as a screen. Until
+    `release`, full collections are left to `collect_while_reading`."""
     gc.collect()
     gc.freeze()
+    if not _thresholds:
+        young, middle, old = gc.get_threshold()
+        _thresholds.append((young, middle, old))
+        gc.set_threshold(young, middle, HELD_OFF)
 
 
-def collect_while_reading() -> None:
-    """Collects what the last cards left (frozen objects are not scanned, so this is quick)."""
-    gc.collect()
+def collect_while_reading(cards: int) -> None:
+    """Collects what the last cards left, after the `cards`-th feedback: the young generations (quick),
+    and every FULL_EVERY-th card everything not frozen."""
+    gc.collect() if cards % FULL_EVERY == 0 else gc.collect(1)
 
 
 def release() -> None:
-    """Lets the collector see everything again (call when a settled screen goes): what it left in cycles
-    can be freed, even if the app ends before `refreeze` runs."""
+    """Lets the collector see everything again (call when a settled screen goes), and start its own full
+    collections: what the screen left in cycles can be freed, even if the app ends before `refreeze`."""
     gc.unfreeze()
+    if _thresholds:
+        gc.set_threshold(*_thresholds.pop())
 
 
 def refreeze(gone: weakref.ref[Any]) -> bool:

@@ -214,6 +214,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         """Widgets that could take focus before the answer was saved, to restore for the next card."""
         self._settled = False
         """The screen's long-lived objects are frozen (collector.settle), to be released on unmount."""
+        self._feedbacks = 0
+        """Feedbacks shown: every tenth gets a full collection while it is read (collector)."""
         self._body: StudyBody | None = None
         self._bar: SessionBar | None = None
         self._kept: tuple[QuestionPane, Static, FeedbackPanel] | None = None
@@ -452,7 +454,11 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self.refresh(layout=True, repaint=False)  # in the next frame, not after the queued messages
         # Once the feedback is drawn, off the key's path: the first time, what is alive now lives as
         # long as the screen and is frozen; afterwards only what the cards left is collected.
-        self.call_after_refresh(collect_while_reading if self._settled else self._settle)
+        self._feedbacks += 1
+        if self._settled:
+            self.call_after_refresh(collect_while_reading, self._feedbacks)
+        else:
+            self.call_after_refresh(self._settle)
         if feedback.notice:
             self.notify(feedback.notice, title="Card repaired", severity="warning", timeout=10)
         if feedback.became_leech:
