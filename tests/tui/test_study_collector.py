@@ -12,6 +12,7 @@ from textual.widgets import Input
 
 from quizapp.content.catalog import Catalog
 from quizapp.tui.app import QuizApp
+from quizapp.tui.collector import HELD_OFF
 from quizapp.tui.screens.home import HomeScreen
 from tests.tui.helpers import SIZE, current, drill, press, question_ids, settled
 
@@ -35,6 +36,7 @@ async def test_the_screen_is_frozen_after_its_first_feedback_and_freed_once_left
     new_app: Callable[..., QuizApp], catalog: Catalog
 ) -> None:
     qid = question_ids(catalog, "numeric")[0]
+    before = gc.get_threshold()
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await drill(app, pilot, qid)
@@ -45,6 +47,7 @@ async def test_the_screen_is_frozen_after_its_first_feedback_and_freed_once_left
         assert screen.query_one("#feedback").display
         assert await _out_of_sight(pilot, screen)
         assert await _out_of_sight(pilot, screen.session)
+        assert gc.get_threshold()[2] == HELD_OFF  # full collections only between cards, while reading
 
         await press(pilot, "enter")  # the next card's feedback collects only what the cards left
         screen.query_one("#answer", Input).value = current(screen).expected_text()
@@ -57,6 +60,7 @@ async def test_the_screen_is_frozen_after_its_first_feedback_and_freed_once_left
         await press(pilot, "escape")
         await settled(pilot)
         assert isinstance(app.screen, HomeScreen)
+        assert gc.get_threshold() == before  # the collector's own full collections are back
         for _ in range(3000):  # the cap (about a minute) only bounds a hang: its last messages and a busy
             gc.collect()  # machine's late timers may still hold it a moment
             if left() is None:
