@@ -99,3 +99,20 @@ def test_a_version_2_database_gains_tallies_that_match_its_reviews_and_follow_ne
             delete_review(conn, last)
         assert review_totals(store) == (n, seconds)
         assert [(r.deck_id, r.passed, r.total) for r in retention_by_deck(store)] == decks
+
+
+def test_a_file_whose_tally_triggers_were_dropped_gets_them_back_and_counts_afresh(tmp_path: Path) -> None:
+    path = tmp_path / "progress.db"
+    with open_store(path, now=NOW) as store:
+        _review(store, "q1", at=NOW, ms=2000)
+    with closing(sqlite3.connect(path, isolation_level=None)) as other:  # another tool's edits
+        other.execute("DROP TRIGGER reviews_tally_insert")
+        other.execute(
+            "INSERT INTO reviews (question_id, deck_id, reviewed_us, seed, answer, correct, rating,"
+            " duration_ms, mode, scheduled) SELECT question_id, deck_id, reviewed_us + 1, seed, answer,"
+            " correct, rating, 3000, mode, 0 FROM reviews"
+        )
+    with open_store(path, now=NOW) as store:
+        assert review_totals(store) == (2, 5.0)
+        _review(store, "q1", at=NOW + timedelta(days=2), ms=1000)
+        assert review_totals(store) == (3, 6.0)

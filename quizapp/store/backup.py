@@ -116,8 +116,7 @@ class FreshDatabase:
         ).fetchall():
             self.conn.execute(f'DROP INDEX "{name}"')
         for sql in TALLY_TRIGGERS:  # the tallies are counted once at the end, not per review
-            name = sql.split()[2]
-            self.conn.execute(f'DROP TRIGGER "{name}"')
+            self.conn.execute(f'DROP TRIGGER "{sql.split()[2]}"')
         self.conn.execute("BEGIN")
 
     def add_cards(self, rows: Iterable[Sequence[Any]]) -> None:

@@ -145,6 +145,33 @@ def refill_tallies(conn: sqlite3.Connection) -> None:
     )
 
 
+def _tally_trigger_names() -> list[str]:
+    return [sql.split()[2] for sql in TALLY_TRIGGERS]
+
+
+def _mend_tallies(conn: sqlite3.Connection) -> None:
+    """A file at this version whose tally triggers are gone (edited by hand, or by another tool) gets them
+    back, and its tallies counted afresh: otherwise the stats would go stale without a word."""
+    names = _tally_trigger_names()
+    marks = ", ".join("?" * len(names))
+    (present,) = conn.execute(
+        f"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})", names
+    ).fetchone()
+    if present == len(names):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for name, sql in zip(names, TALLY_TRIGGERS, strict=True):
+            conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+            conn.execute(sql)
+        refill_tallies(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
 def _v3_review_tallies(conn: sqlite3.Connection) -> None:
     """Running totals the stats screen reads instead of a million reviews: reviews and time per quarter hour
     (the calendar and the time spent), and true retention per deck. Triggers keep them current."""
@@ -191,6 +218,7 @@ def migrate(conn: sqlite3.Connection) -> int:
     if found > SCHEMA_VERSION:
         raise NewerSchemaError(found)
     if found == SCHEMA_VERSION:
+        _mend_tallies(conn)
         return 0
     conn.execute("BEGIN IMMEDIATE")
     try:
