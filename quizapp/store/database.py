@@ -102,6 +102,15 @@ class Store:
                 self._depth = 0
 
     @contextmanager
+    def one_at_a_time(self) -> Iterator[None]:
+        """Holds the connection for one thread's whole read or write: the app's workers share this one
+        connection, and Python's sqlite3 connection is not safe for two threads at once (a cached
+        statement or an open cursor of one can be stepped or reset by the other). Reentrant, and shared
+        with transaction(), so a write inside is fine."""
+        with self._write_lock:
+            yield
+
+    @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
         """One read transaction: every query inside sees the same state, even while another process
         writes (WAL readers never block writers), so an export cannot split a review from its card."""

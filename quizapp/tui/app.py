@@ -281,27 +281,28 @@ class QuizApp(App[None]):
         from quizapp.study.session import StudySession
 
         try:
-            session = StudySession.start(
-                backend.catalog,
-                backend.store,
-                backend.questions,
-                mode=mode,
-                clock=backend.now,
-                rng=backend.rng,
-                deck_id=deck_id,
-                question_ids=question_ids,
-                fuzzing=backend.config.fuzzing,
-                title=title,
-                plan_questions=backend.workspace.plan_questions,  # a daily budget sets the new-card limit
-            )
-            if session.finished:
-                self.post_message(SessionRefused(session.empty_message, None))
-                return
-            card = session.current
-            code = ""
-            if card is not None and card.instance.kind == "code":
-                code = backend.code_text(card.instance.question_id, card.instance.starter)
-            left = session.progress().left
+            with backend.store.one_at_a_time():
+                session = StudySession.start(
+                    backend.catalog,
+                    backend.store,
+                    backend.questions,
+                    mode=mode,
+                    clock=backend.now,
+                    rng=backend.rng,
+                    deck_id=deck_id,
+                    question_ids=question_ids,
+                    fuzzing=backend.config.fuzzing,
+                    title=title,
+                    plan_questions=backend.workspace.plan_questions,  # a daily budget sets the new-card limit
+                )
+                if session.finished:
+                    self.post_message(SessionRefused(session.empty_message, None))
+                    return
+                card = session.current
+                code = ""
+                if card is not None and card.instance.kind == "code":
+                    code = backend.code_text(card.instance.question_id, card.instance.starter)
+                left = session.progress().left
         except Exception as exc:
             self.post_message(SessionRefused("", exc))
             return

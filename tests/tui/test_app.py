@@ -15,7 +15,7 @@ from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.backend import AppConfig, Backend
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
-from tests.tui.helpers import NOW, SIZE, drill, loaded, press, question_ids, text_of
+from tests.tui.helpers import NOW, SIZE, drill, loaded, press, question_ids, text_of, until
 
 
 @pytest.mark.internal_error
@@ -114,9 +114,7 @@ async def test_study_asked_for_while_loading_opens_once_the_decks_are_ready(
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen) and app.backend is None
         release.set()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert isinstance(app.screen, StudyScreen)
+        await until(pilot, lambda: isinstance(app.screen, StudyScreen), "the study screen, once loaded")
 
 
 async def test_the_highlighted_deck_is_drilled_by_d_by_enter_and_by_a_click(

@@ -5,6 +5,7 @@ the progress database."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual import work
@@ -49,7 +50,8 @@ class QuizScreen(Screen[ResultT]):
     @work(thread=True, group="save", exit_on_error=False)
     def _save_worker(self, save: Callable[[], Any], then: Callable[[Any], Awaitable[None]]) -> None:
         try:
-            outcome = save()
+            with self._one_at_a_time():
+                outcome = save()
         except Exception as exc:
             self.post_message(SaveFailed(exc))
             return
@@ -65,6 +67,11 @@ class QuizScreen(Screen[ResultT]):
         self.saving = False
         self.router.report_error(event.error)
 
+    def _one_at_a_time(self) -> AbstractContextManager[None]:
+        """The store's connection for this worker alone (Store.one_at_a_time), once it is open."""
+        backend = self.router.backend
+        return nullcontext() if backend is None else backend.store.one_at_a_time()
+
     def fetch(self, read: Callable[[], T], then: Callable[[T], Awaitable[None]]) -> None:
         """Runs a read of the progress database (stats, a list, a report) in the fetch worker; `then`
         shows the outcome."""
@@ -73,7 +80,8 @@ class QuizScreen(Screen[ResultT]):
     @work(thread=True, group="fetch", exit_on_error=False)
     def _fetch_worker(self, read: Callable[[], Any], then: Callable[[Any], Awaitable[None]]) -> None:
         try:
-            outcome = read()
+            with self._one_at_a_time():
+                outcome = read()
         except Exception as exc:
             self.post_message(FetchFailed(exc))
             return

@@ -9,7 +9,6 @@ worker thread that posts a message back, so the event loop never waits for the p
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -56,10 +55,6 @@ class CardActionDone(Message):
 
 class BrowserScreen(QuizScreen[None]):
     """The card browser: a filter row, the cards, and the highlighted card's history."""
-
-    _reads: ClassVar[threading.Lock] = threading.Lock()
-    """One browser worker at a time on the store's connection: the highlight moves faster than a card's
-    history is read, and several readers of one connection gain nothing."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Short labels, and suspend or unsuspend (whichever applies): every key fits 80 columns.
@@ -186,7 +181,7 @@ class BrowserScreen(QuizScreen[None]):
 
         if filt.search.strip() and self._texts is None:
             self._texts = search_texts(backend.catalog.questions)  # the search looks in them
-        with self._reads:
+        with backend.store.one_at_a_time():
             page = list_cards(
                 backend.store,
                 _refs(backend),
@@ -236,7 +231,7 @@ class BrowserScreen(QuizScreen[None]):
         backend = self.router.backend
         ref = self._ref(self.highlighted_id)
         if backend is not None and ref is not None:
-            self.query_one(CardDetailPane).read(backend, ref, self._reads)
+            self.query_one(CardDetailPane).read(backend, ref)
 
     @on(CardDetailPane.Read)
     def _detailed(self, event: CardDetailPane.Read) -> None:
@@ -320,7 +315,7 @@ class BrowserScreen(QuizScreen[None]):
         from quizapp.study.browser import apply_action
 
         try:
-            with self._reads:
+            with backend.store.one_at_a_time():
                 said = apply_action(backend.store, ref, action, now=backend.now())
         finally:
             self._acting = False  # a failure is reported by the app; the next key may try again

@@ -106,7 +106,8 @@ class ExercisePickerScreen(QuizScreen[None]):
         from quizapp.reports.exercises import exercise_statuses
 
         deck = {q for d in backend.decks if d.id == self.deck_id for q in d.question_ids}
-        statuses = exercise_statuses(backend.store, backend.catalog)
+        with backend.store.one_at_a_time():
+            statuses = exercise_statuses(backend.store, backend.catalog)
         self.post_message(ExercisesRead(tuple(s for s in statuses if s.question_id in deck)))
 
     @on(ExercisesRead)

@@ -103,7 +103,8 @@ class HomeScreen(QuizScreen[None]):
     @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
     def load_overview(self, backend: Backend) -> None:
         try:
-            message = OverviewLoaded(backend.overview(), backend.plan_line())
+            with backend.store.one_at_a_time():
+                message = OverviewLoaded(backend.overview(), backend.plan_line())
         except Exception as exc:
             self.app.call_from_thread(self.router.report_error, exc)
             return
@@ -126,7 +127,9 @@ class HomeScreen(QuizScreen[None]):
 
     @work(thread=True, exclusive=True, group="readiness", exit_on_error=False)
     def load_readiness(self, backend: Backend) -> None:
-        self.post_message(ReadinessComputed(backend.readiness()))
+        with backend.store.one_at_a_time():
+            readiness = backend.readiness()
+        self.post_message(ReadinessComputed(readiness))
 
     def on_readiness_computed(self, message: ReadinessComputed) -> None:
         readiness = message.readiness

@@ -142,7 +142,9 @@ class InterviewSetupScreen(QuizScreen[None]):
         """The last set-up used (else the settings), read in a worker; the form is filled in with it."""
         from quizapp.interview.session import setup_defaults
 
-        self.post_message(SetupRemembered(setup_defaults(backend.store)))
+        with backend.store.one_at_a_time():
+            config = setup_defaults(backend.store)
+        self.post_message(SetupRemembered(config))
 
     @on(SetupRemembered)
     def _remembered(self, event: SetupRemembered) -> None:

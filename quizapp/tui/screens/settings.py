@@ -128,7 +128,8 @@ class SettingsScreen(QuizScreen[None]):
         from quizapp.tui.backend import Backend
 
         assert isinstance(backend, Backend)
-        summary, ok = backend.fit_weights()
+        with backend.store.one_at_a_time():
+            summary, ok = backend.fit_weights()
         self.post_message(WeightsFitted(summary, ok))
 
     @on(WeightsFitted)

@@ -282,7 +282,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
     @work(thread=True, exclusive=True, group="recount", exit_on_error=False)
     def _recount(self) -> None:
         try:
-            progress = self.session.progress()
+            with self._one_at_a_time():
+                progress = self.session.progress()
         except Exception as exc:
             self.app.call_from_thread(self.router.report_error, exc)
             return

@@ -15,7 +15,6 @@ from textual.widgets import Static
 from quizapp.tui.widgets.card_text import history_text
 
 if TYPE_CHECKING:
-    import threading
     from datetime import datetime
 
     from quizapp.store.cards import QuestionRef
@@ -35,15 +34,15 @@ class CardDetailPane(VerticalScroll, can_focus=False):  # Tab goes from the card
     def compose(self) -> ComposeResult:
         yield Static("", id="browser-history")
 
-    def read(self, backend: Backend, ref: QuestionRef, lock: threading.Lock) -> None:
-        """Reads `ref`'s card and history in a worker holding `lock`; a newer read replaces this one."""
-        self._read(backend, ref, lock)
+    def read(self, backend: Backend, ref: QuestionRef) -> None:
+        """Reads `ref`'s card and history in a worker; a newer read replaces this one."""
+        self._read(backend, ref)
 
     @work(thread=True, exclusive=True, group="browser-detail", exit_on_error=False)
-    def _read(self, backend: Backend, ref: QuestionRef, lock: threading.Lock) -> None:
+    def _read(self, backend: Backend, ref: QuestionRef) -> None:
         from quizapp.study.browser import card_detail
 
-        with lock:
+        with backend.store.one_at_a_time():
             detail = card_detail(backend.store, ref, now=backend.now())
         self.post_message(self.Read(detail))
 
