@@ -9,6 +9,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from quizapp.store import SCHEMA_VERSION, QuestionRef, get_card, open_store, reviews_for
+from quizapp.store.migrations import drop_tally_triggers
 from quizapp.store.reviews import delete_review
 from quizapp.store.stats_queries import retention_by_deck, review_totals, reviews_per_day
 from quizapp.study import record_review
@@ -20,8 +21,7 @@ def _back_to(path: Path, version: int) -> None:
     """Turns the file into one an earlier quizapp wrote: what later migrations add is taken out."""
     with closing(sqlite3.connect(path, isolation_level=None)) as old:
         if version < 3:
-            for name in ("reviews_tally_insert", "reviews_tally_delete", "reviews_tally_update"):
-                old.execute(f"DROP TRIGGER {name}")
+            drop_tally_triggers(old)
             old.execute("DROP TABLE review_tally")
             old.execute("DROP TABLE retention_tally")
         if version < 2:

@@ -23,7 +23,7 @@ from quizapp.errors import QuizappError
 from quizapp.store.cards import card_rows
 from quizapp.store.database import Store
 from quizapp.store.interviews import InterviewAnswer, InterviewRecord, load_interview
-from quizapp.store.migrations import TALLY_TRIGGERS, migrate, refill_tallies
+from quizapp.store.migrations import drop_tally_triggers, install_tallies, migrate
 from quizapp.store.reviews import review_rows
 from quizapp.store.times import to_us
 
@@ -115,8 +115,7 @@ class FreshDatabase:
             "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
         ).fetchall():
             self.conn.execute(f'DROP INDEX "{name}"')
-        for sql in TALLY_TRIGGERS:  # the tallies are counted once at the end, not per review
-            self.conn.execute(f'DROP TRIGGER "{sql.split()[2]}"')
+        drop_tally_triggers(self.conn)  # the tallies are counted once at the end, not per review
         self.conn.execute("BEGIN")
 
     def add_cards(self, rows: Iterable[Sequence[Any]]) -> None:
@@ -173,9 +172,7 @@ class FreshDatabase:
     def _install(self, keep: Path | None) -> None:
         for sql in self._indexes:
             self.conn.execute(sql)
-        for sql in TALLY_TRIGGERS:
-            self.conn.execute(sql)
-        refill_tallies(self.conn)
+        install_tallies(self.conn)
         orphan = self.conn.execute(
             "SELECT id, question_id FROM reviews WHERE question_id NOT IN (SELECT question_id FROM cards)"
             " LIMIT 1"

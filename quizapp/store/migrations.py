@@ -145,31 +145,31 @@ def refill_tallies(conn: sqlite3.Connection) -> None:
     )
 
 
-def _tally_trigger_names() -> list[str]:
-    return [sql.split()[2] for sql in TALLY_TRIGGERS]
+TALLY_TRIGGER_NAMES = tuple(sql.split()[2] for sql in TALLY_TRIGGERS)
 
 
-def _mend_tallies(conn: sqlite3.Connection) -> None:
-    """A file at this version whose tally triggers are gone (edited by hand, or by another tool) gets them
-    back, and its tallies counted afresh: otherwise the stats would go stale without a word."""
-    names = _tally_trigger_names()
-    marks = ", ".join("?" * len(names))
+def drop_tally_triggers(conn: sqlite3.Connection) -> None:
+    """Stops keeping the tallies (a bulk import counts them once at the end instead)."""
+    for name in TALLY_TRIGGER_NAMES:
+        conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+
+
+def install_tallies(conn: sqlite3.Connection) -> None:
+    """(Re)creates the tally triggers and counts the tallies afresh from the reviews."""
+    drop_tally_triggers(conn)
+    for sql in TALLY_TRIGGERS:
+        conn.execute(sql)
+    refill_tallies(conn)
+
+
+def _tallies_kept(conn: sqlite3.Connection) -> bool:
+    """Whether every tally trigger is there (another tool may have dropped one: the stats would go stale)."""
+    marks = ", ".join("?" * len(TALLY_TRIGGER_NAMES))
     (present,) = conn.execute(
-        f"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})", names
+        f"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
+        TALLY_TRIGGER_NAMES,
     ).fetchone()
-    if present == len(names):
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for name, sql in zip(names, TALLY_TRIGGERS, strict=True):
-            conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
-            conn.execute(sql)
-        refill_tallies(conn)
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+    return bool(present == len(TALLY_TRIGGER_NAMES))
 
 
 def _v3_review_tallies(conn: sqlite3.Connection) -> None:
@@ -183,9 +183,7 @@ def _v3_review_tallies(conn: sqlite3.Connection) -> None:
         "CREATE TABLE retention_tally (deck_id TEXT PRIMARY KEY, passed INTEGER NOT NULL,"
         " total INTEGER NOT NULL) WITHOUT ROWID"
     )
-    for sql in TALLY_TRIGGERS:
-        conn.execute(sql)
-    refill_tallies(conn)
+    install_tallies(conn)
 
 
 MIGRATIONS: tuple[Migration, ...] = (_v1_initial_schema, _v2_deck_overview_index, _v3_review_tallies)
@@ -217,8 +215,7 @@ def migrate(conn: sqlite3.Connection) -> int:
     found = schema_version(conn)
     if found > SCHEMA_VERSION:
         raise NewerSchemaError(found)
-    if found == SCHEMA_VERSION:
-        _mend_tallies(conn)
+    if found == SCHEMA_VERSION and _tallies_kept(conn):
         return 0
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -227,6 +224,8 @@ def migrate(conn: sqlite3.Connection) -> int:
             raise NewerSchemaError(start)
         for migration in MIGRATIONS[start:]:
             migration(conn)
+        if start == SCHEMA_VERSION:  # up to date, but a tally trigger was dropped by another tool
+            install_tallies(conn)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
         conn.execute("COMMIT")
     except BaseException:
