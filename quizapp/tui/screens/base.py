@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from quizapp.tui.guard import guard_handlers, on
 from quizapp.tui.messages import AnswerSaved, Fetched, FetchFailed, SaveFailed
+from quizapp.tui.widgets.leak_free import forget_drawing
 
 if TYPE_CHECKING:
     from quizapp.tui.routing import Router
@@ -38,6 +39,11 @@ class QuizScreen(Screen[ResultT]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         guard_handlers(cls)
+
+    def on_screen_suspend(self) -> None:
+        """Another screen covers or replaces this one: the lines it drew are dropped (they would outlive it,
+        see quizapp.tui.widgets.leak_free), and drawn again if it comes back."""
+        forget_drawing(self.children)
 
     def write(self, save: Callable[[], T], then: Callable[[T], Awaitable[None]]) -> None:
         """Runs one session write (grading, then a commit that waits for the disk) in the save worker, so

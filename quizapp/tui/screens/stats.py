@@ -19,6 +19,7 @@ from quizapp.tui.widgets.charts import CalendarView, ForecastChart
 from quizapp.tui.widgets.deck_table import mastery_bar
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import shorten
+from quizapp.tui.widgets.leak_free import forget_drawing
 
 if TYPE_CHECKING:
     from quizapp.reports.stats import Stats
@@ -94,6 +95,7 @@ class StatsScreen(QuizScreen[None]):
 
     def show(self, stats: Stats, backend: Backend) -> None:
         body = self.query_one("#stats-body", VerticalScroll)
+        forget_drawing(body.children)
         body.remove_children()
         year = sum(d.reviews for d in stats.calendar)
         summary = Text()

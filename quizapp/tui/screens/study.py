@@ -34,6 +34,7 @@ from quizapp.tui.widgets.answer import (
 from quizapp.tui.widgets.feedback import FeedbackPanel, KeyPointList, KeyPointsPanel
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
+from quizapp.tui.widgets.leak_free import forget_drawing
 from quizapp.tui.widgets.question_card import SessionBar
 from quizapp.tui.widgets.question_pane import QuestionPane
 from quizapp.tui.widgets.scenario import ScenarioInput
@@ -386,6 +387,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         result kept there would hold a removed widget alive, or be handed back after its removal."""
         transients = self.body.query_children("#flashcard, #key-points-panel, #session-done")
         if transients:
+            forget_drawing(transients)
             await transients.remove()
 
     def _focus_answer(self) -> None:

@@ -15,10 +15,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import Button, Input, Markdown, OptionList, Static, TextArea
+from textual.widgets import Button, Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from quizapp.tui.messages import AnswerSubmitted, RatingChosen
+from quizapp.tui.widgets.leak_free import TextBox, TextEditor
 from quizapp.tui.widgets.scenario import ScenarioInput
 from quizapp.tui.widgets.ticklist import TickList
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from quizapp.study.session import RatingChoice
 
 
-class AnswerInput(Input):
+class AnswerInput(TextBox):
     """The single-line answer box; Enter submits. In an empty box `h` asks for a hint instead of typing."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
@@ -164,7 +165,7 @@ class ExplainArea(Vertical):
     """
 
     def compose(self) -> ComposeResult:
-        yield TextArea(id="explain-text", soft_wrap=True, show_line_numbers=False)
+        yield TextEditor(id="explain-text", soft_wrap=True, show_line_numbers=False)
         with Horizontal(classes="buttons"):
             yield Button("Submit (Ctrl+S)", id="explain-submit", variant="primary", compact=True)
 
@@ -206,7 +207,7 @@ HIGHLIGHT_MAX_CHARS = 30_000
 """Above this the editor stops highlighting (each edit would re-parse the whole text)."""
 
 
-class CodeText(TextArea):
+class CodeText(TextEditor):
     """The code editor's text area: Enter keeps the line's indentation (one level more after a ':'), and
     a paste longer than EDITOR_MAX_CHARS is refused with a message."""
 

@@ -20,6 +20,7 @@ from textual.widgets import Markdown, SelectionList, Static
 from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.heatmap import HeatmapView
+from quizapp.tui.widgets.leak_free import forget_drawing
 from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 from quizapp.tui.widgets.ticklist import TickList
 
@@ -157,6 +158,7 @@ class FeedbackPanel(Vertical):
         closing.append(NEXT_KEYS, style="dim")
         self._next_hint.update(closing)
         if self._option_lines.children:
+            forget_drawing(self._option_lines.children)
             return self._option_lines.remove_children()
         return None
 

@@ -28,6 +28,7 @@ from quizapp.tui.widgets.answer import (
     answer_kind,
     answer_widgets,
 )
+from quizapp.tui.widgets.leak_free import forget_drawing
 from quizapp.tui.widgets.question_card import QuestionCard
 from quizapp.tui.widgets.ticklist import BOX_WIDTH
 
@@ -77,7 +78,9 @@ class QuestionPane(Vertical):
             self.hint_line(answer_hint(inst))
             return
         # Looked up with query, not query_one: these widgets come and go, and query_one keeps its results.
-        await self.query("#answer, #answer-hint").remove()
+        leaving = self.query("#answer, #answer-hint")
+        forget_drawing(leaving)
+        await leaving.remove()
         await self.mount_all(answer_widgets(inst, reveal=self.reveal), before=self.error_line)
         self._kind = kind
 

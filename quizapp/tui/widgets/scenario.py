@@ -20,6 +20,7 @@ from textual.widgets import Input, Static
 from quizapp.grading.grade import StepVerdict
 from quizapp.grading.scenario import grade_step
 from quizapp.tui.messages import AnswerSubmitted
+from quizapp.tui.widgets.leak_free import TextBox
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class ScenarioInput(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="scenario-done")
         yield Static("", id="scenario-step")
-        yield Input(placeholder=self._placeholder(), id="scenario-input")
+        yield TextBox(placeholder=self._placeholder(), id="scenario-input")
 
     def on_mount(self) -> None:
         self._draw()
