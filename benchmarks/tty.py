@@ -11,7 +11,9 @@ bundled (a fresh home, new cards per day raised so study runs long enough) and s
 Measured, with the targets of issue 25 (on a quiet machine; this one is shared, so trust the ratios):
 - study: Enter to feedback (typed answers) and Enter to next card, median and p95 over --cards cards
   (Ctrl+O on choice, explain and code questions; Space then 1 on flashcards, reported apart);
-- GC pauses in the study loop and RSS growth per review (VmRSS of the child, after a 10-card warm-up);
+- GC pauses and the longest event-loop stall in the study loop, and of those, the ones a key waited
+  for (they overlapped the span from a key to its text; the rest ran while the learner read);
+- RSS growth per review (VmRSS of the child, after a 10-card warm-up);
 - the longest event-loop stall in study, stats and a mock interview at scale;
 - at scale: cram, stats and home with an interview date: time to content and the longest stall;
 - decks visible after launch, against a bare Textual app to its first screen in the same pty.
@@ -191,9 +193,13 @@ class StudyResult:
     probe: ProbeLog | None = None
     kinds: dict[str, int] = field(default_factory=dict)
     stopped: str = ""
+    waits: list[tuple[float, float]] = field(default_factory=list)
+    """Wall-clock spans from each timed key to its text on screen."""
 
-    def add(self, key: str, seconds: float) -> None:
-        self.keys.setdefault(key, []).append(seconds)
+    def add(self, key: str, hit: Hit, sent: float) -> None:
+        """A key sent at wall-clock time `sent` whose text completed `hit`."""
+        self.keys.setdefault(key, []).append(hit.seconds)
+        self.waits.append((sent, sent + hit.seconds))
 
 
 def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str) -> StudyResult:
@@ -221,9 +227,9 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str)
                 if re.search(UNREADABLE, hit.text):
                     t = tty.key("ctrl+o")
                     hit = tty.wait_for(FEEDBACK, KEY_TIMEOUT, f"{what}: Ctrl+O to feedback", t)
-                    result.add("ctrl+o_feedback", hit.seconds)
+                    result.add("ctrl+o_feedback", hit, tty.wall(t))
                 else:
-                    result.add("enter_feedback", hit.seconds)
+                    result.add("enter_feedback", hit, tty.wall(t))
             elif kind == "flashcard":
                 tty.key("space")
                 tty.settle(quiet=think)
@@ -232,21 +238,21 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str)
                 if hit.match.group(1) is None:
                     result.stopped = f"the session ran out after {number} cards"
                     break
-                result.add("rate_next", hit.seconds)
+                result.add("rate_next", hit, tty.wall(t))
                 number = int(hit.match.group(1))
                 text = _after_card(tty, hit, result)
                 continue
             else:  # choice, explain, code: "Don't know" shows the answer
                 t = tty.key("ctrl+o")
                 hit = tty.wait_for(FEEDBACK, KEY_TIMEOUT, f"{what}: Ctrl+O to feedback", t)
-                result.add("ctrl+o_feedback", hit.seconds)
+                result.add("ctrl+o_feedback", hit, tty.wall(t))
             tty.settle(quiet=think)
             t = tty.key("enter")
             hit = tty.wait_for(NEXT, KEY_TIMEOUT, f"{what}: Enter to next card", t, after(number))
             if hit.match.group(1) is None:
                 result.stopped = f"the session ran out after {number} cards"
                 break
-            result.add("enter_next", hit.seconds)
+            result.add("enter_next", hit, tty.wall(t))
             number = int(hit.match.group(1))
             text = _after_card(tty, hit, result)
         result.window = (result.window[0], time.time())
@@ -408,6 +414,20 @@ def key_rows(table: Table, label: str, res: StudyResult, bare: list[float]) -> N
             "<= 16 ms",
             stall <= STALL_MS,
         )
+        # What a key waited for: the collections and stalls that overlapped a key's wait for its text (the
+        # rows above also count those that ran while the learner read, between keys)
+        waited, stalls = probe.during(res.waits)
+        gcs = [ms for ms, _ in waited]
+        over = sorted(f"gen {gen}" for ms, gen in waited if ms > GC_MS)
+        table.add(
+            f"{label}:   GC pauses while a key waited (n={len(gcs)}; over 20 ms: {', '.join(over) or '-'})",
+            f"{statistics.median(gcs):.1f} ms" if gcs else "-", f"{max(gcs, default=0):.0f} ms",
+            "none > 20 ms", max(gcs, default=0) <= GC_MS,
+        )  # fmt: skip
+        table.add(
+            f"{label}:   longest UI stall while a key waited", "", f"{max(stalls, default=0):.0f} ms",
+            "<= 16 ms", max(stalls, default=0) <= STALL_MS,
+        )  # fmt: skip
     warm = 10
     if len(res.rss) > warm + 10:
         reviews = len(res.rss) - 1 - warm

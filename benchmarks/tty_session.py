@@ -182,6 +182,10 @@ class TtySession:
 
     # -- writing ----------------------------------------------------------------------------------------
 
+    def wall(self, perf: float) -> float:
+        """A perf_counter reading as wall-clock time (the probe's clock)."""
+        return self.started_wall + (perf - self.started)
+
     def key(self, key: str) -> float:
         """Sends one key (a name in KEYS, or literal text); returns the perf_counter just before it."""
         self._raw = ""
@@ -329,6 +333,20 @@ class ProbeLog:
 
     def gcs_between(self, start: float, end: float) -> list[tuple[float, float, int]]:
         return [g for g in self.gcs if start <= g[0] <= end]
+
+    def during(self, waits: Sequence[tuple[float, float]]) -> tuple[list[tuple[float, int]], list[float]]:
+        """The collections and stalls (ms) that overlapped one of `waits` (wall-clock spans from a key
+        to its text on screen): what a key actually waited for, collections as (ms, generation). Both
+        are logged when they end."""
+
+        def overlaps(end: float, ms: float) -> bool:
+            start = end - ms / 1000
+            return any(start < w_end and end > w_start for w_start, w_end in waits)
+
+        return (
+            [(ms, gen) for t, ms, gen in self.gcs if overlaps(t, ms)],
+            [ms for t, ms in self.lags if overlaps(t, ms + 5)],  # a stall is counted from the tick it missed
+        )
 
     def max_lag(self, start: float, end: float) -> float:
         """The longest stall in the window; a stall is logged when it ends, so one that began before

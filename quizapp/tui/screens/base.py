@@ -14,7 +14,7 @@ from textual.screen import Screen
 
 from quizapp.tui.guard import guard_handlers, on
 from quizapp.tui.messages import AnswerSaved, Fetched, FetchFailed, SaveFailed
-from quizapp.tui.widgets.leak_free import forget_drawing
+from quizapp.tui.widgets.drawing import forget_drawing
 
 if TYPE_CHECKING:
     from quizapp.tui.routing import Router
@@ -42,7 +42,7 @@ class QuizScreen(Screen[ResultT]):
 
     def on_screen_suspend(self) -> None:
         """Another screen covers or replaces this one: the lines it drew are dropped (they would outlive it,
-        see quizapp.tui.widgets.leak_free), and drawn again if it comes back."""
+        see quizapp.tui.widgets.drawing), and drawn again if it comes back."""
         forget_drawing(self.children)
 
     def write(self, save: Callable[[], T], then: Callable[[T], Awaitable[None]]) -> None:

@@ -17,9 +17,9 @@ from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.charts import CalendarView, ForecastChart
 from quizapp.tui.widgets.deck_table import mastery_bar
+from quizapp.tui.widgets.drawing import forget_drawing
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import shorten
-from quizapp.tui.widgets.leak_free import forget_drawing
 
 if TYPE_CHECKING:
     from quizapp.reports.stats import Stats

@@ -31,10 +31,10 @@ from quizapp.tui.widgets.answer import (
     FlashcardBack,
     answer_hint,
 )
+from quizapp.tui.widgets.drawing import forget_drawing
 from quizapp.tui.widgets.feedback import FeedbackPanel, KeyPointList, KeyPointsPanel
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
-from quizapp.tui.widgets.leak_free import forget_drawing
 from quizapp.tui.widgets.question_card import SessionBar
 from quizapp.tui.widgets.question_pane import QuestionPane
 from quizapp.tui.widgets.scenario import ScenarioInput

@@ -19,8 +19,8 @@ from textual.widgets import Button, Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from quizapp.tui.messages import AnswerSubmitted, RatingChosen
-from quizapp.tui.widgets.leak_free import TextBox, TextEditor
 from quizapp.tui.widgets.scenario import ScenarioInput
+from quizapp.tui.widgets.text_boxes import TextBox, TextEditor
 from quizapp.tui.widgets.ticklist import TickList
 
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ from textual.widgets import Markdown, SelectionList, Static
 
 from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
 from quizapp.tui.widgets.derivation import DerivationView
+from quizapp.tui.widgets.drawing import forget_drawing
 from quizapp.tui.widgets.heatmap import HeatmapView
-from quizapp.tui.widgets.leak_free import forget_drawing
 from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 from quizapp.tui.widgets.ticklist import TickList
 

@@ -28,7 +28,7 @@ from quizapp.tui.widgets.answer import (
     answer_kind,
     answer_widgets,
 )
-from quizapp.tui.widgets.leak_free import forget_drawing
+from quizapp.tui.widgets.drawing import forget_drawing
 from quizapp.tui.widgets.question_card import QuestionCard
 from quizapp.tui.widgets.ticklist import BOX_WIDTH
 

@@ -20,8 +20,8 @@ from textual.widgets import Input, Static
 from quizapp.grading.grade import StepVerdict
 from quizapp.grading.scenario import grade_step
 from quizapp.tui.messages import AnswerSubmitted
-from quizapp.tui.widgets.leak_free import TextBox
 from quizapp.tui.widgets.study_body import StudyBody
+from quizapp.tui.widgets.text_boxes import TextBox
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance

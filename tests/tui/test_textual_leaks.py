@@ -1,5 +1,5 @@
-"""Ways round Textual's leaks (quizapp.tui.widgets.leak_free): a removed answer box is freed, and a
-removed widget leaves none of the lines it drew behind."""
+"""Ways round Textual's leaks (quizapp.tui.widgets.text_boxes and quizapp.tui.widgets.drawing): a
+removed answer box is freed, and a removed widget leaves none of the lines it drew behind."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widgets import Input, Static
 
-from quizapp.tui.widgets.leak_free import TextBox, forget_drawing
+from quizapp.tui.widgets.drawing import forget_drawing
+from quizapp.tui.widgets.text_boxes import TextBox
 from tests.tui.helpers import SIZE
 
 
