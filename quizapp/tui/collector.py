@@ -6,7 +6,7 @@ minute while studying. So everything alive once the decks are loaded is frozen (
 scanned again, and never freed, which suits what lives until the app ends). A study screen does the same
 once its first feedback is drawn (`settle`): the screen, its kept widgets and the session live as long as
 it does, so what each card leaves is all a collection has to walk, and the screen collects that itself
-right after each feedback is drawn, while the learner reads it (`collect_while_reading`: a few ms where a
+shortly after each feedback is drawn, while the learner reads it (`collect_while_reading`: a few ms where a
 walk over the unfrozen screen took 45-190 ms under load). Leaving the screen gives it back (`release`),
 and once it has been freed, the rest is frozen again (`refreeze`): a full collection or two per session,
 not one per card.
@@ -31,6 +31,10 @@ def freeze_loaded() -> None:
     gc.freeze()
 
 
+READING_STARTS_S = 0.06
+"""How long after the feedback's first frame a collection waits: the panel's later frames (the worked
+steps, a heatmap) are drawn first (a collection started at the first frame held the verdict back by up to
+40 ms), and nobody has read it yet."""
 FULL_EVERY = 10
 """One card in this many gets a full collection while its feedback is read; the others, the young ones."""
 HELD_OFF = 1_000_000

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -21,7 +22,7 @@ from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
 from quizapp.grading.rating import RATING_NAMES
 from quizapp.study.records import Progress
-from quizapp.tui.collector import collect_while_reading, refreeze, release, settle
+from quizapp.tui.collector import READING_STARTS_S, collect_while_reading, refreeze, release, settle
 from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
@@ -458,10 +459,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         # Once the feedback is drawn, off the key's path: the first time, what is alive now lives as
         # long as the screen and is frozen; afterwards only what the cards left is collected.
         self._feedbacks += 1
-        if self._settled:
-            self.call_after_refresh(collect_while_reading, self._feedbacks)
-        else:
-            self.call_after_refresh(self._settle)
+        collect = partial(collect_while_reading, self._feedbacks) if self._settled else self._settle
+        self.call_after_refresh(self.set_timer, READING_STARTS_S, collect)
         if feedback.notice:
             self.notify(feedback.notice, title="Card repaired", severity="warning", timeout=10)
         if feedback.became_leech:
