@@ -44,6 +44,11 @@ async def test_a_flashcard_is_revealed_then_rated_with_its_next_interval(
         assert [(r.rating, r.mode, r.scheduled) for r in saved] == [(3, "study", True)]
         assert screen.query("#session-done")  # the only card is now scheduled for later
 
+        await press(pilot, "ctrl+z")  # the rating and the move on were one step: one undo takes both back
+        assert reviews_for(app.backend.store, qid) == ()  # type: ignore[union-attr]
+        assert not screen.query("#session-done")
+        assert current(screen).question_id == qid
+
 
 async def test_an_explain_answer_shows_the_model_answer_and_rates_the_ticked_key_points(
     new_app: Callable[..., QuizApp], catalog: Catalog
