@@ -436,6 +436,12 @@ def key_rows(table: Table, label: str, res: StudyResult, bare: list[float]) -> N
             f"{label}: RSS growth per review ({res.rss[warm]:.0f}->{res.rss[-1]:.0f} MiB, {reviews} reviews)",
             f"{per:.3f} MiB", "", "<= 0.02 MiB", per <= RSS_PER_REVIEW,
         )  # fmt: skip
+        half = warm + reviews // 2  # Textual's and Rich's bounded caches fill early: is it levelling off?
+        late = (res.rss[-1] - res.rss[half]) / (len(res.rss) - 1 - half)
+        table.add(
+            f"{label}:   of which over the last {len(res.rss) - 1 - half} reviews",
+            f"{late:.3f} MiB", "", "", None,
+        )  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
