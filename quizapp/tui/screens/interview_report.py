@@ -14,11 +14,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Header, Markdown, Static
+from textual.widgets import Header, Static
 
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.footer import KeyFooter
+from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
 if TYPE_CHECKING:
     from quizapp.interview.report import InterviewReport, ReportItem
@@ -113,6 +114,10 @@ def answer_text(item: ReportItem) -> Text:
     return text
 
 
+def _markdown(text: str, classes: str) -> RenderedBlock:
+    return RenderedBlock(CompactMarkdown(text), classes=classes)
+
+
 class ReportItemView(Vertical):
     """One question of the report: heading, prompt, answers, diagnosis, then derivation or model answer."""
 
@@ -123,18 +128,20 @@ class ReportItemView(Vertical):
     def compose(self) -> ComposeResult:
         item = self.item
         yield Static(item_heading(item), classes="item-heading")
-        yield Markdown(item.prompt, classes="item-prompt")
+        # Rich Markdown in one widget each (as the study screen shows prompts), not Textual's Markdown: a
+        # widget per paragraph or code block, for every question, held the report's first frame 0.1 s.
+        yield _markdown(item.prompt, "item-prompt")
         yield Static(answer_text(item), classes="item-answer")
         if item.derivation is not None:
             yield DerivationView(item.derivation, astray_step=item.astray_step)
         if item.kind == "code":
             if item.answer.strip():
-                yield Markdown(f"```python\n{item.answer.rstrip()}\n```", classes="item-model")
+                yield _markdown(f"```python\n{item.answer.rstrip()}\n```", "item-model")
             yield Static(Text("Model solution", style="bold"), classes="item-subtitle")
-            yield Markdown(f"```python\n{item.expected.rstrip()}\n```", classes="item-model")
+            yield _markdown(f"```python\n{item.expected.rstrip()}\n```", "item-model")
         if item.kind == "explain":
             yield Static(Text("Model answer", style="bold"), classes="item-subtitle")
-            yield Markdown(item.expected, classes="item-model")
+            yield _markdown(item.expected, "item-model")
             if item.key_points:
                 points = Text("Key points to compare with:", style="bold")
                 for point in item.key_points:
