@@ -18,9 +18,9 @@ from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.interview import EndInterviewScreen, InterviewScreen
 from quizapp.tui.screens.interview_history import InterviewHistoryScreen
-from quizapp.tui.screens.interview_report import InterviewReportScreen
+from quizapp.tui.screens.interview_report import InterviewReportScreen, ReportItemView
 from quizapp.tui.screens.interview_setup import InterviewSetupScreen
-from tests.tui.helpers import NOW, SEED, loaded, press
+from tests.tui.helpers import NOW, SEED, loaded, press, until
 from tests.tui.interview_helpers import Clock
 
 SIZE = (80, 24)
@@ -117,6 +117,14 @@ async def test_an_interview_that_runs_out_of_time_submits_the_open_answer_and_re
         assert report.not_reached == 1 and report.correct == 1
         assert report_screen.query(".report-item").first().query("DerivationView")  # worked derivation shown
         assert "1/3 right" in str(report_screen.query_one("#report-score").render())
+        await until(  # the first question at once, the others a frame each
+            pilot,
+            lambda: len(report_screen.query(".report-item")) == len(report.items),
+            "every question in the report",
+        )
+        assert report_screen.query_one("#report-body").children[-1].id == "report-not-reached"
+        views = report_screen.query(".report-item").results(ReportItemView)
+        assert [v.item.number for v in views] == [item.number for item in report.items]
 
         # the report is saved: home, interview set-up, past interviews, Enter reopens it
         await press(pilot, "escape")

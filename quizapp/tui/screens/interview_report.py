@@ -22,6 +22,8 @@ from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from quizapp.interview.report import InterviewReport, ReportItem
 
 OUTCOME_STYLES = {
@@ -175,8 +177,7 @@ class InterviewReportScreen(QuizScreen[None]):
             yield Static(Text("Time per question", style="bold"), classes="report-section")
             yield Static(questions_table(report), id="report-questions")
             yield Static(Text("Each question", style="bold"), classes="report-section")
-            for item in report.items:
-                yield ReportItemView(item)
+            yield from (ReportItemView(item) for item in report.items[:1])  # the rest: _mount_items
             if report.not_reached:
                 yield Static(
                     Text(f"{report.not_reached} question(s) were not reached before the end.", style="dim"),
@@ -188,6 +189,18 @@ class InterviewReportScreen(QuizScreen[None]):
         self.title = "Interview report"
         self.sub_title = self.report.headline
         self.query_one("#report-body").focus()
+        self.call_after_refresh(self._mount_items, self.report.items[1:])
+
+    async def _mount_items(self, items: Sequence[ReportItem]) -> None:
+        """Mounts the questions after the first one, one per frame: laying out and drawing each one's
+        worked derivation took 10 ms and more, and all of them at once held the report's first frame
+        (the score and tables, all that fits the screen) for over 0.1 s."""
+        if not items or not self.is_attached:
+            return
+        body = self.query_one("#report-body")
+        after = body.query_children("#report-not-reached")
+        await body.mount(ReportItemView(items[0]), before=after.first() if after else None)
+        self.call_after_refresh(self._mount_items, items[1:])
 
     def action_new(self) -> None:
 
