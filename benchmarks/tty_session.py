@@ -303,7 +303,7 @@ if _path:
                 frame = sys._current_frames().get(loop_thread)
                 if frame is None:
                     continue
-                stack = traceback.extract_stack(frame)[-14:]
+                stack = traceback.extract_stack(frame)[-40:]
                 names = [f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}:{f.name}" for f in reversed(stack)]
                 where = " < ".join(names)
                 _out.write(f"stack {time.time():.6f} {stale * 1000:.0f} {where}\\n")
