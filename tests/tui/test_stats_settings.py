@@ -31,6 +31,13 @@ async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
         summary = text_of(app, "#stats-summary")
         assert "3 reviews" in summary and "streak 3 days" in summary
         assert app.screen.query("#calendar") and app.screen.query("#forecast")
+        deck = catalog.deck_of(qid)
+        headings, rule, *rows = text_of(app, "#deck-stats").splitlines()
+        assert headings.split() == ["Deck", "Retention", "Mastery", "Ready", "Cards"] and set(rule) == {"─"}
+        assert len(rows) == len(catalog.deck_headers())
+        row = next(line for line in rows if deck.title.startswith(line.split("  ")[0].rstrip("…")))
+        # three failed first answers: one card seen, none reviewed yet, so no retention to show
+        assert row.split()[-2:] == [f"1/{len(deck.questions)}", "seen"] and "  —  " in row
         misconceptions = app.screen.query_one("#misconceptions", OptionList)
         assert misconceptions.option_count >= 1 and "3×" in str(misconceptions.get_option_at_index(0).prompt)
         body = app.screen.query_one("#stats-body")

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from quizapp.reports.text import format_hours
@@ -28,6 +29,11 @@ if TYPE_CHECKING:
 
 STATS_COLUMNS_WIDTH = 52
 """Room the retention, mastery and cards columns take beside a deck title."""
+
+
+DECK_STATS_HEADINGS = ("Deck", "Retention", "Mastery", "Ready", "Cards")
+DECK_STATS_RIGHT = 3
+"""The Ready column: its percentages line up on the right."""
 
 
 MASTERY_WIDTH = 6
@@ -112,15 +118,13 @@ class StatsScreen(QuizScreen[None]):
             c = stats.counts
             summary.append(f"\nWaiting now: {c.new} new · {c.learning} learning · {c.review} review")
 
-        decks = DataTable[str | Text](id="deck-stats", cursor_type="none", zebra_stripes=True)
-        decks.can_focus = False  # nothing to pick in it: Tab goes from the page to the misconceptions
         body.mount_all(
             [
                 Static(summary, id="stats-summary"),
                 Static("Reviews per day", classes="section-title"),
                 CalendarView(stats.calendar, id="calendar"),
                 Static("Retention, mastery and readiness per deck", classes="section-title"),
-                decks,
+                Static(self._deck_table(stats, backend), id="deck-stats"),
                 Static(_readiness_meaning(stats), id="stats-readiness"),
                 Static(
                     f"Due in the next {len(stats.forecast)} days (overdue now: {stats.overdue})",
@@ -134,7 +138,6 @@ class StatsScreen(QuizScreen[None]):
                 ),
             ]
         )
-        self._fill_decks(decks, stats, backend)
         if stats.diagnoses:
             options = [
                 Option(
@@ -164,33 +167,43 @@ class StatsScreen(QuizScreen[None]):
             )
         body.focus()  # the arrows and page keys scroll the whole page; Tab reaches the list
 
-    def _fill_decks(self, table: DataTable[str | Text], stats: Stats, backend: Backend) -> None:
-        table.add_column("Deck")
-        table.add_column("Retention")
-        table.add_column("Mastery")
-        table.add_column("Ready")
-        table.add_column("Cards")
+    def _deck_table(self, stats: Stats, backend: Backend) -> Text:
+        """Columns padded in one Text: nothing in the table is picked, and a DataTable (or a Rich Table,
+        measured three times per layout) took a third of the page's first frame at 100k cards."""
         title_width = max(12, self.app.size.width - STATS_COLUMNS_WIDTH)
         retention = {r.deck_id: r for r in stats.retention}
         mastery = {m.deck_id: m for m in stats.mastery}
         ready = {d.deck_id: d.recall for d in stats.readiness.decks} if stats.readiness else {}
+        rows: list[tuple[Text, ...]] = [tuple(Text(h, style="bold") for h in DECK_STATS_HEADINGS)]
         for deck in backend.decks:
             r = retention.get(deck.id)
             m = mastery.get(deck.id)
-            ret = Text(
-                f"{_percent(r.retention)} ({r.passed}/{r.total})" if r else "—", style="" if r else "dim"
-            )
             share = m.share_of(len(deck.question_ids)) if m else 0.0
-            seen = f"{m.cards if m else 0}/{len(deck.question_ids)} seen"
             recall = ready.get(deck.id)
-            table.add_row(
-                shorten(deck.title, title_width),
-                ret,
-                mastery_bar(share, width=MASTERY_WIDTH),
-                Text(_percent(recall), style="bold" if recall else "dim"),
-                seen,
-                key=deck.id,
+            rows.append(
+                (
+                    Text(shorten(deck.title, title_width)),
+                    Text(f"{_percent(r.retention)} ({r.passed}/{r.total})") if r else Text("—", style="dim"),
+                    mastery_bar(share, width=MASTERY_WIDTH),
+                    Text(_percent(recall), style="bold" if recall else "dim"),
+                    Text(f"{m.cards if m else 0}/{len(deck.question_ids)} seen"),
+                )
             )
+        widths = [max(cell_len(row[c].plain) for row in rows) for c in range(len(DECK_STATS_HEADINGS))]
+        table = Text(no_wrap=True, overflow="ellipsis")
+        for n, row in enumerate(rows):
+            if n:
+                table.append("\n")
+            for c, cell in enumerate(row):
+                gap = widths[c] - cell_len(cell.plain)
+                if c == DECK_STATS_RIGHT:
+                    table.append(" " * gap)
+                table.append_text(cell)
+                if c < len(row) - 1:
+                    table.append(" " * (0 if c == DECK_STATS_RIGHT else gap) + "  ")
+            if n == 0:
+                table.append("\n" + "─" * (sum(widths) + 2 * (len(widths) - 1)), style="dim")
+        return table
 
     @on(OptionList.OptionSelected, "#misconceptions")
     def _drill_misconception(self, event: OptionList.OptionSelected) -> None:
