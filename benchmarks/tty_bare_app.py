@@ -1,37 +1,92 @@
-"""Provides the yardstick for benchmarks/tty.py: a bare Textual app, launched in the same pseudo-terminal.
+"""Provides the yardsticks for benchmarks/tty.py: a bare Textual app, launched in the same pseudo-terminal.
 
 It draws one line ("bare app ready") on its first screen, and each Enter repaints a label ("pressed N"),
 so the launch and a key's repaint can be timed exactly as the real app's are.
+
+Each `n` turns a page: the page's widgets are removed and six new stock widgets mounted, the kinds a
+card and its feedback are made of (a prompt, an answer box, worked steps, a coloured grid, four ratings),
+with the two garbage-collection habits the app has (everything alive after the first screen frozen; a
+widget's drawing dropped before it is removed). Its stalls, collections and memory per page are what
+Textual itself costs for a page of new widgets on this machine: the floor under the app's study loop.
 """
 
 from __future__ import annotations
 
+import gc
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Header, Static
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Header, Input, OptionList, Static
 
 READY = "bare app ready"
 PRESSED = "pressed {n} times"
+PAGE = "page {n} shown"
 
 
 class Bare(App[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "press", "Press"), Binding("q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "press", "Press"),
+        Binding("n", "page", "Page"),
+        Binding("q", "quit", "Quit"),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
         self.presses = 0
+        self.pages = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(READY)
         yield Static("", id="count")
+        yield VerticalScroll(id="page")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._freeze)
+
+    def _freeze(self) -> None:
+        gc.collect()
+        gc.freeze()
 
     def action_press(self) -> None:
         self.presses += 1
         self.query_one("#count", Static).update(PRESSED.format(n=self.presses))
+
+    def action_page(self) -> None:
+        self.pages += 1
+        n = self.pages
+        page = self.query_one("#page", VerticalScroll)
+        for old in page.children:
+            old.refresh()  # drops the widget's drawn lines, which Textual's style cache keeps otherwise
+        page.remove_children()
+        prompt = Text()
+        for i in range(6):
+            prompt.append(f"Line {i} of page {n}: with d_model = {512 + n} and 8 heads, what is ")
+            prompt.append("d_k", style="bold cyan")
+            prompt.append("?\n")
+        steps = Text()
+        for i in range(16):
+            steps.append(f"step {i}: {n} x {i} = {n * i}  ", style="green" if i % 2 else "yellow")
+            steps.append("the projection splits d_model across the heads\n", style="dim")
+        grid = Text()
+        for row in range(8):
+            for col in range(8):
+                grid.append(" ██", style=f"rgb({(row * 30 + n) % 256},{col * 30},120)")
+            grid.append("\n")
+        page.mount_all(
+            [
+                Static(PAGE.format(n=n)),
+                Static(prompt),
+                Input(placeholder="your answer"),
+                Static(steps),
+                Static(grid),
+                OptionList("Again", "Hard", "Good", "Easy"),
+            ]
+        )
 
 
 if __name__ == "__main__":

@@ -46,7 +46,9 @@ def _epilog() -> str:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
+    """The command line; `commands` False leaves the subcommands out (each imports its module), for a
+    plain `quizapp`, which opens the app and has nothing for them to parse."""
     parser = argparse.ArgumentParser(
         prog="quizapp",
         description=(
@@ -60,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         parser.add_argument(flag, metavar=metavar, help=text)
     parser.add_argument("--decks", metavar="DIR", action="append", help=DECKS_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if commands else ():
         importlib.import_module(name).register(sub)
     for command in sub.choices.values():  # after the command too; SUPPRESS keeps a value given before it
         for flag, metavar, text in GLOBAL_OPTIONS:
@@ -94,12 +96,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from quizapp.commands.terminal import use_ascii_where_needed
 
     use_ascii_where_needed()
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(commands=bool(words) or "_ARGCOMPLETE" in os.environ)
     if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (see `quizapp completion`)
         import argcomplete
 
         argcomplete.autocomplete(parser)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
     if getattr(args, "func", None) is None and not has_terminal():
         print(NO_TERMINAL, file=sys.stderr)
         return EXIT_USAGE

@@ -48,3 +48,13 @@ def test_without_a_terminal_the_app_refuses_at_once_and_commands_still_work() ->
     )
     assert listed.returncode == 0, listed.stderr
     assert "kv-cache" in listed.stdout
+
+
+def test_a_plain_quizapp_parses_as_the_full_command_line_would() -> None:
+    """With no arguments the subcommands are left out of the parser (their imports cost the app's
+    start-up): what it parses must be what the full parser gives, or the app would start differently."""
+    from quizapp.cli import build_parser
+
+    plain, full = build_parser(commands=False), build_parser()
+    assert vars(plain.parse_args([])) == vars(full.parse_args([]))
+    assert " validate " in full.format_help() and " validate " not in plain.format_help()  # really left out

@@ -138,8 +138,13 @@ class QuizApp(App[None]):
             log = write_crash_log()
             self.post_message(BackendFailed(f"Loading failed: {exc!r} (details in {log})"))
             return
+        from quizapp.content.remembered_decks import RememberedDeck, remember_decks
         from quizapp.tui.collector import freeze_loaded
 
+        remember_decks(  # for the next start's first frame
+            self.config.deck_key(),
+            [RememberedDeck(d.id, d.title, len(d.question_ids)) for d in backend.decks],
+        )
         freeze_loaded()  # the catalog and the store live until the app ends: the collector skips them
         with self._opened_lock:
             if self._closed_down:  # the app ended while loading: nobody will close this store

@@ -50,6 +50,14 @@ class AppConfig:
             return self.clock()
         return datetime.now().astimezone()
 
+    def deck_key(self) -> tuple[str, ...]:
+        """What a remembered deck list is good for (quizapp.content.remembered_decks): this version, its
+        bundled decks and this run's deck folders."""
+        from quizapp import __version__, paths
+
+        folders = (*self.content_paths, *(self.user.deck_dirs if self.user is not None else ()))
+        return (__version__, str(paths.bundled_content_dir()), *(str(p) for p in folders))
+
 
 @dataclass(eq=False)
 class Backend:

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from quizapp.tui.widgets.deck_table import DeckTable
 
 
+HOME_PADDING = 2
+"""Cells of #home-body's padding (app.tcss), beside the deck table."""
+
+
 class HomeScreen(QuizScreen[None]):
     """Where the app opens and where Escape leads back to."""
 
@@ -67,15 +71,41 @@ class HomeScreen(QuizScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
+        remembered = self._remembered()
         yield Header()
         with Vertical(id="home-body"):
-            yield Static("Loading the decks…", id="home-status")
-            yield LoadingIndicator(id="home-loading")
+            if remembered is None:
+                yield Static("Loading the decks…", id="home-status")
+                yield LoadingIndicator(id="home-loading")
+            else:
+                yield Static(Text("Counting your cards…", style="dim"), id="home-status")
             yield Static("", id="home-plan")
             yield Static("", id="home-totals")
             yield Static("", id="home-readiness")
             yield Static("", id="home-hint")
+            if remembered is not None:
+                yield from remembered
         yield KeyFooter(show_command_palette=False)
+
+    def _remembered(self) -> tuple[Static, Static] | None:
+        """The decks the last start loaded, for the first frame, their counts "…" until the store is read
+        (quizapp.content.remembered_decks): a column header and the rows as text, which the deck table
+        replaces when the counts come. None on a first start (a loading indicator then), or when the decks
+        are here already."""
+        if self.router.backend is not None:
+            return None
+        from quizapp.content.remembered_decks import remembered_decks
+
+        decks = remembered_decks(self.router.config.deck_key())
+        if not decks:
+            return None
+        from quizapp.tui.widgets.deck_table import column_names, remembered_rows, title_width_for
+
+        width = self.app.size.width - HOME_PADDING
+        return (
+            Static(column_names(title_width_for(width)), id="decks-header"),
+            Static(remembered_rows(decks, width), id="decks-remembered"),
+        )
 
     def on_mount(self) -> None:
         backend = self.router.backend
@@ -111,12 +141,17 @@ class HomeScreen(QuizScreen[None]):
         self.post_message(message)
 
     async def on_overview_loaded(self, message: OverviewLoaded) -> None:
-        from quizapp.tui.widgets.deck_table import DeckTable
+        if self.deck_table is None:  # the table comes with the counts: the first frame does without it
+            from quizapp.tui.widgets.deck_table import DeckTable
 
-        if self.deck_table is None:  # the table comes with the decks, so the first frame does without it
-            header = Static(id="decks-header", markup=False)
+            body = self.query_one("#home-body")
+            found = self.query("#decks-header")
+            header = found.first(Static) if found else Static(id="decks-header", markup=False)
             table = DeckTable(header=header, id="decks")
-            await self.query_one("#home-body").mount(header, table)
+            mounted = body.mount(*([table] if found else [header, table]))
+            removed = self.query("#decks-remembered").remove()  # in the same frame as the table comes
+            await mounted
+            await removed
         plan = self.query_one("#home-plan", Static)
         plan.update(message.plan_line)
         plan.display = bool(message.plan_line)
@@ -142,7 +177,7 @@ class HomeScreen(QuizScreen[None]):
         table = self.deck_table
         if table is None:
             return
-        self.query_one("#home-loading").display = False
+        self.query("#home-loading").set(display=False)  # only a first start has one
         self.query_one("#home-status").display = False
         table.show_rows(overview.decks)
         self.query_one("#home-totals", Static).update(_totals(overview))
@@ -157,7 +192,7 @@ class HomeScreen(QuizScreen[None]):
             table.loading = busy
 
     def show_failure(self, message: str) -> None:
-        self.query_one("#home-loading").display = False
+        self.query("#home-loading").set(display=False)  # only a first start has one
         status = self.query_one("#home-status", Static)
         status.update(f"Could not load: {message}\nPress q to quit.")
         status.display = True

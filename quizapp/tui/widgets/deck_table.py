@@ -17,8 +17,9 @@ from textual.widgets.option_list import Option
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
+    from quizapp.content.remembered_decks import RememberedDeck
     from quizapp.reports.overview import DeckRow
 
 BAR_WIDTH = 10
@@ -36,6 +37,43 @@ def mastery_bar(share: float, width: int = BAR_WIDTH) -> Text:
     bar.append("░" * (width - filled), style="dim")
     bar.append(f" {share * 100:3.0f}%")
     return bar
+
+
+def title_width_for(width: int) -> int:
+    """How wide a deck title may be so a row `width` cells wide fits (long titles get an ellipsis)."""
+    return max(12, width - NUMBERS_WIDTH)
+
+
+def column_names(title_width: int) -> Text:
+    """The header over the rows' columns."""
+    names = "Deck".ljust(title_width) + "New".rjust(COUNT_WIDTH) + "Due".rjust(COUNT_WIDTH)
+    return Text(names + "  Ready", style="bold")
+
+
+def deck_line(title: str, counts: tuple[int, int] | None, title_width: int, ready: float | None) -> Text:
+    """One deck's row: title, new and due counts (None: "…", not counted yet), and the readiness bar."""
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append(shorten(title, title_width).ljust(title_width))
+    if counts is None:
+        line.append("…".rjust(COUNT_WIDTH) * 2, style="dim")
+    else:
+        new, due = counts
+        line.append(str(new).rjust(COUNT_WIDTH))
+        line.append(str(due).rjust(COUNT_WIDTH), style="bold" if due else "dim")
+    line.append("  ")
+    if ready is None:  # computed after the counts: a blank bar until it arrives
+        line.append("·" * BAR_WIDTH + "   …", style="dim")
+    else:
+        line.append_text(mastery_bar(ready))
+    return line
+
+
+def remembered_rows(decks: Sequence[RememberedDeck], width: int) -> Text:
+    """The rows of the decks the last start loaded, counts "…", as one Text for home's first frame (an
+    OptionList measures and styles each row: a third of that frame), for a table `width` cells wide."""
+    title_width = title_width_for(width)
+    rows = [deck_line(d.title, None, title_width, None) for d in decks]
+    return Text("\n", no_wrap=True).join(rows)
 
 
 class DeckTable(OptionList):
@@ -63,30 +101,18 @@ class DeckTable(OptionList):
         self._deck_ids = [r.deck_id for r in rows]
         self._title_width = self._fit_width()
         if self._header is not None:
-            names = "Deck".ljust(self._title_width) + "New".rjust(COUNT_WIDTH) + "Due".rjust(COUNT_WIDTH)
-            self._header.update(Text(names + "  Ready", style="bold"))
+            self._header.update(column_names(self._title_width))
         self.clear_options()
         self.add_options([Option(self._row(row), id=row.deck_id) for row in rows])
         if rows:
             self.highlighted = self._deck_ids.index(keep) if keep in self._deck_ids else 0
 
     def _row(self, row: DeckRow) -> Text:
-        line = Text(no_wrap=True, overflow="ellipsis")
-        line.append(shorten(row.title, self._title_width).ljust(self._title_width))
-        line.append(str(row.new).rjust(COUNT_WIDTH))
-        line.append(str(row.due).rjust(COUNT_WIDTH), style="bold" if row.due else "dim")
-        line.append("  ")
-        ready = self._ready.get(row.deck_id)
-        if ready is None:  # computed after the counts: a blank bar until it arrives
-            line.append("·" * BAR_WIDTH + "   …", style="dim")
-        else:
-            line.append_text(mastery_bar(ready))
-        return line
+        return deck_line(row.title, (row.new, row.due), self._title_width, self._ready.get(row.deck_id))
 
     def _fit_width(self) -> int:
         """How wide a deck title may be so the whole row fits the screen (long titles get an ellipsis)."""
-        width = self.size.width or self.container_size.width or self.app.size.width
-        return max(12, width - NUMBERS_WIDTH)
+        return title_width_for(self.size.width or self.container_size.width or self.app.size.width)
 
     def on_resize(self) -> None:
         if self._rows and self._fit_width() != self._title_width:

@@ -1,0 +1,55 @@
+"""Home's first frame on a second start: the decks the first start loaded, counts "…", while the store is
+still being opened (held here by another connection's write lock, as a second quizapp would hold it);
+a key pressed meanwhile waits for the decks and then works; the real table replaces the list."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from quizapp.content.catalog import Catalog
+from quizapp.content.remembered_decks import remembered_decks
+from quizapp.tui.app import QuizApp
+from quizapp.tui.widgets.deck_table import DeckTable
+from tests.tui.helpers import SIZE, loaded, opened, text_of
+
+
+async def test_a_second_start_shows_the_decks_before_the_store_opens(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    first = new_app()
+    async with first.run_test(size=SIZE) as pilot:
+        await loaded(first, pilot)
+        assert not first.screen.query("#decks-remembered")  # nothing remembered yet: a loading indicator
+        titles = [title for _, title, _ in catalog.deck_headers()]
+        assert [d.title for d in remembered_decks(first.config.deck_key())] == titles
+        table_header = text_of(first, "#decks-header")
+
+    lock = sqlite3.connect(db_file, isolation_level=None)
+    try:
+        lock.execute("BEGIN IMMEDIATE")  # the app's store waits for this write lock when it opens
+        app = new_app()
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(5):
+                await pilot.pause(0.02)
+            assert app.backend is None and not app.screen.query(DeckTable)
+            rows = text_of(app, "#decks-remembered").splitlines()
+            assert len(rows) == len(titles)
+            for row, (_, title, _) in zip(rows, catalog.deck_headers(), strict=True):
+                assert row.startswith(title[:20]) and row.split()[-4:-2] == ["…", "…"], row
+            assert text_of(app, "#decks-header") == table_header  # the same columns as the table's
+            assert "Counting your cards" in text_of(app, "#home-status")
+            await pilot.press("s")  # before the decks: opens once they are here
+            lock.execute("ROLLBACK")
+            await loaded(app, pilot)
+            screen = await opened(app, pilot)
+            assert screen.session.mode == "study"
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not app.screen.query("#decks-remembered")
+            table = app.screen.query_one(DeckTable)
+            assert table.option_count == len(titles) and "…" not in str(table.get_option_at_index(0).prompt)
+            assert text_of(app, "#decks-header") == table_header
+    finally:
+        lock.close()
