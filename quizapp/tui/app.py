@@ -308,6 +308,9 @@ class QuizApp(App[None]):
                 if card is not None and card.instance.kind == "code":
                     code = backend.code_text(card.instance.question_id, card.instance.starter)
                 left = session.progress().left
+            # here, not on the event loop: a first `s` soon after start-up would wait there for the
+            # warm-up's import of the same module (0.05 s of frozen screen)
+            REGISTRY["study"].screen_class()
         except Exception as exc:
             self.post_message(SessionRefused("", exc))
             return

@@ -53,3 +53,24 @@ async def test_a_second_start_shows_the_decks_before_the_store_opens(
             assert text_of(app, "#decks-header") == table_header
     finally:
         lock.close()
+
+
+async def test_the_remembered_decks_go_when_the_store_cannot_open(
+    new_app: Callable[..., QuizApp], db_file: Path
+) -> None:
+    """A database from a newer quizapp is refused: the remembered rows, which would never be counted,
+    make room for the reason."""
+    first = new_app()
+    async with first.run_test(size=SIZE) as pilot:
+        await loaded(first, pilot)
+    newer = sqlite3.connect(db_file)
+    newer.execute("PRAGMA user_version = 999")
+    newer.close()
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if "Could not load" in text_of(app, "#home-status"):
+                break
+        assert "Could not load" in text_of(app, "#home-status") and "newer" in text_of(app, "#home-status")
+        assert not app.screen.query("#decks-remembered") and not app.screen.query("#decks-header")

@@ -119,7 +119,7 @@ class HomeScreen(QuizScreen[None]):
 
     @property
     def deck_table(self) -> DeckTable | None:
-        """The decks, once loaded (the table comes with them, so the first frame does without DataTable)."""
+        """The decks, once counted (the table comes with the counts: see on_overview_loaded)."""
         from quizapp.tui.widgets.deck_table import DeckTable
 
         found = self.query(DeckTable)
@@ -193,6 +193,7 @@ class HomeScreen(QuizScreen[None]):
 
     def show_failure(self, message: str) -> None:
         self.query("#home-loading").set(display=False)  # only a first start has one
+        self.query("#decks-header, #decks-remembered").remove()  # they would never be counted
         status = self.query_one("#home-status", Static)
         status.update(f"Could not load: {message}\nPress q to quit.")
         status.display = True
