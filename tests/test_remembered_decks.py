@@ -4,6 +4,7 @@ deck folders only, and a file that is not what the app wrote (any bytes at all) 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from quizapp.content.remembered_decks import (
     FILE_NAME,
     MAX_BYTES,
     MAX_DECKS,
+    MAX_TITLE,
     RememberedDeck,
     remember_decks,
     remembered_decks,
@@ -58,11 +60,33 @@ def test_an_unchanged_list_is_not_written_again(catalog: Catalog, tmp_path: Path
 
 
 def test_what_the_reader_refuses_is_never_written(tmp_path: Path) -> None:
-    """Too many decks, an empty or overlong id: the file keeps what the reader accepts."""
+    """Too many decks, an empty or overlong id, a title past MAX_TITLE: the file keeps what the reader
+    accepts, so it is read back rather than written again at every start."""
     many = [RememberedDeck(f"d{i}", f"Deck {i}", i) for i in range(MAX_DECKS + 20)]
     odd = [RememberedDeck("", "no id", 1), RememberedDeck("x" * 5000, "long id", 2)]
     remember_decks(KEY, [*odd, *many], tmp_path)
-    assert remembered_decks(KEY, tmp_path) == tuple(many[: MAX_DECKS - 2])
+    assert remembered_decks(KEY, tmp_path) == tuple(many[:MAX_DECKS])
+    wide = [RememberedDeck(f"d{i}", "𝑄𝐾𝑉" * 200, 1) for i in range(MAX_DECKS)]  # 4-byte characters
+    remember_decks(KEY, wide[:50], tmp_path)
+    cut = tuple(RememberedDeck(d.id, d.title[:MAX_TITLE], 1) for d in wide[:50])
+    assert remembered_decks(KEY, tmp_path) == cut
+    remember_decks(KEY, wide, tmp_path)  # 500 of them: past MAX_BYTES in UTF-8, so not written
+    assert remembered_decks(KEY, tmp_path) == cut
+
+
+def test_a_link_or_a_pipe_in_its_place_is_not_read(catalog: Catalog, tmp_path: Path) -> None:
+    """It is read before home's first frame: a pipe would hang the start, a link would read elsewhere."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    remember_decks(KEY, _decks(catalog), elsewhere)
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / FILE_NAME).symlink_to(elsewhere / FILE_NAME)
+    assert remembered_decks(KEY, elsewhere) and remembered_decks(KEY, linked) == ()
+    piped = tmp_path / "piped"
+    piped.mkdir()
+    os.mkfifo(piped / FILE_NAME)  # nobody writes to it: a blocking read would never return
+    assert remembered_decks(KEY, piped) == ()
 
 
 def test_an_unwritable_cache_folder_costs_only_the_early_rows(catalog: Catalog, tmp_path: Path) -> None:
@@ -79,11 +103,11 @@ def test_a_huge_file_is_not_read(tmp_path: Path) -> None:
     assert remembered_decks(KEY, tmp_path) == ()
 
 
-_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=30,
+_ROWS = st.lists(
+    st.tuples(st.text(min_size=1, max_size=MAX_TITLE), st.text(max_size=MAX_TITLE), st.integers(0, 10**7)),
+    max_size=20,
 )
+_ODD = st.none() | st.booleans() | st.floats(allow_nan=False) | st.integers(-5, -1) | st.just("")
 
 
 @settings(max_examples=200)
@@ -96,14 +120,26 @@ def test_any_bytes_read_as_a_list_or_none(tmp_path_factory: pytest.TempPathFacto
 
 
 @settings(max_examples=200)
-@given(decks=_JSON, key=st.just(list(KEY)) | _JSON)
-def test_any_json_in_the_written_shape_reads_as_decks_or_none(
-    tmp_path_factory: pytest.TempPathFactory, decks: object, key: object
+@given(rows=_ROWS, spoil=st.none() | st.tuples(st.integers(0, 19), st.integers(0, 3), _ODD))
+def test_rows_in_the_written_shape_come_back_and_one_bad_cell_spoils_the_file(
+    tmp_path_factory: pytest.TempPathFactory,
+    rows: list[tuple[str, str, int]],
+    spoil: tuple[int, int, object] | None,
 ) -> None:
-    """Only rows of [id, title, count] under this key come back, each as it was written."""
-    folder = tmp_path_factory.mktemp("json")
-    (folder / FILE_NAME).write_text(json.dumps({"format": 1, "key": key, "decks": decks}))
+    """Rows of [id, title, count] come back as written; one cell of the wrong type or range (or a row of
+    four cells) and the whole file reads as no list, rather than as part of one."""
+    data: list[list[object]] = [list(row) for row in rows]
+    spoiled = spoil is not None and bool(data)
+    if spoil is not None and data:
+        row, cell, value = spoil
+        target = data[row % len(data)]
+        if cell == 3:
+            target.append(value)
+        elif cell == 1 and isinstance(value, str):
+            target[cell] = None  # a string is a good title: spoil it with something that is not
+        else:
+            target[cell] = value  # none of _ODD is a good id (non-empty text) or count (int >= 0)
+    folder = tmp_path_factory.mktemp("rows")
+    (folder / FILE_NAME).write_text(json.dumps({"format": 1, "key": list(KEY), "decks": data}))
     found = remembered_decks(KEY, folder)
-    if found:
-        assert key == list(KEY) and isinstance(decks, list)
-        assert [[d.id, d.title, d.questions] for d in found] == decks
+    assert found == (() if spoiled else tuple(RememberedDeck(*row) for row in rows))

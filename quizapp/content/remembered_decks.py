@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +20,12 @@ from quizapp import paths
 
 FILE_NAME = "home-decks.json"
 FORMAT = 1
-MAX_BYTES = 256 * 1024
-"""A larger file is not one this module wrote (500 decks with long titles fit in a tenth of it)."""
+MAX_BYTES = 512 * 1024
+"""A larger file is not one this module wrote: 500 decks of 300-character titles fit, unless the titles
+are of 4-byte characters (emoji, mathematical letters): then nothing is written, and starts do without."""
 MAX_DECKS = 500
 MAX_TITLE = 300
+MAX_QUESTIONS = 10**7
 
 
 @dataclass(frozen=True)
@@ -37,19 +40,33 @@ class RememberedDeck:
 def remembered_decks(key: Sequence[str], folder: Path | None = None) -> tuple[RememberedDeck, ...]:
     """The decks the last start wrote under the same `key` (its version and deck folders), or () when
     there is no such file, it was written for other folders, or it is not what remember_decks writes."""
-    target = (folder or paths.cache_dir()) / FILE_NAME
-    try:
-        with target.open("rb") as file:
-            raw = file.read(MAX_BYTES + 1)
-    except OSError:
-        return ()
-    if len(raw) > MAX_BYTES:
+    raw = _read_regular((folder or paths.cache_dir()) / FILE_NAME)
+    if raw is None:
         return ()
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past the parser's depth
         return ()
     return _decks(data, list(key))
+
+
+def _read_regular(target: Path) -> bytes | None:
+    """The file's bytes if it is a regular file of at most MAX_BYTES; None for anything else. This runs
+    before home's first frame: a link is not followed and a pipe is not waited on."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(target, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        raw = os.read(fd, MAX_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return raw if len(raw) <= MAX_BYTES else None
 
 
 def _decks(data: object, key: list[str]) -> tuple[RememberedDeck, ...]:
@@ -66,7 +83,9 @@ def _decks(data: object, key: list[str]) -> tuple[RememberedDeck, ...]:
         deck_id, title, questions = row
         if not (isinstance(deck_id, str) and isinstance(title, str) and type(questions) is int):
             return ()
-        if not (0 < len(deck_id) <= MAX_TITLE and len(title) <= MAX_TITLE and 0 <= questions <= 10**7):
+        if not (
+            0 < len(deck_id) <= MAX_TITLE and len(title) <= MAX_TITLE and 0 <= questions <= MAX_QUESTIONS
+        ):
             return ()
         decks.append(RememberedDeck(deck_id, title, questions))
     return tuple(decks)
@@ -76,16 +95,18 @@ def remember_decks(key: Sequence[str], decks: Sequence[RememberedDeck], folder: 
     """Writes `decks` under `key` for the next start, atomically; a cache folder that cannot be written
     only costs the next start its early rows. Nothing is written when the file says the same already."""
     target = (folder or paths.cache_dir()) / FILE_NAME
-    kept = tuple(
+    readable = [
         RememberedDeck(d.id, d.title[:MAX_TITLE], d.questions)
-        for d in decks[:MAX_DECKS]
-        if 0 < len(d.id) <= MAX_TITLE
-    )
+        for d in decks
+        if 0 < len(d.id) <= MAX_TITLE and 0 <= d.questions <= MAX_QUESTIONS
+    ]
+    kept = tuple(readable[:MAX_DECKS])
     if remembered_decks(key, target.parent) == kept:
         return
-    text = json.dumps(
-        {"format": FORMAT, "key": list(key), "decks": [[d.id, d.title, d.questions] for d in kept]}
-    )
+    rows = [[d.id, d.title, d.questions] for d in kept]
+    text = json.dumps({"format": FORMAT, "key": list(key), "decks": rows}, ensure_ascii=False)
+    if len(text.encode()) > MAX_BYTES:  # the reader would refuse it
+        return
     try:
         target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = paths.temp_beside(target)

@@ -56,7 +56,8 @@ class AppConfig:
         from quizapp import __version__, paths
 
         folders = (*self.content_paths, *(self.user.deck_dirs if self.user is not None else ()))
-        return (__version__, str(paths.bundled_content_dir()), *(str(p) for p in folders))
+        # resolved: `--decks decks` from two folders is two keys
+        return (__version__, str(paths.bundled_content_dir()), *(str(p.resolve()) for p in folders))
 
 
 @dataclass(eq=False)

@@ -40,6 +40,16 @@ async def test_a_second_start_shows_the_decks_before_the_store_opens(
                 assert row.startswith(title[:20]) and row.split()[-4:-2] == ["…", "…"], row
             assert text_of(app, "#decks-header") == table_header  # the same columns as the table's
             assert "Counting your cards" in text_of(app, "#home-status")
+            await pilot.press("d")  # nothing to pick yet: said so, not "no deck highlighted"
+            await pilot.pause()
+            assert any("being counted" in str(n.message) for n in app._notifications)
+            await pilot.resize_terminal(80, 24)  # the rows refit as the table's would
+            await pilot.pause()
+            narrow = text_of(app, "#decks-remembered").splitlines()
+            assert max(map(len, narrow)) < max(map(len, rows)) and narrow[0].split()[-4:-2] == ["…", "…"]
+            await pilot.resize_terminal(*SIZE)
+            await pilot.pause()
+            assert text_of(app, "#decks-remembered").splitlines() == rows
             await pilot.press("s")  # before the decks: opens once they are here
             lock.execute("ROLLBACK")
             await loaded(app, pilot)

@@ -38,6 +38,16 @@ async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
         row = next(line for line in rows if deck.title.startswith(line.split("  ")[0].rstrip("…")))
         # three failed first answers: one card seen, none reviewed yet, so no retention to show
         assert row.split()[-2:] == [f"1/{len(deck.questions)}", "seen"] and "  —  " in row
+        await pilot.resize_terminal(64, 24)  # narrow: the titles give way, the numbers stay whole
+        await press(pilot, "r")
+        await until(pilot, lambda: bool(app.screen.query("#deck-stats")), "the stats counted again")
+        room = app.screen.query_one("#stats-body").scrollable_content_region.width
+        _, _, *narrow = text_of(app, "#deck-stats").splitlines()
+        assert room < 64 and narrow != rows
+        assert all(len(line) <= room and line.endswith(" seen") for line in narrow), (room, narrow)
+        await pilot.resize_terminal(*SIZE)
+        await press(pilot, "r")
+        await until(pilot, lambda: bool(app.screen.query("#deck-stats")), "the stats counted again")
         misconceptions = app.screen.query_one("#misconceptions", OptionList)
         assert misconceptions.option_count >= 1 and "3×" in str(misconceptions.get_option_at_index(0).prompt)
         body = app.screen.query_one("#stats-body")

@@ -18,6 +18,7 @@ from quizapp.tui.widgets.footer import KeyFooter
 if TYPE_CHECKING:
     from textual.widgets import OptionList
 
+    from quizapp.content.remembered_decks import RememberedDeck
     from quizapp.reports.overview import Overview
     from quizapp.study.readiness import Readiness
     from quizapp.tui.backend import Backend
@@ -30,6 +31,9 @@ HOME_PADDING = 2
 
 class HomeScreen(QuizScreen[None]):
     """Where the app opens and where Escape leads back to."""
+
+    _remembered_decks: tuple[RememberedDeck, ...] = ()
+    """The decks the last start loaded, while their rows stand in for the deck table."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "study", "Study", tooltip="Study what is due, then new cards", id="home.study"),
@@ -96,16 +100,25 @@ class HomeScreen(QuizScreen[None]):
             return None
         from quizapp.content.remembered_decks import remembered_decks
 
-        decks = remembered_decks(self.router.config.deck_key())
-        if not decks:
+        self._remembered_decks = remembered_decks(self.router.config.deck_key())
+        if not self._remembered_decks:
             return None
+        header, rows = Static(id="decks-header"), Static(id="decks-remembered")
+        self._draw_remembered(header, rows)
+        return header, rows
+
+    def _draw_remembered(self, header: Static, rows: Static) -> None:
         from quizapp.tui.widgets.deck_table import column_names, remembered_rows, title_width_for
 
         width = self.app.size.width - HOME_PADDING
-        return (
-            Static(column_names(title_width_for(width)), id="decks-header"),
-            Static(remembered_rows(decks, width), id="decks-remembered"),
-        )
+        header.update(column_names(title_width_for(width)))
+        rows.update(remembered_rows(self._remembered_decks, width))
+
+    def on_resize(self) -> None:
+        """The remembered rows, if they still show, refit as the deck table's would."""
+        found = self.query("#decks-remembered")
+        if found:
+            self._draw_remembered(self.query_one("#decks-header", Static), found.first(Static))
 
     def on_mount(self) -> None:
         backend = self.router.backend
@@ -136,9 +149,16 @@ class HomeScreen(QuizScreen[None]):
             with backend.store.one_at_a_time():
                 message = OverviewLoaded(backend.overview(), backend.plan_line())
         except Exception as exc:
-            self.app.call_from_thread(self.router.report_error, exc)
+            self.app.call_from_thread(self._not_counted, exc)
             return
         self.post_message(message)
+
+    def _not_counted(self, exc: Exception) -> None:
+        """The counts could not be read: the error is reported, and remembered rows (which would show "…"
+        for good) make room for the reason."""
+        self.router.report_error(exc)
+        if self.query("#decks-remembered"):
+            self.show_failure("your progress could not be read (see the message in the corner)")
 
     async def on_overview_loaded(self, message: OverviewLoaded) -> None:
         if self.deck_table is None:  # the table comes with the counts: the first frame does without it
@@ -210,7 +230,13 @@ class HomeScreen(QuizScreen[None]):
         table = self.deck_table
         deck_id = table.highlighted_deck_id if table is not None else None
         if deck_id is None:
-            self.notify("No deck highlighted yet.", severity="warning")
+            counting = bool(self.query("#decks-remembered"))
+            text = (
+                "The decks are being counted: pick one in a moment."
+                if counting
+                else "No deck highlighted yet."
+            )
+            self.notify(text, severity="information" if counting else "warning", timeout=4)
             return
         from quizapp.tui.screens.exercises import is_code_deck
 

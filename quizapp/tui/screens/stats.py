@@ -27,8 +27,9 @@ if TYPE_CHECKING:
     from quizapp.tui.backend import Backend
 
 
-STATS_COLUMNS_WIDTH = 52
-"""Room the retention, mastery and cards columns take beside a deck title."""
+MIN_TITLE_WIDTH = 12
+"""A deck title is cut to no fewer cells than this, even if the columns beside it then run off a narrow
+page."""
 
 
 DECK_STATS_HEADINGS = ("Deck", "Retention", "Mastery", "Ready", "Cards")
@@ -94,15 +95,15 @@ class StatsScreen(QuizScreen[None]):
         self.show_busy(False)
         backend = self.router.backend
         if backend is not None:
-            self.show(stats, backend)
+            await self.show(stats, backend)
 
     def show_busy(self, busy: bool) -> None:
         self.query_one("#stats-body", VerticalScroll).loading = busy
 
-    def show(self, stats: Stats, backend: Backend) -> None:
+    async def show(self, stats: Stats, backend: Backend) -> None:
         body = self.query_one("#stats-body", VerticalScroll)
         forget_drawing(body.children)
-        body.remove_children()
+        await body.remove_children()  # gone before the new page's widgets, which reuse their ids (r)
         year = sum(d.reviews for d in stats.calendar)
         summary = Text()
         summary.append(f"{year:,}", style="bold")
@@ -170,7 +171,6 @@ class StatsScreen(QuizScreen[None]):
     def _deck_table(self, stats: Stats, backend: Backend) -> Text:
         """Columns padded in one Text: nothing in the table is picked, and a DataTable (or a Rich Table,
         measured three times per layout) took a third of the page's first frame at 100k cards."""
-        title_width = max(12, self.app.size.width - STATS_COLUMNS_WIDTH)
         retention = {r.deck_id: r for r in stats.retention}
         mastery = {m.deck_id: m for m in stats.mastery}
         ready = {d.deck_id: d.recall for d in stats.readiness.decks} if stats.readiness else {}
@@ -182,7 +182,7 @@ class StatsScreen(QuizScreen[None]):
             recall = ready.get(deck.id)
             rows.append(
                 (
-                    Text(shorten(deck.title, title_width)),
+                    Text(deck.title),
                     Text(f"{_percent(r.retention)} ({r.passed}/{r.total})") if r else Text("—", style="dim"),
                     mastery_bar(share, width=MASTERY_WIDTH),
                     Text(_percent(recall), style="bold" if recall else "dim"),
@@ -190,6 +190,12 @@ class StatsScreen(QuizScreen[None]):
                 )
             )
         widths = [max(cell_len(row[c].plain) for row in rows) for c in range(len(DECK_STATS_HEADINGS))]
+        # the titles take what the other columns leave of the page's width (the numbers never get cut)
+        body = self.query_one("#stats-body")  # the page's width, less its padding and its scrollbar
+        room = self.size.width - body.styles.gutter.width - body.styles.scrollbar_size_vertical
+        widths[0] = min(widths[0], max(MIN_TITLE_WIDTH, room - sum(widths[1:]) - 2 * (len(widths) - 1)))
+        for row in rows[1:]:
+            row[0].plain = shorten(row[0].plain, widths[0])
         table = Text(no_wrap=True, overflow="ellipsis")
         for n, row in enumerate(rows):
             if n:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -112,7 +113,10 @@ class DeckTable(OptionList):
 
     def _fit_width(self) -> int:
         """How wide a deck title may be so the whole row fits the screen (long titles get an ellipsis)."""
-        return title_width_for(self.size.width or self.container_size.width or self.app.size.width)
+        width = self.size.width or self.container_size.width
+        if not width and isinstance(self.parent, Widget):  # mounted, not laid out yet: its parent's room
+            width = self.parent.content_size.width
+        return title_width_for(width or self.app.size.width)
 
     def on_resize(self) -> None:
         if self._rows and self._fit_width() != self._title_width:
