@@ -97,6 +97,27 @@ def test_numbers_beyond_what_numpy_can_draw_are_refused_with_the_field(
     assert "question 'hostile-n'" in out.stdout and complaint in out.stdout, out.stdout
 
 
+@pytest.mark.parametrize("digits", [400, 5000], ids=["past-a-float", "past-int-to-text"])
+def test_a_number_of_hundreds_of_digits_skips_its_deck_and_every_other_deck_loads(
+    isolated_home: Path, digits: int
+) -> None:
+    """float() of a 400-digit int overflows, and Python will not write a 5,000-digit one as text: either
+    took the whole catalog down with it. Now its deck is skipped, with the place and the reason."""
+    question = (
+        "  - id: hostile-n\n    type: numeric\n    params:\n"
+        f"      h: {{value: {'9' * digits}}}\n"
+        "    prompt: 'with {h} heads'\n    calculator: head_dim\n    args: {d_model: 512, n_heads: h}\n"
+        "    explanation: e\n"
+    )
+    _user_deck(isolated_home, "huge.yaml", _deck(question))
+    out = _quizapp("list", home=isolated_home)
+    assert out.returncode == 0 and "kv-cache" in out.stdout and "Traceback" not in out.stderr, out.stderr
+    assert "huge.yaml" in out.stderr and f"about {digits} digits" in out.stderr, out.stderr
+    validated = _quizapp("validate", home=isolated_home)
+    assert validated.returncode == 1 and "question 'hostile-n'" in validated.stdout, validated.stdout
+    assert "at most 19 digits" in validated.stdout
+
+
 def test_a_huge_literal_matrix_is_refused_before_it_reaches_the_engine(isolated_home: Path) -> None:
     side = int(MAX_QUESTION_NODES**0.5) + 2
     row = "[" + ", ".join(["1"] * side) + "]"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
@@ -137,7 +138,7 @@ def test_a_passed_interview_says_so(store: Store) -> None:
 def test_the_summary_line_reads_like_the_home_screen(store: Store) -> None:
     plan = plan_for(store, date(2026, 12, 3))
     assert plan.summary().startswith("Interview 9 days left: ")
-    assert "expected recall on 3 Dec:" in plan.summary()
+    assert "recall on 3 Dec if you stopped now:" in plan.summary()
 
 
 def test_cli_plan_sets_the_date_prints_per_deck_and_refuses_bad_dates(
@@ -343,6 +344,10 @@ def test_cli_plan_fits_a_budget_and_names_what_it_leaves_out(capsys: pytest.Capt
     text = capsys.readouterr().out
     assert "Left out to fit the budget" in text and "min a day" in text
     assert max(len(line) for line in text.splitlines()) <= 80
+    time_part = re.sub(r"[ \n]+", " ", text[text.index("  Time ") : text.index("  Budget ")])  # not NBSP
+    # nothing answered yet: every kind's time is a guess, and the text says so (not "your answer times")
+    assert "your pace" not in time_part and "a first guess until you answer 3 of a kind" in time_part
+    assert "\u00a0" in time_part and "code\u00a05\u00a0min" in time_part  # a kind and its time never split
     assert main(["plan", "--normal-priority", "code", "--minutes", "0", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["left_out"] == [] and doc["budget_minutes"] is None and doc["low_priority_decks"] == []

@@ -290,6 +290,9 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
             found[0] = [
                 Issue((), "checking this question ran out of memory: its sizes or inputs are too large")
             ]
+        except (OverflowError, ValueError, RecursionError) as exc:  # a value no check foresaw: the same
+            found = [[] for _ in questions]
+            found[0] = [Issue((), f"checking this deck's questions failed on a value too large: {exc}")]
         for (index, _), problems in zip(questions, found, strict=True):
             if problems:
                 issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in problems)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping
 
+from quizapp.study.budget import MIN_ANSWERS, AnswerTime
 from quizapp.study.plan import Plan
 
 SHOWN_LEFT_OUT = 4
@@ -20,16 +21,28 @@ def _seconds(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
+def _time_item(time: AnswerTime) -> str:
+    """ "code 5 min", with no-break spaces: a kind and its time stay on one line when the text wraps."""
+    return f"{time.kind} {_seconds(time.seconds)}".replace(" ", "\u00a0")
+
+
 def time_lines(plan: Plan) -> list[str]:
     """Minutes a day, where the answer times come from, and the budget: what fits and what does not."""
-    own = [t for t in plan.answer_times if t.own]
-    source = (
-        "your answer times: " + ", ".join(f"{t.kind} {_seconds(t.seconds)}" for t in own)
-        if own
-        else "a guess per question type until you answer 3 of it"
+    own = [_time_item(t) for t in plan.answer_times if t.own]
+    guessed = [_time_item(t) for t in plan.answer_times if not t.own]
+    source = "; ".join(
+        part
+        for part in (
+            "your pace: " + ", ".join(own) if own else "",
+            f"a first guess until you answer {MIN_ANSWERS} of a kind: " + ", ".join(guessed)
+            if guessed
+            else "",
+            "plus reading each feedback, and a new card's learning steps",
+        )
+        if part
     )
     lines = textwrap.wrap(
-        f"  Time         {plan.minutes_per_day:>5.0f} min a day   (from {source})",
+        f"  Time         {plan.minutes_per_day:>5.0f} min a day   ({source})",
         78,
         subsequent_indent=" " * 30,
         break_on_hyphens=False,

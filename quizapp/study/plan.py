@@ -79,14 +79,15 @@ class Plan:
         return self.days_left < 0
 
     def summary(self) -> str:
-        """One line for home: "9 days left: 26 new + ~40 reviews a day; expected recall on 3 Dec: 61%"."""
+        """One line for home: "9 days left: 26 new + ~40 reviews a day; recall on 3 Dec if you stopped now:
+        61%" (what studying adds to it is the plan's point, so the line must not read as its outcome)."""
         day = f"{self.interview.day} {self.interview:%b}"
         if self.passed:
             return f"Your interview was on {day}. Set a new date in Settings or with `quizapp plan --date`."
         left = "today" if self.days_left == 0 else f"{self.days_left} day{'s' * (self.days_left != 1)} left"
         return (
             f"Interview {left}: {self.new_per_day} new + ~{self.reviews_per_day} reviews a day; "
-            f"expected recall on {day}: {self.recall:.0%}"
+            f"recall on {day} if you stopped now: {self.recall:.0%}"
         )
 
 

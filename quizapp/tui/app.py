@@ -36,6 +36,8 @@ from quizapp.tui.messages import (
 from quizapp.tui.routing import REGISTRY
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from quizapp.config import UserConfig
     from quizapp.content.catalog import Catalog
     from quizapp.study.session import SessionMode
@@ -84,6 +86,8 @@ class QuizApp(App[None]):
         """The backend as soon as the load worker has it (before the app does), so closing finds it."""
         self._opened_lock = threading.Lock()
         self._closed_down = False
+        self._failed = ""
+        """Why the decks could not be loaded ("" while loading, or once loaded)."""
 
     # -- start-up -----------------------------------------------------------------------------------------
 
@@ -116,6 +120,19 @@ class QuizApp(App[None]):
             )
         for problem in problems:
             self.notify(problem, title="config.toml", severity="warning", timeout=30, markup=False)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification as plain text: messages carry paths, deck titles, ids and error text, in
+        which "[" is markup (a home folder named `qa[/]home` crashed the app with a MarkupError)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def _backup_failed(self, text: str) -> None:
         """The store's report hook: called in whichever thread wrote; post_message is thread-safe."""
@@ -206,6 +223,7 @@ class QuizApp(App[None]):
         from quizapp.tui.screens.home import HomeScreen
 
         self._deferred = None
+        self._failed = message.message
         self.notify(message.message, title="Cannot start", severity="error", timeout=60)
         for screen in self.screen_stack:
             if isinstance(screen, HomeScreen):
@@ -241,6 +259,14 @@ class QuizApp(App[None]):
         """True if the decks are still loading: `action` then runs once they are (the latest request wins)."""
         if self.backend is not None:
             return False
+        if self._failed:  # nothing is loading any more: waiting would promise what never comes
+            self.notify(
+                f"{self._failed} Quit with q, then start quizapp again.",
+                title="Cannot start",
+                severity="error",
+                timeout=15,
+            )
+            return True
         self._deferred = action
         self.notify("Loading the decks; this opens as soon as they are ready.", timeout=4)
         return True

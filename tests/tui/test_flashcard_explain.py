@@ -28,8 +28,10 @@ async def test_a_flashcard_is_revealed_then_rated_with_its_next_interval(
         screen = app.screen
         assert isinstance(screen, StudyScreen)
         assert not screen.query("#flashcard")
+        assert "Space to reveal" in text_of(app, "#answer-hint")
         await press(pilot, "space")
         await pilot.pause()
+        assert text_of(app, "#answer-hint") == ""  # the back is shown: that reminder no longer applies
         labels = [str(b.label) for b in screen.query(Button) if (b.id or "").startswith("rate-")]
         intervals = [p.label for p in preview_intervals(None, make_scheduler(fuzzing=False), now=NOW)]
         assert labels == [

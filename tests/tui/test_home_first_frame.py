@@ -84,3 +84,31 @@ async def test_the_remembered_decks_go_when_the_store_cannot_open(
                 break
         assert "Could not load" in text_of(app, "#home-status") and "newer" in text_of(app, "#home-status")
         assert not app.screen.query("#decks-remembered") and not app.screen.query("#decks-header")
+
+
+async def test_a_start_that_cannot_open_the_store_says_why_with_the_path_as_it_is(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    """A folder named like markup (`[/]` closes a tag) is shown as it is, not parsed (that crashed the app
+    with a MarkupError); and once the start has failed, keys say so instead of promising to wait."""
+    from quizapp.tui.app import make_app
+
+    folder = tmp_path / "qa[/]home [work]"  # "[/" and "]home [work]": two folders, as a shell makes them
+    folder.mkdir(parents=True)
+    db = folder / "progress.db"
+    newer = sqlite3.connect(db)
+    newer.execute("PRAGMA user_version = 999")  # from a newer quizapp: refused
+    newer.close()
+    app = make_app(db_path=db, catalog=catalog, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if "Could not load" in text_of(app, "#home-status"):
+                break
+        assert str(db) in text_of(app, "#home-status")
+        assert any(str(db) in str(n.message) for n in app._notifications)
+        await pilot.press("s")
+        await pilot.pause()
+        last = list(app._notifications)[-1]
+        assert "start quizapp again" in str(last.message) and "Loading the decks" not in str(last.message)
+        assert app.return_code is None  # still running: no internal error ended it

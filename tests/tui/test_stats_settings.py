@@ -45,9 +45,15 @@ async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
         _, _, *narrow = text_of(app, "#deck-stats").splitlines()
         assert room < 64 and narrow != rows
         assert all(len(line) <= room and line.endswith(" seen") for line in narrow), (room, narrow)
-        await pilot.resize_terminal(*SIZE)
-        await press(pilot, "r")
-        await until(pilot, lambda: bool(app.screen.query("#deck-stats")), "the stats counted again")
+        await pilot.resize_terminal(56, 24)  # a year of weeks no longer fits: fewer, each row on one line
+        await pilot.pause()
+        room = app.screen.query_one("#stats-body").scrollable_content_region.width
+        weeks = text_of(app, "#calendar").splitlines()[1:8]
+        assert all(len(line) <= room for line in weeks) and weeks[0].startswith("Mon"), (room, weeks)
+        assert len(weeks[0]) < len("Mon ") + 52  # the latest weeks only
+        await pilot.resize_terminal(*SIZE)  # wide again: the same table as at first, without a recount
+        await pilot.pause()
+        assert text_of(app, "#deck-stats").splitlines()[2:] == rows
         misconceptions = app.screen.query_one("#misconceptions", OptionList)
         assert misconceptions.option_count >= 1 and "3×" in str(misconceptions.get_option_at_index(0).prompt)
         body = app.screen.query_one("#stats-body")
@@ -191,7 +197,7 @@ async def test_home_shows_the_interview_plan_once_a_date_is_set(
         line = text_of(app, "#home-plan")
         questions = len(catalog.questions)
         assert line.startswith("Interview 9 days left: ")
-        assert f"{-(-questions // 9)} new + ~" in line and "expected recall on" in line
+        assert f"{-(-questions // 9)} new + ~" in line and "if you stopped now" in line
 
 
 async def test_home_shows_no_plan_line_without_a_date(new_app: Callable[..., QuizApp]) -> None:

@@ -54,6 +54,10 @@ __all__ = [
 
 _UNKNOWN = object()
 
+MAX_DECK_INT = 10**18
+"""A whole number a deck may give an argument: far past any model size or token count, and well inside
+what a float (and the int-to-text conversion Python limits) can take."""
+
 
 def check_question(
     question: Question, *, raw: Mapping[str, Any] | None = None, seeds: Iterable[int] = SEEDS
@@ -262,6 +266,11 @@ def _template_issues(text: str, field: str, params: Mapping[str, ParamSpec]) -> 
             except TemplateError as exc:
                 issues.append(Issue((field,), f"placeholder {ph.text}: {exc.message}", ph.offset))
                 break
+            except ValueError:  # Python will not write an int of over 4,300 digits as text
+                issues.append(
+                    Issue((field,), f"placeholder {ph.text}: {_short(value)} is too long to write", ph.offset)
+                )
+                break
     return issues
 
 
@@ -371,6 +380,8 @@ def _kind_problem(arg: Arg, value: Any) -> str:
     """Empty when `value` fits the argument's kind, else the end of a sentence saying what it needs."""
     need = f"the argument {arg.name!r} needs"
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and isinstance(value, int) and abs(value) > MAX_DECK_INT:  # float() of it would overflow
+        return f"{need} a number of at most {len(str(MAX_DECK_INT))} digits"
     if arg.kind == "int" and not (number and float(value).is_integer()):
         return f"{need} an integer"
     if arg.kind == "float" and not (number and math.isfinite(value)):
@@ -423,5 +434,7 @@ def _dimension(base: str) -> str:
 
 def _short(value: Any) -> str:
     """A value as a deck author wrote it (true, not True), cut short."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_DECK_INT:
+        return f"a number of about {round(value.bit_length() * math.log10(2))} digits"  # no text of it
     text = json.dumps(value) if isinstance(value, bool) or value is None else repr(value)
     return text if len(text) <= 50 else text[:47] + "..."

@@ -215,7 +215,7 @@ class HomeScreen(QuizScreen[None]):
         self.query("#home-loading").set(display=False)  # only a first start has one
         self.query("#decks-header, #decks-remembered").remove()  # they would never be counted
         status = self.query_one("#home-status", Static)
-        status.update(f"Could not load: {message}\nPress q to quit.")
+        status.update(Text(f"Could not load: {message}\nPress q to quit."))  # no markup: paths hold "["
         status.display = True
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -16,16 +16,20 @@ from textual.widgets.option_list import Option
 from quizapp.reports.text import format_hours
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
-from quizapp.tui.widgets.charts import CalendarView, ForecastChart
+from quizapp.tui.widgets.charts import CalendarView, ForecastChart, calendar_text
 from quizapp.tui.widgets.deck_table import mastery_bar
 from quizapp.tui.widgets.drawing import forget_drawing
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
-    from quizapp.reports.stats import Stats
+    from quizapp.reports.stats import DayCount, Stats
     from quizapp.tui.backend import Backend
 
+
+CALENDAR_MARGIN = 7
+"""Cells of a calendar row that are not weeks: the weekday's name, and room for a month name's tail."""
+MIN_CALENDAR_WEEKS = 4
 
 MIN_TITLE_WIDTH = 12
 """A deck title is cut to no fewer cells than this, even if the columns beside it then run off a narrow
@@ -59,6 +63,9 @@ def _readiness_meaning(stats: Stats) -> Text:
 
 class StatsScreen(QuizScreen[None]):
     """What the user has done and what is coming; Enter on a misconception drills it."""
+
+    _shown: tuple[Stats, Backend] | None = None
+    """What the page shows now, for the deck table to be drawn again at another width."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", tooltip="Back to the decks", id="stats.back"),
@@ -100,7 +107,27 @@ class StatsScreen(QuizScreen[None]):
     def show_busy(self, busy: bool) -> None:
         self.query_one("#stats-body", VerticalScroll).loading = busy
 
+    def on_resize(self) -> None:
+        """The calendar and the deck table refit the page's new width (both are text)."""
+        found = self.query("#deck-stats")
+        if found and self._shown is not None:
+            found.first(Static).update(self._deck_table(*self._shown))
+            self.query_one("#calendar", CalendarView).update(
+                calendar_text(self._calendar_days(self._shown[0]))
+            )
+
+    def _room(self) -> int:
+        """The page's width for text: the screen's, less the page's padding and scrollbar."""
+        body = self.query_one("#stats-body")
+        return self.size.width - body.styles.gutter.width - body.styles.scrollbar_size_vertical
+
+    def _calendar_days(self, stats: Stats) -> tuple[DayCount, ...]:
+        """The days whose weeks fit the page, the latest ones (a narrow terminal wrapped each row in two)."""
+        weeks = max(MIN_CALENDAR_WEEKS, self._room() - CALENDAR_MARGIN)
+        return stats.calendar[-(weeks - 1) * 7 :]
+
     async def show(self, stats: Stats, backend: Backend) -> None:
+        self._shown = (stats, backend)
         body = self.query_one("#stats-body", VerticalScroll)
         forget_drawing(body.children)
         await body.remove_children()  # gone before the new page's widgets, which reuse their ids (r)
@@ -123,7 +150,7 @@ class StatsScreen(QuizScreen[None]):
             [
                 Static(summary, id="stats-summary"),
                 Static("Reviews per day", classes="section-title"),
-                CalendarView(stats.calendar, id="calendar"),
+                CalendarView(self._calendar_days(stats), id="calendar"),
                 Static("Retention, mastery and readiness per deck", classes="section-title"),
                 Static(self._deck_table(stats, backend), id="deck-stats"),
                 Static(_readiness_meaning(stats), id="stats-readiness"),
@@ -191,8 +218,7 @@ class StatsScreen(QuizScreen[None]):
             )
         widths = [max(cell_len(row[c].plain) for row in rows) for c in range(len(DECK_STATS_HEADINGS))]
         # the titles take what the other columns leave of the page's width (the numbers never get cut)
-        body = self.query_one("#stats-body")  # the page's width, less its padding and its scrollbar
-        room = self.size.width - body.styles.gutter.width - body.styles.scrollbar_size_vertical
+        room = self._room()
         widths[0] = min(widths[0], max(MIN_TITLE_WIDTH, room - sum(widths[1:]) - 2 * (len(widths) - 1)))
         for row in rows[1:]:
             row[0].plain = shorten(row[0].plain, widths[0])

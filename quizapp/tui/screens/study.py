@@ -675,6 +675,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         if card is None or self.revealed:
             return
         self.revealed = True
+        self.pane.hint_line(Text(""))  # "press Space to reveal it" no longer applies
         back = FlashcardBack(card.instance, choices, id="flashcard")
         await self.body.mount(back)
         self.body.focus(scroll_visible=False)

@@ -277,11 +277,14 @@ def choice_lines(feedback: Feedback) -> list[Widget]:
         line.append(f"✗ {opt.key}) {opt.text}", style="bold red")
         line.append(f"\n  {opt.feedback}")
         lines.append(Static(line, classes="option-feedback"))
+    single = sum(o.correct for o in inst.options) == 1
     for key in v.missed_options:
         if key in by_key:
             line = Text()
             line.append(f"✓ {key}) {by_key[key].text}", style="bold green")
-            line.append("  (also correct: you left it out)", style="dim")
+            line.append(
+                "  (the right answer)" if single else "  (also correct: you left it out)", style="dim"
+            )
             lines.append(Static(line, classes="option-feedback"))
     if not v.correct:
         answer = Text()
