@@ -51,6 +51,11 @@ async def test_a_second_start_shows_the_decks_before_the_store_opens(
             await pilot.pause()
             assert text_of(app, "#decks-remembered").splitlines() == rows
             await pilot.press("s")  # before the decks: opens once they are here
+            for _ in range(300):  # a long wait says what it may be (after SLOW_START_S)
+                await pilot.pause(0.02)
+                if "Still reading" in text_of(app, "#home-status"):
+                    break
+            assert "another quizapp has your progress file open" in text_of(app, "#home-status")
             lock.execute("ROLLBACK")
             await loaded(app, pilot)
             screen = await opened(app, pilot)

@@ -25,6 +25,12 @@ if TYPE_CHECKING:
     from quizapp.tui.widgets.deck_table import DeckTable
 
 
+SLOW_START_S = 2.0
+STILL_LOADING = (
+    "Still reading your decks and progress… A first start checks every deck; if another quizapp has your "
+    "progress file open, this waits for it (up to {seconds:g} s)."
+)
+
 HOME_PADDING = 2
 """Cells of #home-body's padding (app.tcss), beside the deck table."""
 
@@ -124,6 +130,19 @@ class HomeScreen(QuizScreen[None]):
         backend = self.router.backend
         if backend is not None:
             self.show_backend(backend)
+        else:
+            self.set_timer(SLOW_START_S, self._still_loading)
+
+    def _still_loading(self) -> None:
+        """Says what a long wait may be: another quizapp holding the progress file (the store waits for it)
+        or a first start reading every deck."""
+        if self.router.backend is not None or self.deck_table is not None:
+            return
+        status = self.query_one("#home-status", Static)
+        if "Could not load" not in str(status.render()):
+            from quizapp.store.database import BUSY_TIMEOUT_S
+
+            status.update(Text(STILL_LOADING.format(seconds=BUSY_TIMEOUT_S), style="dim"))
 
     def on_screen_resume(self) -> None:
         backend = self.router.backend

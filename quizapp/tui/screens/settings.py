@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 FIELDS: tuple[tuple[str, str, str], ...] = (
     ("desired_retention", "Desired retention", "0.70-0.99; higher: more reviews"),
-    ("new_per_day", "New cards per day", "at least; more as the interview nears"),
+    ("new_per_day", "New cards per day", "a date raises it, a budget caps it"),
     ("interview_questions", "Interview questions", "mock interview length"),
     ("interview_minutes", "Interview minutes", "mock interview time limit"),
     ("interview_date", "Interview date", "YYYY-MM-DD, not past; empty: none"),
@@ -77,7 +77,7 @@ class SettingsScreen(QuizScreen[None]):
                     id=f"setting-{MISSES_FIELD}",
                     compact=True,
                 )
-                yield Static("a question missed in a mock interview", classes="setting-help")
+                yield Static("missed in a mock interview", classes="setting-help")
                 yield Label("Theme", classes="setting-label")
                 themes = sorted(self.app.available_themes)
                 theme = current.theme if current is not None and current.theme in themes else self.app.theme

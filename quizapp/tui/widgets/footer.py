@@ -59,6 +59,7 @@ class FooterKey(Widget):
         &.-command-palette {
             dock: right;
             padding-right: 0;
+            margin-right: 0;  /* flush right: a margin let the last cell of a key beneath show through */
             border-left: vkey $foreground 20%;
         }
     }
