@@ -54,6 +54,16 @@ class RatingChoice:
     """"10m", "3d"... in study mode; "" in drill and cram, which never change the schedule."""
 
 
+EASY_HELD = "Before your interview, Easy keeps a card's learning steps: it comes back as Good would."
+"""Why Easy and Good show the same interval (quizapp.study.scheduler.review_before)."""
+
+
+def easy_held(choices: tuple[RatingChoice, ...]) -> bool:
+    """True when Easy sends the card where Good does: a card still in learning, with an interview ahead."""
+    by_rating = {c.rating: c.interval for c in choices}
+    return bool(by_rating.get(3)) and by_rating.get(3) == by_rating.get(4)
+
+
 @dataclass(frozen=True)
 class Unreadable:
     """The answer could not be read; nothing was saved and the question stays open to fix and resubmit

@@ -119,7 +119,9 @@ class QuizApp(App[None]):
                 f"known: {', '.join(sorted(self.available_themes))}."
             )
         for problem in problems:
-            self.notify(problem, title="config.toml", severity="warning", timeout=30, markup=False)
+            self.notify(
+                problem, title="config.toml and --decks", severity="warning", timeout=30, markup=False
+            )
 
     def notify(
         self,

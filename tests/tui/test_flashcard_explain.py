@@ -4,12 +4,17 @@ answer, key points ticked, rating from the fraction covered)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
 
-from textual.widgets import Button, SelectionList, TextArea
+from textual.widgets import Button, SelectionList, Static, TextArea
 
 from quizapp.content.catalog import Catalog
-from quizapp.store import reviews_for
+from quizapp.store import open_store, reviews_for
+from quizapp.store.settings import save_setting
 from quizapp.study import make_scheduler, preview_intervals
+from quizapp.study.records import EASY_HELD
+from quizapp.study.scheduler import interview_deadline
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
 from quizapp.tui.widgets.feedback import KeyPointList
@@ -32,6 +37,8 @@ async def test_a_flashcard_is_revealed_then_rated_with_its_next_interval(
         await press(pilot, "space")
         await pilot.pause()
         assert text_of(app, "#answer-hint") == ""  # the back is shown: that reminder no longer applies
+        instructions = " ".join(str(s.render()) for s in screen.query(".instructions").results(Static))
+        assert "Press 1-4" in instructions and EASY_HELD not in instructions  # no interview date
         labels = [str(b.label) for b in screen.query(Button) if (b.id or "").startswith("rate-")]
         intervals = [p.label for p in preview_intervals(None, make_scheduler(fuzzing=False), now=NOW)]
         assert labels == [
@@ -130,3 +137,30 @@ async def test_ctrl_z_gives_an_explanation_back_with_the_text_written(
         assert [r.answer for r in saved] == [first + "!"]
         await press(pilot, "enter")  # the question set aside by the undo comes back as it was left
         assert screen.query_one("#explain-text", TextArea).text == second
+
+
+async def test_with_an_interview_ahead_a_new_flashcard_says_why_easy_comes_back_as_good(
+    new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
+) -> None:
+    """Before an interview Easy keeps the learning steps (issue 26's rule), so Good and Easy show the same
+    interval: the card says why, rather than look like Easy does nothing."""
+    qid = question_ids(catalog, "flashcard")[0]
+    with open_store(db_file, now=NOW) as store:
+        save_setting(store, "interview_date", (NOW + timedelta(days=5)).date().isoformat())
+    deadline = interview_deadline((NOW + timedelta(days=5)).date().isoformat(), NOW)
+    intervals = [
+        p.label for p in preview_intervals(None, make_scheduler(fuzzing=False), now=NOW, deadline=deadline)
+    ]
+    assert intervals[2] == intervals[3]  # Good and Easy: the same learning step
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        app.start_session("study", question_ids=(qid,))
+        await pilot.pause()
+        await press(pilot, "space")
+        await pilot.pause()
+        screen = app.screen
+        labels = [str(b.label) for b in screen.query(Button) if (b.id or "").startswith("rate-")]
+        assert labels[2].endswith(intervals[2]) and labels[3].endswith(intervals[3])
+        instructions = " ".join(str(s.render()) for s in screen.query(".instructions").results(Static))
+        assert EASY_HELD in instructions

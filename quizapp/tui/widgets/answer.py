@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from quizapp.study.records import EASY_HELD, easy_held
 from quizapp.tui.messages import AnswerSubmitted, RatingChosen
 from quizapp.tui.widgets.scenario import ScenarioInput
 from quizapp.tui.widgets.text_boxes import TextBox, TextEditor
@@ -322,7 +323,8 @@ class FlashcardBack(Vertical):
         if self.instance.explanation.strip():
             yield Static("Why", classes="section-title")
             yield Markdown(self.instance.explanation, id="flashcard-explanation")
-        yield Static("How well did you know it? Press 1-4.", classes="instructions")
+        ask = "How well did you know it? Press 1-4."
+        yield Static(f"{ask} {EASY_HELD}" if easy_held(self.choices) else ask, classes="instructions")
         with Horizontal(classes="ratings"):
             for choice in self.choices:
                 label = f"{choice.rating} {choice.name}" + (

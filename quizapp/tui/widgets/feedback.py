@@ -18,6 +18,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown, SelectionList, Static
 
 from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
+from quizapp.study.records import EASY_HELD, easy_held
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.drawing import forget_drawing
 from quizapp.tui.widgets.heatmap import HeatmapView
@@ -218,6 +219,8 @@ def rating_choices_line(feedback: Feedback) -> Text:
             line.append(label)
     line.append("\n")
     line.append_text(rating_reason(feedback))
+    if easy_held(feedback.choices):
+        line.append("\n" + EASY_HELD, style="dim")
     return line
 
 
