@@ -285,14 +285,14 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
         try:
             with gc_paused():
                 found = static_checks.check_questions(models, raws, keys)
-        except MemoryError:  # sizes no bound foresaw: this deck is skipped, the others load
+        except (MemoryError, OverflowError, ValueError, RecursionError) as exc:
+            # sizes or values no bound foresaw: this deck is skipped, the others load
             found = [[] for _ in questions]
             found[0] = [
                 Issue((), "checking this question ran out of memory: its sizes or inputs are too large")
+                if isinstance(exc, MemoryError)
+                else Issue((), f"checking this deck's questions failed on a value too large: {exc}")
             ]
-        except (OverflowError, ValueError, RecursionError) as exc:  # a value no check foresaw: the same
-            found = [[] for _ in questions]
-            found[0] = [Issue((), f"checking this deck's questions failed on a value too large: {exc}")]
         for (index, _), problems in zip(questions, found, strict=True):
             if problems:
                 issues.extend(Issue(("questions", index, *i.loc), i.message, i.offset) for i in problems)

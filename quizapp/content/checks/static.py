@@ -380,7 +380,7 @@ def _kind_problem(arg: Arg, value: Any) -> str:
     """Empty when `value` fits the argument's kind, else the end of a sentence saying what it needs."""
     need = f"the argument {arg.name!r} needs"
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if number and isinstance(value, int) and abs(value) > MAX_DECK_INT:  # float() of it would overflow
+    if _too_big(value):  # float() of it would overflow
         return f"{need} a number of at most {len(str(MAX_DECK_INT))} digits"
     if arg.kind == "int" and not (number and float(value).is_integer()):
         return f"{need} an integer"
@@ -432,9 +432,14 @@ def _dimension(base: str) -> str:
     return _DIMENSIONS.get(base, repr(base))
 
 
+def _too_big(value: Any) -> bool:
+    """An int past MAX_DECK_INT: neither float() nor (past 4,300 digits) str() takes it."""
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_DECK_INT
+
+
 def _short(value: Any) -> str:
     """A value as a deck author wrote it (true, not True), cut short."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_DECK_INT:
+    if _too_big(value):
         return f"a number of about {round(value.bit_length() * math.log10(2))} digits"  # no text of it
     text = json.dumps(value) if isinstance(value, bool) or value is None else repr(value)
     return text if len(text) <= 50 else text[:47] + "..."

@@ -40,6 +40,8 @@ class HomeScreen(QuizScreen[None]):
 
     _remembered_decks: tuple[RememberedDeck, ...] = ()
     """The decks the last start loaded, while their rows stand in for the deck table."""
+    _failed = False
+    """The reason the decks or their counts could not be read is on screen (show_failure)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "study", "Study", tooltip="Study what is due, then new cards", id="home.study"),
@@ -136,13 +138,12 @@ class HomeScreen(QuizScreen[None]):
     def _still_loading(self) -> None:
         """Says what a long wait may be: another quizapp holding the progress file (the store waits for it)
         or a first start reading every deck."""
-        if self.router.backend is not None or self.deck_table is not None:
+        if self.router.backend is not None or self.deck_table is not None or self._failed:
             return
-        status = self.query_one("#home-status", Static)
-        if "Could not load" not in str(status.render()):
-            from quizapp.store.database import BUSY_TIMEOUT_S
+        from quizapp.store.database import BUSY_TIMEOUT_S
 
-            status.update(Text(STILL_LOADING.format(seconds=BUSY_TIMEOUT_S), style="dim"))
+        status = self.query_one("#home-status", Static)
+        status.update(Text(STILL_LOADING.format(seconds=BUSY_TIMEOUT_S), style="dim"))
 
     def on_screen_resume(self) -> None:
         backend = self.router.backend
@@ -231,6 +232,7 @@ class HomeScreen(QuizScreen[None]):
             table.loading = busy
 
     def show_failure(self, message: str) -> None:
+        self._failed = True
         self.query("#home-loading").set(display=False)  # only a first start has one
         self.query("#decks-header, #decks-remembered").remove()  # they would never be counted
         status = self.query_one("#home-status", Static)
