@@ -1,0 +1,56 @@
+"""Provides the labelled set of typed explanations: answers written as candidates type them, each key
+point labelled covered, missing or contradicted by a fair interviewer, with a rating and the kind of answer.
+
+The labels were written before any accepted or rejected form, by writers who saw neither. `train/` is for
+tuning the forms; `held_out/` is kept aside for the final figure and must not be read while writing forms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).parent / "cases" / "explain"
+SPLITS = ("train", "held_out")
+KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")
+RIGHT_KINDS = frozenset({"full", "terse", "paraphrase"})
+"""Answers an interviewer takes as right: never to be suggested Again more than 1 time in 10."""
+WRONG_KINDS = frozenset({"soup", "misconception", "negation", "off-topic", "empty"})
+"""Answers an interviewer takes as wrong or empty: never to be suggested Good."""
+
+
+@dataclass(frozen=True)
+class LabelledAnswer:
+    """One typed answer to one question with the interviewer's labels."""
+
+    question_id: str
+    split: str
+    kind: str
+    text: str
+    points: tuple[str, ...]
+    rating: str
+    core: int
+    """The question's core key point, from 0, as the labeller saw it."""
+
+
+def labelled(split: str | None = None) -> list[LabelledAnswer]:
+    """Every labelled answer of a split (both when None), in file order."""
+    out = []
+    for name in SPLITS if split is None else (split,):
+        for file in sorted((ROOT / name).glob("*.yaml")):
+            data = yaml.safe_load(file.read_text(encoding="utf-8"))
+            for a in data["answers"]:
+                out.append(
+                    LabelledAnswer(
+                        question_id=data["question"],
+                        split=name,
+                        kind=a["kind"],
+                        text=a["text"] or "",
+                        points=tuple(a["points"]),
+                        rating=a["rating"],
+                        core=int(data["core"]) - 1,
+                    )
+                )
+    return out
