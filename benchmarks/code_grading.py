@@ -4,7 +4,7 @@ against running the same solution in-process on the same inputs; and how soon a 
 Run: python benchmarks/code_grading.py [--repeats N] [--cold N]
 
 "graded" is the realistic case: the app warms a standby child when a code question appears (see
-quizapp.grading.standby), so the benchmark waits for the standby to be ready (untimed) before each timed
+quizapp.runner.standby), so the benchmark waits for the standby to be ready (untimed) before each timed
 grading, as a learner who types for a few seconds does. "cold" is the same grading with no standby
 (a process started on demand, as when the standby died): reported for honesty, not held to the ratio.
 
@@ -53,7 +53,7 @@ def in_process(exercise_id: str, source: str, seed: int, *, pause: bool = True) 
 
 def graded(exercise_id: str, source: str, seed: int, *, warm: bool) -> float:
     from quizapp.grading.code import grade_code
-    from quizapp.grading.standby import POOL
+    from quizapp.runner.standby import POOL
 
     if warm:
         POOL.warm()
@@ -76,7 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     from engine.exercises import EXERCISES
     from quizapp.grading.code import grade_code
-    from quizapp.grading.standby import POOL
+    from quizapp.runner.standby import POOL
 
     print(f"Median of {args.repeats} warm, {args.cold} cold (Python {sys.version.split()[0]})")
     print(f"{'':<24} {'':>10} {'in-process, paused':>21} {'back to back':>15} {'no standby':>15}")

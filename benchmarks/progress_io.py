@@ -73,9 +73,9 @@ def generate(path: Path, n_cards: int, n_reviews: int, seed: int = 0) -> None:
                  rng.randrange(2**31), "2*80*8*128 B", int(rating > 1), rating, rng.randint(2000, 90_000),
                  "Forgot the factor 2 for K and V" if diagnosed else None,
                  f"misconception-{rng.randrange(30)}" if diagnosed else None,
-                 mode, rng.choice((None, 1, 2, 2, 2, 3)), int(mode == "study"))
+                 mode, rng.choice((None, 1, 2, 2, 2, 3)), int(mode == "study"), None)
             )  # fmt: skip
-        conn.executemany(f"INSERT INTO reviews VALUES ({', '.join('?' * 14)})", rows)
+        conn.executemany(f"INSERT INTO reviews VALUES ({', '.join('?' * 15)})", rows)
     for k in range(1, 21):
         conn.execute(
             "INSERT INTO interviews VALUES (?, ?, ?, ?)",

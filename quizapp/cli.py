@@ -92,10 +92,17 @@ def has_terminal() -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs one command and returns its exit code; user-fixable problems print one line, never a traceback."""
-    from quizapp.commands.terminal import use_ascii_where_needed
+    """Runs one command and returns its exit code; user-fixable problems print one line, never a traceback.
+    Every print passes terminal_text (quizapp.commands.terminal.CleanStream): text from decks, progress
+    files and file names never drives the terminal, whichever print shows it."""
+    from quizapp.commands.terminal import clean_output, use_ascii_where_needed
 
     use_ascii_where_needed()
+    with clean_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(commands=bool(words) or "_ARGCOMPLETE" in os.environ)
     if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (see `quizapp completion`)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 APP_NAME = "quizapp"
@@ -71,12 +73,41 @@ def bundled_content_dir() -> Path:
     return here.parent / "content"
 
 
+class NotARegularFile(OSError):
+    """A file is to be written where a FIFO, a device or a socket stands."""
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_target(target: Path) -> None:
+    """Raises NotARegularFile (an OSError whose strerror says what stands there) when `target` exists
+    and is a FIFO, a device or a socket: writing there, or opening it to look inside, could wait for ever
+    (a FIFO) or replace a device node (as root). Found by os.stat, which never opens it, so never blocks."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:  # nothing there (or nothing this user may see): the write itself says what is wrong
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+    raise NotARegularFile(errno.EINVAL, f"it is {kind}, and quizapp writes only regular files")
+
+
 def temp_beside(target: Path) -> tuple[int, Path]:
     """A new, empty file in `target`'s folder for writing `target` atomically (write it, then
     os.replace it over `target`): made by tempfile.mkstemp, so its name is not predictable and it is
     created exclusively (a planted file or symlink of any name is never followed), private to the user.
-    Returns its open descriptor and its path."""
+    Returns its open descriptor and its path. A `target` that is a FIFO, a device or a socket raises
+    NotARegularFile first (check_target)."""
     import tempfile
+
+    check_target(target)
 
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     return fd, Path(name)

@@ -1,8 +1,9 @@
 """Provides the labelled set of typed explanations: answers written as candidates type them, each key
 point labelled covered, missing or contradicted by a fair interviewer, with a rating and the kind of answer.
 
-The labels were written before any accepted or rejected form, by writers who saw neither. `train/` is for
-tuning the forms; `held_out/` is kept aside for the final figure and must not be read while writing forms.
+The labels of `train/` and `held_out/` were written before any accepted or rejected form, by writers who saw
+neither; `dev/` was written later, from the questions alone, to tune the forms of every question. `train/` and
+`dev/` are for tuning; `held_out/` is kept aside for the final figure and is never read while writing forms.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).parent / "cases" / "explain"
-SPLITS = ("train", "held_out")
+SPLITS = ("train", "dev", "held_out")
 KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")
 RIGHT_KINDS = frozenset({"full", "terse", "paraphrase"})
 """Answers an interviewer takes as right: never to be suggested Again more than 1 time in 10."""

@@ -16,7 +16,7 @@ import engine
 import engine.fast as fast
 import engine.fast.threads as threads
 from engine.fast.groups import head_groups
-from quizapp.sandbox.transforms import drop_output_projection, tie_heads
+from quizapp.explore.transforms import drop_output_projection, tie_heads
 
 EXAMPLES = settings(max_examples=60, deadline=None)
 

@@ -448,7 +448,7 @@ def test_error_messages_match_the_documented_pattern() -> None:
 
 def test_the_reference_reads_like_picogpt() -> None:
     """The building blocks a learner reads first, and a forward pass short enough to read in one go that
-    knows nothing of Explore's experiments (those are weight changes in quizapp/sandbox/transforms.py)."""
+    knows nothing of Explore's experiments (those are weight changes in quizapp/explore/transforms.py)."""
     import inspect
 
     import engine.attention as attention

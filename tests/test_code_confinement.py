@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 import engine
-from quizapp.grading import confine
 from quizapp.grading.code import CodeVerdict, grade_code
-from quizapp.grading.standby import POOL
+from quizapp.runner import confine
+from quizapp.runner.standby import POOL
 
 CONFINED_HERE, WHY_NOT = confine.probe()
 STUB = "\ndef softmax(x, axis=-1):\n    return x\n"

@@ -160,7 +160,7 @@ def test_a_running_job_ends_when_the_app_is_killed() -> None:
     code = (
         "import threading, time\n"
         "from quizapp.grading.code import grade_code\n"
-        "from quizapp.grading.standby import POOL\n"
+        "from quizapp.runner.standby import POOL\n"
         "POOL.warm()\n"
         "assert POOL.wait_ready(30)\n"
         "print(POOL.standby_pid, flush=True)\n"

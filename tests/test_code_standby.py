@@ -17,7 +17,7 @@ import pytest
 
 from engine.exercises import EXERCISES
 from quizapp.grading.code import grade_code
-from quizapp.grading.standby import POOL
+from quizapp.runner.standby import POOL
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process checks")
 
@@ -165,7 +165,7 @@ def test_close_leaves_no_child_and_no_folder(tmp_path: Path, monkeypatch: pytest
 def test_the_standby_ends_when_its_parent_dies_without_closing() -> None:
     code = (
         "import os, sys\n"
-        "from quizapp.grading.standby import POOL\n"
+        "from quizapp.runner.standby import POOL\n"
         "POOL.warm()\n"
         "assert POOL.wait_ready(30)\n"
         "print(POOL.standby_pid, flush=True)\n"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import engine
 from engine.attention import merge_heads
 from quizapp.errors import QuizappError
-from quizapp.sandbox.model import (
+from quizapp.explore.model import (
     DTYPES,
     MAX_TOKENS,
     SANDBOX_HEADS,

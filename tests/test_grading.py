@@ -224,13 +224,14 @@ def test_flashcards_are_self_rated() -> None:
     assert grade(card, "maybe").unparseable
 
 
-def test_explain_keeps_the_text_then_rates_the_fraction_of_key_points() -> None:
+def test_an_explanation_without_forms_is_rated_from_the_fraction_of_key_points_ticked() -> None:
     points = ("memory", "bandwidth", "quality", "uptraining")
     inst = Instance(
         "test-explain", "t", "t", "explain", 0, "Why GQA?", "model", key_points=points, target_seconds=100
     )
-    first = grade(inst, "It saves KV cache memory.")
-    assert first.pending and not first.correct and first.value == "It saves KV cache memory."
+    first = grade(inst, "It saves KV cache memory.")  # no accepted forms: nothing is read as covered
+    assert first.reading is not None and not first.reading.readable
+    assert not first.correct and first.value == "It saves KV cache memory."
     assert grade_explain(inst, "x", {0, 1, 2, 3}, seconds=60).rating == 3
     assert grade_explain(inst, "x", {0, 1, 2, 3}, seconds=10).rating == 4
     assert grade_explain(inst, "x", {0, 1, 2, 3}, hints_used=2).rating == 2

@@ -146,8 +146,8 @@ def test_escape_sequences_in_deck_text_never_reach_the_terminal(isolated_home: P
         assert out.returncode == 0, out.stderr
         assert "\x1b" not in out.stdout + out.stderr and "\x07" not in out.stdout and "\x9b" not in out.stdout
     catalog = load_catalog(include_default=False, use_cache=False, extra_paths=[isolated_home / "decks"])
-    assert catalog.decks["evil"].title == "Evil \\x1b]0;PWNED\\x07\\x1b[2J deck"
-    assert catalog.question("evil-card").front == "front \\x1b[31mred\\x9b"  # type: ignore[union-attr]
+    assert catalog.decks["evil"].title == "Evil  deck"  # each sequence removed whole, its payload too
+    assert catalog.question("evil-card").front == "front red"  # type: ignore[union-attr]
 
 
 def test_a_link_out_of_the_decks_folder_is_not_followed(isolated_home: Path, tmp_path: Path) -> None:
@@ -194,8 +194,129 @@ def test_validate_warns_where_deck_text_holds_control_characters(isolated_home: 
     line = text.splitlines().index(next(x for x in text.splitlines() if "front:" in x)) + 1
     assert (
         f"warning: {deck}:{line}:" in out.stderr
-        and "question 'noisy-card', field 'front': control characters U+0007, U+001B shown as escapes"
+        and "question 'noisy-card', field 'front': control, bidi or zero-width characters U+0007, U+001B "
+        "removed"
         in out.stderr
     ), out.stderr
     bundled = _quizapp("validate", "--no-gates", str(ROOT / "content"), home=isolated_home)
     assert bundled.returncode == 0 and "warning:" not in bundled.stderr  # the bundled decks have none
+
+
+# --------------------------------------------------------------------------- bounded before parsing
+
+
+def _fine_deck(folder: Path) -> Path:
+    path = folder / "fine.yaml"
+    path.write_text(_deck(FLASHCARD.format(qid="fine-card", front="f"), "fine"), encoding="utf-8")
+    return path
+
+
+def test_a_sparse_3_gb_deck_is_refused_by_its_size_without_being_read(tmp_path: Path) -> None:
+    import tracemalloc
+
+    sparse = tmp_path / "sparse.yaml"
+    with sparse.open("wb") as fh:
+        fh.truncate(3 << 30)  # 3 GB of holes: no disk used, and reading it whole took 6.3 GB of memory
+    tracemalloc.start()
+    try:
+        catalog = load_catalog([sparse, _fine_deck(tmp_path)], include_default=False, use_cache=False)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert list(catalog.decks) == ["fine"]
+    (problem,) = catalog.problems
+    assert problem.file.endswith("sparse.yaml") and "3.0 GB" in problem.message, problem
+    assert "larger than the 32 MB a deck may be (it was not read)" in problem.message
+    assert peak < 64 << 20, f"{peak:,} bytes allocated: the file was read"
+
+
+def test_a_fifo_or_a_device_in_place_of_a_deck_is_refused_without_waiting(tmp_path: Path) -> None:
+    from quizapp.content.load import load_file
+
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)  # nobody ever writes to it: opening it to read would wait for ever
+    for path in (fifo, Path("/dev/zero")):
+        loaded = load_file(path, use_cache=False)
+        assert loaded.deck is None and "not a regular file" in loaded.problems[0].message, loaded
+
+
+def _alias_bomb(path: Path) -> Path:
+    """The second round's deck: about 1 MB, one string aliased 4,000 times (4 GB once expanded)."""
+    text = f'id: bomb\ntitle: &a "{"A" * 1_000_000}"\ntopic: t\nquestions:\n' + "  - *a\n" * 4000
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _in_3_gb(code: str) -> list[str]:
+    """A child Python that runs `code` with 3 GB of address space, as on a machine with 3 GB to spare."""
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+    return [sys.executable, "-c", limit + code]
+
+
+def test_the_alias_bomb_aborts_the_bare_fast_parser(tmp_path: Path) -> None:
+    """Why the budget exists: yaml_rs copies what an alias names, and where memory runs out it aborts
+    the whole process (SIGABRT), which no `except` can catch."""
+    bomb = _alias_bomb(tmp_path / "bomb.yaml")
+    code = f"import yaml_rs; yaml_rs.loads(open({str(bomb)!r}, encoding='utf-8').read())"
+    out = subprocess.run(_in_3_gb(code), capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == -6, (out.returncode, out.stderr[-300:])
+
+
+def test_the_alias_bomb_is_refused_before_any_parser_and_list_and_stats_keep_running(
+    isolated_home: Path,
+) -> None:
+    folder = isolated_home / "decks"
+    folder.mkdir()
+    bomb = _alias_bomb(folder / "bomb.yaml")
+    _fine_deck(folder)
+    for args in (("list",), ("stats",)):
+        env = {"QUIZAPP_HOME": str(isolated_home), "PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"}
+        run = "import sys, runpy\nsys.argv = ['quizapp', *%r]\nrunpy.run_module('quizapp', None, '__main__')"
+        code = run % (args,)
+        out = subprocess.run(
+            _in_3_gb(code), capture_output=True, text=True, timeout=120, cwd=ROOT, env=env, check=False
+        )
+        assert out.returncode == 0, (args, out.returncode, out.stderr[-500:])
+        assert "Traceback" not in out.stderr
+    listed = _quizapp("list", home=isolated_home)
+    assert "fine" in listed.stdout and "kv-cache" in listed.stdout
+    assert "bomb.yaml:37:5" in listed.stderr and "aliases that expand it past the 32 MB" in listed.stderr
+    catalog = load_catalog([bomb, folder / "fine.yaml"], include_default=False, use_cache=False)  # the TUI's
+    assert list(catalog.decks) == ["fine"] and len(catalog.problems) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "place", "said"),
+    [
+        (  # a billion laughs: each level ten aliases of the one before
+            'a0: &a0 "lol"\n'
+            + "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 12)),
+            ":12:",
+            "expand it past the 32 MB",
+        ),
+        ("x: &x 1\nl: [" + ", ".join(["*x"] * 10_001) + "]\n", ":6:", "more than 10,000 aliases"),
+    ],
+    ids=["nested", "many"],
+)
+def test_aliases_past_the_budget_are_refused_at_their_line(
+    isolated_home: Path, body: str, place: str, said: str
+) -> None:
+    path = isolated_home / "laughs.yaml"
+    path.write_text("id: laughs\ntitle: t\ntopic: t\nquestions: []\n" + body, encoding="utf-8")
+    catalog = load_catalog([path, _fine_deck(isolated_home)], include_default=False, use_cache=False)
+    assert list(catalog.decks) == ["fine"]
+    (problem,) = catalog.problems
+    assert place in str(problem) and said in problem.message, problem
+
+
+def test_a_deck_with_a_few_aliases_still_loads(isolated_home: Path) -> None:
+    text = (
+        "id: shared\ntitle: &t Shared\ntopic: t\nquestions:\n"
+        "  - id: shared-one\n    type: flashcard\n    front: f\n    back: &b the same back\n"
+        "    explanation: &e the same explanation\n"
+        "  - id: shared-two\n    type: flashcard\n    front: *t\n    back: *b\n    explanation: *e\n"
+    )
+    path = isolated_home / "shared.yaml"
+    path.write_text(text, encoding="utf-8")
+    catalog = load_catalog([path], include_default=False, use_cache=False)
+    assert not catalog.problems and catalog.question("shared-two").back == "the same back"  # type: ignore[union-attr]

@@ -36,6 +36,11 @@ PAYLOADS = {
     "the wrong signature": "def softmax(x, y):\n    pass\n",
     "a class": "class A:\n    pass\n\ndef softmax(x):\n    pass\n",
     "a raise of something else": "def softmax(x):\n    raise SystemExit(__import__('os').getpid())\n",
+    "a submodule that runs on import": "import numpy.f2py.__main__\n\ndef softmax(x):\n    pass\n",
+    "a submodule imported by name": "from numpy import f2py\n\ndef softmax(x):\n    pass\n",
+    "a name from a submodule": "from numpy.f2py import __main__\n\ndef softmax(x):\n    pass\n",
+    "a module off the list": "import functools\n\ndef softmax(x):\n    pass\n",
+    "a star import": "from numpy import *\n\ndef softmax(x):\n    pass\n",
 }
 
 
@@ -62,6 +67,26 @@ def test_a_stub_with_docstring_comments_and_types_is_welcome(isolated_home: Path
     '''
     path = isolated_home / "shared.yaml"
     path.write_text(_code_deck(stub), encoding="utf-8")
+    catalog = load_catalog([path], use_cache=False, include_default=False)
+    assert list(catalog.decks) == ["shared"], [p.message for p in catalog.problems]
+
+
+def test_an_import_of_a_numpy_submodule_is_refused_with_a_clear_message(isolated_home: Path) -> None:
+    path = isolated_home / "shared.yaml"
+    path.write_text(_code_deck(PAYLOADS["a submodule that runs on import"]), encoding="utf-8")
+    catalog = load_catalog([path], use_cache=False, include_default=False)
+    (problem,) = catalog.problems
+    assert problem.question_id == "shared-softmax" and problem.field == "starter", problem
+    assert "line 1: imports numpy.f2py.__main__ (a starter may import only math and numpy" in problem.message
+
+
+@pytest.mark.parametrize(
+    "imports",
+    ["import numpy as np", "import math", "from math import sqrt, pi", "from numpy import ndarray, float64"],
+)
+def test_a_stub_may_import_numpy_and_math_and_their_names(imports: str, isolated_home: Path) -> None:
+    path = isolated_home / "shared.yaml"
+    path.write_text(_code_deck(f"{imports}\n\ndef softmax(x):\n    pass\n"), encoding="utf-8")
     catalog = load_catalog([path], use_cache=False, include_default=False)
     assert list(catalog.decks) == ["shared"], [p.message for p in catalog.problems]
 

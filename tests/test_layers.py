@@ -85,16 +85,28 @@ def test_engine_source_imports_only_numpy_and_stdlib() -> None:
 ROOMS_MAY_IMPORT: dict[str, set[str]] = {
     "store": set(),
     "content": set(),
-    "grading": {"content"},
-    "sandbox": set(),
+    "runner": set(),
+    "grading": {"content", "runner"},
+    "explore": set(),
     "study": {"content", "grading", "store"},
     "interview": {"content", "grading", "study", "store"},
     "progress": {"store"},
     "reports": {"content", "grading", "study", "interview", "store"},
-    "commands": {"content", "grading", "study", "interview", "store", "reports", "sandbox", "progress"},
-    "tui": {"content", "grading", "study", "interview", "store", "reports", "sandbox"},
+    "commands": {
+        "content",
+        "grading",
+        "study",
+        "interview",
+        "store",
+        "reports",
+        "explore",
+        "progress",
+        "runner",
+    },
+    "tui": {"content", "grading", "study", "interview", "store", "reports", "explore", "runner"},
 }
 TOP_LEVEL = {"__init__", "__main__", "cli", "paths", "errors", "crash", "launch", "config", "workspace"}
+TOP_LEVEL |= {"terminal_text"}
 WORKSPACE_USERS = {"commands", "tui"}
 
 
@@ -175,3 +187,23 @@ def test_only_the_store_runs_sql() -> None:
         assert "sqlite3" not in {name.split(".")[0] for name in _imports(path)}, (
             f"{path.name} imports sqlite3"
         )
+
+
+def test_the_runners_child_program_imports_only_the_standard_library() -> None:
+    """The child runs `python -I -S` on the text of seccomp.py and confine_child.py followed by
+    standby_child's program: there nothing but the standard library (and NumPy, which the program adds
+    itself) can be imported."""
+    from quizapp.runner import standby_child
+
+    root = Path(quizapp.__file__).parent / "runner"
+    texts = {name: (root / name).read_text(encoding="utf-8") for name in standby_child.LIBRARY}
+    texts["standby_child._PROGRAM"] = standby_child._PROGRAM
+    for name, text in texts.items():
+        for node in ast.walk(ast.parse(text.replace("__", "_x_"))):
+            if isinstance(node, ast.Import):
+                tops = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                tops = {node.module.split(".")[0]}
+            else:
+                continue
+            assert tops <= set(sys.stdlib_module_names) | {"numpy"}, f"{name} imports {sorted(tops)}"

@@ -23,6 +23,7 @@ from quizapp.content.checks.gates import (
 from quizapp.content.instance import Instance
 from quizapp.content.schema import NumericQuestion
 from quizapp.content.tolerance import Tolerance
+from quizapp.grading.explain_gates import explain_failures
 
 GATES = Path(__file__).parent / "broken_decks" / "gates"
 
@@ -34,7 +35,7 @@ def _validate(path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_bundled_bank_passes_every_gate() -> None:
-    problems = gate_problems(load_catalog())
+    problems = gate_problems(load_catalog(), more=(explain_failures,))
     assert not problems, "\n".join(str(p) for p in problems)
 
 

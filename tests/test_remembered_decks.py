@@ -21,6 +21,7 @@ from quizapp.content.remembered_decks import (
     remember_decks,
     remembered_decks,
 )
+from quizapp.terminal_text import terminal_text
 
 KEY = ("0.1.0", "/bundled", "/home/me/decks")
 DECKS = Path(__file__).parent / "tui" / "decks"
@@ -142,4 +143,5 @@ def test_rows_in_the_written_shape_come_back_and_one_bad_cell_spoils_the_file(
     folder = tmp_path_factory.mktemp("rows")
     (folder / FILE_NAME).write_text(json.dumps({"format": 1, "key": list(KEY), "decks": data}))
     found = remembered_decks(KEY, folder)
-    assert found == (() if spoiled else tuple(RememberedDeck(*row) for row in rows))
+    shown = all(terminal_text(text) == text for row in rows for text in row[:2])  # else not the app's
+    assert found == (() if spoiled or not shown else tuple(RememberedDeck(*row) for row in rows))

@@ -19,8 +19,8 @@ from engine import ACCELERATORS, accelerators
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.content.instance import Instance
 from quizapp.content.schema import ScenarioQuestion
-from quizapp.grading import HARD, grade
-from quizapp.grading.scenario import grade_scenario
+from quizapp.grading import AGAIN, HARD, grade
+from quizapp.grading.scenario import grade_scenario, parts_of
 from quizapp.interview.session import MAX_SCENARIOS, InterviewSession, _at_most_one_code
 from quizapp.reports.anki import card_sides
 from quizapp.store import InterviewConfig, open_store
@@ -81,12 +81,31 @@ def test_the_bank_has_twelve_case_studies_of_four_to_eight_steps_that_vary_by_se
             assert spec.trap in {m.id for m in step.derivation.misconceptions}, (question.id, spec.name)
 
 
+def _right_answers(inst: Instance) -> list[str]:
+    """Every step's right number, then (for a case study with a part in words) its own model answer."""
+    said = [str(inst.follow_up.expected)] if inst.follow_up is not None else []
+    return [*(_right_text(s) for s in inst.steps), *said]
+
+
 def test_every_step_right_is_a_correct_scenario(catalog: Catalog) -> None:
     inst = catalog.instance(SERVING, 4)
-    verdict = grade(inst, "; ".join(_right_text(s) for s in inst.steps))
+    verdict = grade(inst, "; ".join(_right_answers(inst)))
     assert verdict.correct
-    assert [s.verdict.correct for s in verdict.steps] == [True] * len(inst.steps)
+    assert [s.verdict.correct for s in verdict.steps] == [True] * parts_of(inst)
     assert not any(s.carried_forward for s in verdict.steps)
+
+
+def test_every_case_study_ends_with_a_choice_to_explain_read_point_by_point(catalog: Catalog) -> None:
+    for q in _scenarios(catalog):
+        inst = catalog.instance(q.id, 1)
+        assert inst.follow_up is not None and inst.follow_up.kind == "explain", q.id
+        right = grade(inst, "; ".join(_right_answers(inst)))  # its model answer may hold `;` of its own
+        assert right.correct and right.steps[-1].verdict.reading is not None, q.id
+        assert right.steps[-1].verdict.reading.covered() == set(range(len(inst.follow_up.key_points)))
+        # the numbers right and the words empty of any point: the case is rated on its worst part
+        numbers = [_right_text(s) for s in inst.steps]
+        vague = grade(inst, "; ".join([*numbers, "It depends on the workload, honestly."]))
+        assert not vague.correct and vague.rating == AGAIN, q.id
 
 
 def test_right_method_on_a_wrong_earlier_number_is_carried_forward_and_rated_at_most_hard(
@@ -148,7 +167,7 @@ def test_show_json_lists_the_steps_and_check_json_gives_one_verdict_per_step(cat
     assert [s["step"] for s in verdict["steps"]] == [1, 2, 3]
     assert [s["carried_forward"] for s in verdict["steps"]] == [False, False, True]
     assert [s["correct"] for s in verdict["steps"]] == [False, True, False]
-    too_many = _cli("check", SERVING, "--seed", "2", *(["--answer", "1"] * (len(inst.steps) + 1)))
+    too_many = _cli("check", SERVING, "--seed", "2", *(["--answer", "1"] * (parts_of(inst) + 1)))
     assert too_many.returncode == 2
 
 

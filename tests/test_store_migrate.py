@@ -20,6 +20,9 @@ NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 def _back_to(path: Path, version: int) -> None:
     """Turns the file into one an earlier quizapp wrote: what later migrations add is taken out."""
     with closing(sqlite3.connect(path, isolation_level=None)) as old:
+        if version < 4:
+            old.execute("DROP INDEX reviews_point_disagreements")
+            old.execute("ALTER TABLE reviews DROP COLUMN points")
         if version < 3:
             drop_tally_triggers(old)
             old.execute("DROP TABLE review_tally")

@@ -24,13 +24,18 @@ from engine.exercises.inputs import (
     case_bounds,
     check_draw,
     check_value,
+    cost_bounds,
     pick,
+    review_bounds,
 )
 
 Inputs = dict[str, Any]
 Build = Callable[[np.random.Generator, Mapping[str, Any]], Inputs]
 """One input set from concrete parameters (every parameter present); ValueError naming them if they clash."""
 Where = tuple[str | int, ...]
+Cost = Callable[[Mapping[str, Any]], tuple[int, int]]
+"""From one case's parameters, before anything is built: the reference's work (element operations,
+a Python loop's turn counted as thousands) and the entries of the largest array it makes."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,9 @@ class Exercise:
     """The default draw: today's edge cases, then random ones."""
     rtol: float = 1e-6
     atol: float = 1e-8
+    cost: Cost | None = None
+    """The reference's cost from a case's parameters; None: estimated from the built arrays (entries
+    times the largest size)."""
 
     def cases(self, seed: int, spec: InputSpec | None = None) -> list[Inputs]:
         """The seed's input sets under `spec` (default: the exercise's): the edge cases in order, then
@@ -73,18 +81,24 @@ class Exercise:
         if problems:
             raise ValueError(f"{self.id}: {problems[0][1]}")
         rng = rng_for(self.id, seed)
-        out = [self.make(rng, edge, spec.dtype) for edge in spec.edge]
-        while len(out) < spec.n_cases:
-            out.append(self._random_case(rng, spec))
+        made = [self._made(rng, edge, spec.dtype) for edge in spec.edge]
+        while len(made) < spec.n_cases:
+            made.append(self._random_case(rng, spec))
+        out = [case for _, case in made]
         entries = sum(int(np.size(v)) for case in out for v in case.values())
         if entries > MAX_SPEC_ELEMENTS:
             raise ValueError(
                 f"{self.id}: the cases hold {entries:,} values in all; at most {MAX_SPEC_ELEMENTS:,}"
             )
+        review_bounds(self.id, sum(work for work, _ in made) * (1 + len(self.mistakes)))
         return out
 
     def make(self, rng: np.random.Generator, case: Mapping[str, Any], dtype: str = "float64") -> Inputs:
         """One input set from the parameters `case` names (the rest take their defaults)."""
+        return self._made(rng, case, dtype)[1]
+
+    def _made(self, rng: np.random.Generator, case: Mapping[str, Any], dtype: str) -> tuple[int, Inputs]:
+        """make(), with the reference's estimated work on it; its cost is bounded before it is built."""
         values: dict[str, Any] = {
             name: None if isinstance(p, Given) else p.default for name, p in self.params.items()
         }
@@ -94,9 +108,16 @@ class Exercise:
                 raise ValueError(self._unknown(name))
             check_value(name, param, value)
             values[name] = value
+        if self.cost is not None:
+            work, peak = self.cost(values)
+            cost_bounds(values, work, peak)
         built = self.build(rng, values)
         case_bounds(values, built)
-        return {name: as_dtype(value, dtype) for name, value in built.items()}
+        if self.cost is None:
+            entries = sum(int(np.size(v)) for v in built.values())
+            sizes = [v for v in values.values() if isinstance(v, int) and not isinstance(v, bool)]
+            work = entries * max(sizes, default=1)
+        return work, {name: as_dtype(value, dtype) for name, value in built.items()}
 
     def spec(
         self,
@@ -133,7 +154,7 @@ class Exercise:
                 self.make(rng, edge, spec.dtype)
             except ValueError as error:
                 problems.append((("edge", i), str(error)))
-        if not problems and spec.n_cases > len(spec.edge):
+        if not problems:  # (the whole review's cost too, edge cases only or not)
             try:
                 for seed in range(3):
                     self.cases(seed, spec)
@@ -172,7 +193,7 @@ class Exercise:
                 problems.append((("random", name), str(error)))
         return problems
 
-    def _random_case(self, rng: np.random.Generator, spec: InputSpec) -> Inputs:
+    def _random_case(self, rng: np.random.Generator, spec: InputSpec) -> tuple[int, Inputs]:
         last = ""
         for _ in range(MAX_DRAWS):
             case = {
@@ -181,7 +202,7 @@ class Exercise:
                 if name in spec.random
             }
             try:
-                return self.make(rng, case, spec.dtype)
+                return self._made(rng, case, spec.dtype)
             except TooLarge:
                 raise
             except ValueError as error:

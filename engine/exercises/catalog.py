@@ -323,6 +323,73 @@ def _backward(rng: np.random.Generator, p: Mapping[str, Any]) -> Inputs:
 BACKWARD_INPUTS = _spec(({"T": 1, "d": 2}, {"T": 3, "d": 4}, {"T": 5, "d": 8}), T=Between(2, 6))
 
 
+# The reference's cost for one case, from its parameters (see Exercise.cost): (work, largest array). Work
+# counts element operations, a matrix product's multiply-adds included; a Python loop's turn counts 4,000.
+def _d_v(p: Mapping[str, Any], d: str) -> int:
+    return int(p["d_v"]) if p.get("d_v") is not None else int(p[d]) + 1
+
+
+def _cost_softmax(p: Mapping[str, Any]) -> tuple[int, int]:
+    n = max(int(p["batch"]), 1) * int(p["rows"]) * int(p["cols"])
+    return 12 * n, n
+
+
+def _cost_attention(p: Mapping[str, Any]) -> tuple[int, int]:
+    t, s = int(p["T"]), int(p["S"])
+    return t * s * (int(p["d_k"]) + _d_v(p, "d_k") + 12), t * s
+
+
+def _cost_causal(p: Mapping[str, Any]) -> tuple[int, int]:
+    t = int(p["T"])
+    return t * t * (int(p["d_k"]) + _d_v(p, "d_k") + 12), t * t
+
+
+def _cost_of(*names: str) -> Any:
+    """A reshape's cost: a few passes over an array whose entries are the product of `names`."""
+
+    def cost(p: Mapping[str, Any]) -> tuple[int, int]:
+        n = int(np.prod([int(p[name]) for name in names], dtype=np.float64))
+        return 4 * n, n
+
+    return cost
+
+
+def _cost_mha(p: Mapping[str, Any]) -> tuple[int, int]:
+    t, d, h = int(p["T"]), int(p["d_model"]), int(p["n_heads"])
+    return 8 * t * d * d + t * t * (2 * d + 12 * h), max(h * t * t, t * d, d * d)
+
+
+def _cost_gqa(p: Mapping[str, Any]) -> tuple[int, int]:
+    h, t, s, d, d_v = (int(p[n]) for n in ("n_heads", "T", "S", "d", "d_v"))
+    return h * t * s * (d + d_v + 12), max(h * t * s, h * s * max(d, d_v))
+
+
+def _cost_decode(p: Mapping[str, Any]) -> tuple[int, int]:
+    n = (int(p["P"]) + 1) * int(p["d"])
+    return 8 * n, n
+
+
+def _cost_window(p: Mapping[str, Any]) -> tuple[int, int]:
+    t = int(p["t"])
+    return 4 * t * t, t * t
+
+
+def _cost_cross(p: Mapping[str, Any]) -> tuple[int, int]:
+    t, s, d = int(p["T"]), int(p["S"]), int(p["d"])
+    return 3 * d * d * (t + s) + t * s * (2 * d + 12), max(t * s, (t + s) * d)
+
+
+def _cost_flash(p: Mapping[str, Any]) -> tuple[int, int]:
+    t, s, block, d, d_v = (int(p[n]) for n in ("T", "S", "block", "d", "d_v"))
+    turns = -(-s // block)
+    return t * s * (d + d_v + 16) + turns * 4000, t * (min(block, s) + d_v)
+
+
+def _cost_backward(p: Mapping[str, Any]) -> tuple[int, int]:
+    t, d = int(p["T"]), int(p["d"])
+    return t * t * (3 * d + 24), t * t
+
+
 def _exercises() -> tuple[Exercise, ...]:
     return (
         Exercise(
@@ -342,6 +409,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=SOFTMAX_PARAMS,
             build=_softmax,
             inputs=SOFTMAX_INPUTS,
+            cost=_cost_softmax,
         ),
         Exercise(
             id="code-attention",
@@ -364,6 +432,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=ATTENTION_PARAMS,
             build=_attention,
             inputs=ATTENTION_INPUTS,
+            cost=_cost_attention,
         ),
         Exercise(
             id="code-causal-attention",
@@ -383,6 +452,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=CAUSAL_PARAMS,
             build=_causal,
             inputs=CAUSAL_INPUTS,
+            cost=_cost_causal,
         ),
         Exercise(
             id="code-split-heads",
@@ -400,6 +470,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=SPLIT_PARAMS,
             build=_split,
             inputs=SPLIT_INPUTS,
+            cost=_cost_of("T", "d_model"),
         ),
         Exercise(
             id="code-merge-heads",
@@ -417,6 +488,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=MERGE_PARAMS,
             build=_merge,
             inputs=MERGE_INPUTS,
+            cost=_cost_of("n_heads", "T", "d_head"),
         ),
         Exercise(
             id="code-gqa-expand",
@@ -435,6 +507,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=EXPAND_PARAMS,
             build=_expand,
             inputs=EXPAND_INPUTS,
+            cost=_cost_of("n_heads", "S", "d_head"),
         ),
         Exercise(
             id="code-mha-forward",
@@ -459,6 +532,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=MHA_PARAMS,
             build=_mha,
             inputs=MHA_INPUTS,
+            cost=_cost_mha,
         ),
         Exercise(
             id="code-kv-cache-bytes",
@@ -476,6 +550,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=KV_CACHE_PARAMS,
             build=_kv_cache,
             inputs=KV_CACHE_INPUTS,
+            cost=lambda p: (16, 1),
             rtol=0.0,
             atol=0.0,
         ),
@@ -496,6 +571,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=GQA_PARAMS,
             build=_gqa,
             inputs=GQA_INPUTS,
+            cost=_cost_gqa,
         ),
         Exercise(
             id="code-kv-decode",
@@ -513,6 +589,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=DECODE_PARAMS,
             build=_decode,
             inputs=DECODE_INPUTS,
+            cost=_cost_decode,
         ),
         Exercise(
             id="code-rope",
@@ -533,6 +610,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=ROPE_PARAMS,
             build=_rope,
             inputs=ROPE_INPUTS,
+            cost=_cost_of("T", "d"),
         ),
         Exercise(
             id="code-sliding-window",
@@ -551,6 +629,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=WINDOW_PARAMS,
             build=_window,
             inputs=WINDOW_INPUTS,
+            cost=_cost_window,
             rtol=0.0,
             atol=0.0,
         ),
@@ -574,6 +653,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=CROSS_PARAMS,
             build=_cross,
             inputs=CROSS_INPUTS,
+            cost=_cost_cross,
         ),
         Exercise(
             id="code-flash-forward",
@@ -592,6 +672,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=FLASH_PARAMS,
             build=_flash,
             inputs=FLASH_INPUTS,
+            cost=_cost_flash,
         ),
         Exercise(
             id="code-attention-backward",
@@ -611,6 +692,7 @@ def _exercises() -> tuple[Exercise, ...]:
             params=BACKWARD_PARAMS,
             build=_backward,
             inputs=BACKWARD_INPUTS,
+            cost=_cost_backward,
         ),
     )  # fmt: skip
 

@@ -33,6 +33,16 @@ MAX_CASE_WORK = 200_000_000
 T), so a deck cannot make each grading take minutes or gigabytes."""
 MAX_SPEC_ELEMENTS = 4_000_000
 """Entries of all the cases of one seed."""
+REFERENCE_OPS_PER_S = 200_000_000
+"""What the reference's work is counted at: NumPy's element operations per second on a slow machine,
+so an estimate in seconds errs long."""
+MAX_REVIEW_SECONDS = 1.0
+"""The reference's (and the named mistakes') estimated time for one review at most: `validate` refuses
+inputs over it, and grading refuses them before anything runs."""
+MAX_REVIEW_WORK = int(REFERENCE_OPS_PER_S * MAX_REVIEW_SECONDS)
+MAX_PEAK_ENTRIES = 16_000_000
+"""Entries of the largest array the reference makes for one case (a T x S score matrix, say): 128 MB
+in float64."""
 
 
 class TooLarge(ValueError):
@@ -63,6 +73,32 @@ def case_bounds(values: Mapping[str, Any], built: Mapping[str, Any]) -> None:
         raise TooLarge(
             f"a case with {dict(values)} is too large to grade quickly ({entries:,} values times a size "
             f"of {max(sizes):,}); keep it under {MAX_CASE_WORK:,}"
+        )
+
+
+def cost_bounds(values: Mapping[str, Any], work: int, peak: int) -> None:
+    """TooLarge naming the sizes when one case's estimated reference work or largest array is past the
+    bounds (checked before the case is built or anything runs)."""
+    if peak > MAX_PEAK_ENTRIES:
+        raise TooLarge(
+            f"a case with {dict(values)} makes the reference build an array of {peak:,} values; at most "
+            f"{MAX_PEAK_ENTRIES:,}"
+        )
+    if work > MAX_REVIEW_WORK:
+        raise TooLarge(
+            f"a case with {dict(values)} would take the reference about {work / REFERENCE_OPS_PER_S:.1f} s "
+            f"({work:,} operations); a whole review may take at most {MAX_REVIEW_SECONDS:g} s"
+        )
+
+
+def review_bounds(exercise_id: str, work: int) -> None:
+    """TooLarge when the estimated work of one review (every case's reference and each named mistake's
+    version) is past MAX_REVIEW_WORK."""
+    if work > MAX_REVIEW_WORK:
+        raise TooLarge(
+            f"{exercise_id}: one review would take the reference (and the mistakes it names) about "
+            f"{work / REFERENCE_OPS_PER_S:.1f} s ({work:,} operations); at most {MAX_REVIEW_SECONDS:g} s: "
+            "use smaller sizes"
         )
 
 

@@ -179,7 +179,11 @@ def instance_json(inst: Instance) -> dict[str, Any]:
             {"key": o.key, "text": o.text, "correct": o.correct, "feedback": o.feedback} for o in inst.options
         ]
     if inst.kind == "explain":
-        out["key_points"] = list(inst.key_points)
+        out["key_points"] = [explain_point_json(inst, i) for i in range(len(inst.key_points))]
+        out["misconceptions"] = [
+            {"id": r.id, "text": r.text, "correction": r.correction, "forms": list(r.forms)}
+            for r in inst.rejects
+        ]
     if inst.kind == "scenario":
         out["steps"] = [
             {"name": name, "uses": list(uses), **instance_json(step)}
@@ -189,6 +193,8 @@ def instance_json(inst: Instance) -> dict[str, Any]:
             step["work"] = step.pop("steps", [])
             for key in ("id", "deck", "type", "difficulty", "seed", "explanation", "source"):
                 step.pop(key, None)
+        if inst.follow_up is not None:
+            out["explain"] = instance_json(inst.follow_up)
         if inst.derivation is not None:
             out["derivation"] = inst.derivation.to_text()
         return out
@@ -245,7 +251,7 @@ def render_instance(inst: Instance) -> str:
         out.append(f"Expected answer: {inst.expected_text()}\n")
     elif inst.kind == "explain":
         out.append(_section("Model answer", str(inst.expected).rstrip()))
-        out.append(_section("Key points", "\n".join(f"- {p}" for p in inst.key_points)))
+        out.append(_section("Key points", _points_text(inst)))
     elif inst.kind == "flashcard":
         out.append(_section("Back", str(inst.expected).rstrip()))
     elif inst.kind == "scenario":
@@ -255,6 +261,10 @@ def render_instance(inst: Instance) -> str:
             if step.derivation is not None:
                 body += "\n" + _misconceptions(step)
             out.append(_section(f"Step {i} of {len(inst.steps)}", body))
+        if inst.follow_up is not None:
+            part = inst.follow_up
+            body = f"{part.prompt.rstrip()}\n\nModel answer:\n{str(part.expected).rstrip()}\n\n"
+            out.append(_section("Then, in words", body + _points_text(part)))
         if inst.derivation is not None:
             out.append(_section("The chain", inst.derivation.to_text()))
     elif inst.kind == "code":
@@ -302,6 +312,31 @@ def _misconceptions(inst: Instance) -> str:
     return "\n".join(lines) if lines else "(none)"
 
 
+def explain_point_json(inst: Instance, index: int) -> dict[str, Any]:
+    """One key point as `show --json` gives it: its text, whether it is the core, and its accepted forms."""
+    spec = inst.point_specs[index] if index < len(inst.point_specs) else None
+    return {
+        "index": index + 1,
+        "text": inst.key_points[index],
+        "core": bool(spec and spec.core),
+        "accept": list(spec.accept) if spec else [],
+    }
+
+
+def _points_text(inst: Instance) -> str:
+    """The key points, the core marked, each with the forms that state it, then the misconceptions."""
+    lines = []
+    for i, point in enumerate(inst.key_points):
+        spec = inst.point_specs[i] if i < len(inst.point_specs) else None
+        lines.append(f"- {point}" + (" (core)" if spec and spec.core else ""))
+        lines += [f"    accepts: {form}" for form in (spec.accept if spec else ())]
+    for r in inst.rejects:
+        where = f" (contradicts point {r.point + 1})" if r.point is not None else ""
+        lines.append(f"- misconception {r.id}{where}: {r.text}\n    correction: {r.correction}")
+        lines += [f"    when: {form}" for form in r.forms]
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- validate
 
 
@@ -317,13 +352,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     chosen = [display_path(p) for p in paths]
     if not args.no_gates:
         from quizapp.content.checks.gates import gate_problems
+        from quizapp.grading.explain_gates import explain_failures
 
         decks = [
             deck_id
             for deck_id, file in catalog.files.items()
             if not chosen or any(_inside(display_path(file), c) for c in chosen)
         ]
-        problems += gate_problems(catalog, decks, progress=_progress_line if sys.stderr.isatty() else None)
+        progress = _progress_line if sys.stderr.isatty() else None
+        problems += gate_problems(catalog, decks, progress=progress, more=(explain_failures,))
     if paths:
         problems = [p for p in problems if any(_inside(p.file, c) for c in chosen)]
     for problem in problems:
@@ -340,7 +377,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _control_warnings(files: Iterable[Path], chosen: list[str]) -> list[Problem]:
-    """Control characters in the decks checked: shown as escapes when studied, a warning here."""
+    """Control characters in the decks checked: removed when studied, a warning here."""
     from quizapp.content.load import control_warnings, display_path
 
     found: list[Problem] = []
@@ -352,8 +389,11 @@ def _control_warnings(files: Iterable[Path], chosen: list[str]) -> list[Problem]
 
 def _progress_line(done: int, total: int) -> None:
     """A one-line progress counter on stderr while the quality gates run (a terminal only)."""
+    from quizapp.commands.terminal import own_controls
+
     end = "\n" if done == total else ""
-    print(f"\rquality gates: {done}/{total} computed templates", end=end, file=sys.stderr, flush=True)
+    line = f"\rquality gates: {done}/{total} computed templates"  # the \r is ours: past the cleaning
+    print(line, end=end, file=own_controls(sys.stderr), flush=True)
 
 
 def _inside(file: str, chosen: str) -> bool:

@@ -15,6 +15,7 @@ from quizapp.errors import QuizappError
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
+    from quizapp.grading.explain import Reading
 
 EXIT_CORRECT, EXIT_WRONG, EXIT_UNREADABLE = 0, 1, 2
 
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
     from quizapp.grading import grade, grade_explain
+    from quizapp.grading.explain import reading_text
     from quizapp.grading.grade import expected_words
     from quizapp.grading.rating import RATING_NAMES
 
@@ -79,35 +81,33 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     args.answer = answers[0]
     if inst.kind == "explain":
-        if args.covered is None:
-            print(prompt_text(inst))
-            print("\nModel answer:\n" + str(inst.expected or "").strip())
-            print("\nKey points (pass the ones you covered with --covered, e.g. --covered 1,3):")
-            for i, point in enumerate(inst.key_points, start=1):
-                print(f"  {i}. {point}")
-            return EXIT_UNREADABLE
-        try:
-            covered = {int(n) - 1 for n in args.covered.replace(" ", "").split(",") if n}
-        except ValueError:
-            print(
-                f"quizapp: --covered takes key point numbers such as 1,3, not {args.covered!r}",
-                file=sys.stderr,
-            )
-            return EXIT_UNREADABLE
-        unknown = sorted(n + 1 for n in covered if not 0 <= n < len(inst.key_points))
-        if unknown:
-            print(
-                f"quizapp: --covered: this question has key points 1 to {len(inst.key_points)}, "
-                f"not {', '.join(map(str, unknown))}",
-                file=sys.stderr,
-            )
-            return EXIT_UNREADABLE
+        covered: set[int] | None = None
+        if args.covered is not None:
+            try:
+                covered = {int(n) - 1 for n in args.covered.replace(" ", "").split(",") if n}
+            except ValueError:
+                print(
+                    f"quizapp: --covered takes key point numbers such as 1,3, not {args.covered!r}",
+                    file=sys.stderr,
+                )
+                return EXIT_UNREADABLE
+            unknown = sorted(n + 1 for n in covered if not 0 <= n < len(inst.key_points))
+            if unknown:
+                print(
+                    f"quizapp: --covered: this question has key points 1 to {len(inst.key_points)}, "
+                    f"not {', '.join(map(str, unknown))}",
+                    file=sys.stderr,
+                )
+                return EXIT_UNREADABLE
         verdict = grade_explain(inst, args.answer, covered, **timing)
     else:
         verdict = grade(inst, args.answer, **timing)
 
     if args.json:
-        print(json.dumps(_verdict_json(inst, verdict, RATING_NAMES), indent=2))
+        out = _verdict_json(inst, verdict, RATING_NAMES)
+        if verdict.reading is not None:
+            out |= _reading_json(verdict.reading, covered)
+        print(json.dumps(out, indent=2))
         return EXIT_UNREADABLE if verdict.unparseable else EXIT_CORRECT if verdict.correct else EXIT_WRONG
     print(f"Question {inst.question_id} (seed {inst.seed})")
     print(prompt_text(inst))
@@ -121,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
         print(verdict.message)
         for fb in verdict.option_feedback:
             print(f"  {fb.key}) {fb.text}\n     {fb.feedback}")
+    elif verdict.reading is not None:
+        print(reading_text(verdict.reading, covered))
+        print("\nModel answer:\n" + inst.expected_text().strip())
     elif verdict.diagnosis:
         print(f"Diagnosis: {verdict.diagnosis}")
         if verdict.step:
@@ -143,8 +146,9 @@ def run(args: argparse.Namespace) -> int:
 def _check_scenario(inst: Instance, answers: list[str], as_json: bool, timing: dict[str, Any]) -> int:
     """Grades a scenario's answers (one per step, fewer grades those given) and prints one verdict per
     step: exit 0 when every step is right, 1 otherwise, 2 when none can be read or there are too many."""
+    from quizapp.grading.explain import reading_text
     from quizapp.grading.rating import RATING_NAMES
-    from quizapp.grading.scenario import grade_scenario
+    from quizapp.grading.scenario import grade_scenario, part_of, parts_of
 
     verdict = grade_scenario(inst, answers, **timing)
     if verdict.unparseable and not verdict.steps:
@@ -156,17 +160,18 @@ def _check_scenario(inst: Instance, answers: list[str], as_json: bool, timing: d
         out["steps"] = [
             {
                 "step": s.index,
-                "prompt": inst.steps[s.index - 1].prompt,
+                "prompt": part_of(inst, s.index).prompt,
                 "correct": bool(s.verdict.correct),
                 "carried_forward": s.carried_forward,
                 "unreadable": bool(s.verdict.unparseable),
                 "read_as": s.verdict.parsed,
-                "expected": inst.steps[s.index - 1].expected_text(),
+                "expected": part_of(inst, s.index).expected_text(),
                 "diagnosis_id": s.verdict.diagnosis_id,
                 "diagnosis": s.verdict.diagnosis,
                 "message": s.verdict.message,
-                "rating": s.rating,
-                "rating_name": RATING_NAMES.get(s.rating, "?"),
+                "rating": RATING_NAMES.get(s.rating, "?"),
+                "rating_value": s.rating,
+                **(_reading_json(s.verdict.reading, None) if s.verdict.reading is not None else {}),
             }
             for s in verdict.steps
         ]
@@ -175,10 +180,12 @@ def _check_scenario(inst: Instance, answers: list[str], as_json: bool, timing: d
     print(f"Question {inst.question_id} (seed {inst.seed})")
     print(prompt_text(inst))
     for s in verdict.steps:
-        step = inst.steps[s.index - 1]
+        step = part_of(inst, s.index)
         mark = "right" if s.verdict.correct else "carried forward" if s.carried_forward else "wrong"
-        print(f"\nStep {s.index} of {len(inst.steps)}: {step.prompt.strip()}")
+        print(f"\nStep {s.index} of {parts_of(inst)}: {step.prompt.strip()}")
         print(f"  {mark}: {s.verdict.message}")
+        if s.verdict.reading is not None:
+            print(reading_text(s.verdict.reading))
     print(f"\n{verdict.message}")
     if inst.derivation is not None:
         print("\nThe chain:")
@@ -198,8 +205,27 @@ def _verdict_json(inst: Any, verdict: Any, names: Mapping[int, str]) -> dict[str
         "diagnosis_id": verdict.diagnosis_id,
         "diagnosis": verdict.diagnosis,
         "message": verdict.message,
-        "rating": verdict.rating,
-        "rating_name": names.get(verdict.rating, "?"),
+        "rating": names.get(verdict.rating, "?"),
+        "rating_value": verdict.rating,
+    }
+
+
+def _reading_json(reading: Reading, covered: set[int] | None) -> dict[str, Any]:
+    """An explain answer's key points and misconceptions, for scripts; `--covered` overrides the statuses."""
+    points = []
+    for p in reading.points:
+        status = p.status if covered is None else "covered" if p.index in covered else p.status
+        if covered is not None and p.index not in covered and status == "covered":
+            status = "missing"
+        evidence = p.evidence.text if p.evidence is not None else None
+        points.append({"index": p.index + 1, "text": p.text, "status": status, "evidence": evidence})
+    return {
+        "key_points": points,
+        "misconceptions": [
+            {"id": m.id, "text": m.text, "correction": m.correction, "evidence": m.evidence.text}
+            for m in reading.misconceptions
+        ],
+        "read_automatically": reading.readable,
     }
 
 

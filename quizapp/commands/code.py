@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
     def with_confinement() -> str:
         """The help, then what confines a solution on this machine (checked only when help is asked)."""
-        from quizapp.grading.confine import describe
+        from quizapp.runner.confine import describe
 
         return f"{plain_help()}\nOn this machine: {describe()}\n"
 
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def run_code(args: argparse.Namespace) -> int:
     if args.exercise is not None and args.file is not None:
-        from quizapp.grading.standby import warm
+        from quizapp.runner.standby import warm
 
         warm(keep=False)  # the child imports NumPy while this process does the same and reads the file
     from engine.exercises import EXERCISES

@@ -60,7 +60,7 @@ def run_scores(args: argparse.Namespace) -> int:
     import numpy as np
 
     from engine import toy
-    from quizapp.sandbox.trained import toy_model
+    from quizapp.explore.trained import toy_model
 
     _check_seed(args.seed)
     model, where = toy_model(args.model)
@@ -92,7 +92,7 @@ def _check_seed(seed: int) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     from engine import toy
-    from quizapp.sandbox.trained import user_model_path
+    from quizapp.explore.trained import user_model_path
 
     steps = toy.DEFAULT_STEPS if args.steps is None else args.steps
     if not 1 <= steps <= MAX_STEPS:
@@ -136,12 +136,14 @@ class ProgressLine:
     """One line redrawn in place on a terminal (a line per report elsewhere), so a long run shows it lives."""
 
     def __init__(self, stream: TextIO, steps: int) -> None:
-        self.stream, self.steps, self.step = stream, steps, 0
+        from quizapp.commands.terminal import own_controls
+
+        self.stream, self.steps, self.step = own_controls(stream), steps, 0  # its \r is ours
         self.started = time.monotonic()
         self.live = stream.isatty()
 
     def show(self, p: TrainProgress) -> None:
-        from quizapp.sandbox.trained import progress_text
+        from quizapp.explore.trained import progress_text
 
         self.step = p.step
         self.stream.write(("\r" if self.live else "") + progress_text(p, time.monotonic() - self.started))

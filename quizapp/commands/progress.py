@@ -91,7 +91,12 @@ def _file_for(name: str, mode: str) -> Iterator[str]:
             _copy_stdin(path)
         yield str(path)
         if mode == "w" and path.exists():
-            sys.stdout.buffer.write(path.read_bytes())
+            data = path.read_bytes()
+            if sys.stdout.isatty():  # shown, not kept: JSON leaves bidi and C1 characters as they are
+                from quizapp.terminal_text import terminal_text
+
+                data = terminal_text(data.decode("utf-8")).encode("utf-8")
+            sys.stdout.buffer.write(data)
             sys.stdout.flush()
 
 
@@ -146,11 +151,12 @@ def run_stats(args: argparse.Namespace) -> int:
     now = _now()
     with workspace_for(args, now) as ws:
         try:  # the stats still print (with deck ids, without readiness) if the decks cannot be loaded
-            headers = ws.catalog.deck_headers()
+            catalog = ws.catalog
+            headers = catalog.deck_headers()
             questions = ws.plan_questions  # a daily budget's plan sets the new-card count, as in the app
         except (ImportError, QuizappError, OSError):
-            headers, questions = None, None
-        stats = compute_stats(ws.store, now=now, decks=headers, questions=questions)
+            catalog, headers, questions = None, None, None
+        stats = compute_stats(ws.store, now=now, decks=headers, questions=questions, catalog=catalog)
     if args.json:
         print(json.dumps(dataclasses.asdict(stats), default=str, indent=2))
     else:
@@ -195,7 +201,15 @@ def run_unsuspend(args: argparse.Namespace) -> int:
 def _check_replace(file: str, what: str, force: bool) -> None:
     """Refuses to overwrite a file that is not an earlier export of the same kind (unless --force)."""
     path = Path(file)
-    if file == "-" or force or not path.exists():
+    if file == "-":
+        return
+    from quizapp.paths import NotARegularFile, check_target
+
+    try:
+        check_target(path)  # before anything opens it: reading a FIFO to see what it holds waits for ever
+    except NotARegularFile as exc:
+        raise QuizappError(f"Cannot write {path}: {exc.strerror}; give a file name.") from exc
+    if force or not path.exists():
         return
     if path.is_dir():
         raise QuizappError(f"{path} is a folder; give a file name.")

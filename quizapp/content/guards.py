@@ -4,7 +4,8 @@ of its text.
 Decks are shared between users, so a deck file is untrusted input. A 100,000-deep `[[[[` overflows a C
 parser's stack, a 3000-deep block overflows Python's, a 1500 x 1500 literal matrix freezes the app, and
 an escape sequence in a title drives the user's terminal. Each limit here is far above anything a real
-deck needs, and each refusal names the line (or the place in the data) and the limit.
+deck needs, and each refusal names the line (or the place in the data) and the limit. The text of a deck
+passes quizapp.terminal_text, the cleaning every text from a file passes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
+
+from quizapp.terminal_text import terminal_text, unsafe_characters
 
 Loc = tuple[str | int, ...]
 
@@ -28,9 +31,6 @@ MAX_QUESTION_NODES = 20_000
 _CONTAINERS = (dict, list)
 """What a parsed YAML value nests in (a tuple: isinstance is faster with one than with `dict | list`)."""
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""C0 and C1 controls (tab and newline are kept), DEL, and the bidirectional overrides."""
-
 
 def text_problem(text: str) -> tuple[int, int, str] | None:
     """(line, column, message) of the first place the raw text breaks a limit, before any parser runs."""
@@ -43,6 +43,70 @@ def text_problem(text: str) -> tuple[int, int, str] | None:
     if indented is not None:
         line, _, _ = _position(text, indented.start(), "")
         return line, 1, f"blocks nest over {MAX_INDENT} columns deep; they may nest at most {MAX_INDENT}"
+    return alias_problem(text)
+
+
+MAX_ALIASES = 10_000
+"""Aliases (`*name`) in one deck; the bundled decks use none."""
+MAX_EXPANDED = MAX_DECK_BYTES
+"""The size of a deck with every alias written out in full, counted as the characters of its scalars
+plus one for each value: aliases may make a deck no bigger than a deck may be. (yaml_rs copies what an
+alias names: 4,000 aliases of a 250 KB string took 1 GB, and where memory is short it aborts the process,
+SIGABRT, which no `except` catches.)"""
+_ANCHOR = re.compile(r"(?:^|[\s\[\]{},])&[^\s\[\]{},]")
+"""Where an anchor can stand (a node's start: after a space, a bracket or a comma): without one, no
+alias can name anything, and the check below is skipped (the bundled decks have none)."""
+
+
+def alias_problem(text: str) -> tuple[int, int, str] | None:
+    """(line, column, message) of the alias that takes the deck past MAX_ALIASES or MAX_EXPANDED, found
+    by walking libyaml's events (a linear pass that never expands anything), before yaml_rs sees the text.
+    A text libyaml cannot read is refused here with its syntax error."""
+    if _ANCHOR.search(text) is None:
+        return None
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    sizes: dict[str, int] = {}  # an anchor's node, expanded
+    open_nodes: list[list[Any]] = []  # [anchor, size so far] of each collection being read
+    expanded = aliases = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, yaml.AliasEvent):
+                aliases += 1
+                size = sizes.get(event.anchor or "", 0)  # a node that names itself: yaml_rs reads None
+                expanded += size
+                if aliases > MAX_ALIASES or expanded > MAX_EXPANDED:
+                    line, column = (
+                        (event.start_mark.line, event.start_mark.column) if event.start_mark else (0, 0)
+                    )
+                    limit = (
+                        f"more than {MAX_ALIASES:,} aliases"
+                        if aliases > MAX_ALIASES
+                        else f"aliases that expand it past the {MAX_EXPANDED >> 20} MB a deck may be"
+                    )
+                    return line + 1, column + 1, f"the deck holds {limit}"
+            elif isinstance(event, yaml.ScalarEvent):
+                size = len(event.value) + 1
+                expanded += size
+                if event.anchor is not None:
+                    sizes[event.anchor] = size
+            elif isinstance(event, yaml.CollectionStartEvent):
+                expanded += 1
+                open_nodes.append([event.anchor, 1])
+                continue
+            elif isinstance(event, yaml.CollectionEndEvent):
+                anchor, size = open_nodes.pop()
+                if anchor is not None:
+                    sizes[anchor] = size
+            else:
+                continue
+            if open_nodes:
+                open_nodes[-1][1] += size
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        return *where, f"YAML syntax error: {getattr(exc, 'problem', None) or exc}"
     return None
 
 
@@ -190,8 +254,9 @@ def _walk(stack: list[tuple[Any, Loc]]) -> tuple[Loc, str] | None:
 
 
 def may_hold_controls(raw: bytes) -> bool:
-    """Whether any string parsed from the file can hold a control character: one written raw, or one a
-    double-quoted YAML escape makes. False for nearly every deck, which then skips the cleaning walk."""
+    """Whether any string parsed from the file can hold a character terminal_text removes: one written
+    raw, or one a double-quoted YAML escape makes. False for nearly every deck, which then skips the
+    cleaning walk."""
     if raw.translate(None, _NOT_CONTROLS):  # C0 controls and DEL, at C speed
         return True
     return any(lead in raw and pattern.search(raw) is not None for lead, pattern in _CONTROL_BYTES)
@@ -201,12 +266,15 @@ _CONTROL_BYTES = tuple(
     (lead, re.compile(pattern))
     for lead, pattern in (
         (b"\xc2", rb"\xc2[\x80-\x9f]"),
-        (b"\xe2", rb"\xe2(?:\x80[\x8e\x8f\xaa-\xae]|\x81[\xa6-\xa9])"),
-        (b"\\", rb"\\[0abvfeN_LPxuU]"),
+        (b"\xd8", rb"\xd8\x9c"),
+        (b"\xe2", rb"\xe2(?:\x80[\x8b-\x8f\xaa-\xae]|\x81[\xa0\xa6-\xa9])"),
+        (b"\xef", rb"\xef\xbb\xbf"),
+        (b"\\", rb"\\[0abvfreNxuU]"),
     )
 )
-"""C1 controls and bidirectional marks in UTF-8, and the double-quoted escapes that make controls; each
-searched only when its first byte occurs at all."""
+"""C1 controls, the bidirectional controls U+061C, U+200E-F, U+202A-E, U+2066-9 and the zero-width
+U+200B-D, U+2060 and U+FEFF in UTF-8, and the double-quoted escapes that can make any of them (a `\\r`
+too); each searched only when its first byte occurs at all."""
 
 
 def line_of_id(text: str, question_id: str) -> int:
@@ -216,17 +284,17 @@ def line_of_id(text: str, question_id: str) -> int:
 
 
 def clean_text(data: Any) -> tuple[Any, list[tuple[tuple[str | int, ...], str]]]:
-    """The data with every control character and escape sequence in its strings made visible (`\\x1b`),
-    and where each was found, so `quizapp validate` can warn while the app stays safe."""
+    """The data with every string (keys included) passed through terminal_text, and where something was
+    removed, so `quizapp validate` can warn while the app stays safe."""
     found: list[tuple[tuple[str | int, ...], str]] = []
 
     def clean(value: Any, loc: tuple[str | int, ...]) -> Any:
         if isinstance(value, str):
-            if _CONTROL.search(value) is None:
-                return value
-            codes = sorted({f"U+{ord(c):04X}" for c in _CONTROL.findall(value)})
-            found.append((loc, f"control characters {', '.join(codes)} shown as escapes"))
-            return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else "", value)
+            cleaned = terminal_text(value)
+            if cleaned is not value:
+                codes = ", ".join(f"U+{ord(c):04X}" for c in unsafe_characters(value))
+                found.append((loc, f"control, bidi or zero-width characters {codes} removed"))
+            return cleaned
         return value
 
     root = _rebuild(data, (), clean)

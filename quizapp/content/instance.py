@@ -11,6 +11,7 @@ from typing import Literal
 
 from engine import Derivation, Heatmap, format_quantity
 from engine.exercises.inputs import InputSpec
+from quizapp.content.patterns import PointSpec, RejectSpec
 from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import to_display, unit
 
@@ -59,6 +60,10 @@ class Instance:
     options: tuple[ChoiceOption, ...] = ()
     multiple: bool = False
     key_points: tuple[str, ...] = ()
+    point_specs: tuple[PointSpec, ...] = ()
+    """Explain questions: each key point with the forms that state it (no forms: the learner ticks)."""
+    rejects: tuple[RejectSpec, ...] = ()
+    """Explain questions: the misconceptions the question knows, with the forms that state them."""
     explanation: str = ""
     difficulty: int = 1
     tags: tuple[str, ...] = ()
@@ -83,6 +88,8 @@ class Instance:
     """Scenarios: each step's name, as later steps' args refer to its answer."""
     step_uses: tuple[tuple[str, ...], ...] = ()
     """Scenarios: for each step, the names of the earlier steps whose answers its numbers use."""
+    follow_up: Instance | None = None
+    """Scenarios: the "explain your choice" part asked after the numbered steps (an explain Instance)."""
     rework: Callable[[int, Mapping[str, int | float]], Instance] | None = None
     """Scenarios: step k worked again with some earlier answers replaced (name -> base-unit value), so
     a wrong earlier number can be carried forward; raises InstanceError when those numbers cannot work."""
@@ -105,7 +112,8 @@ class Instance:
         if self.kind == "choice" and isinstance(self.expected, frozenset):
             return ", ".join(sorted(self.expected))
         if self.kind == "scenario":
-            return "; ".join(f"{i}) {s.expected_text()}" for i, s in enumerate(self.steps, start=1))
+            parts = [*self.steps, *([self.follow_up] if self.follow_up is not None else [])]
+            return "; ".join(f"{i}) {s.expected_text().strip()}" for i, s in enumerate(parts, start=1))
         return str(self.expected or "")
 
     def answer_hint(self) -> str:
@@ -121,6 +129,8 @@ class Instance:
             tol = self.tolerance.describe() if self.tolerance else "exact answer"
             what = f"in {asked.name} ({asked.words})" if asked.name else "as a number"
             return f"Answer {what}; {tol}. Arithmetic like 4*512^2 or 2*80*8*128 B works."
+        if self.kind == "explain":
+            return "In words, as you would say it: it is read point by point."
         if self.kind == "code":
             return "Write the function in NumPy; Ctrl+R runs it on the seed's inputs, edge cases first."
         if self.kind == "scenario":

@@ -17,6 +17,7 @@ import engine
 from quizapp.content.blind_spots import blind_spots
 from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.content.params import pick_params, place_params
+from quizapp.content.patterns import PointSpec, RejectSpec
 from quizapp.content.schema import (
     CalcParam,
     ChoiceQuestion,
@@ -26,6 +27,7 @@ from quizapp.content.schema import (
     FlashcardQuestion,
     ParamSpec,
     Question,
+    ScenarioExplain,
     ScenarioQuestion,
     ScenarioStep,
     ShapeQuestion,
@@ -41,6 +43,21 @@ Resolver = Callable[[Mapping[str, Any]], dict[str, Any]]
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 REDRAWS = 25
 """Draws tried for a seed before one with a blind spot is kept anyway (the quality gates then say so)."""
+
+
+def explain_parts(question: ExplainQuestion | FlashcardQuestion | ScenarioExplain) -> dict[str, Any]:
+    """The Instance fields a reader needs: each key point with its forms (a point written as plain text has
+    none), and the misconceptions, their points counted from 0."""
+    points = question.key_points
+    specs = tuple(PointSpec(p) if isinstance(p, str) else PointSpec(p.text, p.accept, p.core) for p in points)
+    return {
+        "key_points": tuple(p.text for p in specs),
+        "point_specs": specs,
+        "rejects": tuple(
+            RejectSpec(r.id, r.forms, r.text, r.correction, None if r.point is None else r.point - 1)
+            for r in question.reject
+        ),
+    }
 
 
 def engine_calculate(name: str, args: Mapping[str, Any]) -> engine.Derivation:
@@ -116,12 +133,12 @@ def build_instance(
         return Instance(
             kind="choice", expected=expected, options=options, multiple=question.multiple, **common
         )
+    if isinstance(question, FlashcardQuestion) and question.typed:  # typed in and read, as an explanation
+        return Instance(kind="explain", expected=question.back, **explain_parts(question), **common)
     if isinstance(question, FlashcardQuestion):
         return Instance(kind="flashcard", expected=question.back, **common)
     if isinstance(question, ExplainQuestion):
-        return Instance(
-            kind="explain", expected=question.model_answer, key_points=tuple(question.key_points), **common
-        )
+        return Instance(kind="explain", expected=question.model_answer, **explain_parts(question), **common)
     if isinstance(question, CodeQuestion):
         from engine.exercises import EXERCISES
         from quizapp.content.code_inputs import input_spec

@@ -1,9 +1,10 @@
 """Provides deck loading: finding deck files, parsing and validating them, and the validated-deck cache.
 
-A file is read once and hashed (sha256). If the cache holds a result for that hash, this app version and
-this engine code, the deck comes back from JSON without parsing YAML, importing the engine or running the
-seed checks; its questions are turned into models only when first used (quizapp.content.deck). Otherwise
-the YAML
+A file's size is checked before it is read (read_deck_bytes), then it is read once and hashed (sha256).
+If the cache holds a result for that hash, this app version and this engine code, the deck comes back from
+JSON without parsing YAML, importing the engine or running the seed checks; its questions are turned into
+models only when first used (quizapp.content.deck). Otherwise the text is checked against the limits of
+quizapp.content.guards (aliases included) before any parser sees it, then the YAML
 is parsed with yaml_rs (PyYAML's C loader as a fallback), validated against the schema and checked by
 quizapp.content.checks.static, and the result (a deck or its problems) is cached. A cache file carries the
 sha256 of
@@ -22,6 +23,7 @@ import gc
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -43,6 +45,7 @@ from quizapp.content.problems import (
     split_question,
     syntax_problem,
 )
+from quizapp.terminal_text import terminal_text
 
 if TYPE_CHECKING:
     from quizapp.content.checks.during_parse import Ahead
@@ -139,23 +142,56 @@ def _leaves(file: Path, folder: Path) -> bool:
 
 
 def display_path(path: Path) -> str:
-    """A path as messages show it: relative to the working folder when inside it."""
+    """A path as messages show it: relative to the working folder when inside it, and passed through
+    terminal_text (a shared folder's file name can hold an escape sequence)."""
     try:
-        return str(path.resolve().relative_to(Path.cwd()))
+        return terminal_text(str(path.resolve().relative_to(Path.cwd())))
     except (ValueError, OSError):
-        return str(path)
+        return terminal_text(str(path))
 
 
 # --------------------------------------------------------------------------- one file
 
 
+class DeckTooBig(Exception):
+    """A deck file refused before it was read: its size, or its kind (a FIFO, a device)."""
+
+
+def read_deck_bytes(path: Path) -> bytes:
+    """The file's bytes, its size checked with fstat before a byte is read: a sparse 3 GB file is refused
+    unread (reading it whole took 6.3 GB of memory). At most one byte past the limit is ever read, so a
+    file that grows meanwhile, or one whose size the system does not tell, is refused as well. Opened
+    without blocking: a FIFO put in the file's place is refused, never waited on. Raises OSError, or
+    DeckTooBig with the user's words."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as fh:  # buffered: read(n) reads on until n bytes or the end
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise DeckTooBig("not a regular file (a FIFO, a device or a socket); a deck is a file")
+        if info.st_size > guards.MAX_DECK_BYTES:
+            raise DeckTooBig(_too_big(info.st_size))
+        raw = fh.read(guards.MAX_DECK_BYTES + 1)
+    if len(raw) > guards.MAX_DECK_BYTES:
+        raise DeckTooBig(_too_big(len(raw)))
+    return raw
+
+
+def _too_big(size: int) -> str:
+    limit = guards.MAX_DECK_BYTES >> 20
+    shown = f"{size / 2**30:.1f} GB" if size >= 2**30 else f"{size / 2**20:.1f} MB"
+    return f"the file is {shown}: larger than the {limit} MB a deck may be (it was not read)"
+
+
 def load_file(path: Path, *, use_cache: bool = True) -> Loaded:
     """Loads one deck file: from the cache when its content is unchanged, else parsed and checked."""
     try:
-        raw = path.read_bytes()
+        raw = read_deck_bytes(path)
     except OSError as exc:
         problem = Problem(display_path(path), 1, 1, "", "", f"cannot read the file: {exc.strerror}")
         return Loaded(path, None, (problem,))
+    except DeckTooBig as exc:
+        return Loaded(path, None, (Problem(display_path(path), 1, 1, "", "", str(exc)),))
     digest = hashlib.sha256(raw).hexdigest()
     key = _cache_key(digest)
     outcome = MEMOS.outcomes.get(key) if use_cache else None
@@ -173,12 +209,12 @@ def load_file(path: Path, *, use_cache: bool = True) -> Loaded:
 
 
 def control_warnings(path: Path) -> tuple[Problem, ...]:
-    """Where a deck's text holds control characters or escape sequences, located. Loading already shows
-    them as escapes (deck text never drives the terminal); `validate` warns so the author can remove
-    them. Files that fail to load have their own problems and get no warnings."""
+    """Where a deck's text holds control characters or escape sequences, located. Loading already removes
+    them (quizapp.terminal_text: deck text never drives the terminal); `validate` warns so the author can
+    remove them. Files that fail to load have their own problems and get no warnings."""
     try:
-        raw = path.read_bytes()
-    except OSError:
+        raw = read_deck_bytes(path)
+    except (OSError, DeckTooBig):
         return ()
     if not guards.may_hold_controls(raw):
         return ()
@@ -211,8 +247,13 @@ def parse_yaml(text: str) -> Any:
                 return yaml.load(text, Loader=loader)
         except yaml.YAMLError as exc:
             raise ValueError(str(exc)) from None
-    with gc_paused():
-        return yaml_rs.loads(text, parse_datetime=False)
+    try:
+        with gc_paused():
+            return yaml_rs.loads(text, parse_datetime=False)
+    except BaseException as exc:  # a Rust panic arrives as PanicException, a BaseException: skip the deck
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise ValueError(f"the YAML parser failed on this file: {exc}") from None
 
 
 @contextmanager
@@ -387,6 +428,7 @@ def _code_stamp() -> str:
     if not MEMOS.code_stamp:
         package = Path(__file__).resolve().parent
         files = sorted((package.parent.parent / "engine").rglob("*.py")) + sorted(package.rglob("*.py"))
+        files.append(package.parent / "terminal_text.py")  # what a deck's text is cleaned with
         digest = hashlib.sha256()
         for file in files:
             try:

@@ -15,6 +15,8 @@ from functools import cache
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from quizapp.terminal_text import terminal_text
+
 if TYPE_CHECKING:  # PyYAML and pydantic are imported only on the error path, never for a valid deck
     import yaml
     from pydantic import BaseModel
@@ -39,7 +41,8 @@ class Problem:
         if self.field:
             head.append(f"field {self.field!r}")
         where = ", ".join(head)
-        return f"{self.file}:{self.line}:{self.col}: " + (f"{where}: " if where else "") + self.message
+        text = f"{self.file}:{self.line}:{self.col}: " + (f"{where}: " if where else "") + self.message
+        return terminal_text(text)  # ids and messages quote the deck's own text
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class SkippedDeck:
         name = self.deck_id or self.file
         first = self.problems[0] if self.problems else None
         more = f" (and {len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
-        return f"skipped deck {name}: {first}{more}"
+        return terminal_text(f"skipped deck {name}: {first}{more}")
 
 
 @dataclass(frozen=True)

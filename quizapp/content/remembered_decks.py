@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quizapp import paths
+from quizapp.terminal_text import terminal_text
 
 FILE_NAME = "home-decks.json"
 FORMAT = 1
@@ -87,6 +88,8 @@ def _decks(data: object, key: list[str]) -> tuple[RememberedDeck, ...]:
             0 < len(deck_id) <= MAX_TITLE and len(title) <= MAX_TITLE and 0 <= questions <= MAX_QUESTIONS
         ):
             return ()
+        if terminal_text(deck_id) is not deck_id or terminal_text(title) is not title:
+            return ()  # remember_decks writes the catalog's text, which never holds what this removes
         decks.append(RememberedDeck(deck_id, title, questions))
     return tuple(decks)
 

@@ -50,6 +50,17 @@ def build_scenario(
         return build_step(question, k, values, {**answers, **overrides}, common, calculate)
 
     last = steps[-1]
+    follow_up = None
+    if question.explain is not None:
+        from quizapp.content.instantiate import explain_parts
+
+        part = question.explain
+        try:
+            prompt = render(part.prompt, values)
+        except TemplateError as exc:
+            raise InstanceError(exc.message, loc=("explain", "prompt"), offset=exc.offset) from None
+        parts = {**common, "prompt": prompt}
+        follow_up = Instance(kind="explain", expected=part.model_answer, **explain_parts(part), **parts)
     return Instance(
         kind="scenario",
         expected=None,
@@ -59,6 +70,7 @@ def build_scenario(
         steps=tuple(steps),
         step_names=tuple(s.name for s in question.steps),
         step_uses=step_uses(question),
+        follow_up=follow_up,
         rework=rework,
         **common,
     )

@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from quizapp.content.patterns import MAX_PATTERN, compile_pattern
 from quizapp.content.tolerance import Tolerance
 
 SLUG = r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$"
@@ -49,6 +50,8 @@ Number = StrictInt | StrictFloat
 LIMIT = 1e15
 """No number a deck draws needs more; beyond it int64 and float arithmetic stop being exact."""
 MAX_RANGE_STEPS = 1e12
+MAX_FORMS = 40
+"""Accepted forms of one key point, or rejected forms of one question: a few each, never a dictionary."""
 Bounded = Annotated[Number, Field(ge=-LIMIT, le=LIMIT, allow_inf_nan=False)]
 """A number a range may use: finite and at most 1e15 in size."""
 ArgValue = StrictStr | StrictBool | StrictInt | StrictFloat | list[Any]
@@ -282,12 +285,72 @@ class ChoiceQuestion(_QuestionBase):
         return options
 
 
+Form = Annotated[str, Field(min_length=1, max_length=MAX_PATTERN)]
+"""One pattern in the concept language of quizapp.content.patterns, checked when the deck loads."""
+
+
+def _compiled_forms(forms: tuple[str, ...]) -> tuple[str, ...]:
+    for form in forms:
+        compile_pattern(form)  # a ValueError names the pattern and what is wrong with it
+    return forms
+
+
+class KeyPoint(_Strict):
+    """A key point the app can recognise: what it says, and the ways a right answer may state it."""
+
+    text: str = Field(min_length=1, description="the point as the feedback names it")
+    accept: tuple[Form, ...] = Field(
+        default=(),
+        max_length=MAX_FORMS,
+        description="patterns any one of which states the point (see quizapp/content/patterns.py)",
+    )
+    core: bool = Field(default=False, description="without this point the answer fails (default: the first)")
+
+    @field_validator("accept")
+    @classmethod
+    def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _compiled_forms(value)
+
+
+PointEntry = Annotated[
+    Annotated[StrictStr, Tag("text")] | Annotated[KeyPoint, Tag("point")],
+    Discriminator(lambda v: "text" if isinstance(v, str) else "point"),
+]
+"""A key point: its text alone (the learner ticks it), or a KeyPoint with the forms that state it."""
+
+
+class RejectForm(_Strict):
+    """A classic misconception about the question, the patterns that state it, and its one-line correction."""
+
+    id: str = Field(pattern=SLUG, max_length=MAX_ID, description="names the misconception in statistics")
+    forms: tuple[Form, ...] = Field(min_length=1, max_length=MAX_FORMS)
+    text: str = Field(min_length=1, description="the wrong claim, in a few words")
+    correction: str = Field(min_length=1, description="what is true instead, in one line")
+    point: int | None = Field(default=None, ge=1, description="the key point it contradicts, from 1")
+
+    @field_validator("forms")
+    @classmethod
+    def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _compiled_forms(value)
+
+
 class FlashcardQuestion(_QuestionBase):
-    """A front and a back; `front` plays the role of the prompt."""
+    """A front and a back; `front` plays the role of the prompt. With `key_points` the card opts in to
+    "type the answer": the learner types it, and it is read point by point against the back's points as
+    an explanation is (the back is the model answer)."""
 
     type: Literal["flashcard"]
     front: str = Field(min_length=1)
     back: str = Field(min_length=1)
+    key_points: tuple[KeyPoint, ...] = Field(
+        default=(), max_length=6, description="the back split into points with accepted forms: type it in"
+    )
+    reject: tuple[RejectForm, ...] = Field(default=(), max_length=MAX_FORMS)
+
+    @property
+    def typed(self) -> bool:
+        """The card is answered by typing, and read, rather than revealed and self-rated."""
+        return bool(self.key_points)
 
     @property
     def prompt(self) -> str:
@@ -296,12 +359,27 @@ class FlashcardQuestion(_QuestionBase):
 
 
 class ExplainQuestion(_QuestionBase):
-    """An interview question answered in words, self-graded against a model answer and key points."""
+    """An interview question answered in words, read point by point against its key points' accepted forms
+    and its rejected forms (misconceptions); a key point without forms is ticked by the learner alone."""
 
     type: Literal["explain"]
     prompt: str = Field(min_length=1)
     model_answer: str = Field(min_length=1)
-    key_points: tuple[str, ...] = Field(min_length=3, max_length=6)
+    key_points: tuple[PointEntry, ...] = Field(min_length=3, max_length=6)
+    reject: tuple[RejectForm, ...] = Field(default=(), max_length=MAX_FORMS)
+
+    @model_validator(mode="after")
+    def _rejects_name_a_point(self) -> ExplainQuestion:
+        n = len(self.key_points)
+        for form in self.reject:
+            if form.point is not None and form.point > n:
+                raise ValueError(f"reject {form.id!r} names key point {form.point}; the question has {n}")
+        return self
+
+    @property
+    def point_texts(self) -> tuple[str, ...]:
+        """Each key point's text, whichever way it was written."""
+        return tuple(p if isinstance(p, str) else p.text for p in self.key_points)
 
 
 class CodeMistake(_Strict):
@@ -396,6 +474,16 @@ class ScenarioStep(_Strict):
     answer_format: str | None = Field(default=None, max_length=200)
 
 
+class ScenarioExplain(_Strict):
+    """The case study's last part: "explain your choice", answered in words and read point by point, where
+    the numbers leave a trade-off to argue."""
+
+    prompt: str = Field(min_length=1, description="what the interviewer asks after the numbers (params only)")
+    model_answer: str = Field(min_length=1)
+    key_points: tuple[KeyPoint, ...] = Field(min_length=2, max_length=6)
+    reject: tuple[RejectForm, ...] = Field(default=(), max_length=MAX_FORMS)
+
+
 class ScenarioQuestion(_QuestionBase):
     """A case study on one system: a setup `prompt`, then 4-8 computed steps asked one after another,
     each judged against the truth and, with error carried forward, against the learner's earlier
@@ -406,6 +494,9 @@ class ScenarioQuestion(_QuestionBase):
     steps: tuple[ScenarioStep, ...]
     fixed: StrictStr | None = Field(
         default=None, description="why the final answer never varies (a cited anchor)"
+    )
+    explain: ScenarioExplain | None = Field(
+        default=None, description="a last part in words: explain your choice, read point by point"
     )
 
     @field_validator("steps")

@@ -10,6 +10,7 @@ verdict.correct, verdict.mistake, verdict.first_failure
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -21,8 +22,8 @@ from engine import Heatmap
 from engine.exercises import EXERCISES, Exercise, Mistake
 from engine.exercises.inputs import InputSpec
 from quizapp.errors import QuizappError
-from quizapp.grading import confine
-from quizapp.grading.code_runner import (
+from quizapp.runner import confine
+from quizapp.runner.run import (
     MEMORY_LIMIT_BYTES,
     TIME_LIMIT_S,
     RunOutput,
@@ -34,6 +35,10 @@ FLOAT32_RTOL = 1e-4
 FLOAT32_ATOL = 1e-5
 NEAR_MISS = 1e-4
 """A failing gap at most this share of the largest expected value is rounding, not a wrong formula."""
+REFERENCE_TIME_LIMIT_S = 3.0
+"""The reference's and the named mistakes' time in one grading, in the app's process. Their cost is
+bounded before anything runs (engine.exercises.inputs: an estimate from the sizes, at most about 1 s);
+this is the limit past it: no further case is computed, and the grading says why."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class CodeVerdict:
     confined: bool = False
     """The code ran confined (namespaces); else under limits only, and `confinement` says so."""
     confinement: str = ""
-    """What confined the code, in a sentence (quizapp.grading.confine.note)."""
+    """What confined the code, in a sentence (quizapp.runner.confine.note)."""
 
     @property
     def correct(self) -> bool:
@@ -158,13 +163,21 @@ def grade_code(
         cases.extend(ex.cases(seed, inputs))
         return cases
 
+    deadline = Deadline(REFERENCE_TIME_LIMIT_S)
+
+    def reference() -> None:
+        deadline.start()
+        for case in cases:
+            deadline.check(ex.id)
+            expected.append(_quiet(ex.reference, case))
+
     run = run_solution(
         source,
         ex.function,
         draw,
         time_limit=time_limit,
         memory_limit=memory_limit,
-        meanwhile=lambda: expected.extend(_quiet(ex.reference, case) for case in cases),
+        meanwhile=reference,
     )  # the cases are drawn while the child compiles the code, the reference runs while it runs them
     results = tuple(
         _case(i, case, want, got, error, ex, memory_limit)
@@ -173,11 +186,33 @@ def grade_code(
         )
     )
     wrong = any(not r.passed for r in results)
-    mistake = _named_mistake(ex, cases, run, expected) if wrong and run.problem is None else None
+    mistake = _named_mistake(ex, cases, run, expected, deadline) if wrong and run.problem is None else None
     how = confine.note(run.confined, run.why)
     return CodeVerdict(
         ex.id, seed, results, mistake, run.problem, run.printed, run.unreadable, run.confined, how
     )
+
+
+class Deadline:
+    """The reference's time limit in one grading, checked between cases (NumPy cannot be stopped inside
+    a call: each case's cost is bounded before it runs)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = math.inf
+
+    def start(self) -> None:
+        self.end = time.monotonic() + self.seconds
+
+    def passed(self) -> bool:
+        return time.monotonic() >= self.end
+
+    def check(self, exercise_id: str) -> None:
+        if self.passed():
+            raise QuizappError(
+                f"{exercise_id}: the reference took over {self.seconds:g} s on these inputs; the deck's "
+                "sizes are too large to grade (quizapp validate estimates them)"
+            )
 
 
 def _quiet(func: Any, case: dict[str, Any]) -> np.ndarray:
@@ -291,7 +326,11 @@ def _shown(value: Any) -> str:
 
 
 def _named_mistake(
-    ex: Exercise, cases: list[dict[str, Any]], run: RunOutput, expected: list[np.ndarray]
+    ex: Exercise,
+    cases: list[dict[str, Any]],
+    run: RunOutput,
+    expected: list[np.ndarray],
+    deadline: Deadline,
 ) -> Mistake | None:
     """The known mistake the learner's outputs agree with on every case that ran, where on at least one
     of those cases that mistake gives another answer than the reference (None: not a known one). A case
@@ -306,6 +345,8 @@ def _named_mistake(
     for mistake in ex.mistakes:
         theirs = []
         for case, got, _ in ran:
+            if deadline.passed():  # past the reference's time: no mistake is named, the verdict stands
+                return None
             wrong = _quiet(mistake.compute, case)
             if not _same(got, wrong, ex):
                 break

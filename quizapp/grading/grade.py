@@ -1,8 +1,8 @@
 """Provides grade(): an Instance and the text a user typed in, a Verdict out, never an exception.
 
-One entry point serves the CLI, the study screen and the tests. Explain questions are graded in two
-steps: grade() keeps the text and marks the verdict pending, then grade_explain() rates the key points
-the user ticked.
+One entry point serves the CLI, the study screen and the tests. An explain answer is read point by point
+(quizapp.grading.explain); the study screen lets the learner change the ticks and rates it again with
+grade_explain().
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ from dataclasses import dataclass, replace
 from engine import Heatmap
 from engine.derivation import format_number
 from quizapp.content.instance import Instance
+from quizapp.content.patterns import PointSpec
 from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import unit
 from quizapp.errors import QuizappError
 from quizapp.grading.diagnose import Diagnosis, diagnose_number, diagnose_shape, tolerance_of
+from quizapp.grading.explain import Reading, rating_from_ticks, read_explanation
 from quizapp.grading.parse import (
     ParsedNumber,
     accepted_forms_for,
@@ -78,8 +80,6 @@ class Verdict:
     """Correct option keys the user did not choose."""
     explanation: str = ""
     """Why the diagnosed mistake is a mistake (from the engine's misconception)."""
-    pending: bool = False
-    """True for an explain answer whose key points are still to be ticked (see grade_explain)."""
     expected: str = ""
     """The expected answer as a user would write it."""
     heatmap: Heatmap | None = None
@@ -88,6 +88,8 @@ class Verdict:
     """Why this rating was suggested, in a few words: "Good: right in 38 s", "Hard: 2 hints"."""
     steps: tuple[StepVerdict, ...] = ()
     """Scenarios: one verdict per step answered, in order."""
+    reading: Reading | None = None
+    """Explain answers: each key point covered, missing or contradicted, with the words that decided it."""
 
 
 def grade(
@@ -128,24 +130,14 @@ def _grade(inst: Instance, text: str, rate: _Rater) -> Verdict:
         if inst.kind == "code":
             return _grade_code(inst, text, rate)
         if inst.kind == "scenario":
-            from quizapp.grading.scenario import grade_scenario, split_answers
+            from quizapp.grading.scenario import grade_scenario, parts_of, split_answers
 
-            verdict = grade_scenario(inst, split_answers(text), rate.hints_used, rate.seconds, rate.attempt)
+            answers = split_answers(text, parts_of(inst))
+            verdict = grade_scenario(inst, answers, rate.hints_used, rate.seconds, rate.attempt)
             if rate.new_card and verdict.rating > GOOD:  # a case study met for the first time is never Easy
                 verdict = replace(verdict, rating=GOOD)
             return verdict
-        return Verdict(
-            correct=False,
-            parsed=_words(text),
-            value=text,
-            diagnosis=None,
-            diagnosis_id=None,
-            step=None,
-            message="Now compare with the model answer and tick the key points you covered.",
-            rating=AGAIN,
-            pending=True,
-            expected=inst.expected_text(),
-        )
+        return grade_explain(inst, text, None, rate.hints_used, rate.seconds, rate.attempt, rate.new_card)
     except QuizappError as exc:
         problem = exc.problem if isinstance(exc, AnswerParseError) else str(exc)
         message = f"Could not read the answer: {problem}. {accepted_forms_for(inst)}"
@@ -312,8 +304,8 @@ def _compatible(got: str, asked: str) -> bool:
 def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
     """Runs the solution in a child process (see quizapp.grading.code); slow for the event loop, so the
     TUI grades in its save worker."""
-    from quizapp.grading import confine
     from quizapp.grading.code import grade_code
+    from quizapp.runner import confine
 
     if not text.strip():
         raise AnswerParseError("the code is empty")
@@ -408,49 +400,88 @@ def grade_flashcard(inst: Instance, rating: int) -> Verdict:
 def grade_explain(
     inst: Instance,
     text: str,
-    covered: set[int] | frozenset[int],
+    covered: set[int] | frozenset[int] | None = None,
     hints_used: int = 0,
     seconds: float | None = None,
     attempt: int = 1,
     new_card: bool = False,
+    reading: Reading | None = None,
 ) -> Verdict:
-    """Rates an explain answer from the key points the user ticked (0-based indexes into key_points).
+    """Rates an explain answer from its key points: as the reader found them, or as the learner ticked them
+    (`covered`, 0-based indexes into key_points; the learner has the last word).
 
-    Indexes outside key_points are ignored. With f the fraction covered: f = 1 gives suggest_rating's
-    rating for a right answer (Good, or Easy when fast, Hard after a hint or retry); f >= 2/3 at most Good;
-    f >= 1/2 Hard; less is Again (not known).
+    The points give Good (all covered, nothing contradicted), Hard or Again (quizapp.grading.explain says
+    when); a Good is then held to the time and the hints like any right answer (Easy when fast on a card
+    seen before, Hard when slow or after two hints), and a Hard to the hint ladder's cap. A question whose
+    key points carry no forms (an old deck) is rated from the fraction ticked, as before.
     """
+    reading = reading or read_answer(inst, text)
     n = len(inst.key_points)
-    ticked = {i for i in covered if 0 <= i < n}
-    fraction = len(ticked) / n if n else 1.0
+    ticked = frozenset(reading.covered() if covered is None else {i for i in covered if 0 <= i < n})
     rate = _Rater(inst, hints_used, attempt, seconds, new_card)
-    points = f"{len(ticked)} of {n} key points"
-    if fraction >= 1:
+    if reading.readable:
+        rating, reason = rating_from_ticks(reading.points, ticked, reading.misconceptions)
+    else:
+        rating, reason = _rating_from_fraction(len(ticked), n)
+        if rating == GOOD and len(ticked) < n:  # two thirds ticked: Good at most, never Easy
+            rating = min(GOOD, rate(True))
+            reason = f"{RATING_NAMES[rating]}: {len(ticked)} of {n} key points"
+    if rating == GOOD and len(ticked) == n:
         suggestion = rate.suggestion(True)
         rating, reason = suggestion.rating, f"{suggestion.reason}, every key point"
-    elif fraction >= 2 / 3:
-        rating = min(GOOD, rate(True))
-        reason = f"{RATING_NAMES[rating]}: {points}"
-    elif fraction >= 1 / 2:
-        rating, reason = HARD, f"Hard: {points}"
-    else:
-        rating, reason = AGAIN, f"Again: {points}"
-    missed = [inst.key_points[i] for i in range(n) if i not in ticked]
-    message = f"You covered {len(ticked)} of {n} key points."
-    if missed:
-        message += f" Missing: {missed[0]}" + (f" (and {len(missed) - 1} more)." if len(missed) > 1 else ".")
+    elif rating == HARD:
+        capped = min(HARD, rate(True))
+        rating, reason = (
+            capped,
+            reason if capped == HARD else f"{RATING_NAMES[capped]}: {rate.hints_used} hints",
+        )
+    found = reading.misconceptions
     return Verdict(
         correct=rating > AGAIN,
         parsed=_words(text),
         value=text,
-        diagnosis=None,
-        diagnosis_id=None,
+        diagnosis="; ".join(f"{m.text}. {m.correction}" for m in found) or None,
+        diagnosis_id=found[0].id if found else None,
         step=None,
-        message=message,
+        message=_explain_message(inst, reading, ticked),
         rating=rating,
         expected=inst.expected_text(),
         reason=reason,
+        reading=reading,
     )
+
+
+def read_answer(inst: Instance, text: str) -> Reading:
+    """The answer read against the instance's key points and misconceptions."""
+    return read_explanation(
+        text, inst.point_specs or tuple(PointSpec(p) for p in inst.key_points), inst.rejects
+    )
+
+
+def _rating_from_fraction(ticked: int, n: int) -> tuple[int, str]:
+    """An old deck's rating from the share of key points ticked: two thirds Good, half Hard."""
+    points = f"{ticked} of {n} key points"
+    if ticked * 3 >= n * 2:
+        return GOOD, f"Good: {points}"
+    if ticked * 2 >= n:
+        return HARD, f"Hard: {points}"
+    return AGAIN, f"Again: {points}"
+
+
+def _explain_message(inst: Instance, reading: Reading, ticked: frozenset[int]) -> str:
+    """Every missing point named in full and every contradiction with its correction."""
+    n = len(inst.key_points)
+    lines = [f"You covered {len(ticked)} of {n} key points."]
+    wrong = {p.index for p in reading.points if p.status == "contradicted" and p.index not in ticked}
+    missed = [inst.key_points[i] for i in range(n) if i not in ticked and i not in wrong]
+    lines += [f"Missing: {point}" for point in missed]
+    told = set()
+    for m in reading.misconceptions:
+        if m.point is None or m.point not in ticked:
+            lines.append(f"Wrong: {m.text}. {m.correction}")
+            told.add(m.point)
+    lines += [f"Stated the other way round: {inst.key_points[i]}" for i in sorted(wrong - told)]
+    return "\n".join(lines)
 
 
 def _words(text: str) -> str:

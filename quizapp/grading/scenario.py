@@ -3,7 +3,8 @@
 A step that is wrong against the truth is worked again with the learner's own earlier numbers in place
 of the true ones (only for the earlier steps it uses and the learner got wrong). If the answer is right
 on those numbers, the step is "right method on your step-k number": marked carried forward and rated no
-better than Hard. The scenario's rating is its worst step's, so one case study stays one Card.
+better than Hard. A case study may end with a part in words ("explain your choice"), read point by point
+as an explain question is. The scenario's rating is its worst part's, so one case study stays one Card.
 """
 
 from __future__ import annotations
@@ -13,17 +14,40 @@ from collections.abc import Sequence
 
 from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
-from quizapp.grading.grade import StepVerdict, Verdict, grade
+from quizapp.grading.grade import StepVerdict, Verdict, grade, grade_explain
 from quizapp.grading.rating import AGAIN, HARD, RATING_NAMES
 
 _SEPARATORS = re.compile(r"[;\n]")
 _STEP_NUMBER = re.compile(r"^\s*\d+\)\s*")
 
 
-def split_answers(text: str) -> list[str]:
-    """The per-step answers in one text: separated by `;` or new lines (no answer form uses either), each
-    perhaps numbered as the expected answer is written ("1) 17.5 GB; 2) 0.34 GB")."""
-    return [_STEP_NUMBER.sub("", part).strip() for part in _SEPARATORS.split(text.strip())]
+def split_answers(text: str, parts: int = 0) -> list[str]:
+    """The per-step answers in one text: separated by `;` or new lines (no number form uses either), each
+    perhaps numbered as the expected answer is written ("1) 17.5 GB; 2) 0.34 GB"). With `parts`, the text
+    is cut at most into that many: the last part (an explanation in words) keeps its own `;` and lines."""
+    pieces = _SEPARATORS.split(text.strip(), maxsplit=max(parts - 1, 0))
+    return [_STEP_NUMBER.sub("", part).strip() for part in pieces]
+
+
+def parts_of(inst: Instance) -> int:
+    """How many answers a case study takes: one per step, and one for its part in words if it has one."""
+    return len(inst.steps) + (inst.follow_up is not None)
+
+
+def part_of(inst: Instance, number: int) -> Instance:
+    """Part `number` (from 1) of a case study: a step, or after the last step its part in words."""
+    if number > len(inst.steps) and inst.follow_up is not None:
+        return inst.follow_up
+    return inst.steps[number - 1]
+
+
+def grade_follow_up(
+    inst: Instance, text: str, hints_used: int = 0, seconds: float | None = None, attempt: int = 1
+) -> StepVerdict:
+    """The case study's part in words, read point by point (its number follows the last step's)."""
+    assert inst.follow_up is not None
+    verdict = grade_explain(inst.follow_up, text, None, hints_used, seconds, attempt)
+    return StepVerdict(len(inst.steps) + 1, verdict, rating=verdict.rating)
 
 
 def grade_step(
@@ -118,7 +142,8 @@ def grade_scenario(
     """Grades every step answered (`answers` in step order; fewer than the steps grades those given) and
     sums them up: correct when every step is right on the truth; rated as the worst step (Again while
     steps are left unanswered)."""
-    if len(answers) > len(inst.steps):
+    total = parts_of(inst)
+    if len(answers) > total:
         return Verdict(
             False,
             "",
@@ -126,20 +151,23 @@ def grade_scenario(
             None,
             None,
             None,
-            f"Could not read the answer: {len(answers)} answers for {len(inst.steps)} steps. "
-            "Give one answer per step, separated by ';'.",
+            f"Could not read the answer: {len(answers)} answers for {total} parts. "
+            "Give one answer per step, separated by ';'"
+            + (", then your explanation." if inst.follow_up is not None else "."),
             AGAIN,
             unparseable=True,
         )
     steps: list[StepVerdict] = []
-    for k in range(len(answers)):
+    for k in range(min(len(answers), len(inst.steps))):
         steps.append(grade_step(inst, k, answers, steps, hints_used, seconds, attempt))
+    if len(answers) == total and inst.follow_up is not None:
+        steps.append(grade_follow_up(inst, answers[-1], hints_used, seconds, attempt))
     unreadable = [s.index for s in steps if s.verdict.unparseable]
     right = sum(s.verdict.correct for s in steps)
     carried = [s.index for s in steps if s.carried_forward]
-    missing = len(inst.steps) - len(steps)
+    missing = total - len(steps)
     rating = AGAIN if missing else min((s.rating for s in steps), default=AGAIN)
-    parts = [f"{right} of {len(inst.steps)} steps right"]
+    parts = [f"{right} of {total} {'parts' if inst.follow_up is not None else 'steps'} right"]
     if missing:
         parts.append(f"{missing} step(s) not answered")
     if carried:
@@ -148,7 +176,7 @@ def grade_scenario(
         parts.append(f"step {', '.join(map(str, unreadable))} could not be read")
     first_wrong = next((s for s in steps if not s.verdict.correct), None)
     return Verdict(
-        correct=right == len(inst.steps),
+        correct=right == total,
         parsed="; ".join(s.verdict.parsed for s in steps),
         value="; ".join(answers),
         diagnosis=first_wrong.verdict.diagnosis if first_wrong else None,

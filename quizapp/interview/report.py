@@ -15,13 +15,17 @@ from typing import TYPE_CHECKING
 
 from engine import Derivation
 from quizapp.content.instance import Instance
+from quizapp.grading.explain import Reading
+from quizapp.grading.grade import read_answer
+from quizapp.grading.rating import GOOD
 from quizapp.store import InterviewAnswer, InterviewRecord, InterviewSummary
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
 
-SCORED_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice", "code"})
-"""Kinds graded automatically; explain answers are compared with the model answer by the user."""
+SCORED_KINDS: frozenset[str] = frozenset({"numeric", "tensor", "shape", "choice", "code", "explain"})
+"""Kinds graded automatically. Explain answers are read point by point; interviews saved before that
+list them in their config's `unscored`, and their reports still leave them to compare."""
 
 
 def expected_for(inst: Instance) -> str:
@@ -58,14 +62,19 @@ class ReportItem:
     astray_step: str | None
     """The derivation step where the diagnosed mistake goes astray, to mark it."""
     key_points: tuple[str, ...] = ()
+    reading: Reading | None = None
+    """An explain answer read point by point (None for other kinds, or a question no longer known)."""
 
     @property
     def outcome(self) -> str:
-        """One word for the table: right, wrong, skipped, compare (explain), or time up."""
+        """One word for the table: right, partly (an explanation with a point missing), wrong, skipped,
+        compare (an explanation of an interview saved before they were read), or time up."""
         if self.skipped:
             return "no answer" if self.diagnosis else "skipped"
         if not self.scored:
             return "compare"
+        if self.correct and self.reading is not None and self.reading.rating < GOOD:
+            return "partly"
         return "right" if self.correct else "wrong"
 
     @property
@@ -175,7 +184,8 @@ class InterviewReport:
 
 def build_report(record: InterviewRecord, catalog: Catalog) -> InterviewReport:
     """The report of a saved interview; derivations come from re-instantiating each saved seed."""
-    items = tuple(_item(n, a, catalog) for n, a in enumerate(record.answers, start=1))
+    unscored = frozenset(record.config.unscored)
+    items = tuple(_item(n, a, catalog, n in unscored) for n, a in enumerate(record.answers, start=1))
     topics: dict[str, list[ReportItem]] = {}
     for item in items:
         topics.setdefault(item.topic, []).append(item)
@@ -200,7 +210,7 @@ def build_report(record: InterviewRecord, catalog: Catalog) -> InterviewReport:
     )
 
 
-def _item(number: int, a: InterviewAnswer, catalog: Catalog) -> ReportItem:
+def _item(number: int, a: InterviewAnswer, catalog: Catalog, unscored: bool = False) -> ReportItem:
     inst: Instance | None = None
     deck_title, topic = a.deck_id, a.deck_id
     try:
@@ -233,7 +243,7 @@ def _item(number: int, a: InterviewAnswer, catalog: Catalog) -> ReportItem:
         answer=answer,
         expected=a.expected,
         correct=a.correct,
-        scored=kind in SCORED_KINDS or a.skipped,
+        scored=(kind in SCORED_KINDS and not unscored) or a.skipped,
         skipped=a.skipped,
         flagged=a.flagged,
         seconds=a.seconds,
@@ -242,6 +252,7 @@ def _item(number: int, a: InterviewAnswer, catalog: Catalog) -> ReportItem:
         derivation=derivation,
         astray_step=astray,
         key_points=inst.key_points if inst is not None else (),
+        reading=read_answer(inst, a.answer) if inst is not None and kind == "explain" and a.answer else None,
     )
 
 

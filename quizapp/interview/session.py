@@ -9,8 +9,8 @@ session.end("(2, 8", now=t3)           # time up (or ended): the open answer is 
 report = session.finish(now=t3)        # the same InterviewReport `open_report` rebuilds later
 ```
 No feedback during the run: `submit` only says whether the text could be read. Numeric, tensor, shape and
-choice answers are graded by quizapp.grading; explain answers are kept for the user to compare with the
-model answer in the report (they are not scored, and no review is logged for them). Flashcards are
+choice answers are graded by quizapp.grading, and explain answers are read point by point the same way
+(a Good or Hard reading counts as right; the report shows each point's status). Flashcards are
 self-rated recall cards, so interviews leave them out. Whether answers move the FSRS schedule is the
 user's choice at set-up (`update_schedule`, off by default).
 """
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading import Verdict, grade
+from quizapp.grading.explain import points_code
 from quizapp.interview.report import SCORED_KINDS, InterviewReport, build_report, expected_for
 from quizapp.store import (
     InterviewAnswer,
@@ -339,10 +340,8 @@ class InterviewSession:
         (the message says which forms are accepted); an empty explanation counts as unreadable."""
         asked = self._open()
         inst = asked.instance
-        if inst.kind == "explain":
-            if not text.strip():
-                return Unreadable("Write your explanation first (Ctrl+S submits it).")
-            return self._save(asked, text, now=now)
+        if inst.kind == "explain" and not text.strip():
+            return Unreadable("Write your explanation first (Ctrl+S submits it).")
         ref = self.plan[asked.number - 1][0]
         seconds = self._seconds(asked, now)
         verdict = grade(inst, text, seconds=seconds, interview=True, new_card=self._is_new(ref))
@@ -434,7 +433,7 @@ class InterviewSession:
         ref, inst = self.plan[asked.number - 1]
         seconds = self._seconds(asked, now)
         correct, diagnosis, diagnosis_id = False, stopped if skipped else None, None
-        if not skipped and inst.kind != "explain":
+        if not skipped:
             verdict = verdict or grade(
                 inst, text, seconds=seconds, interview=True, new_card=self._is_new(ref)
             )
@@ -456,6 +455,7 @@ class InterviewSession:
                 diagnosis_id=diagnosis_id,
                 update_schedule=self.config.update_schedule or to_review,
                 scheduler=self.scheduler,
+                points=points_code(verdict.reading),
             )
         elif skipped and self.config.misses_to_review and inst.kind in SCORED_KINDS:
             make_due(self.store, ref, now)  # not answered, so no review is logged: just due at once

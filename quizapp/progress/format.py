@@ -13,7 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 FORMAT_MARKER = "quizapp-progress"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The version export writes. Version 2 added `points` to a review (an explain answer's key points: what the
+grader read of each and the learner's tick), written only for the reviews that have it."""
+READ_VERSIONS = (1, 2)
+"""The versions import reads, with the same record models: a version 1 file simply has no `points`. A
+quizapp that reads only version 1 refuses a newer file by its version, never by a field it does not know."""
 HEAD = ("format", "version", "exported_at")
 RECORD_SECTIONS = ("cards", "reviews", "interviews")
 SECTIONS = frozenset({*HEAD, *RECORD_SECTIONS, "settings"})
@@ -21,6 +26,15 @@ MAX_FILE_BYTES = 2 << 30
 """A progress file of a million reviews is about 300 MB; a larger one is not a backup of ours."""
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 LATEST = datetime(2400, 1, 1, tzinfo=UTC)
+
+
+def readable_version(version: object) -> bool:
+    """Whether import reads a file that says this version: a whole number in READ_VERSIONS (not true, 1.0)."""
+    return type(version) is int and version in READ_VERSIONS
+
+
+READ_VERSIONS_TEXT = " or ".join(map(str, READ_VERSIONS))
+"""The versions import reads, as messages say them ("1 or 2")."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import ijson
 from pydantic import TypeAdapter, ValidationError
 
 from quizapp.errors import QuizappError
-from quizapp.progress.format import FORMAT_MARKER, FORMAT_VERSION, HEAD, SECTIONS
+from quizapp.progress.format import FORMAT_MARKER, HEAD, READ_VERSIONS_TEXT, SECTIONS, readable_version
 from quizapp.progress.records import CardEntry, InterviewEntry, ReviewEntry, When
 
 CHUNK = 500
@@ -83,10 +83,10 @@ def check_head(path: Path, not_ours: str) -> None:
             raise _not_json(not_ours, exc) from exc
     if head.get("format") != FORMAT_MARKER:
         raise QuizappError(marker)
-    if type(head.get("version")) is not int or head.get("version") != FORMAT_VERSION:  # not true, not 1.0
+    if not readable_version(head.get("version")):  # not true, not 1.0
         raise QuizappError(
             f"{path} is a quizapp progress file of version {head.get('version')!r}; "
-            f"this quizapp reads version {FORMAT_VERSION}."
+            f"this quizapp reads version {READ_VERSIONS_TEXT}."
         )
     missing = sorted(SECTIONS - seen)
     if missing:

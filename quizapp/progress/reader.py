@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -24,11 +24,11 @@ from pydantic import TypeAdapter, ValidationError
 from quizapp.errors import QuizappError
 from quizapp.progress.format import (
     FORMAT_MARKER,
-    FORMAT_VERSION,
     HEAD,
     MAX_FILE_BYTES,
     RECORD_SECTIONS,
     ProgressCounts,
+    readable_version,
 )
 from quizapp.progress.plain_json import (
     ADAPTERS,
@@ -46,6 +46,7 @@ from quizapp.store.database import Store
 from quizapp.store.interviews import InterviewAnswer
 from quizapp.store.settings import SETTING_NAMES, check_setting
 from quizapp.store.times import to_us, utc
+from quizapp.terminal_text import terminal_text
 
 
 @dataclass(frozen=True)
@@ -144,17 +145,35 @@ def _keep_name(store: Store, now: datetime) -> Path:
 
 
 class _Checks:
-    """The checks no single record can make, as records stream past; each hands back the store's rows."""
+    """The checks no single record can make, as records stream past; each hands back the store's rows.
+
+    The file may be someone else's, and its text is shown: an id holding anything terminal_text removes
+    (an escape sequence, a zero-width space that makes two ids look alike) is refused, and answers,
+    diagnoses and the rest of the text pass terminal_text."""
 
     def __init__(self, path: Path) -> None:
         self.bad = f"{path} has inconsistent progress data"
         self.questions: set[str] = set()
         self.review_ids: set[int] = set()
         self.interview_ids: set[int] = set()
+        self.clean_ids: set[str] = set()
+        """Ids (deck and diagnosis ids) already found clean: most repeat on every review."""
+
+    def _id(self, value: str | None, where: str) -> str | None:
+        if value is None or value in self.clean_ids:
+            return value
+        if terminal_text(value) is not value:
+            raise QuizappError(
+                f"{self.bad}: {where} holds control, escape, bidi or zero-width characters; no id does."
+            )
+        self.clean_ids.add(value)
+        return value
 
     def cards(self, offset: int, chunk: list[CardEntry]) -> list[tuple[Any, ...]]:
         rows = []
         for i, card in enumerate(chunk, offset):
+            self._id(card.question_id, f"cards[{i}].question_id")
+            self._id(card.deck_id, f"cards[{i}].deck_id")
             problem = unsound(card)
             if problem:
                 raise QuizappError(f"{self.bad}: cards[{i}] ({card.question_id!r}): {problem}.")
@@ -181,10 +200,13 @@ class _Checks:
             if r.id in ids:
                 raise QuizappError(f"{self.bad}: reviews[{i}].id {r.id} is repeated.")
             ids.add(r.id)
+            deck = self._id(r.deck_id, f"reviews[{i}].deck_id")
+            diagnosis_id = self._id(r.diagnosis_id, f"reviews[{i}].diagnosis_id")
+            diagnosis = None if r.diagnosis is None else terminal_text(r.diagnosis)
             rows.append(
-                (r.id, r.question_id, r.deck_id, to_us(r.reviewed_at), r.seed, r.answer, int(r.correct),
-                 r.rating, r.duration_ms, r.diagnosis, r.diagnosis_id, r.mode, r.state_before,
-                 int(r.scheduled))
+                (r.id, r.question_id, deck, to_us(r.reviewed_at), r.seed, terminal_text(r.answer),
+                 int(r.correct), r.rating, r.duration_ms, diagnosis, diagnosis_id, r.mode, r.state_before,
+                 int(r.scheduled), r.points)
             )  # fmt: skip
         return rows
 
@@ -194,7 +216,7 @@ class _Checks:
             if iv.id in self.interview_ids:
                 raise QuizappError(f"{self.bad}: two interviews share the id {iv.id}.")
             self.interview_ids.add(iv.id)
-            answers = tuple(InterviewAnswer(**a.model_dump()) for a in iv.answers)
+            answers = tuple(_shown(InterviewAnswer(**a.model_dump())) for a in iv.answers)
             out.append(backup.InterviewRows(iv.id, iv.started_at, iv.finished_at, iv.config, answers))
         return out
 
@@ -212,6 +234,20 @@ class _Checks:
             except QuizappError as exc:
                 raise QuizappError(f"{self.bad}: settings.{key}: {exc}") from exc
         return dict(found)
+
+
+def _shown(a: InterviewAnswer) -> InterviewAnswer:
+    """The answer with its text passed through terminal_text."""
+    return replace(
+        a,
+        question_id=terminal_text(a.question_id),
+        deck_id=terminal_text(a.deck_id),
+        prompt=terminal_text(a.prompt),
+        answer=terminal_text(a.answer),
+        expected=terminal_text(a.expected),
+        diagnosis=None if a.diagnosis is None else terminal_text(a.diagnosis),
+        diagnosis_id=None if a.diagnosis_id is None else terminal_text(a.diagnosis_id),
+    )
 
 
 def _us(when: datetime | None) -> int | None:
@@ -272,11 +308,7 @@ def _head_lines(fh: IO[bytes]) -> dict[str, Any]:
         if list(item) != [key]:
             raise _NotOurLayout
         head.update(item)
-    if (
-        head["format"] != FORMAT_MARKER
-        or type(head["version"]) is not int
-        or head["version"] != FORMAT_VERSION
-    ):
+    if head["format"] != FORMAT_MARKER or not readable_version(head["version"]):
         raise _NotOurLayout  # plain JSON reading says which
     try:
         TypeAdapter(When).validate_json(json.dumps(head["exported_at"]))

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from quizapp.progress.format import EARLIEST, LATEST
+from quizapp.store.reviews import MAX_POINTS, POINT_CODES
 
 
 def _in_range(when: datetime) -> datetime:
@@ -25,6 +26,8 @@ Whole = Annotated[int, Field(ge=0, lt=2**63)]
 Id = Annotated[int, Field(ge=1, lt=2**63)]
 Seed = Annotated[int, Field(ge=-(2**63), lt=2**63)]
 Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Points = Annotated[str, Field(pattern=f"^[{POINT_CODES}]{{1,{MAX_POINTS}}}$")]
+"""An explain answer's key points as the store keeps them (quizapp.store.reviews.POINT_CODES)."""
 
 
 class _Strict(BaseModel):
@@ -63,6 +66,8 @@ class ReviewEntry(_Strict):
     mode: Literal["study", "drill", "cram", "interview"]
     state_before: Literal[1, 2, 3] | None
     scheduled: bool
+    points: Points | None = None
+    """Since version 2, and only on an explain answer's review."""
 
 
 class AnswerEntry(_Strict):

@@ -39,8 +39,9 @@ _CARD = (
 _REVIEW = (
     '{"id": %d, "question_id": %s, "deck_id": %s, "reviewed_at": %s, "seed": %d, "answer": %s,'
     ' "correct": %s, "rating": %d, "duration_ms": %d, "diagnosis": %s, "diagnosis_id": %s, "mode": %s,'
-    ' "state_before": %s, "scheduled": %s}'
+    ' "state_before": %s, "scheduled": %s%s}'
 )
+"""The last %s is `, "points": "..."` for a review that has key points (format version 2), else empty."""
 
 
 @lru_cache(maxsize=4096)
@@ -112,6 +113,7 @@ def _review_lines(store: Store) -> Iterator[str]:
         mode,
         before,
         sched,
+        points,
     ) in backup.review_rows(store):
         day, rest = divmod(at, US_PER_DAY)
         second, micro = divmod(rest, 1_000_000)
@@ -120,6 +122,7 @@ def _review_lines(store: Store) -> Iterator[str]:
             quote(answer), "true" if correct else "false", rating, ms,
             "null" if diag is None else quote(diag), "null" if diag_id is None else quote(diag_id),
             quote(mode), "null" if before is None else str(int(before)), "true" if sched else "false",
+            "" if points is None else ', "points": ' + quote(points),
         )  # fmt: skip
 
 

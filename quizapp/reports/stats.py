@@ -21,8 +21,10 @@ from quizapp.store.stats_queries import (
     DeckRetention,
     DiagnosisCount,
     DueDay,
+    PointDisagreement,
     due_forecast,
     mastery_by_deck,
+    point_disagreements,
     retention_by_deck,
     review_totals,
     reviews_per_day,
@@ -33,7 +35,23 @@ from quizapp.study.counts import DueCounts, due_counts
 from quizapp.study.readiness import DeckHeader, Readiness
 
 if TYPE_CHECKING:
+    from quizapp.content.catalog import Catalog
     from quizapp.study.plan import PlanQuestion
+
+
+@dataclass(frozen=True)
+class KeyPointMiss:
+    """A key point the grader's reading and the learner's tick disagree on most, with its text."""
+
+    question_id: str
+    point: int
+    """From 1, as the feedback numbers the points."""
+    text: str | None
+    """The point as its deck words it now (None: the question or the point is no longer in the decks)."""
+    missed: int
+    """Ticked by the learner, though the grader found it missing or contradicted."""
+    over_credited: int
+    """Credited by the grader, unticked by the learner."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +73,8 @@ class Stats:
     """Each deck's expected recall on the interview day (or in 7 days), when the decks were given."""
     counts: DueCounts | None = None
     """New, Learning and Review waiting now (study.counts, as home and study count), when decks were given."""
+    point_misses: tuple[KeyPointMiss, ...] = ()
+    """The key points of explain answers the learner's ticks overruled the grader on most (empty: none)."""
 
     @property
     def overall_retention(self) -> float | None:
@@ -72,10 +92,12 @@ def compute_stats(
     now: datetime,
     decks: Sequence[DeckHeader] | None = None,
     questions: Mapping[str, PlanQuestion] | None = None,
+    catalog: Catalog | None = None,
 ) -> Stats:
     """All stats as of `now` (whose time zone defines the user's days); with `decks` (id, title, question
-    ids), each deck's readiness too, and with `questions` (Workspace.plan_questions) the new-card count a
-    daily budget's plan allows, as home and study count it."""
+    ids), each deck's readiness too, with `questions` (Workspace.plan_questions) the new-card count a
+    daily budget's plan allows, as home and study count it, and with `catalog` the text of the key points
+    the grader misses most."""
     today = day_start(now).date()
     calendar = reviews_per_day(store, now=now)
     total_reviews, total_seconds = review_totals(store)
@@ -95,7 +117,35 @@ def compute_stats(
         counts=None
         if decks is None
         else due_counts(store, [(d, q) for d, _, q in decks], now=now, questions=questions),
+        point_misses=key_point_misses(point_disagreements(store), catalog),
     )
+
+
+def key_point_misses(found: Sequence[PointDisagreement], catalog: Catalog | None) -> tuple[KeyPointMiss, ...]:
+    """The disagreements with each key point's text looked up in `catalog` (one question model each)."""
+    return tuple(
+        KeyPointMiss(
+            question_id=d.question_id,
+            point=d.point,
+            text=key_point_text(catalog, d.question_id, d.point),
+            missed=d.missed,
+            over_credited=d.over_credited,
+        )
+        for d in found
+    )
+
+
+def key_point_text(catalog: Catalog | None, question_id: str, point: int) -> str | None:
+    """Key point `point` (from 1) of an explain question as its deck words it, or None when there is no
+    such question or point (a deck edited or removed since the answer)."""
+    from quizapp.content.schema import ExplainQuestion
+
+    if catalog is None or question_id not in catalog.questions:
+        return None
+    question = catalog.questions[question_id]
+    if not isinstance(question, ExplainQuestion) or not 1 <= point <= len(question.key_points):
+        return None
+    return question.point_texts[point - 1]
 
 
 def readiness_for(store: Store, decks: Sequence[DeckHeader], *, now: datetime) -> Readiness:
@@ -137,6 +187,7 @@ __all__ = [
     "DeckRetention",
     "DiagnosisCount",
     "DueDay",
+    "KeyPointMiss",
     "Stats",
     "compute_stats",
     "mastery_by_deck",

@@ -7,7 +7,7 @@ import textwrap
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 
-from quizapp.reports.stats import DayCount, Stats
+from quizapp.reports.stats import DayCount, KeyPointMiss, Stats
 from quizapp.study.readiness import Readiness
 
 SHADES = "·░▒▓█"
@@ -136,4 +136,29 @@ def render_stats(stats: Stats, *, deck_titles: Mapping[str, str] | None = None) 
             )
     else:
         out.append("  none diagnosed yet")
+    if stats.point_misses:
+        out += ["", *key_point_lines(stats)]
     return "\n".join(out)
+
+
+def key_point_lines(stats: Stats) -> list[str]:
+    """The key points the learner's ticks overruled the grader on most: each named by question id, number
+    and text (when the decks still have it), and how often each way."""
+    lines = [
+        "Key points the grader misses most:",
+        "  (missed: you ticked it, the grader did not; over-credited: the reverse)",
+    ]
+    for m in stats.point_misses:
+        where = f"{m.question_id}, point {m.point}"
+        lines += textwrap.wrap(
+            f"{where}: {m.text}" if m.text else where, 80, initial_indent="  ", subsequent_indent="      "
+        )
+        lines.append("      " + disagreement_counts(m))
+    return lines
+
+
+def disagreement_counts(miss: KeyPointMiss) -> str:
+    """How often each way the learner overruled the grader on a key point: "3× missed · 1× over-credited"."""
+    ways = [f"{miss.missed:,}× missed"] if miss.missed else []
+    ways += [f"{miss.over_credited:,}× over-credited"] if miss.over_credited else []
+    return " · ".join(ways)

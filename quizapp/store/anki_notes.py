@@ -11,6 +11,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from quizapp.store.database import connect
+
 
 def previous_anki_notes(path: Path) -> dict[str, tuple[int, str, str]]:
     """guid -> (mod, fields, tags) of the notes in the package at `path`; empty when there is none or it
@@ -20,7 +22,7 @@ def previous_anki_notes(path: Path) -> dict[str, tuple[int, str, str]]:
     try:
         with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
             z.extract("collection.anki2", tmp)
-            conn = sqlite3.connect(Path(tmp) / "collection.anki2")
+            conn = connect(Path(tmp) / "collection.anki2")  # the file at that path may be anyone's
             try:
                 rows = conn.execute("SELECT guid, mod, flds, tags FROM notes").fetchall()
             finally:

@@ -21,7 +21,7 @@ from typing import Any
 
 from quizapp.errors import QuizappError
 from quizapp.store.cards import card_rows
-from quizapp.store.database import Store
+from quizapp.store.database import Store, connect
 from quizapp.store.interviews import InterviewAnswer, InterviewRecord, load_interview
 from quizapp.store.migrations import drop_tally_triggers, install_tallies, migrate
 from quizapp.store.reviews import review_rows
@@ -30,7 +30,7 @@ from quizapp.store.times import to_us
 __all__ = ["FreshDatabase", "InterviewRows", "card_rows", "has_progress", "interviews", "review_rows"]
 
 CARD_COLUMNS = 14
-REVIEW_COLUMNS = 14
+REVIEW_COLUMNS = 15
 CACHE_KIB = 64 * 1024
 """Page cache of the fresh file while it is loaded (64 MiB): index builds sort in memory."""
 
@@ -93,7 +93,7 @@ class FreshDatabase:
         self.path = Path(name)
         try:
             with _explained(store):
-                self.conn = sqlite3.connect(self.path, isolation_level=None)
+                self.conn = connect(self.path, isolation_level=None)
                 self._closed = False
                 self._create()
         except BaseException:

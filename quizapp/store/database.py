@@ -19,11 +19,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quizapp.errors import QuizappError
 from quizapp.paths import db_path
-from quizapp.store.migrations import SCHEMA_VERSION, NewerSchemaError, migrate, schema_version
+from quizapp.store.migrations import (
+    SCHEMA_VERSION,
+    TALLY_TRIGGER_NAMES,
+    TALLY_TRIGGERS,
+    NewerSchemaError,
+    migrate,
+    schema_version,
+)
 from quizapp.store.times import utc
 
 if TYPE_CHECKING:
@@ -154,12 +161,12 @@ class Store:
             if shared or not self.path.is_file():
                 self.conn = _connect_and_migrate(self.path)
                 if keep is not None:
-                    copy = sqlite3.connect(keep)
+                    copy = connect(keep)
                     try:
                         self.conn.backup(copy)
                     finally:
                         copy.close()
-                source = sqlite3.connect(fresh)
+                source = connect(fresh)
                 try:
                     source.backup(self.conn)
                 finally:
@@ -233,13 +240,17 @@ def open_store(
         )
     if problem is not None:
         notice = _move_aside(file, now, problem)
+    stripped: list[str] = []
     try:
-        conn = _connect_and_migrate(file)
+        conn = _connect_and_migrate(file, stripped)
     except _Unreadable as exc:
         if notice is not None:  # a fresh file we just created is unreadable: do not loop
             raise QuizappError(f"The progress database {file} cannot be created: {exc}") from exc
         notice = _move_aside(file, now, str(exc))
-        conn = _connect_and_migrate(file)
+        conn = _connect_and_migrate(file, stripped)
+    if stripped:
+        removed = _removed_notice(file, stripped)
+        notice = f"{notice} {removed}" if notice else removed
     return Store(conn=conn, path=file, notice=notice, defaults=defaults, backup=backup)
 
 
@@ -342,21 +353,44 @@ def _move_aside(file: Path, now: datetime, problem: str) -> str:
     )
 
 
-def _connect_and_migrate(file: Path) -> sqlite3.Connection:
+def connect(file: str | os.PathLike[str], **options: Any) -> sqlite3.Connection:
+    """sqlite3.connect with `trusted_schema` off, set before anything is read: a file may be someone
+    else's (`--db`, a backup), and its schema (a view, a trigger, a CHECK, an index on an expression) then
+    may not call any SQL function that has side effects."""
+    conn: sqlite3.Connection = sqlite3.connect(file, **options)
     try:
-        conn = sqlite3.connect(file, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise QuizappError(f"Cannot open the progress database {file}: {exc}") from exc
-    try:
-        _configure(conn, file)
+        conn.execute("PRAGMA trusted_schema = OFF")
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-def _configure(conn: sqlite3.Connection, file: Path) -> None:
-    """Reads before it writes: a newer file is refused before WAL mode or a migration could change it."""
+OUR_TRIGGERS: dict[str, str] = dict(zip(TALLY_TRIGGER_NAMES, TALLY_TRIGGERS, strict=True))
+"""Every trigger (and view: none) a migration makes, by name, with the SQL SQLite keeps for it. Any other
+one in a file was put there by someone else: a trigger runs on every write quizapp makes (one deleted each
+new review while the app said "saved"), so it is removed before anything is written, and the user told.
+A migration that adds a trigger or a view adds it here (tests/test_store_migrate.py checks)."""
+
+
+def _connect_and_migrate(file: Path, stripped: list[str] | None = None) -> sqlite3.Connection:
+    """The connection, configured and migrated; the foreign triggers and views it removed are added
+    to `stripped` (a phrase each)."""
+    try:
+        conn = connect(file, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise QuizappError(f"Cannot open the progress database {file}: {exc}") from exc
+    try:
+        _configure(conn, file, [] if stripped is None else stripped)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _configure(conn: sqlite3.Connection, file: Path, stripped: list[str]) -> None:
+    """Reads before it writes: a newer file is refused before WAL mode or a migration could change it, and
+    a trigger or view that is not ours is dropped before any write could set it off."""
     try:
         found = schema_version(conn)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -366,6 +400,7 @@ def _configure(conn: sqlite3.Connection, file: Path) -> None:
         raise _newer(file, found)
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        stripped.extend(_strip_foreign_schema(conn))
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
@@ -381,6 +416,44 @@ def _configure(conn: sqlite3.Connection, file: Path) -> None:
                 f"writable (chmod u+w {file}) or pass --db with another file."
             ) from exc
         raise _unreadable_or_error(exc, file) from exc
+
+
+def _foreign_schema(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(type, name) of each trigger and view in the file that is not one of OUR_TRIGGERS, word for word."""
+    rows = conn.execute("SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view')")
+    return [(str(kind), str(name)) for kind, name, sql in rows if OUR_TRIGGERS.get(name) != sql]
+
+
+def _strip_foreign_schema(conn: sqlite3.Connection) -> list[str]:
+    """Drops every foreign trigger and view, in one transaction (before WAL mode and the migrations, so
+    nothing has been written that one could have changed); returns what it dropped, a phrase each."""
+    if not _foreign_schema(conn):  # the usual case: one read of sqlite_master
+        return []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        foreign = _foreign_schema(conn)  # again under the write lock
+        for kind, name in foreign:
+            quoted = name.replace('"', '""')
+            conn.execute(f'DROP {"TRIGGER" if kind == "trigger" else "VIEW"} IF EXISTS "{quoted}"')
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return [f"{kind} {name!r}" for kind, name in foreign]
+
+
+def _removed_notice(file: Path, stripped: list[str]) -> str:
+    from quizapp.terminal_text import terminal_text
+
+    what = ", ".join(terminal_text(s) for s in stripped[:5]) + (
+        f" and {len(stripped) - 5} more" if len(stripped) > 5 else ""
+    )
+    return (
+        f"The progress database {file} held {len(stripped)} trigger(s) or view(s) quizapp did not make "
+        f"({what}); they were removed before quizapp wrote anything: one could change or delete what "
+        'quizapp saves while it says "saved".'
+    )
 
 
 def _probe_write(conn: sqlite3.Connection) -> None:

@@ -14,6 +14,7 @@ from datetime import datetime
 from quizapp.errors import QuizappError
 from quizapp.store.database import Store
 from quizapp.store.times import from_us, to_us
+from quizapp.terminal_text import terminal_text
 
 
 @dataclass(frozen=True)
@@ -37,11 +38,16 @@ class InterviewConfig:
 
     @classmethod
     def from_json(cls, text: str) -> InterviewConfig:
+        """The set-up stored as JSON; its ids pass terminal_text (a `--db` or an import may be someone
+        else's)."""
         data = json.loads(text)
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         for key in ("deck_ids", "tags", "difficulty_mix", "unscored"):
             if key in known:
                 known[key] = tuple(known[key])
+        for key in ("deck_ids", "tags"):
+            if key in known:
+                known[key] = tuple(terminal_text(v) if isinstance(v, str) else v for v in known[key])
         return cls(**known)
 
 
@@ -171,16 +177,16 @@ def load_interview(store: Store, interview_id: int) -> InterviewRecord:
         started_at=from_us(row[1]),
         finished_at=None if row[2] is None else from_us(row[2]),
         answers=tuple(
-            InterviewAnswer(
-                question_id=a[0],
-                deck_id=a[1],
+            InterviewAnswer(  # text passed through terminal_text: a `--db` may be someone else's file
+                question_id=terminal_text(a[0]),
+                deck_id=terminal_text(a[1]),
                 seed=a[2],
-                prompt=a[3],
-                answer=a[4],
+                prompt=terminal_text(a[3]),
+                answer=terminal_text(a[4]),
                 correct=bool(a[5]),
-                expected=a[6],
-                diagnosis=a[7],
-                diagnosis_id=a[8],
+                expected=terminal_text(a[6]),
+                diagnosis=None if a[7] is None else terminal_text(a[7]),
+                diagnosis_id=None if a[8] is None else terminal_text(a[8]),
                 seconds=a[9],
                 skipped=bool(a[10]),
                 flagged=bool(a[11]),

@@ -186,7 +186,26 @@ def _v3_review_tallies(conn: sqlite3.Connection) -> None:
     install_tallies(conn)
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial_schema, _v2_deck_overview_index, _v3_review_tallies)
+def _v4_review_points(conn: sqlite3.Connection) -> None:
+    """Explain reviews keep what the grader read of each key point and the learner's final tick, a letter
+    per point (quizapp.store.reviews.POINT_CODES; NULL for every other review and every earlier one), and a
+    partial covering index holds only the reviews with a disagreement, which the stats list."""
+    conn.execute(
+        "ALTER TABLE reviews ADD COLUMN points TEXT CHECK (points IS NULL OR"
+        " (length(points) BETWEEN 1 AND 64 AND points NOT GLOB '*[^cmxCMX]*'))"
+    )
+    conn.execute(
+        "CREATE INDEX reviews_point_disagreements ON reviews (question_id, points)"
+        " WHERE points GLOB '*[MXc]*'"
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _v1_initial_schema,
+    _v2_deck_overview_index,
+    _v3_review_tallies,
+    _v4_review_points,
+)
 """Migration i (0-based) takes the schema from version i to version i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -6,6 +6,7 @@ history even for questions that have since been removed from the content.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from fsrs import State
 from quizapp.errors import QuizappError
 from quizapp.store.database import Store
 from quizapp.store.times import from_us, to_us
+from quizapp.terminal_text import terminal_text
 
 ReviewMode = Literal["study", "drill", "cram", "interview"]
 REVIEW_MODES: tuple[str, ...] = get_args(ReviewMode)
@@ -41,6 +43,29 @@ class ReviewRecord:
     mode: ReviewMode
     state_before: State | None
     scheduled: bool
+    points: str | None = None
+    """An explain answer's key points (POINT_CODES), a letter each in order; None for any other answer."""
+
+
+POINT_CODES = "cmxCMX"
+"""The letters of `points`: c covered, m missing, x contradicted (the grader's reading of the point),
+upper-case when the learner's final tick says covered ("CmX": the first covered and ticked, the second
+missing and not ticked, the third contradicted but ticked). The reviews table's CHECK holds it to these."""
+MAX_POINTS = 64
+"""The most key points `points` keeps (a deck allows six)."""
+DISAGREEMENT_GLOB = "*[MXc]*"
+"""`points` GLOB this: the learner and the grader disagree on a point; ticked though the grader found it
+missing or contradicted (M, X), or credited by the grader and unticked (c). Indexed (migration 4)."""
+_POINTS = re.compile(f"[{POINT_CODES}]{{1,{MAX_POINTS}}}")
+
+
+def check_points(points: str | None) -> str | None:
+    """`points` if it is None or a POINT_CODES code, else QuizappError saying what one looks like."""
+    if points is not None and _POINTS.fullmatch(points) is None:
+        raise QuizappError(
+            f"Key points are saved as 1 to {MAX_POINTS} of the letters {POINT_CODES}, got {points[:80]!r}."
+        )
+    return points
 
 
 def check_mode(mode: str) -> ReviewMode:
@@ -52,14 +77,14 @@ def check_mode(mode: str) -> ReviewMode:
 
 _COLUMNS = (
     "id, question_id, deck_id, reviewed_us, seed, answer, correct, rating, duration_ms, diagnosis,"
-    " diagnosis_id, mode, state_before, scheduled"
+    " diagnosis_id, mode, state_before, scheduled, points"
 )
 
 
 def insert_review(conn: sqlite3.Connection, review: ReviewRecord) -> int:
     """Inserts one review inside the caller's transaction; id 0 means "assign the next id"."""
     cursor = conn.execute(
-        f"INSERT INTO reviews ({_COLUMNS}) VALUES ({', '.join('?' * 14)})",
+        f"INSERT INTO reviews ({_COLUMNS}) VALUES ({', '.join('?' * 15)})",
         (
             review.id or None,
             review.question_id,
@@ -75,6 +100,7 @@ def insert_review(conn: sqlite3.Connection, review: ReviewRecord) -> int:
             check_mode(review.mode),
             None if review.state_before is None else int(review.state_before),
             int(review.scheduled),
+            check_points(review.points),
         ),
     )
     assert cursor.lastrowid is not None
@@ -87,22 +113,26 @@ def delete_review(conn: sqlite3.Connection, review_id: int) -> bool:
 
 
 def _record(row: Any) -> ReviewRecord:
-    (rid, qid, deck, at, seed, answer, correct, rating, dur, diag, diag_id, mode, before, sched) = tuple(row)
+    """A row as a record, its text passed through terminal_text: a `--db` may be someone else's file."""
+    (rid, qid, deck, at, seed, answer, correct, rating, dur, diag, diag_id, mode, before, sched, points) = (
+        tuple(row)
+    )
     return ReviewRecord(
         id=rid,
-        question_id=qid,
-        deck_id=deck,
+        question_id=terminal_text(qid),
+        deck_id=terminal_text(deck),
         reviewed_at=from_us(at),
         seed=seed,
-        answer=answer,
+        answer=terminal_text(answer),
         correct=bool(correct),
         rating=rating,
         duration_ms=dur,
-        diagnosis=diag,
-        diagnosis_id=diag_id,
+        diagnosis=None if diag is None else terminal_text(diag),
+        diagnosis_id=None if diag_id is None else terminal_text(diag_id),
         mode=mode,
         state_before=None if before is None else State(before),
         scheduled=bool(sched),
+        points=None if points is None else terminal_text(points),
     )
 
 

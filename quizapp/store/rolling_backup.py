@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
+from quizapp.store.database import connect
+
 KEEP_DAYS = 7
 """How many daily copies are kept: the newest ones, so a week away does not delete them all."""
 STEM = "progress"
@@ -62,7 +64,7 @@ def ensure_daily_backup(conn: sqlite3.Connection, folder: Path, today: date, *, 
     partial = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}.partial")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        copy = sqlite3.connect(partial)
+        copy = connect(partial)
         try:
             conn.backup(copy)
             copy.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, ready to copy back

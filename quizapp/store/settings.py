@@ -15,6 +15,7 @@ from typing import Any
 
 from quizapp.errors import QuizappError
 from quizapp.store.database import Store
+from quizapp.terminal_text import terminal_text
 
 
 @dataclass(frozen=True)
@@ -110,8 +111,11 @@ def check_interview_date(value: str, today: date) -> str:
 
 
 def _check_ids(value: Any, key: str) -> tuple[str, ...]:
-    """A list of ids (deck ids), each a non-empty text without spaces; kept in order, once each."""
-    if isinstance(value, list | tuple) and all(isinstance(v, str) and v.strip() == v and v for v in value):
+    """A list of ids (deck ids), each a non-empty text without spaces, or anything terminal_text would
+    remove (an imported file's ids are shown); kept in order, once each."""
+    if isinstance(value, list | tuple) and all(
+        isinstance(v, str) and v.strip() == v and v and terminal_text(v) is v for v in value
+    ):
         return tuple(dict.fromkeys(value))
     raise QuizappError(f"Setting {key} must be a list of deck ids, got {value!r}.")
 

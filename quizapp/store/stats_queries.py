@@ -14,12 +14,15 @@ from datetime import date, datetime, time, timedelta
 
 from quizapp.store.database import Store
 from quizapp.store.migrations import QUARTER_US
+from quizapp.store.reviews import DISAGREEMENT_GLOB, MAX_POINTS
 from quizapp.store.times import US_PER_DAY, day_start, offset_us, to_us
+from quizapp.terminal_text import terminal_text
 
 CALENDAR_DAYS = 365
 FORECAST_DAYS = 30
 MASTERY_STABILITY_DAYS = 21.0
 TOP_DIAGNOSES = 10
+TOP_POINT_DISAGREEMENTS = 5
 _DAYS_PER_QUERY = 300
 _IN_DAY = "FROM reviews WHERE reviewed_us >= lo AND reviewed_us < hi"
 _IN_QUARTERS = "FROM review_tally WHERE quarter >= lo AND quarter < hi"
@@ -148,7 +151,7 @@ def retention_by_deck(store: Store) -> tuple[DeckRetention, ...]:
     rows = store.conn.execute(  # kept by triggers on reviews
         "SELECT deck_id, passed, total FROM retention_tally WHERE total > 0 ORDER BY deck_id"
     )
-    return tuple(DeckRetention(deck_id=d, passed=int(p), total=int(t)) for d, p, t in rows)
+    return tuple(DeckRetention(deck_id=terminal_text(d), passed=int(p), total=int(t)) for d, p, t in rows)
 
 
 def mastery_by_deck(store: Store) -> tuple[DeckMastery, ...]:
@@ -159,7 +162,8 @@ def mastery_by_deck(store: Store) -> tuple[DeckMastery, ...]:
         (MASTERY_STABILITY_DAYS,),
     )
     return tuple(
-        DeckMastery(deck_id=d, cards=int(c), in_review=int(r), mastered=int(m)) for d, c, r, m in rows
+        DeckMastery(deck_id=terminal_text(d), cards=int(c), in_review=int(r), mastered=int(m))
+        for d, c, r, m in rows
     )
 
 
@@ -217,24 +221,63 @@ def top_diagnoses(store: Store, *, limit: int = TOP_DIAGNOSES) -> tuple[Diagnosi
             (diagnosis_id,),
         )
         out.append(
-            DiagnosisCount(
-                diagnosis_id=str(diagnosis_id),
-                label=str(label or diagnosis_id),
+            DiagnosisCount(  # text passed through terminal_text: a `--db` may be someone else's file
+                diagnosis_id=terminal_text(str(diagnosis_id)),
+                label=terminal_text(str(label or diagnosis_id)),
                 count=int(n),
-                question_ids=tuple(str(q[0]) for q in qids),
+                question_ids=tuple(terminal_text(str(q[0])) for q in qids),
             )
         )
     for diagnosis_id, qid, label, n in own:
         out.append(
             DiagnosisCount(
-                diagnosis_id=str(diagnosis_id),
-                label=str(label or diagnosis_id),
+                diagnosis_id=terminal_text(str(diagnosis_id)),
+                label=terminal_text(str(label or diagnosis_id)),
                 count=int(n),
-                question_ids=(str(qid),),
+                question_ids=(terminal_text(str(qid)),),
             )
         )
     out.sort(key=lambda d: (-d.count, d.diagnosis_id, d.question_ids))
     return tuple(out[:limit])
+
+
+@dataclass(frozen=True)
+class PointDisagreement:
+    """One key point of one explain question, and how often the learner's final tick overruled the grader's
+    reading of it (quizapp.store.reviews.POINT_CODES)."""
+
+    question_id: str
+    point: int
+    """The key point's number, from 1, as the feedback numbers it."""
+    missed: int
+    """Reviews where the learner ticked it though the grader found it missing or contradicted."""
+    over_credited: int
+    """Reviews where the grader found it covered and the learner unticked it."""
+
+    @property
+    def total(self) -> int:
+        return self.missed + self.over_credited
+
+
+def point_disagreements(
+    store: Store, *, limit: int = TOP_POINT_DISAGREEMENTS
+) -> tuple[PointDisagreement, ...]:
+    """The key points the learner and the grader disagree on most often, per (question, point): the
+    most disagreements first, then the most missed. Reads only the reviews with a disagreement (the
+    partial covering index reviews_point_disagreements), a letter of `points` per key point."""
+    rows = store.conn.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?),"
+        f" r AS (SELECT question_id, points FROM reviews WHERE points GLOB '{DISAGREEMENT_GLOB}')"
+        " SELECT question_id, i, sum(substr(points, i, 1) IN ('M', 'X')) AS missed,"
+        " sum(substr(points, i, 1) = 'c') AS over FROM r JOIN n ON i <= length(points)"
+        " GROUP BY question_id, i HAVING missed + over > 0"
+        " ORDER BY missed + over DESC, missed DESC, question_id, i LIMIT ?",
+        (MAX_POINTS, limit),
+    )
+    return tuple(
+        PointDisagreement(terminal_text(str(qid)), int(i), int(missed), int(over))
+        for qid, i, missed, over in rows
+    )
 
 
 @dataclass(frozen=True)

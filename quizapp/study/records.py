@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from quizapp.content.instance import Instance
+from quizapp.grading.explain import Reading
 from quizapp.grading.grade import Verdict
 
 
@@ -80,6 +81,8 @@ class ExplainPending:
     answer: str
     model_answer: str
     key_points: tuple[str, ...]
+    reading: Reading | None = None
+    """The answer read point by point: the ticks start from the points it found covered."""
 
 
 @dataclass(frozen=True)

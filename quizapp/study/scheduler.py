@@ -24,7 +24,14 @@ from quizapp.store.cards import (
     write_card,
 )
 from quizapp.store.database import Store
-from quizapp.store.reviews import ReviewMode, ReviewRecord, check_mode, delete_review, insert_review
+from quizapp.store.reviews import (
+    ReviewMode,
+    ReviewRecord,
+    check_mode,
+    check_points,
+    delete_review,
+    insert_review,
+)
 from quizapp.store.settings import load_settings
 from quizapp.store.times import utc
 
@@ -139,15 +146,18 @@ def record_review(
     update_schedule: bool = False,
     scheduler: Scheduler | None = None,
     deadline: datetime | str | None = "settings",
+    points: str | None = None,
 ) -> ReviewOutcome:
     """Logs one answer and (in study mode, or an interview with `update_schedule`) reschedules the card.
 
     The card update and the review row are one transaction, committed before this returns: feedback is
     never shown for an answer that is not saved. Drill and cram never touch the schedule. `deadline` is
     the start of the interview day (see `review_before`); by default it comes from the interview date in
-    settings, in `now`'s time zone.
+    settings, in `now`'s time zone. `points`: an explain answer's key points, the grader's status of each and
+    the learner's final tick (quizapp.store.reviews.POINT_CODES), saved on the review row.
     """
     check_mode(mode)
+    check_points(points)
     if not 1 <= int(rating) <= 4:
         raise QuizappError(f"A rating is 1 (again) to 4 (easy), got {rating!r}.")
     if duration_ms < 0:
@@ -185,6 +195,7 @@ def record_review(
             mode=mode,
             state_before=None if before.is_new else before.state,
             scheduled=scheduled,
+            points=points,
         )
         review = replace(review, id=insert_review(conn, review))
     return ReviewOutcome(
@@ -241,6 +252,7 @@ def rerate_review(
             update_schedule=r.scheduled,
             scheduler=scheduler,
             deadline=outcome.deadline,
+            points=r.points,
         )
 
 

@@ -18,7 +18,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from quizapp.errors import QuizappError
-from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard
+from quizapp.grading.explain import points_code
+from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard, read_answer
 from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
 from quizapp.store.buried import buried_on, bury, unbury
 from quizapp.store.cards import set_suspended
@@ -387,9 +388,15 @@ class StudySession:
         if inst.kind == "explain":
             if not text.strip():
                 return Unreadable("Write your explanation first (Ctrl+S submits it).")
+            reading = read_answer(inst, text)
             self._turn.pending = ExplainPending(
-                instance=inst, answer=text, model_answer=inst.expected_text(), key_points=inst.key_points
+                instance=inst,
+                answer=text,
+                model_answer=inst.expected_text(),
+                key_points=inst.key_points,
+                reading=reading,
             )
+            self._turn.ticked = set(reading.covered())
             return self._turn.pending
         seconds = self._seconds(card)
         verdict = grade(
@@ -425,10 +432,12 @@ class StudySession:
             seconds,
             card.attempt,
             new_card=self._is_new(),
+            reading=pending.reading,
         )
         self._turn.pending = None
-        feedback = self._save(card, verdict, pending.answer, seconds, typed=True)
-        return replace(feedback, covered=tuple(sorted(self._turn.ticked)))
+        ticked = frozenset(self._turn.ticked)
+        feedback = self._save(card, verdict, pending.answer, seconds, typed=True, ticked=ticked)
+        return replace(feedback, covered=tuple(sorted(ticked)))
 
     def reveal(self) -> tuple[RatingChoice, ...]:
         """The four ratings of a flashcard, each with its next interval in study mode (as Anki does)."""
@@ -573,10 +582,18 @@ class StudySession:
         return max(0.0, (self.clock() - card.shown_at).total_seconds())
 
     def _save(
-        self, card: Card, verdict: Verdict, answer: str, seconds: float, *, typed: bool = False
+        self,
+        card: Card,
+        verdict: Verdict,
+        answer: str,
+        seconds: float,
+        *,
+        typed: bool = False,
+        ticked: frozenset[int] | None = None,
     ) -> Feedback:
         """Records the answer and keeps what Ctrl+Z needs; `typed`: the learner wrote `answer` (not a
-        flashcard's rating or "I don't know"), so Ctrl+Z puts it back in the input."""
+        flashcard's rating or "I don't know"), so Ctrl+Z puts it back in the input. `ticked`: an
+        explanation's key points as the learner left them, saved beside the reader's statuses."""
         assert self._turn.item is not None
         rating = verdict.rating  # the hint ladder's cap is already in it (grading.rating.suggest_rating)
         outcome = record_review(
@@ -592,6 +609,7 @@ class StudySession:
             diagnosis=verdict.diagnosis,
             diagnosis_id=verdict.diagnosis_id,
             scheduler=self.scheduler,
+            points=points_code(verdict.reading, ticked),
         )
         qid = card.instance.question_id
         self._tally.attempts[qid] = self._tally.attempts.get(qid, 0) + 1

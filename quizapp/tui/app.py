@@ -133,8 +133,17 @@ class QuizApp(App[None]):
         markup: bool = True,
     ) -> None:
         """Every notification as plain text: messages carry paths, deck titles, ids and error text, in
-        which "[" is markup (a home folder named `qa[/]home` crashed the app with a MarkupError)."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        which "[" is markup (a home folder named `qa[/]home` crashed the app with a MarkupError), and
+        which may hold escape sequences (a file name): both pass terminal_text."""
+        from quizapp.terminal_text import terminal_text
+
+        super().notify(
+            terminal_text(message),
+            title=terminal_text(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def _backup_failed(self, text: str) -> None:
         """The store's report hook: called in whichever thread wrote; post_message is thread-safe."""
@@ -222,14 +231,16 @@ class QuizApp(App[None]):
             freeze_loaded()
 
     def on_backend_failed(self, message: BackendFailed) -> None:
+        from quizapp.terminal_text import terminal_text
         from quizapp.tui.screens.home import HomeScreen
 
+        text = terminal_text(message.message)  # it names files: their names are someone else's text
         self._deferred = None
-        self._failed = message.message
-        self.notify(message.message, title="Cannot start", severity="error", timeout=60)
+        self._failed = text
+        self.notify(text, title="Cannot start", severity="error", timeout=60)
         for screen in self.screen_stack:
             if isinstance(screen, HomeScreen):
-                screen.show_failure(message.message)
+                screen.show_failure(text)
 
     def on_unmount(self) -> None:
         """The app is closing: close the database so no connection is left open, and end the standby
@@ -238,7 +249,7 @@ class QuizApp(App[None]):
             self._closed_down = True
             if self._opened is not None:
                 self._opened.close()
-        standby = sys.modules.get("quizapp.grading.standby")
+        standby = sys.modules.get("quizapp.runner.standby")
         if standby is not None:
             standby.POOL.close()
 

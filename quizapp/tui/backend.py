@@ -14,6 +14,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quizapp.terminal_text import terminal_text
+
 if TYPE_CHECKING:
     from quizapp.config import UserConfig
     from quizapp.content.catalog import Catalog
@@ -113,7 +115,7 @@ class Backend:
 
         draft = load_draft(question_id)
         if draft is not None:
-            return draft
+            return terminal_text(draft)
         answered = [r.answer for r in reviews_for(self.store, question_id) if r.answer.strip()]
         return with_last_answer(starter, answered[-1] if answered else None)
 
@@ -203,7 +205,7 @@ def with_last_answer(starter: str, last: str | None) -> str:
     """The starter, then `last` (the code last submitted, maybe imported) as comments: shown, not run."""
     if last is None or last.strip() == starter.strip():
         return starter
-    cut = last[:LAST_ANSWER_SHOWN]
+    cut = terminal_text(last[:LAST_ANSWER_SHOWN])  # never an escape sequence in the editor
     lines = "\n".join(f"# {line}".rstrip() for line in cut.splitlines())
     more = "\n# ... (cut: the rest is in your history)" if len(last) > LAST_ANSWER_SHOWN else ""
     return (

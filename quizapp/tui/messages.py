@@ -11,8 +11,8 @@ from textual.message import Message
 if TYPE_CHECKING:
     from engine.toy import ToyModel
     from quizapp.reports.overview import Overview
-    from quizapp.sandbox.model import ExploreInputs, ExploreResult
-    from quizapp.sandbox.trained import TrainedInputs, TrainedView
+    from quizapp.explore.model import ExploreInputs, ExploreResult
+    from quizapp.explore.trained import TrainedInputs, TrainedView
     from quizapp.study.readiness import Readiness
     from quizapp.study.records import Progress
     from quizapp.study.session import StudySession

@@ -105,14 +105,16 @@ async def test_a_case_study_keeps_the_current_step_and_its_box_in_view_at_80x24(
         steps = screen.query_one("#answer", ScenarioInput)
         box = steps.query_one("#scenario-input", Input)
         asked: Widget = steps.query_one("#scenario-step")
-        for k, step in enumerate(inst.steps):
+        said = [" ".join(str(inst.follow_up.expected).split())] if inst.follow_up is not None else []
+        answers = [f"{step.expected} {step.base_unit}".strip() for step in inst.steps] + said
+        for k, text in enumerate(answers):  # the steps, then the part in words
             assert steps.step == k and f"Step {k + 1} of" in str(asked.render())
             assert inside(visible(screen), asked.region), (k, asked.region, visible(screen))
             assert inside(visible(screen), box.region), (k, box.region, visible(screen))
             assert box.has_focus
-            await type_text(pilot, f"{step.expected} {step.base_unit}".strip())
+            await type_text(pilot, text)
             await press(pilot, "enter")
-        assert screen.phase == "answered"  # the last step's Enter submitted the case study
+        assert screen.phase == "answered"  # the last part's Enter submitted the case study
         assert len(reviews_for(app.backend.store, longest)) == 1  # type: ignore[union-attr]
 
 

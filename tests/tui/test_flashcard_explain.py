@@ -1,5 +1,5 @@
-"""Flashcards (Space reveals, 1-4 rate with each rating's next interval) and explain questions (model
-answer, key points ticked, rating from the fraction covered)."""
+"""Flashcards (Space reveals, 1-4 rate with each rating's next interval) and explain questions (read point
+by point, the ticks starting from the reading, the learner's changes saved as disagreements)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from pathlib import Path
 from textual.widgets import Button, SelectionList, Static, TextArea
 
 from quizapp.content.catalog import Catalog
+from quizapp.content.instance import Instance
+from quizapp.grading.explain import points_code
+from quizapp.grading.grade import grade_explain, read_answer
 from quizapp.store import open_store, reviews_for
 from quizapp.store.settings import save_setting
 from quizapp.study import make_scheduler, preview_intervals
@@ -64,21 +67,25 @@ async def test_an_explain_answer_shows_the_model_answer_and_rates_the_ticked_key
 ) -> None:
     qid = question_ids(catalog, "explain")[0]
     app = new_app()
+    text = "Each head attends in its own subspace."
     async with app.run_test(size=SIZE) as pilot:
         screen = await drill(app, pilot, qid)
         inst = current(screen)
-        screen.query_one("#explain-text", TextArea).text = "Each head attends in its own subspace."
+        screen.query_one("#explain-text", TextArea).text = text
         await press(pilot, "ctrl+s")
         await pilot.pause()
         points = screen.query_one("#key-points", SelectionList)
         assert points.has_focus and points.option_count == len(inst.key_points)
-        await press(pilot, "space")  # tick the first key point
+        read = read_answer(inst, text).covered()
+        assert set(points.selected) == read  # the ticks start from the reading
+        await press(pilot, "space")  # the learner has the last word: the first point changes
+        ticked = read ^ {0}
         await press(pilot, "enter")
         await pilot.pause()
-        assert f"1/{len(inst.key_points)} key points" in text_of(app, "#verdict")
+        assert f"{len(ticked)}/{len(inst.key_points)} key points" in text_of(app, "#verdict")
         saved = reviews_for(app.backend.store, qid)  # type: ignore[union-attr]
-        assert [r.answer for r in saved] == ["Each head attends in its own subspace."]
-        assert saved[0].rating == 1  # one point of three or more is under half: Again
+        assert [r.answer for r in saved] == [text]
+        assert saved[0].rating == grade_explain(inst, text, ticked, seconds=0.0, new_card=True).rating
 
 
 async def test_a_ticked_key_point_reads_differently_from_an_unticked_one_without_colour(
@@ -98,6 +105,7 @@ async def test_a_ticked_key_point_reads_differently_from_an_unticked_one_without
             text = points.render_line(line).text
             return text[: text.index(f"{line + 1}. ")]
 
+        points.deselect_all()  # whatever the reading ticked, from none
         await press(pilot, "space", "down", "down", "space")  # tick the first and third points
         assert points.selected == [0, 2]
         ticked, unticked = box(0), box(1)
@@ -164,3 +172,60 @@ async def test_with_an_interview_ahead_a_new_flashcard_says_why_easy_comes_back_
         assert labels[2].endswith(intervals[2]) and labels[3].endswith(intervals[3])
         instructions = " ".join(str(s.render()) for s in screen.query(".instructions").results(Static))
         assert EASY_HELD in instructions
+
+
+def _readable(inst: Instance) -> bool:
+    """The question's key points carry accepted forms: the app reads the answer itself."""
+    return bool(inst.point_specs) and all(p.accept for p in inst.point_specs)
+
+
+async def test_at_80x24_an_explanation_comes_back_read_point_by_point_with_its_evidence(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "explain", _readable)[0]
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await drill(app, pilot, qid)
+        inst = current(screen)
+        text = inst.expected_text()  # the question's own model answer, typed
+        screen.query_one("#explain-text", TextArea).text = text
+        await press(pilot, "ctrl+s")
+        await pilot.pause()
+        reading = read_answer(inst, text)
+        first = reading.points[0]
+        assert first.status == "covered" and first.evidence is not None
+        points = screen.query_one("#key-points", KeyPointList)
+        assert set(points.selected) == set(range(len(inst.key_points)))  # every point read as covered
+        assert points.render_line(0).text.lstrip("[x] ").startswith("✓ 1.")
+        full = screen.query_one("#key-point-full", Static)
+        shown = str(full.render())
+        assert "✓ covered" in shown and first.evidence.text in shown
+        # the statuses and the first point's evidence are on the screen, not below it
+        assert points.region.y >= 0 and full.region.height > 0 and full.region.bottom <= 24
+        assert "Good" in text_of(app, "#explain-rating")
+        await press(pilot, "enter")
+        await pilot.pause()
+        (saved,) = reviews_for(app.backend.store, qid)  # type: ignore[union-attr]
+        assert saved.rating == 3 and saved.points == "C" * len(inst.key_points)
+
+
+async def test_a_tick_the_reader_did_not_give_is_saved_as_a_disagreement(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid = question_ids(catalog, "explain", _readable)[0]
+    app = new_app()
+    text = "I would have to think about that one."
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, qid)
+        inst = current(screen)
+        screen.query_one("#explain-text", TextArea).text = text
+        await press(pilot, "ctrl+s")
+        await pilot.pause()
+        reading = read_answer(inst, text)
+        assert not reading.covered() and reading.rating == 1  # nothing relevant said: Again
+        assert screen.query_one("#key-points", KeyPointList).selected == []
+        await press(pilot, "space", "enter")  # the learner claims the first point anyway
+        await pilot.pause()
+        (saved,) = reviews_for(app.backend.store, qid)  # type: ignore[union-attr]
+        assert saved.points == points_code(reading, frozenset({0}))
+        assert saved.points is not None and saved.points[0] == "M" and saved.points[1:].islower()

@@ -229,7 +229,7 @@ async def test_the_report_says_a_missed_question_went_to_review(
         assert "missed are due for review now" in shown and "your review schedule is unchanged" not in shown
 
 
-async def test_an_explain_answer_is_kept_for_the_report_with_the_model_answer(tmp_path: Path) -> None:
+async def test_an_explain_answer_is_scored_point_by_point_in_the_report(tmp_path: Path) -> None:
     decks = load_catalog(
         [Path(__file__).with_name("interview_decks")], include_default=False, use_cache=False
     )
@@ -248,14 +248,39 @@ async def test_an_explain_answer_is_kept_for_the_report_with_the_model_answer(tm
         report = app.screen
         assert isinstance(report, InterviewReportScreen)
         (item,) = report.report.items
+        # the core point is stated, the other two are not: partly right, and it counts in the score
         assert (item.outcome, item.answer, item.seconds) == (
-            "compare",
+            "partly",
             "Each head has its own projections.",
             80.0,
         )
+        assert item.scored and report.report.scored == 1 and "to compare" not in report.report.score_text
         shown = " ".join(str(w.render()) for w in report.query(".item-points"))
-        assert all(point in shown for point in inst.key_points)
-        assert "to compare" in report.report.score_text
+        assert f"✓ 1. {inst.key_points[0]}" in shown and "“head has its own projections”" in shown
+        assert f"· 2. {inst.key_points[1]}" in shown and f"· 3. {inst.key_points[2]}" in shown
+
+
+async def test_an_explanation_that_states_a_misconception_is_wrong_in_the_report(tmp_path: Path) -> None:
+    decks = load_catalog(
+        [Path(__file__).with_name("interview_decks")], include_default=False, use_cache=False
+    )
+    app = make_app(tmp_path / "p.db", now=Clock(NOW), rng_seed=SEED, catalog=decks, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_interview(app, pilot, "heads", questions=1, minutes=5)
+        screen = app.screen
+        assert isinstance(screen, InterviewScreen)
+        text = "Each head has its own projections, and more heads add more parameters."
+        screen.query_one("#explain-text", TextArea).text = text
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, InterviewReportScreen)
+        report = app.screen
+        assert isinstance(report, InterviewReportScreen)
+        (item,) = report.report.items
+        assert item.reading is not None and [m.id for m in item.reading.misconceptions] == [
+            "heads-add-parameters"
+        ]
+        shown = " ".join(str(w.render()) for w in report.query(".item-points"))
+        assert "✗ 3." in shown and "Correction:" in shown
 
 
 async def test_the_set_up_counts_the_questions_its_choices_allow(catalog: Catalog) -> None:

@@ -83,8 +83,9 @@ async def _answer(screen: StudyScreen, pilot: Pilot[None], kind: str, catalog: C
         await press(pilot, "ctrl+r")
     elif kind == "scenario":
         box = screen.query_one(ScenarioInput).query_one("#scenario-input", Input)
-        for step in inst.steps:
-            box.value = step.expected_text()
+        parts = [*inst.steps, *([inst.follow_up] if inst.follow_up is not None else [])]
+        for part in parts:  # each step's number, then the part in words: its own model answer
+            box.value = " ".join(part.expected_text().split())
             await press(pilot, "enter")
     else:
         raise AssertionError(kind)

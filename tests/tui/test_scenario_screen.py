@@ -49,10 +49,41 @@ async def test_a_case_study_is_asked_step_by_step_and_carries_a_wrong_number_for
 
         box.value = answers[-1]
         await press(pilot, "enter")
+        # the numbers are done; the case study asks its choice, in words, before it is saved
+        assert inst.follow_up is not None
+        asked = str(steps.query_one("#scenario-step", Static).render())
+        assert f"Step {len(inst.steps) + 1} of {len(inst.steps) + 1}" in asked
+        assert inst.follow_up.prompt.strip()[:40] in " ".join(asked.split())
+        assert not reviews_for(app.backend.store, SERVING)  # type: ignore[union-attr]
+        said = " ".join(str(inst.follow_up.expected).split())  # its own model answer, typed on one line
+        box.value = said
+        await press(pilot, "enter")
+        done = str(steps.query_one("#scenario-done", Static).render())
+        assert all(f"✓ {n}. {p}" in done for n, p in enumerate(inst.follow_up.key_points, start=1))
         saved = reviews_for(app.backend.store, SERVING)  # type: ignore[union-attr]
         assert len(saved) == 1
-        assert saved[0].answer == "; ".join(answers) and saved[0].rating <= HARD and not saved[0].correct
-        assert app.screen.query("#derivation")
+        assert saved[0].answer == "; ".join([*answers, said]) and saved[0].rating <= HARD
+        assert not saved[0].correct and app.screen.query("#derivation")
+
+
+async def test_the_part_in_words_names_a_misconception_and_rates_the_case_study_again(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, SERVING)
+        inst = current(screen)
+        steps = screen.query_one("#answer", ScenarioInput)
+        box = steps.query_one("#scenario-input", Input)
+        for step in inst.steps:
+            box.value = _right(step)
+            await press(pilot, "enter")
+        box.value = "Ship it: FP8 halves the decode step time, and an FP8 cache is lossless in quality."
+        await press(pilot, "enter")
+        done = str(steps.query_one("#scenario-done", Static).render())
+        assert "✗" in done
+        (saved,) = reviews_for(app.backend.store, SERVING)  # type: ignore[union-attr]
+        assert saved.rating == 1 and not saved.correct
 
 
 async def test_escape_part_way_through_a_case_study_asks_before_dropping_the_steps(

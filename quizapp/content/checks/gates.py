@@ -76,6 +76,10 @@ class GateInput:
     question: Question
 
 
+MoreGates = Callable[[Sequence[GateInput], Instantiate], list[GateFailure]]
+"""Gates a later room adds over the same questions (it may not be imported from here)."""
+
+
 # --------------------------------------------------------------------------- choice
 
 
@@ -345,11 +349,14 @@ def gate_failures(
     distinct_seeds: int = DISTINCT_SEEDS,
     diagnosis_seeds: int = DIAGNOSIS_SEEDS,
     progress: Callable[[int, int], None] | None = None,
+    more: Sequence[MoreGates] = (),
 ) -> list[GateFailure]:
-    """Every gate over `items`; `progress(done, total)` is called after each computed template."""
+    """Every gate over `items`; `progress(done, total)` is called after each computed template. `more`: gates
+    a later room adds (grading's reading of explanations), run over the same items."""
     from quizapp.content.checks import grammar_gates, text_gates
 
-    out = choice_failures(items) + text_gates.justification_failures(items)
+    out = [failure for gates in more for failure in gates(items, instantiate)]
+    out += choice_failures(items) + text_gates.justification_failures(items)
     out += text_gates.punctuation_failures(items) + text_gates.cue_failures(items)
     out += grammar_gates.grammar_failures(items) + grammar_gates.grammar_cue_failures(items)
     for it in items:
@@ -378,6 +385,7 @@ def gate_problems(
     distinct_seeds: int = DISTINCT_SEEDS,
     diagnosis_seeds: int = DIAGNOSIS_SEEDS,
     progress: Callable[[int, int], None] | None = None,
+    more: Sequence[MoreGates] = (),
 ) -> list[Problem]:
     """Every gate over the decks named (default: all loaded), as problems with the file, line and column
     of the question; the longest-option share is taken over those decks."""
@@ -396,6 +404,7 @@ def gate_problems(
         distinct_seeds=distinct_seeds,
         diagnosis_seeds=diagnosis_seeds,
         progress=progress,
+        more=more,
     )
     trees: dict[str, object] = {}
     out = []

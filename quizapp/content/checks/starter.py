@@ -10,8 +10,11 @@ import ast
 
 from quizapp.content.problems import Issue
 
-IMPORTABLE = frozenset({"numpy", "math", "typing", "__future__", "collections", "dataclasses", "functools"})
-"""The modules a starter may import (their top-level name): what a stub's signature could need."""
+IMPORTABLE = frozenset({"numpy", "math"})
+"""The modules a starter may import, whole and by their exact name: `import numpy.f2py.__main__` runs a
+program on import, and a prefix would let any submodule in. (`from __future__ import ...` is allowed too:
+it only tells the compiler how to read the file.)"""
+_ALLOWED_IMPORTS = "import numpy (as np), import math, from math/numpy import a name, from __future__"
 
 
 def starter_issues(starter: str, function: str, signature_source: str) -> list[Issue]:
@@ -30,11 +33,10 @@ def starter_issues(starter: str, function: str, signature_source: str) -> list[I
         if i == 0 and _is_docstring(node):
             continue
         if isinstance(node, ast.Import | ast.ImportFrom):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            bad = [n for n in names if n.partition(".")[0] not in IMPORTABLE]
-            if bad or (isinstance(node, ast.ImportFrom) and node.level):
-                issues.append(f"{where}: imports {', '.join(bad) or 'a relative module'} (a starter may "
-                              f"import only {', '.join(sorted(IMPORTABLE))})")  # fmt: skip
+            bad = _bad_imports(node)
+            if bad:
+                issues.append(f"{where}: imports {', '.join(bad)} (a starter may import only "
+                              f"{' and '.join(sorted(IMPORTABLE))}: {_ALLOWED_IMPORTS})")  # fmt: skip
             continue
         if isinstance(node, ast.FunctionDef) and node.name == function and not defined:
             defined.append(node)
@@ -53,6 +55,24 @@ def starter_issues(starter: str, function: str, signature_source: str) -> list[I
             issues.append(f"the starter's {function}({', '.join(got)}) is not the exercise's "
                           f"{function}({', '.join(want)})")  # fmt: skip
     return [_issue(text) for text in issues]
+
+
+def _bad_imports(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """What `node` imports that a starter may not: a module other than IMPORTABLE's (a submodule of
+    one included), a relative or `*` import, or a name of numpy that is itself a module (`from numpy
+    import f2py` imports it)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name not in IMPORTABLE]
+    module = node.module or ""
+    if node.level or module not in IMPORTABLE | {"__future__"}:
+        return ["." * node.level + module]
+    if any(a.name == "*" for a in node.names):
+        return [f"* from {module}"]
+    if module != "numpy":  # math is one module; __future__ holds compiler directives
+        return []
+    import importlib.util
+
+    return [f"numpy.{a.name}" for a in node.names if importlib.util.find_spec(f"numpy.{a.name}") is not None]
 
 
 def _issue(text: str) -> Issue:

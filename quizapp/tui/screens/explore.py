@@ -2,7 +2,7 @@
 the per-head heatmaps, what W_O does, and the cost panel (parameters and KV cache, with derivations)
 come out, redrawn at once whenever a field or a toggle changes.
 
-All the numbers come from quizapp.sandbox.model (which runs the engine); this screen keeps the fields and the
+All the numbers come from quizapp.explore.model (which runs the engine); this screen keeps the fields and the
 picture in step and shows the core's message when a combination is invalid, keeping the last picture.
 """
 
@@ -25,7 +25,7 @@ from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
 
 if TYPE_CHECKING:
-    from quizapp.sandbox.model import ExploreInputs, ExploreResult
+    from quizapp.explore.model import ExploreInputs, ExploreResult
 
 TOGGLES: dict[str, str] = {
     "causal": "ex-causal",
@@ -83,14 +83,14 @@ class ExploreScreen(QuizScreen[None]):
     ]
 
     def __init__(self, inputs: ExploreInputs | None = None) -> None:
-        from quizapp.sandbox.model import ExploreInputs, explore
+        from quizapp.explore.model import ExploreInputs, explore
 
         super().__init__()
         self.inputs = inputs or ExploreInputs()
         self.result: ExploreResult = explore(self.inputs)
 
     def compose(self) -> ComposeResult:
-        from quizapp.sandbox.model import DTYPES, presets
+        from quizapp.explore.model import DTYPES, presets
 
         i = self.inputs
         yield Header()
@@ -213,7 +213,7 @@ class ExploreScreen(QuizScreen[None]):
     @work(thread=True, exclusive=True, group="explore", exit_on_error=False)
     def _compute(self, inputs: ExploreInputs) -> None:
         from quizapp.errors import QuizappError
-        from quizapp.sandbox.model import explore
+        from quizapp.explore.model import explore
 
         try:
             self.post_message(SandboxComputed(explore(inputs)))
@@ -242,7 +242,7 @@ class ExploreScreen(QuizScreen[None]):
     @on(Input.Changed)
     def _field_changed(self, event: Input.Changed) -> None:
         from quizapp.errors import QuizappError
-        from quizapp.sandbox.model import with_text
+        from quizapp.explore.model import with_text
 
         name = (event.input.id or "").removeprefix("ex-")
         if name not in TEXT_FIELDS and name not in COST_FIELDS:
@@ -256,7 +256,7 @@ class ExploreScreen(QuizScreen[None]):
 
     @on(Checkbox.Changed)
     def _toggled(self, event: Checkbox.Changed) -> None:
-        from quizapp.sandbox.model import toggled
+        from quizapp.explore.model import toggled
 
         for name, box_id in TOGGLES.items():
             if event.checkbox.id == box_id and getattr(self.inputs, name) != event.value:
@@ -265,7 +265,7 @@ class ExploreScreen(QuizScreen[None]):
     @on(Select.Changed, "#ex-preset")
     def _preset(self, event: Select.Changed) -> None:
         from quizapp.errors import QuizappError
-        from quizapp.sandbox.model import apply_preset
+        from quizapp.explore.model import apply_preset
 
         key = None if event.value in (NO_PRESET, Select.NULL) else str(event.value)
         if key == self.inputs.preset:
@@ -278,7 +278,7 @@ class ExploreScreen(QuizScreen[None]):
     @on(Select.Changed, "#ex-dtype")
     def _dtype(self, event: Select.Changed) -> None:
         from quizapp.errors import QuizappError
-        from quizapp.sandbox.model import with_text
+        from quizapp.explore.model import with_text
 
         try:
             self.apply(with_text(self.inputs, "dtype", str(event.value)))
@@ -286,7 +286,7 @@ class ExploreScreen(QuizScreen[None]):
             self.show_error(str(exc))
 
     def action_flip(self, name: str) -> None:
-        from quizapp.sandbox.model import toggled
+        from quizapp.explore.model import toggled
 
         if name in TOGGLES:
             self.apply(toggled(self.inputs, name))
@@ -312,6 +312,6 @@ class ExploreScreen(QuizScreen[None]):
         ring[(here + step) % len(ring)].focus()
 
     def action_reset(self) -> None:
-        from quizapp.sandbox.model import ExploreInputs
+        from quizapp.explore.model import ExploreInputs
 
         self.apply(ExploreInputs())

@@ -16,8 +16,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Header, Static
 
+from quizapp.grading.explain import MARKS, Reading
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView
+from quizapp.tui.widgets.feedback import STATUS_STYLES, misconceptions_text
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
@@ -28,12 +30,13 @@ if TYPE_CHECKING:
 
 OUTCOME_STYLES = {
     "right": "bold green",
+    "partly": "bold yellow",
     "wrong": "bold red",
     "skipped": "yellow",
     "no answer": "yellow",
     "compare": "cyan",
 }
-OUTCOME_MARKS = {"right": "✓", "wrong": "✗", "skipped": "–", "no answer": "–", "compare": "?"}
+OUTCOME_MARKS = {"right": "✓", "partly": "◐", "wrong": "✗", "skipped": "–", "no answer": "–", "compare": "?"}
 
 
 def summary_text(report: InterviewReport) -> Text:
@@ -116,6 +119,21 @@ def answer_text(item: ReportItem) -> Text:
     return text
 
 
+def reading_lines(reading: Reading) -> Text:
+    """An explanation's key points as they were read, each with its mark and evidence, then each
+    misconception with its correction."""
+    text = Text("Key points, as read:", style="bold")
+    for p in reading.points:
+        text.append(f"\n  {MARKS[p.status]} ", style=STATUS_STYLES[p.status])
+        text.append(f"{p.index + 1}. {p.text}", style="")
+        if p.evidence is not None and p.status != "missing":
+            text.append(f"  “{p.evidence.text}”", style="italic dim")
+    if reading.misconceptions:
+        text.append("\n")
+        text.append_text(misconceptions_text(reading))
+    return text
+
+
 def _markdown(text: str, classes: str) -> RenderedBlock:
     return RenderedBlock(CompactMarkdown(text), classes=classes)
 
@@ -142,9 +160,11 @@ class ReportItemView(Vertical):
             yield Static(Text("Model solution", style="bold"), classes="item-subtitle")
             yield _markdown(f"```python\n{item.expected.rstrip()}\n```", "item-model")
         if item.kind == "explain":
+            if item.reading is not None and item.reading.readable:
+                yield Static(reading_lines(item.reading), classes="item-points")
             yield Static(Text("Model answer", style="bold"), classes="item-subtitle")
             yield _markdown(item.expected, "item-model")
-            if item.key_points:
+            if item.key_points and (item.reading is None or not item.reading.readable):
                 points = Text("Key points to compare with:", style="bold")
                 for point in item.key_points:
                     points.append(f"\n  • {point}", style="")

@@ -1,5 +1,6 @@
-"""Provides StatsScreen: calendar of reviews, retention and mastery per deck, a 30-day forecast, and the
-user's most frequent misconceptions, each opening a drill of the questions that showed it."""
+"""Provides StatsScreen: calendar of reviews, retention and mastery per deck, a 30-day forecast, the
+user's most frequent misconceptions, each opening a drill of the questions that showed it, and the key points
+of explain answers the grader misses most (when the learner ever overruled it)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from quizapp.reports.text import format_hours
+from quizapp.reports.text import disagreement_counts, format_hours
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.charts import CalendarView, ForecastChart, calendar_text
@@ -61,6 +62,21 @@ def _readiness_meaning(stats: Stats) -> Text:
     return line
 
 
+def _point_misses(stats: Stats) -> Text:
+    """Each key point the learner's ticks overruled the grader on: question id, number, text, and how often
+    each way (missed: ticked though the grader did not credit it; over-credited: the reverse)."""
+    text = Text()
+    for n, miss in enumerate(stats.point_misses):
+        if n:
+            text.append("\n")
+        text.append(miss.question_id, style="bold")
+        text.append(f", point {miss.point}")
+        if miss.text:
+            text.append(f": {miss.text}")
+        text.append(f"  {disagreement_counts(miss)}", style="dim")
+    return text
+
+
 class StatsScreen(QuizScreen[None]):
     """What the user has done and what is coming; Enter on a misconception drills it."""
 
@@ -93,7 +109,11 @@ class StatsScreen(QuizScreen[None]):
         decks = backend.catalog.deck_headers()
         self.fetch(
             lambda: compute_stats(
-                backend.store, now=backend.now(), decks=decks, questions=backend.workspace.plan_questions
+                backend.store,
+                now=backend.now(),
+                decks=decks,
+                questions=backend.workspace.plan_questions,
+                catalog=backend.catalog,  # the key points' text: a question model each, built here too
             ),
             self._computed,
         )
@@ -192,6 +212,17 @@ class StatsScreen(QuizScreen[None]):
                     ),
                     id="misconceptions-empty",
                 )
+            )
+        if stats.point_misses:
+            body.mount_all(
+                [
+                    Static(
+                        "Key points the grader misses most (missed: you ticked it, the grader did not; "
+                        "over-credited: the reverse)",
+                        classes="section-title",
+                    ),
+                    Static(_point_misses(stats), id="point-misses"),
+                ]
             )
         body.focus()  # the arrows and page keys scroll the whole page; Tab reaches the list
 

@@ -50,7 +50,7 @@ class CodeEditing(_Screen):
         read in the worker that drew the card); a standby child starts importing NumPy, so Ctrl+R does
         not wait for a new interpreter."""
         self.query(CodeArea).first().load(text)
-        from quizapp.grading.standby import warm_soon
+        from quizapp.runner.standby import warm_soon
 
         warm_soon()  # a plain thread starts the child: off the event loop, and no worker to wait for
 

@@ -2,7 +2,7 @@
 that repeats, each head labelled with its score on it; ablate heads and watch the in-context loss and the
 induction head change, or train the toy again and watch the heads form.
 
-The numbers come from quizapp.sandbox.trained (which runs engine.toy); forward passes and training run in
+The numbers come from quizapp.explore.trained (which runs engine.toy); forward passes and training run in
 workers, and only the newest inputs are drawn.
 """
 
@@ -26,7 +26,7 @@ from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
 
 if TYPE_CHECKING:
-    from quizapp.sandbox.trained import TrainedInputs, TrainedView
+    from quizapp.explore.trained import TrainedInputs, TrainedView
 
 N_LAYERS, N_HEADS = 2, 4
 """The shipped toy's shape: one checkbox per head (a retrained toy has the same shape)."""
@@ -89,7 +89,7 @@ class TrainedScreen(QuizScreen[None]):
     ]
 
     def __init__(self) -> None:
-        from quizapp.sandbox.trained import TrainedInputs, toy_model, trained_view
+        from quizapp.explore.trained import TrainedInputs, toy_model, trained_view
 
         super().__init__()
         self.model, self.source = toy_model()
@@ -99,7 +99,7 @@ class TrainedScreen(QuizScreen[None]):
         self.stopping = False
 
     def _note(self) -> str:
-        from quizapp.sandbox.trained import HONEST_LABEL
+        from quizapp.explore.trained import HONEST_LABEL
 
         return f"Trained model ({self.source}): {HONEST_LABEL}. The sequence is shown twice."
 
@@ -177,7 +177,7 @@ class TrainedScreen(QuizScreen[None]):
     @work(thread=True, exclusive=True, group="trained", exit_on_error=False)
     def _compute(self, inputs: TrainedInputs, model: Any) -> None:
         from quizapp.errors import QuizappError
-        from quizapp.sandbox.trained import trained_view
+        from quizapp.explore.trained import trained_view
 
         try:
             self.post_message(ToyViewComputed(trained_view(inputs, model, note=self._note())))
@@ -217,7 +217,7 @@ class TrainedScreen(QuizScreen[None]):
 
         from engine import toy
         from quizapp.errors import QuizappError
-        from quizapp.sandbox.trained import progress_text, trained_view
+        from quizapp.explore.trained import progress_text, trained_view
 
         worker = get_current_worker()
         started = time.monotonic()
@@ -284,7 +284,7 @@ class TrainedScreen(QuizScreen[None]):
 
     @on(Checkbox.Changed)
     def _toggled(self, event: Checkbox.Changed) -> None:
-        from quizapp.sandbox.trained import toggled, toggled_head
+        from quizapp.explore.trained import toggled, toggled_head
 
         box_id = event.checkbox.id or ""
         for name, (toggle_id, _) in TOGGLES.items():
@@ -296,13 +296,13 @@ class TrainedScreen(QuizScreen[None]):
                 self.apply(toggled_head(self.inputs, layer, head))
 
     def action_flip(self, name: str) -> None:
-        from quizapp.sandbox.trained import toggled
+        from quizapp.explore.trained import toggled
 
         if name in TOGGLES:
             self.apply(toggled(self.inputs, name))
 
     def action_ablate(self, layer: int, head: int) -> None:
-        from quizapp.sandbox.trained import toggled_head
+        from quizapp.explore.trained import toggled_head
 
         self.apply(toggled_head(self.inputs, layer, head))
 
@@ -316,7 +316,7 @@ class TrainedScreen(QuizScreen[None]):
             view.toggle_values()
 
     def action_reset(self) -> None:
-        from quizapp.sandbox.trained import TrainedInputs
+        from quizapp.explore.trained import TrainedInputs
 
         self.query_one("#tr-seed", Input).value = "0"
         self.query_one("#tr-sentence", Input).value = ""

@@ -17,6 +17,7 @@ from textual.containers import Vertical
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown, SelectionList, Static
 
+from quizapp.grading.explain import MARKS, Reading, rating_from_ticks
 from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
 from quizapp.study.records import EASY_HELD, easy_held
 from quizapp.tui.widgets.derivation import DerivationView
@@ -298,53 +299,142 @@ def choice_lines(feedback: Feedback) -> list[Widget]:
 
 
 class KeyPointList(TickList[int]):
-    """The key points of a model answer; Space ticks one (`[x]`), Enter saves the self-assessment."""
+    """The key points as the reader found them; Space changes a tick (`[x]`), Enter saves the rating."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "done", "Save", tooltip="Save which key points you covered", id="keypoints.done"),
+        Binding("enter", "done", "Save", tooltip="Save the key points as ticked", id="keypoints.done"),
     ]
 
     async def action_done(self) -> None:
         await self.screen.run_action("finish_explain")
 
 
+STATUS_STYLES = {"covered": "bold green", "missing": "dim", "contradicted": "bold red"}
+"""How each status is drawn: the mark (✓ · ✗) says it too, for a terminal without colour."""
+
+
 class KeyPointsPanel(Vertical):
-    """The key points as checkboxes to tick before the rating is saved, then the model answer."""
+    """An explanation read point by point: each key point's status with the words that decided it, the
+    misconceptions with their corrections, the answer with its evidence marked, then the model answer.
+    The ticks start from the points read as covered; the learner has the last word before it is saved."""
 
     DEFAULT_CSS = """
     KeyPointsPanel { height: auto; }
     KeyPointsPanel KeyPointList { height: auto; max-height: 30; }
+    KeyPointsPanel #key-point-full { margin: 0 0 0 2; }
+    KeyPointsPanel #explain-rating { margin: 0 0 1 0; }
     """
 
     def __init__(self, pending: ExplainPending, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.pending = pending
+        self.reading = pending.reading if pending.reading is not None and pending.reading.readable else None
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            "Tick the key points your answer covered (Space), then press Enter or Ctrl+S to save.",
-            classes="instructions",
-        )
+        reading = self.reading
+        if reading is None:
+            yield Static(
+                "Tick the key points your answer covered (Space), then press Enter or Ctrl+S to save.",
+                classes="instructions",
+            )
+        else:
+            yield Static(
+                "Your answer, read point by point (✓ covered · ✗ stated wrongly · · missing). "
+                "Space changes a tick if the reading is wrong; Enter or Ctrl+S saves.",
+                classes="instructions",
+            )
         # One line each, cut with an ellipsis: Textual's SelectionList draws a wrapped prompt's second line
         # with a checkbox of its own and shifts every point after it, so the boxes no longer match the
         # points. The highlighted point is shown in full under the list: nothing is ticked unread.
-        points = (
-            Text(f"{n}. {point}", no_wrap=True, overflow="ellipsis")
-            for n, point in enumerate(self.pending.key_points, start=1)
+        covered = reading.covered() if reading is not None else frozenset()
+        yield KeyPointList(
+            *((self._line(i), i, i in covered) for i in range(len(self.pending.key_points))), id="key-points"
         )
-        yield KeyPointList(*((point, i) for i, point in enumerate(points)), id="key-points")
-        yield Static(self._in_full(0), id="key-point-full", markup=False)
+        yield Static(self._in_full(0), id="key-point-full")
+        if reading is not None:
+            yield Static(self._rating(covered), id="explain-rating")
+            if reading.misconceptions:
+                yield Static(misconceptions_text(reading), id="misconceptions")
+            yield Static(marked_answer(self.pending.answer, reading), id="marked-answer")
         yield Static("Model answer", classes="section-title")
         yield Markdown(self.pending.model_answer, id="model-answer")
 
-    def _in_full(self, index: int) -> str:
+    def _line(self, index: int) -> Text:
+        point = self.pending.key_points[index]
+        if self.reading is None:
+            return Text(f"{index + 1}. {point}", no_wrap=True, overflow="ellipsis")
+        status = self.reading.points[index].status
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(f"{MARKS[status]} ", style=STATUS_STYLES[status])
+        line.append(f"{index + 1}. {point}")
+        return line
+
+    def _in_full(self, index: int) -> Text:
         points = self.pending.key_points
-        return f"{index + 1}. {points[index]}" if 0 <= index < len(points) else ""
+        if not 0 <= index < len(points):
+            return Text("")
+        text = Text(f"{index + 1}. {points[index]}")
+        if self.reading is not None:
+            p = self.reading.points[index]
+            words = {"covered": "covered", "missing": "missing", "contradicted": "stated wrongly"}[p.status]
+            text.append(f"\n{MARKS[p.status]} {words}", style=STATUS_STYLES[p.status])
+            if p.evidence is not None and p.status != "missing":
+                text.append(f": “{p.evidence.text}”", style="italic")
+            if p.core:
+                text.append("  (the core point)", style="dim")
+        return text
+
+    def _rating(self, ticked: frozenset[int]) -> Text:
+        assert self.reading is not None
+        rating, reason = rating_from_ticks(self.reading.points, ticked, self.reading.misconceptions)
+        text = Text()
+        text.append("Suggested ", style="dim")
+        text.append(RATING_NAMES[rating], style="bold")
+        text.append(f": {reason.split(': ', 1)[-1]}")
+        if ticked != self.reading.covered():
+            text.append(" (with your ticks)", style="dim")
+        return text
 
     @on(SelectionList.SelectionHighlighted, "#key-points")
     def _show_in_full(self, event: SelectionList.SelectionHighlighted[int]) -> None:
         self.query_one("#key-point-full", Static).update(self._in_full(event.selection_index))
 
+    @on(SelectionList.SelectedChanged, "#key-points")
+    def _rerate(self, event: SelectionList.SelectedChanged[int]) -> None:
+        if self.reading is not None:
+            self.query_one("#explain-rating", Static).update(self._rating(frozenset(self.ticked)))
+
     @property
     def ticked(self) -> list[int]:
         return list(self.query_one(KeyPointList).selected)
+
+
+def misconceptions_text(reading: Reading) -> Text:
+    """Each misconception found, the words that stated it, and its correction."""
+    text = Text()
+    for n, m in enumerate(reading.misconceptions):
+        if n:
+            text.append("\n")
+        text.append("✗ Misconception: ", style="bold red")
+        text.append(m.text)
+        text.append(f"  “{m.evidence.text}”", style="italic")
+        text.append("\n  Correction: ", style="bold")
+        text.append(m.correction)
+    return text
+
+
+def marked_answer(answer: str, reading: Reading) -> Text:
+    """The answer as typed, with the words behind each covered point underlined in green and those
+    behind a contradiction in red."""
+    text = Text()
+    text.append("Your answer\n", style="bold")
+    body = Text(answer.strip())
+    offset = len(answer) - len(answer.lstrip())
+    for p in reading.points:
+        if p.evidence is not None and p.status != "missing":
+            style = "underline green" if p.status == "covered" else "underline red"
+            body.stylize(style, p.evidence.start - offset, p.evidence.end - offset)
+    for m in reading.misconceptions:
+        body.stylize("underline red", m.evidence.start - offset, m.evidence.end - offset)
+    text.append_text(body)
+    return text

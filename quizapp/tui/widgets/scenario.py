@@ -2,7 +2,8 @@
 
 The current step's question and an answer box; Enter grades that step (quizapp.grading.scenario, so a
 wrong earlier number is carried forward) and brings the next one, with the earlier steps and their
-verdicts above it. After the last step the whole answer (steps joined by `;`) is posted as one
+verdicts above it; a case study with a part in words asks it last, in the same box, and shows each key
+point as read. After the last step the whole answer (steps joined by `;`) is posted as one
 AnswerSubmitted, so the screen grades and saves the case study as one card. In a mock interview the
 verdicts stay hidden until the report (`reveal=False`).
 """
@@ -17,9 +18,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
+from quizapp.grading.explain import MARKS
 from quizapp.grading.grade import StepVerdict
-from quizapp.grading.scenario import grade_step
+from quizapp.grading.scenario import grade_follow_up, grade_step, part_of, parts_of
 from quizapp.tui.messages import AnswerSubmitted
+from quizapp.tui.widgets.feedback import STATUS_STYLES
 from quizapp.tui.widgets.study_body import StudyBody
 from quizapp.tui.widgets.text_boxes import TextBox
 
@@ -28,10 +31,11 @@ if TYPE_CHECKING:
 
 
 def step_line(inst: Instance, k: int, answer: str, verdict: StepVerdict | None) -> Text:
-    """One answered step: its question, what was typed and, when shown, the verdict's own sentence."""
+    """One answered step: its question, what was typed and, when shown, the verdict's own sentence (for
+    the part in words, each key point's mark)."""
     text = Text()
-    text.append(f"Step {k + 1} of {len(inst.steps)}: ", style="bold")
-    text.append(inst.steps[k].prompt.strip() + "\n")
+    text.append(f"Step {k + 1} of {parts_of(inst)}: ", style="bold")
+    text.append(part_of(inst, k + 1).prompt.strip() + "\n")
     text.append("  You answered: ", style="dim")
     text.append(answer or "(nothing)")
     if verdict is not None:
@@ -44,6 +48,11 @@ def step_line(inst: Instance, k: int, answer: str, verdict: StepVerdict | None) 
             mark, style = "  ✗ ", "red"
         text.append("\n" + mark, style=f"bold {style}")
         text.append(v.message)
+        if v.reading is not None and v.reading.readable:
+            for p in v.reading.points:
+                text.append(f"\n    {MARKS[p.status]} {p.index + 1}. {p.text}", style=STATUS_STYLES[p.status])
+                if p.evidence is not None and p.status != "missing":
+                    text.append(f"  “{p.evidence.text}”", style="italic dim")
     return text
 
 
@@ -89,6 +98,8 @@ class ScenarioInput(Vertical):
 
     def _placeholder(self) -> str:
         steps = self.instance.steps
+        if self.step >= len(steps) and self.instance.follow_up is not None:
+            return f"step {self.step + 1}: say why, in a sentence or two (Enter submits)"
         unit = steps[self.step].unit if self.step < len(steps) else ""
         return f"step {min(self.step + 1, len(steps))}: your answer in {unit or 'a number'}"
 
@@ -102,11 +113,16 @@ class ScenarioInput(Vertical):
         box.update(done)
         box.display = bool(self.answers)
         current = self.query_one("#scenario-step", Static)
-        if self.step < len(inst.steps):
+        if self.step < parts_of(inst):
+            part = part_of(inst, self.step + 1)
             text = Text()
-            text.append(f"Step {self.step + 1} of {len(inst.steps)}: ", style="bold")
-            text.append(inst.steps[self.step].prompt.strip())
-            hint = inst.steps[self.step].answer_hint()
+            text.append(f"Step {self.step + 1} of {parts_of(inst)}: ", style="bold")
+            text.append(part.prompt.strip())
+            hint = (
+                part.answer_hint()
+                if part.kind != "explain"
+                else "In words, as you would say it; read point by point."
+            )
             if hint:
                 text.append("\n" + hint, style="dim")
             current.update(text)
@@ -117,9 +133,12 @@ class ScenarioInput(Vertical):
         """Grades this step; an unreadable answer stays to be fixed, a readable one brings the next step."""
         event.stop()
         inst, k = self.instance, self.step
-        if k >= len(inst.steps) or not event.value.strip():
+        if k >= parts_of(inst) or not event.value.strip():
             return
-        verdict = grade_step(inst, k, [*self.answers, event.value], self.verdicts)
+        if k < len(inst.steps):
+            verdict = grade_step(inst, k, [*self.answers, event.value], self.verdicts)
+        else:  # the part in words
+            verdict = grade_follow_up(inst, event.value)
         if verdict.verdict.unparseable:
             self.query_one("#scenario-step", Static).update(
                 Text(inst.steps[k].prompt.strip() + "\n") + Text(verdict.verdict.message, style="red")
@@ -129,7 +148,7 @@ class ScenarioInput(Vertical):
         self.answers.append(event.value.strip())
         self.verdicts.append(verdict)
         event.input.value = ""
-        if self.step == len(inst.steps):
+        if self.step == parts_of(inst):
             self.query_one("#scenario-step", Static).display = False
             event.input.display = False
             self._draw()

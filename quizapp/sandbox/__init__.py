@@ -1,1 +1,0 @@
-"""Provides the Explore sandbox: an attention layer the user can reshape and watch."""

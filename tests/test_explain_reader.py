@@ -1,0 +1,269 @@
+"""The explanation reader: the concept language, clauses and negation, statuses with evidence, the rating an
+interviewer would suggest, and the safety properties over the labelled set of typed answers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from quizapp.content.catalog import load_catalog
+from quizapp.content.patterns import PointSpec, RejectSpec, compile_pattern, tokens
+from quizapp.grading.explain import points_code, rate_points, read_explanation
+from quizapp.grading.explain_gates import negate_main_verbs
+from quizapp.grading.rating import AGAIN, GOOD, HARD
+from tests.labelled_explanations import RIGHT_KINDS, WRONG_KINDS, labelled
+
+SQRT = (
+    PointSpec("Var(q . k) = d_k", ("@variance ~ (@grow | equal* | proportional | is) ~ @dk",), core=True),
+    PointSpec("Large scores saturate the softmax", ("@softmax ~ @saturate", "@score ~ @saturate")),
+    PointSpec("A saturated softmax has tiny gradients", ("@gradient ~ @vanish",)),
+    PointSpec("Dividing by sqrt(d_k) restores unit variance", ("(divid* | scal*) ~ @sqrt ~ @dk",)),
+)
+SUM_TO_ONE = RejectSpec(
+    "sums-to-one",
+    ("(scal* | divid* | sqrt) & @softmax ~ sum* ~ 1", "@softmax ~ sum* ~ 1"),
+    "The scaling makes the softmax sum to one",
+    "The softmax sums to one at any scale; the division keeps the variance near 1.",
+    3,
+)
+KIVI = (
+    PointSpec("Keys are quantised per channel", ("@key ~> (per | along | each) ~> channel*",), core=True),
+    PointSpec("Values are quantised per token", ("@value ~> (per | along | each) ~> @token",)),
+)
+
+
+def read(text: str, points: tuple[PointSpec, ...] = SQRT, rejects: tuple[RejectSpec, ...] = (SUM_TO_ONE,)):
+    return read_explanation(text, points, rejects)
+
+
+def statuses(text: str, points: tuple[PointSpec, ...] = SQRT) -> list[str]:
+    return [p.status for p in read(text, points).points]
+
+
+# --------------------------------------------------------------------------- the concept language
+
+
+def test_words_are_read_the_same_way_in_a_pattern_and_in_a_typed_answer() -> None:
+    assert [t.word for t in tokens("√d_k and sqrt(d_{k}) and the square root of dk")] == [
+        "sqrt", "dk", "and", "sqrt", "dk", "and", "the", "square", "root", "of", "dk",
+    ]  # fmt: skip
+    assert [t.word for t in tokens("It doesn't; heads can't")] == ["it", "doe", "not", "head", "can", "not"]
+    assert [t.word for t in tokens("One-hot queries")] == ["1", "hot", "query"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        ("@nosuchconcept ~ variance", "unknown concept @nosuchconcept"),
+        ("(softmax | logits", "a ')' is missing"),
+        ("softmax ~", "a word is missing after '~'"),
+        ("& softmax", "a word is missing at the start"),
+        ("sum? to?", "optional parts only"),
+        ("softmax (x ~ y)", "cannot stand inside a phrase"),
+        ("x" * 700, "at most 600"),
+    ],
+)
+def test_a_broken_pattern_is_refused_with_what_is_wrong(pattern: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem.replace("(", r"\(").replace(")", r"\)")):
+        compile_pattern(pattern)
+
+
+@given(st.text(max_size=80))
+@settings(max_examples=300)
+def test_any_pattern_text_compiles_or_is_refused_with_a_value_error(source: str) -> None:
+    try:
+        compile_pattern(source)
+    except ValueError as exc:
+        assert str(exc)
+
+
+def test_a_deck_with_a_broken_pattern_names_its_file_question_and_field(tmp_path: Path) -> None:
+    deck = tmp_path / "broken.yaml"
+    deck.write_text(
+        "id: broken\ntitle: Broken\ntopic: broken\nquestions:\n"
+        "  - id: broken-explain\n    type: explain\n    prompt: Why?\n    model_answer: Because.\n"
+        "    explanation: Because.\n    key_points:\n"
+        "      - {text: one, accept: ['@nosuch ~ x']}\n      - two\n      - three\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "quizapp", "validate", "--no-gates", str(deck)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 1
+    assert "broken.yaml:11:" in out.stdout and "broken-explain" in out.stdout
+    assert "unknown concept @nosuch" in out.stdout and "Traceback" not in out.stdout + out.stderr
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def test_a_right_answer_covers_every_point_with_the_words_that_say_so() -> None:
+    text = (
+        "For unit-variance entries the variance of q.k grows with d_k. Big scores saturate the softmax, "
+        "so its gradients vanish. Dividing by √d_k fixes that."
+    )
+    reading = read(text)
+    assert [p.status for p in reading.points] == ["covered"] * 4
+    assert reading.rating == GOOD and not reading.misconceptions
+    evidence = [p.evidence.text for p in reading.points if p.evidence]
+    assert evidence == [
+        "variance of q.k grows with d_k",
+        "scores saturate",
+        "gradients vanish",
+        "Dividing by √d_k",
+    ]
+    for p in reading.points:
+        assert p.evidence is not None and text[p.evidence.start : p.evidence.end].startswith(
+            p.evidence.text[:5]
+        )
+
+
+def test_a_negated_point_is_contradicted_not_covered() -> None:
+    assert statuses("The variance does not grow with d_k.")[0] == "contradicted"
+    assert statuses("The variance never grows with d_k.")[0] == "contradicted"
+    assert statuses("The variance isn't proportional to d_k.")[0] == "contradicted"
+    # a negation reaches to the end of its clause, not across `but` or a comma
+    assert statuses("The scores do not shrink, but the variance grows with d_k.")[0] == "covered"
+
+
+def test_a_point_stated_the_other_way_round_is_contradicted() -> None:
+    assert statuses("The variance of q.k shrinks with d_k.")[0] == "contradicted"
+    swapped = RejectSpec("kivi-swapped", ("@key ~> per ~> @token",), "Keys per token", "Keys per channel.", 0)
+    keys_by_token = read("Keys are quantised per token and values per channel.", KIVI, (swapped,))
+    assert keys_by_token.points[0].status == "contradicted" and keys_by_token.misconceptions
+    assert statuses("The variance grows with d_k; it never shrinks.")[0] == "covered"
+
+
+def test_a_form_may_name_its_own_negator_to_state_a_prohibition() -> None:
+    causal = (
+        PointSpec("No token attends to a later one", ("@token ~ (can | may) not ~ attend* ~ @future",)),
+    )
+    assert statuses("A token can not attend to future tokens.", causal) == ["covered"]
+    assert statuses("A token cannot attend to future positions.", causal) == ["covered"]
+    assert statuses("It is not true that a token can not attend to future tokens.", causal) == [
+        "contradicted"
+    ]
+
+
+def test_a_supposition_is_not_a_negation() -> None:
+    assert statuses("If we did not scale, the softmax would saturate.")[1] == "covered"
+    assert statuses("Not only does the softmax saturate, its gradients vanish.")[1:3] == [
+        "covered",
+        "covered",
+    ]
+
+
+def test_swapped_axes_do_not_state_the_point() -> None:
+    assert [p.status for p in read("Keys per channel, values per token.", KIVI, ()).points] == ["covered"] * 2
+    swapped = read("Keys are quantised per token, values per channel.", KIVI, ()).points
+    assert [p.status for p in swapped] == ["missing", "missing"]
+
+
+def test_a_misconception_is_named_with_its_correction_and_contradicts_its_point() -> None:
+    reading = read("We divide by sqrt(d_k) so the softmax sums to one.")
+    (found,) = reading.misconceptions
+    assert (found.id, found.point) == ("sums-to-one", 3)
+    assert found.evidence.text == "softmax sums to one"  # the shortest form that states it
+    assert reading.points[3].status == "contradicted" and reading.rating == AGAIN
+    # stated as what it is not, the misconception is no misconception
+    assert not read("The division does not make the softmax sum to one.").misconceptions
+
+
+def test_keyword_soup_states_nothing() -> None:
+    for soup in (
+        "variance softmax sqrt gradient saturation d_k one-hot",
+        "variance, softmax, sqrt, gradients, saturation, d_k",
+        "sqrt d_k variance softmax saturate gradient vanish scale",
+    ):
+        reading = read(soup)
+        assert reading.rating == AGAIN and not reading.covered(), soup
+
+
+@pytest.mark.parametrize(
+    ("marks", "rating"),
+    [
+        ("cccc", GOOD),
+        ("cccm", HARD),
+        ("ccmm", HARD),
+        ("cccx", HARD),
+        ("mccc", AGAIN),  # the core point missing
+        ("xccc", AGAIN),  # the core point stated wrongly
+        ("ccxx", AGAIN),  # two things wrong
+        ("mmmm", AGAIN),  # nothing relevant
+    ],
+)
+def test_the_rating_follows_the_statuses_as_an_interviewer_would(marks: str, rating: int) -> None:
+    names = {"c": "covered", "m": "missing", "x": "contradicted"}
+    text = {"c": "", "m": "", "x": ""}
+    points = read("", SQRT, ()).points
+    from dataclasses import replace
+
+    graded = [replace(p, status=names[m]) for p, m in zip(points, marks, strict=True)]  # type: ignore[arg-type]
+    assert rate_points(graded)[0] == rating, text
+
+
+def test_a_review_keeps_each_status_and_the_learners_tick() -> None:
+    reading = read("The variance grows with d_k, and the softmax makes the weights sum to one.")
+    assert points_code(reading) == "Cmmx"
+    assert points_code(reading, frozenset({0, 2})) == "CmMx"
+
+
+@given(st.text(max_size=400))
+@settings(max_examples=200, deadline=None)
+def test_any_text_is_read_without_an_error_and_the_same_way_twice(text: str) -> None:
+    first, second = read(text), read(text)
+    assert first == second
+    assert len(first.points) == len(SQRT) and first.rating in (AGAIN, HARD, GOOD)
+
+
+def test_negating_a_model_answer_negates_every_clause() -> None:
+    negated = negate_main_verbs("The mask is applied before the softmax, so masked keys get zero weight.")
+    assert negated == "The mask is not applied before the softmax, so not masked keys get zero weight."
+
+
+# --------------------------------------------------------------------------- the labelled set
+
+
+@pytest.fixture(scope="module")
+def bank():  # type: ignore[no-untyped-def]
+    return load_catalog(use_cache=False)
+
+
+def test_no_wrong_answer_in_the_labelled_set_is_suggested_good(bank) -> None:  # type: ignore[no-untyped-def]
+    """Keyword soup, misconceptions, negations and off-topic answers never earn Good."""
+    answers = [a for a in labelled() if a.kind in WRONG_KINDS]
+    assert len(answers) >= 150
+    good = []
+    for a in answers:
+        inst = bank.instance(a.question_id, 0)
+        if read_explanation(a.text, inst.point_specs, inst.rejects).rating == GOOD:
+            good.append(f"{a.question_id} [{a.kind}]: {a.text[:80]}")
+    assert not good, "\n".join(good)
+
+
+def test_right_answers_in_the_labelled_set_are_rarely_suggested_again(bank) -> None:  # type: ignore[no-untyped-def]
+    answers = [a for a in labelled() if a.kind in RIGHT_KINDS]
+    again = [a for a in answers if read_explanation(a.text, *_specs(bank, a.question_id)).rating == AGAIN]
+    assert len(again) <= len(answers) // 10, [f"{a.question_id} [{a.kind}]" for a in again]
+
+
+def _specs(bank, question_id: str):  # type: ignore[no-untyped-def]
+    inst = bank.instance(question_id, 0)
+    return inst.point_specs, inst.rejects
+
+
+def test_the_labelled_set_is_large_and_labels_every_key_point(bank) -> None:  # type: ignore[no-untyped-def]
+    answers = labelled()
+    assert len(answers) >= 400 and len({a.question_id for a in answers}) >= 50
+    held = {a.question_id for a in answers if a.split == "held_out"}
+    assert len(held) * 3 >= len({a.question_id for a in answers})  # a third kept aside
+    for a in answers:
+        assert len(a.points) == len(bank.instance(a.question_id, 0).key_points), a.question_id

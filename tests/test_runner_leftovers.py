@@ -1,0 +1,189 @@
+"""The app never follows what a run leaves: it reads the child's output through descriptors it opened
+itself (a link or a FIFO planted where a file was once opened by name changes nothing), removes every
+run's folder (after the run, when the app is closed by SIGHUP, and at the next start for an app that was
+killed), and on the Landlock path grants the standard library without any package folder."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from runner_attacks import alive, attack, path, wait_until, without
+
+from quizapp.runner import confine
+from quizapp.runner.confine_child import grants
+from quizapp.runner.standby import POOL
+
+__all__ = ["path"]
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX processes and /proc")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's own temporary folder, where the runs' folders are made (never the machine's)."""
+    where = tmp_path / "tmp"
+    where.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(where))
+    return where
+
+
+def test_a_link_or_a_fifo_planted_in_the_folder_is_never_followed(
+    path: str, temp: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first round's confused deputy: the app opened `stderr.txt` in the run's folder by name. Here
+    seccomp (which refuses links and FIFOs) is off, so the run can plant both; the app reads neither."""
+    if path == "confined":
+        pytest.skip("the confined run does not see the folder at all")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET-LINE\n")
+    secret.chmod(0o600)
+    without(monkeypatch, "seccomp")
+    for plant in (f"os.symlink({str(secret)!r}, name)", "os.mkfifo(name)"):
+        body = f"""
+            import os
+            for name in ("stderr.txt", "stdout.txt", "report.json"):
+                {plant}
+            os.write(2, b"the real stderr\\n")
+            os._exit(3)
+        """
+        started = time.monotonic()
+        verdict = attack(body, time_limit=5)
+        took = time.monotonic() - started
+        assert verdict.problem is not None and "SECRET" not in verdict.problem, verdict.problem
+        assert "exit code 3" in verdict.problem and "the real stderr" in verdict.problem, verdict.problem
+        assert took < 4, f"the app waited {took:.1f} s on what the run planted"
+    POOL.close()
+    assert not list(temp.iterdir()), "a run's folder was left behind"
+
+
+def test_every_runs_folder_is_removed_even_one_it_locked(path: str, temp: Path) -> None:
+    verdict = attack("""
+        import os
+        for p in ("a/b/c", "d"):
+            os.makedirs(p, exist_ok=True)
+            open(os.path.join(p, "f"), "w").write("x")
+        os.chmod("a/b", 0)
+        os.chmod("d", 0o500)
+        print("locked")
+    """)
+    assert "locked" in verdict.printed or path == "confined", verdict.printed
+    POOL.close()
+    assert not list(temp.iterdir()), sorted(p.name for p in temp.iterdir())
+
+
+_APP = """
+import signal, sys, time
+from quizapp.runner.standby import POOL
+POOL.warm()
+assert POOL.wait_ready(60)
+print(POOL.standby_pid, flush=True)
+time.sleep(120)
+"""
+
+
+def _app(temp: Path) -> subprocess.Popen[str]:
+    """The app, in a process of its own (with this test's settings), its standby warmed."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
+    return subprocess.Popen([sys.executable, "-c", _APP], stdout=subprocess.PIPE, text=True, env=environment)
+
+
+@pytest.mark.parametrize("how", [signal.SIGHUP, signal.SIGKILL])
+def test_an_app_closed_by_sighup_or_killed_leaves_no_folder_and_no_process(
+    how: signal.Signals, path: str, temp: Path
+) -> None:
+    with _app(temp) as app:
+        try:
+            assert app.stdout is not None
+            standby = int(app.stdout.readline())
+            assert len(list(temp.glob("quizapp-code-*"))) == 1
+            app.send_signal(how)
+            app.wait(30)
+        finally:
+            app.kill()
+    assert wait_until(lambda: not alive(standby)), "the standby outlived the app"
+    assert wait_until(lambda: not list(temp.glob("quizapp-code-*"))), sorted(temp.iterdir())
+
+
+def test_the_next_start_removes_what_a_killed_app_left_and_nothing_else(temp: Path, tmp_path: Path) -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead = int(gone.stdout)
+    stale = temp / f"quizapp-code-{dead}-12345-abcd1234"
+    (stale / "locked").mkdir(parents=True)
+    (stale / "locked" / "f").write_text("x")
+    (stale / "locked").chmod(0)
+    legacy = temp / "quizapp-code-k2j3h4g5"
+    legacy.mkdir()
+    os.utime(legacy, (time.time() - 2 * confine.LEGACY_STALE_S,) * 2)
+    recent_legacy = temp / "quizapp-code-zzzzzzzz"
+    recent_legacy.mkdir()
+    mine = confine.new_folder()  # this process runs: its folder is not stale
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep")
+    (temp / f"quizapp-code-{dead}-1-linked").symlink_to(victim)
+    with _app(temp) as app:
+        try:
+            assert app.stdout is not None
+            int(app.stdout.readline())  # warmed: its housekeeping ran the clean-up first
+            ours = {p for p in temp.glob("quizapp-code-*") if p.name.startswith(f"quizapp-code-{app.pid}-")}
+        finally:
+            app.kill()
+            app.wait()
+    left = set(temp.iterdir()) - ours
+    assert left == {recent_legacy, mine, temp / f"quizapp-code-{dead}-1-linked"}, sorted(left)
+    assert (victim / "precious.txt").read_text() == "keep"
+    confine.remove_folder(mine)
+    assert not mine.exists()
+
+
+def test_landlock_grants_the_standard_library_without_the_package_folders(
+    path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if path != "landlock":
+        pytest.skip("the Landlock path's grants")
+    import json
+
+    packages = json.loads(confine.child_conf())["packages"]
+    assert packages, "no package folder found to test with"
+    stdlib = Path(json.__file__).parent
+    verdict = attack(f"""
+        import os
+        for p in {packages!r}:
+            try:
+                os.listdir(p)
+                print("PKG listed", p)
+            except OSError as e:
+                print("PKG shut", e.errno)
+        print("PKG stdlib", len(open({str(stdlib / "__init__.py")!r}).read()) > 0)
+    """)
+    assert "listed" not in verdict.printed and "PKG stdlib True" in verdict.printed, verdict.printed
+
+
+def test_grants_cut_every_hidden_folder_out_of_a_root_and_follow_no_link(tmp_path: Path) -> None:
+    lib = tmp_path / "lib" / "python3.11"
+    for name in ("json", "site-packages/quizapp", "site-packages/numpy", "lib-dynload"):
+        (lib / name).mkdir(parents=True)
+    (lib / "os.py").write_text("")
+    (lib / "escape").symlink_to(tmp_path)
+    found = grants([str(lib)], [str(lib / "site-packages")])
+    assert sorted(found) == sorted(str(lib / n) for n in ("json", "lib-dynload", "os.py"))
+    assert grants([str(lib)], [str(tmp_path / "elsewhere")]) == [str(lib)]
+    assert grants([str(lib)], [str(lib)]) == []
+
+
+def test_the_folder_name_says_whose_it_is() -> None:
+    folder = confine.new_folder()
+    try:
+        assert folder.name.startswith(f"quizapp-code-{os.getpid()}-")
+        assert folder not in confine.stale_folders(folder.parent)
+    finally:
+        confine.remove_folder(folder)

@@ -1,0 +1,110 @@
+"""The reference's work is bounded before it runs: each exercise estimates its cost from a case's sizes,
+a case or a whole review past the bounds is refused before anything is built (so the first round's
+T = S = 8000 never reaches NumPy), `quizapp validate` refuses such inputs naming the time, and a grading
+stops computing the reference past its time limit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.exercises import EXERCISES
+from engine.exercises.base import rng_for
+from engine.exercises.inputs import MAX_REVIEW_SECONDS, TooLarge
+from quizapp.grading import code as code_grading
+from quizapp.grading.code import grade_code
+
+ROOT = Path(__file__).resolve().parent.parent
+DECK = """id: big
+title: Big
+topic: coding
+questions:
+  - id: big-{n}
+    type: code
+    exercise: {exercise}
+    prompt: p
+    explanation: e
+    inputs:
+      edge:
+        - {edge}
+"""
+BOMBS = {
+    "code-attention": "{T: 8000, S: 8000, d_k: 1, d_v: 1}",  # the first round's: 25 s, 1.56 GB per Ctrl+R
+    "code-sliding-window": "{t: 30000, window: 2}",  # two small numbers, a 30000 x 30000 mask
+    "code-flash-forward": "{T: 2000, S: 2000, block: 1}",  # two million turns of a Python loop
+    "code-mha-forward": "{T: 300, d_model: 256, n_heads: 8}",  # under the size bounds, over a second
+    "code-attention-backward": "{T: 2000, d: 2}",
+}
+
+
+@pytest.mark.parametrize("exercise", sorted(BOMBS))
+def test_a_case_whose_reference_would_take_too_long_is_refused_before_it_is_built(exercise: str) -> None:
+    import yaml
+
+    ex = EXERCISES[exercise]
+    edge = yaml.safe_load(BOMBS[exercise])
+    started = time.perf_counter()
+    with pytest.raises(TooLarge, match=r"values; at most|about \d+(\.\d+)? s"):
+        ex.cases(0, ex.spec(edge=(edge,)))
+    assert time.perf_counter() - started < 0.5, "the case was built or run before it was refused"
+
+
+def test_every_bundled_exercise_draws_within_the_bounds_for_many_seeds() -> None:
+    for ex in EXERCISES.values():
+        for seed in range(30):
+            assert len(ex.cases(seed)) >= 5
+
+
+def test_the_estimate_errs_long_against_the_real_reference() -> None:
+    """At the bound's rate, the estimate of a review is at least what the reference and its mistakes take
+    here (so a deck validate lets through grades in about a second or less)."""
+    for exercise, edge in [
+        ("code-attention", {"T": 300, "S": 300, "d_k": 32}),
+        ("code-sliding-window", {"t": 1500, "window": 3}),
+        ("code-flash-forward", {"T": 100, "S": 200, "block": 2}),
+    ]:
+        ex = EXERCISES[exercise]
+        cases = ex.cases(0, ex.spec(edge=(edge,)))
+        started = time.perf_counter()
+        for case in cases:
+            np.asarray(ex.reference(**case))
+            for mistake in ex.mistakes:
+                np.asarray(mistake.compute(**case))
+        took = time.perf_counter() - started
+        work, _ = ex._made(rng_for(ex.id, 0), edge, "float64")
+        estimate = work * (1 + len(ex.mistakes)) / 200_000_000
+        assert took < max(estimate, 0.05) * 3, (exercise, took, estimate)  # (3x: a busy shared machine)
+
+
+@pytest.mark.parametrize("exercise", ["code-attention", "code-mha-forward"])
+def test_validate_refuses_inputs_whose_reference_would_take_over_a_second(
+    exercise: str, isolated_home: Path
+) -> None:
+    deck = isolated_home / "big.yaml"
+    deck.write_text(DECK.format(n=1, exercise=exercise, edge=BOMBS[exercise]), encoding="utf-8")
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "quizapp", "validate", str(deck)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert done.returncode != 0, done.stdout + done.stderr
+    said = done.stdout + done.stderr
+    bound = "at most 16,000,000" if exercise == "code-attention" else f"at most {MAX_REVIEW_SECONDS:g} s"
+    assert "big-1" in said and bound in said, said
+    assert time.perf_counter() - started < 60
+
+
+def test_a_grading_stops_computing_the_reference_past_its_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit past the estimate: no further case's reference runs, and the grading says why."""
+    from quizapp.errors import QuizappError
+
+    monkeypatch.setattr(code_grading, "REFERENCE_TIME_LIMIT_S", 0.0)
+    with pytest.raises(QuizappError, match="the reference took over 0 s"):
+        grade_code("code-softmax", EXERCISES["code-softmax"].solution, seed=0)
+    monkeypatch.setattr(code_grading, "REFERENCE_TIME_LIMIT_S", 3.0)
+    assert grade_code("code-softmax", EXERCISES["code-softmax"].solution, seed=0).correct  # the pool is fine
