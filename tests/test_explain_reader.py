@@ -16,7 +16,7 @@ from quizapp.content.patterns import PointSpec, RejectSpec, compile_pattern, tok
 from quizapp.grading.explain import points_code, rate_points, read_explanation
 from quizapp.grading.explain_gates import negate_main_verbs
 from quizapp.grading.rating import AGAIN, GOOD, HARD
-from tests.labelled_explanations import RIGHT_KINDS, WRONG_KINDS, labelled
+from tests.labelled_explanations import RIGHT_KINDS, WRONG_KINDS, LabelledAnswer, labelled
 
 SQRT = (
     PointSpec("Var(q . k) = d_k", ("@variance ~ (@grow | equal* | proportional | is) ~ @dk",), core=True),
@@ -237,9 +237,18 @@ def bank():  # type: ignore[no-untyped-def]
     return load_catalog(use_cache=False)
 
 
+TUNED = ("train", "dev")
+"""The splits the forms were written against. The held-out third is measured, not asserted: a test that
+failed on it would invite tuning the forms to it (benchmarks/explain_agreement.py --split held_out)."""
+
+
+def _tuned() -> list[LabelledAnswer]:
+    return [a for split in TUNED for a in labelled(split)]
+
+
 def test_no_wrong_answer_in_the_labelled_set_is_suggested_good(bank) -> None:  # type: ignore[no-untyped-def]
     """Keyword soup, misconceptions, negations and off-topic answers never earn Good."""
-    answers = [a for a in labelled() if a.kind in WRONG_KINDS]
+    answers = [a for a in _tuned() if a.kind in WRONG_KINDS]
     assert len(answers) >= 150
     good = []
     for a in answers:
@@ -250,7 +259,7 @@ def test_no_wrong_answer_in_the_labelled_set_is_suggested_good(bank) -> None:  #
 
 
 def test_right_answers_in_the_labelled_set_are_rarely_suggested_again(bank) -> None:  # type: ignore[no-untyped-def]
-    answers = [a for a in labelled() if a.kind in RIGHT_KINDS]
+    answers = [a for a in _tuned() if a.kind in RIGHT_KINDS]
     again = [a for a in answers if read_explanation(a.text, *_specs(bank, a.question_id)).rating == AGAIN]
     assert len(again) <= len(answers) // 10, [f"{a.question_id} [{a.kind}]" for a in again]
 
@@ -262,8 +271,9 @@ def _specs(bank, question_id: str):  # type: ignore[no-untyped-def]
 
 def test_the_labelled_set_is_large_and_labels_every_key_point(bank) -> None:  # type: ignore[no-untyped-def]
     answers = labelled()
-    assert len(answers) >= 400 and len({a.question_id for a in answers}) >= 50
-    held = {a.question_id for a in answers if a.split == "held_out"}
-    assert len(held) * 3 >= len({a.question_id for a in answers})  # a third kept aside
+    first = [a for a in answers if a.split != "dev"]  # written before any form
+    assert len(first) >= 400 and len({a.question_id for a in first}) >= 50
+    held = {a.question_id for a in first if a.split == "held_out"}
+    assert len(held) * 3 >= len({a.question_id for a in first})  # a third kept aside
     for a in answers:
         assert len(a.points) == len(bank.instance(a.question_id, 0).key_points), a.question_id

@@ -98,7 +98,7 @@ class Exercise:
         return self._made(rng, case, dtype)[1]
 
     def _made(self, rng: np.random.Generator, case: Mapping[str, Any], dtype: str) -> tuple[int, Inputs]:
-        """make(), with the reference's estimated work on it; its cost is bounded before it is built."""
+        """make(), with the reference's estimated work on it: bounded here, before the reference runs."""
         values: dict[str, Any] = {
             name: None if isinstance(p, Given) else p.default for name, p in self.params.items()
         }
@@ -108,12 +108,12 @@ class Exercise:
                 raise ValueError(self._unknown(name))
             check_value(name, param, value)
             values[name] = value
+        built = self.build(rng, values)  # (each input array is bounded before it is made)
+        case_bounds(values, built)
         if self.cost is not None:
             work, peak = self.cost(values)
             cost_bounds(values, work, peak)
-        built = self.build(rng, values)
-        case_bounds(values, built)
-        if self.cost is None:
+        else:
             entries = sum(int(np.size(v)) for v in built.values())
             sizes = [v for v in values.values() if isinstance(v, int) and not isinstance(v, bool)]
             work = entries * max(sizes, default=1)

@@ -59,6 +59,12 @@ NUMBER_WORDS = {
     "ten": "10",
 }
 _SYMBOLS = {
+    "−∞": " minus infinity ",
+    "-∞": " minus infinity ",
+    "∞": " infinity ",
+    ">=": " at least ",
+    "<=": " at most ",
+    "⇒": " so ",
     "√": " sqrt ",
     "∝": " proportional ",
     "≈": " approx ",
@@ -321,7 +327,7 @@ class _Parser:
         if all(isinstance(p, Optional) for p in parts):
             raise ValueError(f"a phrase of optional parts only matches nothing in pattern {self.source!r}")
         for part in parts:
-            if len(parts) > 1 and _has_together(part):
+            if len(parts) > 1 and has_together(part):
                 raise ValueError(
                     f"a group with ~, ~>, & or .. cannot stand inside a phrase in pattern {self.source!r}"
                 )
@@ -373,13 +379,14 @@ def _words(token: str, source: str) -> Node:
     return nodes[0] if len(nodes) == 1 else Phrase(tuple(nodes))
 
 
-def _has_together(node: Node) -> bool:
+def has_together(node: Node) -> bool:
+    """True when `node` holds a `~`, `~>`, `&` or `..` anywhere (it cannot stand inside a phrase)."""
     if isinstance(node, Together):
         return True
     if isinstance(node, Either):
-        return any(_has_together(o) for o in node.options)
+        return any(has_together(o) for o in node.options)
     if isinstance(node, Phrase):
-        return any(_has_together(p) for p in node.parts)
+        return any(has_together(p) for p in node.parts)
     if isinstance(node, Optional):
-        return _has_together(node.part)
+        return has_together(node.part)
     return False

@@ -27,6 +27,7 @@ from quizapp.content.patterns import (
     Token,
     Word,
     compile_pattern,
+    has_together,
     stem,
     tokens,
 )
@@ -132,7 +133,6 @@ FUNCTION_WORDS = frozenset(
             "if",
             "also",
             "only",
-            "same",
             "more",
             "less",
             "while",
@@ -145,6 +145,12 @@ SOUP_SHARE = 0.1
 SOUP_LENGTH = 5
 """A sentence of at least SOUP_LENGTH words with no function word at all (one per ten words past ten) is
 keyword soup: nothing in it states a point. Terse answers and formulas keep a `by`, `to` or `is`."""
+SCOPE_ENDS = frozenset({"and", "or", "then", "plus"})
+NEGATION_REACH = 2
+"""A negator reaches past `and` only when the `and` comes within this many words of it ("no key and no
+value", "not T and d_k"); further on, `and` starts a claim of its own."""
+SYMBOLS_OF_A_CLAIM = frozenset("=()[]{}+*/^<>←→≤≥⇒∝≈√")
+"""A sentence with any of these is a formula or code, whatever its words: never keyword soup."""
 MAX_MATCHES = 256
 """Matches kept per pattern node: enough for any answer, a bound for a pasted page of keywords."""
 MAX_TEXT = 20_000
@@ -224,6 +230,10 @@ class _Text:
     """Each word (articles aside) and where it stands, so a pattern looks up its words, not every token."""
     memo: dict[int, list[_Match]]
     """Matches found so far in this text, by pattern node (see _match)."""
+    forms: dict[str, tuple[int, ...]]
+    """Each word as stemmed and as typed, and where it stands: what a prefix form looks through."""
+    prefixes: dict[str, frozenset[int]]
+    """Where each prefix looked up so far matched (many forms share `satur*` and its kin)."""
 
 
 _SENTENCE_END = re.compile(r"(?<![.!?])[.!?](?=\s|$)")
@@ -288,7 +298,7 @@ def _read(text: str) -> _Text:
         sentence.append(s_id)
         clause.append(c_id)
     negated = _negation(toks, clause)
-    soup = _soup(toks, sentence)
+    soup = _soup(text, toks, sentence)
     next_word = [-1] * len(toks)
     following = -1
     for i in range(len(toks) - 1, -1, -1):
@@ -296,9 +306,12 @@ def _read(text: str) -> _Text:
         if toks[i].word not in ARTICLES:
             following = i
     positions: dict[str, list[int]] = {}
+    forms: dict[str, list[int]] = {}
     for i, tok in enumerate(toks):
         if tok.word not in ARTICLES:
             positions.setdefault(tok.word, []).append(i)
+            for form in {tok.word, tok.raw}:
+                forms.setdefault(form, []).append(i)
     return _Text(
         text,
         tuple(toks),
@@ -309,17 +322,27 @@ def _read(text: str) -> _Text:
         tuple(next_word),
         {word: tuple(at) for word, at in positions.items()},
         {},
+        {form: tuple(at) for form, at in forms.items()},
+        {},
     )
 
 
-def _soup(toks: Sequence[Token], sentence: Sequence[int]) -> list[bool]:
+def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int]) -> list[bool]:
     """For each token, whether its sentence is keyword soup (see SOUP_SHARE)."""
     words: dict[int, int] = {}
     glue: dict[int, int] = {}
     for tok, s_id in zip(toks, sentence, strict=True):
         words[s_id] = words.get(s_id, 0) + 1
         glue[s_id] = glue.get(s_id, 0) + (tok.word in FUNCTION_WORDS or tok.word in NEGATORS)
-    return [words[s] >= SOUP_LENGTH and glue[s] <= int(SOUP_SHARE * (words[s] - 10)) for s in sentence]
+    formula = {
+        s
+        for tok, s in zip(toks, sentence, strict=True)
+        if SYMBOLS_OF_A_CLAIM & set(source[tok.start : tok.end])
+    }
+    return [
+        words[s] >= SOUP_LENGTH and glue[s] <= int(SOUP_SHARE * (words[s] - 10)) and s not in formula
+        for s in sentence
+    ]
 
 
 def _negation(toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
@@ -333,6 +356,8 @@ def _negation(toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
         if i == 0 or clause[i] != clause[i - 1]:
             active, hypothetical = -1, False
         negated.append(active)
+        if tok.word in SCOPE_ENDS and active >= 0 and i - active > NEGATION_REACH:
+            active = -1  # "S and P never go to HBM and memory becomes linear": the second claim stands
         if tok.word in HYPOTHETICAL:
             hypothetical = True
         if tok.word in NEGATORS and not hypothetical:
@@ -367,7 +392,7 @@ def _match(node: Node, text: _Text) -> list[_Match]:
 def _match_fresh(node: Node, text: _Text) -> list[_Match]:
     if isinstance(node, Together):
         return _together(node, text)
-    if isinstance(node, Either) and any(isinstance(o, Together) or _nested(o) for o in node.options):
+    if isinstance(node, Either) and any(has_together(o) for o in node.options):
         out: list[_Match] = []
         for option in node.options:
             out.extend(_match(option, text))
@@ -386,7 +411,12 @@ def _starts(node: Node, text: _Text) -> set[int]:
     if isinstance(node, Word):
         if not node.prefix:
             return set(text.positions.get(node.text, ()))
-        return {i for i, tok in enumerate(text.tokens) if node.fits(tok.word, tok.raw)}
+        known = text.prefixes.get(node.text)
+        if known is None:
+            known = text.prefixes[node.text] = frozenset(
+                i for form, at in text.forms.items() if form.startswith(node.text) for i in at
+            )
+        return set(known)
     if isinstance(node, Optional):
         return _starts(node.part, text)
     if isinstance(node, Either):
@@ -399,18 +429,6 @@ def _starts(node: Node, text: _Text) -> set[int]:
                 break
         return out
     return set()
-
-
-def _nested(node: Node) -> bool:
-    if isinstance(node, Together):
-        return True
-    if isinstance(node, Either):
-        return any(_nested(o) for o in node.options)
-    if isinstance(node, Phrase):
-        return any(_nested(p) for p in node.parts)
-    if isinstance(node, Optional):
-        return _nested(node.part)
-    return False
 
 
 def _walk(start: int, end: int, text: _Text) -> list[int]:
@@ -503,7 +521,6 @@ OPPOSITES: tuple[tuple[str, str], ...] = (
     ("first", "last"),
     ("maximum", "minimum"),
     ("max", "min"),
-    ("multipl", "divid"),
 )
 """Words that state a point the other way round when swapped: a form that matches only with one of them
 swapped ("the variance shrinks with d_k", "the mask is added after the softmax") reverses the point."""

@@ -202,13 +202,12 @@ class _Checks:
             ids.add(r.id)
             deck = self._id(r.deck_id, f"reviews[{i}].deck_id")
             diagnosis_id = self._id(r.diagnosis_id, f"reviews[{i}].diagnosis_id")
-            diagnosis = None if r.diagnosis is None else terminal_text(r.diagnosis)
             rows.append(
-                (r.id, r.question_id, deck, to_us(r.reviewed_at), r.seed, terminal_text(r.answer),
-                 int(r.correct), r.rating, r.duration_ms, diagnosis, diagnosis_id, r.mode, r.state_before,
+                (r.id, r.question_id, deck, to_us(r.reviewed_at), r.seed, r.answer, int(r.correct),
+                 r.rating, r.duration_ms, r.diagnosis, diagnosis_id, r.mode, r.state_before,
                  int(r.scheduled), r.points)
             )  # fmt: skip
-        return rows
+        return _shown_rows(rows)
 
     def interviews(self, chunk: list[InterviewEntry]) -> list[backup.InterviewRows]:
         out = []
@@ -234,6 +233,24 @@ class _Checks:
             except QuizappError as exc:
                 raise QuizappError(f"{self.bad}: settings.{key}: {exc}") from exc
         return dict(found)
+
+
+_ANSWER, _DIAGNOSIS = 5, 9
+"""Where a review row holds its free text."""
+
+
+def _shown_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The review rows with their answers and diagnoses passed through terminal_text: the whole chunk's
+    text is searched at once (one call instead of two a review: nearly every file holds nothing to
+    remove), and only a chunk that holds something is cleaned row by row."""
+    texts = "".join([row[_ANSWER] for row in rows] + [row[_DIAGNOSIS] or "" for row in rows])
+    if terminal_text(texts) is texts:
+        return rows
+    return [
+        (*row[:_ANSWER], terminal_text(row[_ANSWER]), *row[_ANSWER + 1 : _DIAGNOSIS],
+         None if row[_DIAGNOSIS] is None else terminal_text(row[_DIAGNOSIS]), *row[_DIAGNOSIS + 1 :])
+        for row in rows
+    ]  # fmt: skip
 
 
 def _shown(a: InterviewAnswer) -> InterviewAnswer:

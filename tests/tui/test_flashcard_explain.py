@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import Button, SelectionList, Static, TextArea
 
 from quizapp.content.catalog import Catalog
@@ -21,7 +22,7 @@ from quizapp.study.scheduler import interview_deadline
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
 from quizapp.tui.widgets.feedback import KeyPointList
-from tests.tui.helpers import NOW, SIZE, current, drill, loaded, press, question_ids, text_of
+from tests.tui.helpers import NOW, SEED, SIZE, current, drill, loaded, press, question_ids, text_of
 
 
 async def test_a_flashcard_is_revealed_then_rated_with_its_next_interval(
@@ -69,11 +70,7 @@ async def test_an_explain_answer_shows_the_model_answer_and_rates_the_ticked_key
     app = new_app()
     text = "Each head attends in its own subspace."
     async with app.run_test(size=SIZE) as pilot:
-        screen = await drill(app, pilot, qid)
-        inst = current(screen)
-        screen.query_one("#explain-text", TextArea).text = text
-        await press(pilot, "ctrl+s")
-        await pilot.pause()
+        screen, inst = await _explained(app, pilot, qid, text)
         points = screen.query_one("#key-points", SelectionList)
         assert points.has_focus and points.option_count == len(inst.key_points)
         read = read_answer(inst, text).covered()
@@ -174,6 +171,15 @@ async def test_with_an_interview_ahead_a_new_flashcard_says_why_easy_comes_back_
         assert EASY_HELD in instructions
 
 
+async def _explained(app: QuizApp, pilot: Pilot[None], qid: str, text: str) -> tuple[StudyScreen, Instance]:
+    """Drills `qid`, types `text` as its explanation and submits it: the reading waits to be saved."""
+    screen = await drill(app, pilot, qid)
+    screen.query_one("#explain-text", TextArea).text = text
+    await press(pilot, "ctrl+s")
+    await pilot.pause()
+    return screen, current(screen)
+
+
 def _readable(inst: Instance) -> bool:
     """The question's key points carry accepted forms: the app reads the answer itself."""
     return bool(inst.point_specs) and all(p.accept for p in inst.point_specs)
@@ -185,12 +191,8 @@ async def test_at_80x24_an_explanation_comes_back_read_point_by_point_with_its_e
     qid = question_ids(catalog, "explain", _readable)[0]
     app = new_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await drill(app, pilot, qid)
-        inst = current(screen)
-        text = inst.expected_text()  # the question's own model answer, typed
-        screen.query_one("#explain-text", TextArea).text = text
-        await press(pilot, "ctrl+s")
-        await pilot.pause()
+        text = catalog.instance(qid, SEED).expected_text()  # the question's own model answer, typed
+        screen, inst = await _explained(app, pilot, qid, text)
         reading = read_answer(inst, text)
         first = reading.points[0]
         assert first.status == "covered" and first.evidence is not None
@@ -216,11 +218,7 @@ async def test_a_tick_the_reader_did_not_give_is_saved_as_a_disagreement(
     app = new_app()
     text = "I would have to think about that one."
     async with app.run_test(size=SIZE) as pilot:
-        screen = await drill(app, pilot, qid)
-        inst = current(screen)
-        screen.query_one("#explain-text", TextArea).text = text
-        await press(pilot, "ctrl+s")
-        await pilot.pause()
+        screen, inst = await _explained(app, pilot, qid, text)
         reading = read_answer(inst, text)
         assert not reading.covered() and reading.rating == 1  # nothing relevant said: Again
         assert screen.query_one("#key-points", KeyPointList).selected == []

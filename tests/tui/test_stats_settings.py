@@ -15,7 +15,18 @@ from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.settings import SettingsScreen
 from quizapp.tui.screens.stats import StatsScreen
 from quizapp.tui.screens.study import StudyScreen
-from tests.tui.helpers import NOW, SIZE, current, loaded, press, seed_history, text_of, until
+from tests.tui.helpers import (
+    NOW,
+    SIZE,
+    current,
+    loaded,
+    opened,
+    press,
+    question_ids,
+    seed_history,
+    text_of,
+    until,
+)
 
 
 async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
@@ -271,3 +282,32 @@ async def test_optimize_shows_its_result_on_screen_at_80x24(new_app: Callable[..
             )
 
         await until(pilot, in_view, "the fit's result scrolled into view")
+
+
+async def test_two_choice_questions_answered_wrong_list_apart_in_stats_and_each_drills_its_own(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    """A wrong option's feedback is one question's mistake: two of them share the diagnosis id
+    `choice-wrong-option`, and the stats list (which once failed on the duplicate) shows both."""
+    qids = question_ids(catalog, "choice", lambda i: not i.multiple)[:2]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        app.start_session("drill", question_ids=tuple(qids))
+        screen = await opened(app, pilot)
+        for _ in qids:
+            inst = current(screen)
+            await press(pilot, next(o.key for o in inst.options if not o.correct), "enter")
+            await until(pilot, lambda: screen.session.answered, "the wrong answer saved")
+            await press(pilot, "enter")  # accept and go on
+            await pilot.pause()
+        await press(pilot, "escape")
+        await until(pilot, lambda: isinstance(app.screen, HomeScreen), "home again")
+        await press(pilot, "t")
+        await until(pilot, lambda: bool(app.screen.query("#misconceptions")), "the stats counted")
+        listed = app.screen.query_one("#misconceptions", OptionList)
+        assert listed.option_count == 2
+        listed.focus()
+        await press(pilot, "down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, StudyScreen), "a drill of the second mistake")
+        assert current(app.screen).question_id in qids

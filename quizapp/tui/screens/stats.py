@@ -197,11 +197,11 @@ class StatsScreen(QuizScreen[None]):
                             "dim",
                         ),
                     ),
-                    id=d.diagnosis_id,
+                    id=f"diagnosis-{n}",  # not the diagnosis id: a wrong option of two questions shares one
                 )
-                for d in stats.diagnoses
+                for n, d in enumerate(stats.diagnoses)
             ]
-            self._diagnoses = {d.diagnosis_id: d for d in stats.diagnoses}
+            self._diagnoses = {f"diagnosis-{n}": d for n, d in enumerate(stats.diagnoses)}
             body.mount(OptionList(*options, id="misconceptions"))
         else:
             body.mount(

@@ -369,12 +369,12 @@ def input_placeholder(inst: Instance) -> str:
 HINTS = {
     "single": "Arrows or a letter pick an option; Enter submits.",
     "multiple": "Space or a letter ticks an option; Enter submits.",
-    "explain": "Explain it as you would in an interview. Ctrl+S submits.",
+    "explain": "Say it as you would in an interview: it is read point by point. Ctrl+S submits.",
     "flashcard": "Recall the answer, then press Space to reveal it.",
     "code": "Write the function in NumPy. Ctrl+R runs it against the engine (edge cases first); Ctrl+E "
     "opens $EDITOR. Your draft is kept as you type.",
     "scenario": "A case study: answer each step and press Enter; the next step follows and may use your "
-    "number.",
+    "number. The last asks you to explain your choice.",
 }
 
 
