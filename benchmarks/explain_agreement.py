@@ -51,7 +51,11 @@ def main() -> int:
     ratings: Counter[tuple[str, str]] = Counter()
     wrong_good: list[str] = []
     right_again = right_total = 0
+    missing: set[str] = set()
     for a in answers:
+        if a.question_id not in catalog.questions:
+            missing.add(a.question_id)
+            continue
         inst = catalog.instance(a.question_id, 0)
         reading = read_explanation(a.text, inst.point_specs, inst.rejects)
         got = [p.status for p in reading.points]
@@ -79,6 +83,8 @@ def main() -> int:
                 print(f"  {mark} {p.index + 1}. label {label:12} read {p.status:12}{evidence}")
             for m in reading.misconceptions:
                 print(f'     misconception {m.id}: "{m.evidence.text}"')
+    if missing:
+        print(f"not in the bank (a deck did not load?): {', '.join(sorted(missing))}", file=sys.stderr)
     n = sum(total.values())
     if not n:
         print("no labelled answers")
@@ -110,7 +116,8 @@ def _timing(catalog: object, repeats: int) -> list[float]:
     """Reading times of 600-character answers, each text new so no cache helps."""
     from quizapp.grading.explain import _read
 
-    long = [a for a in labelled() if len(a.text) >= 300] or labelled()
+    known = [a for a in labelled() if a.question_id in catalog.questions]  # type: ignore[attr-defined]
+    long = [a for a in known if len(a.text) >= 300] or known
     out = []
     for i in range(repeats):
         a = long[i % len(long)]

@@ -277,3 +277,22 @@ def test_the_labelled_set_is_large_and_labels_every_key_point(bank) -> None:  # 
     assert len(held) * 3 >= len({a.question_id for a in first})  # a third kept aside
     for a in answers:
         assert len(a.points) == len(bank.instance(a.question_id, 0).key_points), a.question_id
+
+
+def test_every_typed_flashcard_reads_its_back_as_covered_and_a_shrug_as_again(bank) -> None:  # type: ignore[no-untyped-def]
+    """A flashcard with key points is typed in and read like an explain question: its back is the model answer."""
+    from quizapp.content.schema import FlashcardQuestion
+    from quizapp.grading.grade import read_answer
+
+    typed = [
+        q for qid in bank.questions if isinstance(q := bank.questions[qid], FlashcardQuestion) and q.key_points
+    ]
+    assert len(typed) >= 12
+    for q in typed:
+        inst = bank.instance(q.id, 0)
+        assert inst.kind == "explain", q.id
+        back = read_answer(inst, q.back)
+        assert [p.status for p in back.points] == ["covered"] * len(q.key_points), q.id
+        assert not back.misconceptions, (q.id, [m.id for m in back.misconceptions])
+        assert back.rating == GOOD, q.id
+        assert read_answer(inst, "not sure").rating == AGAIN, q.id

@@ -18,10 +18,12 @@ tightest to the loosest:
 | `a | b` | either (the loosest) |
 
 Text is read the same way on both sides: lower case, `d_k` and `d_{k}` as `dk`, `√` as `sqrt`, `one`..`ten`
-as digits, `doesn't` as `does not`. A clause ends at `,` `;` `:` a dash or a bracket and before `but`,
-`whereas`, `while`, `although`, `because`, `so`, `instead` and their kin; a sentence ends at `.` `!` `?`
-before the next word, a blank line or a new bullet. The reader (quizapp.grading.explain) decides negation:
-a pattern met in a clause with `not`, `no`, `never` or `n't` before it is stated the other way round.
+as digits, `doesn't` as `does not`. A clause ends at `,` `;` `:` an arrow or a dash (outside brackets:
+a shape such as `(B, h, T, d_k)` is one clause) and before `but`, `whereas`, `while`, `although`,
+`because`, `so`, `instead` and their kin; a sentence ends at `.` `!` `?` before the next word (not a
+product such as `q . k`), a blank line or a new bullet. The reader (quizapp.grading.explain) decides
+negation: a pattern met after `not`, `no`, `never` or `n't` in its clause is stated the other way round,
+unless the pattern names that negator itself (`@token ~ can not ~ attend*` states a prohibition).
 
 `compile_pattern` checks a pattern once, with a ValueError that says what is wrong and where; the schema calls
 it when a deck loads, so a deck with a broken pattern names its file, question and field.
@@ -76,7 +78,6 @@ _SYMBOLS = {
     "·": " ",
     "⋅": " ",
     "∗": " ",
-    "²": "^2",
     "≤": " at most ",
     "≥": " at least ",
     "≠": " not equal ",
@@ -89,6 +90,8 @@ _CONTRACTIONS = (
     (re.compile(r"n[’']t\b"), " not"),
 )
 _SUBSCRIPT = re.compile(r"(?<=[a-z0-9])_\{?([a-z0-9]+)\}?")
+"""A subscript joins its name: `d_k`, `W_O`, `d_{model}`, and `num_key_value_heads` is one word, as a
+config field is one name (write such a field joined in a form: `numkeyvalueheads`)."""
 _TOKEN = re.compile(r"[a-z0-9]+")
 _NOT_PLURAL = ("ss", "us", "is", "ics", "ous", "sis")
 
@@ -106,7 +109,7 @@ class Token:
 
 def normalise(text: str) -> str:
     """The text lower-cased, with symbols and subscripts spelled the way patterns spell them."""
-    text = unicodedata.normalize("NFKC", text).lower()
+    text = unicodedata.normalize("NFKC", text.replace("²", "^2").replace("³", "^3")).lower()
     for symbol, spelled in _SYMBOLS.items():
         text = text.replace(symbol, spelled)
     for contraction, spelled in _CONTRACTIONS:

@@ -40,7 +40,7 @@ NEGATORS = frozenset(
     map(stem, {"not", "no", "never", "none", "nothing", "neither", "nor", "nobody", "nowhere"})
 )
 """Words that state what follows them in their clause the other way round."""
-NOT_NEGATING_AFTER = frozenset(map(stem, {"only", "just", "matter", "doubt"}))
+NOT_NEGATING_AFTER = frozenset(map(stem, {"only", "matter", "doubt"}))
 """`not only`, `no matter`, `no doubt`: a negator followed by one of these negates nothing."""
 HYPOTHETICAL = frozenset(map(stem, {"if", "unless", "without", "otherwise", "whether", "when", "else"}))
 """A negator after one of these in its clause is a supposition ("if we did not scale, ..."), not a claim."""
@@ -71,6 +71,8 @@ CLAUSE_WORDS = frozenset(
     )
 )
 """Words that start a new clause: negation never reaches across them."""
+NOT_A_CLAUSE_AFTER = frozenset({"far", "much", "many", "long", "as"})
+"""`so far`, `so much`, `while as`...: the clause word is an adverb here and starts nothing."""
 FUNCTION_WORDS = frozenset(
     map(
         stem,
@@ -149,6 +151,9 @@ SCOPE_ENDS = frozenset({"and", "or", "then", "plus"})
 NEGATION_REACH = 2
 """A negator reaches past `and` only when the `and` comes within this many words of it ("no key and no
 value", "not T and d_k"); further on, `and` starts a claim of its own."""
+LIST_CLAUSES = 5
+"""A sentence cut into at least this many clauses, three in four of them a word or two, is a list of
+keywords ("variance, softmax, sqrt, gradients, saturation"), formula or not."""
 SYMBOLS_OF_A_CLAIM = frozenset("=()[]{}+*/^<>←→≤≥⇒∝≈√")
 """A sentence with any of these is a formula or code, whatever its words: never keyword soup."""
 MAX_MATCHES = 256
@@ -293,12 +298,13 @@ def _read(text: str) -> _Text:
             s_at, s_id, c_id = s_at + 1, s_id + 1, c_id + 1
         while c_at < len(clause_breaks) and clause_breaks[c_at] < tok.start:
             c_at, c_id = c_at + 1, c_id + 1
-        if tok.word in CLAUSE_WORDS and i and sentence[-1] == s_id:
+        after = toks[i + 1].word if i + 1 < len(toks) else ""
+        if tok.word in CLAUSE_WORDS and i and sentence[-1] == s_id and after not in NOT_A_CLAUSE_AFTER:
             c_id += 1
         sentence.append(s_id)
         clause.append(c_id)
     negated = _negation(toks, clause)
-    soup = _soup(text, toks, sentence)
+    soup = _soup(text, toks, sentence, clause)
     next_word = [-1] * len(toks)
     following = -1
     for i in range(len(toks) - 1, -1, -1):
@@ -327,20 +333,29 @@ def _read(text: str) -> _Text:
     )
 
 
-def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int]) -> list[bool]:
+def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: Sequence[int]) -> list[bool]:
     """For each token, whether its sentence is keyword soup (see SOUP_SHARE)."""
     words: dict[int, int] = {}
     glue: dict[int, int] = {}
     for tok, s_id in zip(toks, sentence, strict=True):
         words[s_id] = words.get(s_id, 0) + 1
         glue[s_id] = glue.get(s_id, 0) + (tok.word in FUNCTION_WORDS or tok.word in NEGATORS)
-    formula = {
-        s
-        for tok, s in zip(toks, sentence, strict=True)
-        if SYMBOLS_OF_A_CLAIM & set(source[tok.start : tok.end])
+    spans: dict[int, tuple[int, int]] = {}
+    for tok, s_id in zip(toks, sentence, strict=True):
+        start, _ = spans.get(s_id, (tok.start, tok.end))
+        spans[s_id] = (start, tok.end)
+    formula = {s_id for s_id, (a, b) in spans.items() if SYMBOLS_OF_A_CLAIM & set(source[a:b])}
+    sizes: dict[int, dict[int, int]] = {}
+    for s_id, c_id in zip(sentence, clause, strict=True):
+        sizes.setdefault(s_id, {})[c_id] = sizes.setdefault(s_id, {}).get(c_id, 0) + 1
+    listed = {
+        s_id
+        for s_id, counts in sizes.items()
+        if len(counts) >= LIST_CLAUSES and sum(n <= 2 for n in counts.values()) * 4 >= len(counts) * 3
     }
     return [
-        words[s] >= SOUP_LENGTH and glue[s] <= int(SOUP_SHARE * (words[s] - 10)) and s not in formula
+        words[s] >= SOUP_LENGTH
+        and (s in listed or (glue[s] <= int(SOUP_SHARE * (words[s] - 10)) and s not in formula))
         for s in sentence
     ]
 
