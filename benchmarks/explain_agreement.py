@@ -36,7 +36,7 @@ LENGTH = 600
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("train", "dev", "held_out", "all"), default="train")
+    parser.add_argument("--split", choices=("train", "dev", "dev2", "held_out", "all"), default="train")
     parser.add_argument("--question", help="only this question id")
     parser.add_argument("--show", action="store_true", help="print every disagreement")
     parser.add_argument("--repeats", type=int, default=200, help="timed reads of a 600-character answer")

@@ -2,8 +2,9 @@
 point labelled covered, missing or contradicted by a fair interviewer, with a rating and the kind of answer.
 
 The labels of `train/` and `held_out/` were written before any accepted or rejected form, by writers who saw
-neither; `dev/` was written later, from the questions alone, to tune the forms of every question. `train/` and
-`dev/` are for tuning; `held_out/` is kept aside for the final figure and is never read while writing forms.
+neither; `dev/` and `dev2/` (more paraphrases and fresh misconceptions) were written later, from the
+questions alone, to tune the forms of every question. `train/`, `dev/` and `dev2/` are for tuning; `held_out/`
+is kept aside for the final figure and is never read while writing forms.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).parent / "cases" / "explain"
-SPLITS = ("train", "dev", "held_out")
+SPLITS = ("train", "dev", "dev2", "held_out")
 KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")
 RIGHT_KINDS = frozenset({"full", "terse", "paraphrase"})
 """Answers an interviewer takes as right: never to be suggested Again more than 1 time in 10."""
