@@ -52,7 +52,7 @@ _KEYCTL = {"x86_64": 250, "aarch64": 219}
 _WITHOUT: set[str] = set()
 """Layers a test switched off (quizapp.runner.confine.TEST_WITHOUT_ENV), to show each other one holds
 alone; empty in every real run."""
-_KEYCTL_JOIN_SESSION_KEYRING, _ENOSYS = 1, 38
+_KEYCTL_JOIN_SESSION_KEYRING = 1
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_BIND, _MS_REC, _MS_PRIVATE, _MS_REMOUNT = 0x1000, 0x4000, 0x40000, 0x20
 _SYS_MOUNT_SETATTR, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = 442, 0x8000, 1
@@ -204,7 +204,7 @@ def enter(conf: dict[str, Any]) -> tuple[bool, str]:
             os.setresuid(_NOBODY, _NOBODY, _NOBODY)
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # (a change of uid clears it)
     if _LINUX and "keyring" not in _WITHOUT:
-        _new_session_keyring(strict=confined)
+        _new_session_keyring()
         _prctl(_PR_SET_DUMPABLE, 0)  # the learner's process, without capabilities, cannot read this one
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 takes no signal it has no handler for
     return confined, reason
@@ -247,16 +247,15 @@ def _unshare_as_root(namespaces: int) -> None:
         raise _Refused("the uid and gid maps for an unprivileged user could not be written")
 
 
-def _new_session_keyring(strict: bool) -> None:
+def _new_session_keyring() -> bool:
     """Joins a new, empty session keyring: no key of the user's session is reachable, and none the run
-    could add outlives it (seccomp refuses the keyring calls too). `strict`: a failure other than a
-    kernel without keys raises."""
+    could add outlives it. Whether it could: where it cannot (a kernel without keys, a full key quota)
+    the run goes on, as seccomp refuses the keyring calls anyway (this step is called after the fork into
+    the namespace: a failure here could no longer fall back to another path)."""
     number = _KEYCTL.get(os.uname().machine)
     if number is None:
-        return
-    joined = _LIBC.syscall(ctypes.c_long(number), ctypes.c_long(_KEYCTL_JOIN_SESSION_KEYRING), None)
-    if int(joined) < 0 and strict and ctypes.get_errno() != _ENOSYS:
-        raise _Refused(f"a new session keyring: {os.strerror(ctypes.get_errno())}")
+        return False
+    return int(_LIBC.syscall(ctypes.c_long(number), ctypes.c_long(_KEYCTL_JOIN_SESSION_KEYRING), None)) >= 0
 
 
 _lifeline = -1
@@ -317,7 +316,8 @@ def _outside(child: int) -> None:
             time.sleep(0.01)
     _remove_folder()
     if os.WIFSIGNALED(status):
-        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        if os.WTERMSIG(status) not in (signal.SIGKILL, signal.SIGSTOP):  # (theirs cannot be set)
+            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
         os.kill(os.getpid(), os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 

@@ -10,9 +10,9 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from engine.toy import ToyModel
-    from quizapp.reports.overview import Overview
     from quizapp.explore.model import ExploreInputs, ExploreResult
     from quizapp.explore.trained import TrainedInputs, TrainedView
+    from quizapp.reports.overview import Overview
     from quizapp.study.readiness import Readiness
     from quizapp.study.records import Progress
     from quizapp.study.session import StudySession
