@@ -92,7 +92,8 @@ _CONTRACTIONS = (
 _SUBSCRIPT = re.compile(r"(?<=[a-z0-9])_\{?([a-z0-9]+)\}?")
 """A subscript joins its name: `d_k`, `W_O`, `d_{model}`, and `num_key_value_heads` is one word, as a
 config field is one name (write such a field joined in a form: `numkeyvalueheads`)."""
-_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[a-z0-9\u03b1-\u03c9]+")
+"""Letters, digits and Greek letters (σ, μ, θ, α and their kin are symbols people type)."""
 _NOT_PLURAL = ("ss", "us", "is", "ics", "ous", "sis")
 
 
