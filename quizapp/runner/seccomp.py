@@ -17,6 +17,11 @@ What the list leaves out, on purpose (a test calls each and expects EPERM):
 - what outlives the run or is shared with others: the keyring (add_key, request_key, keyctl), SysV IPC
   (shmget, shmat, semget, msgget, ...), POSIX message queues (mq_open, ...), memfd_create, mknod (a FIFO),
   link and symlink (a link planted for the app to follow);
+- a file's mode, owner or times: chmod, fchmod, fchmodat, fchmodat2, chown, fchown, lchown, fchownat, utime,
+  utimes, utimensat, futimesat. Landlock does not govern them (nor does a read-only descriptor: fchmod
+  needs only ownership), so on the Landlock and limits-only paths a run could make any file the app's user
+  owns setuid and world-writable, or reset its times; neither NumPy nor the runner needs them (a run that
+  wants a private mode passes it to mkdir or open);
 - the kernel's larger surfaces: sockets, io_uring, bpf, perf_event_open, userfaultfd, seccomp, Landlock;
 - new namespaces and mounts: unshare, setns, clone with a CLONE_NEW* flag, mount, umount2, pivot_root,
   chroot; and setsid, setpgid (the run stays in the process group the app kills).
@@ -71,9 +76,9 @@ ALLOWED = {
         ("open", "openat", "creat", "stat", "fstat", "lstat", "newfstatat", "statx", "access", "faccessat",
          "faccessat2", "readlink", "readlinkat", "getdents", "getdents64", "getcwd", "chdir", "fchdir",
          "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2", "truncate",
-         "ftruncate", "fallocate", "fsync", "fdatasync", "flock", "statfs", "fstatfs", "chmod", "fchmod",
-         "fchmodat", "fchmodat2", "utime", "utimes", "utimensat", "futimesat", "sendfile", "copy_file_range",
-         "fadvise64", "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr"),
+         "ftruncate", "fallocate", "fsync", "fdatasync", "flock", "statfs", "fstatfs", "sendfile",
+         "copy_file_range", "fadvise64", "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr",
+         "flistxattr"),
     ),
 }  # fmt: skip
 """Allowed whatever their arguments: none of these reaches another process, and none outlives the run."""
@@ -140,7 +145,7 @@ _NUMBERS = {
     "perf_event_open": 298, "userfaultfd": 323, "memfd_create": 319, "seccomp": 317, "move_pages": 279,
     "migrate_pages": 256, "capget": 125, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
     "landlock_restrict_self": 446,
-    "fchmodat2": 452,
+    "fchmodat2": 452, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
     }),
     "aarch64": (0xC00000B7, {
     "brk": 214, "mmap": 222, "munmap": 215, "mremap": 216, "mprotect": 226, "madvise": 233, "msync": 227,
@@ -178,7 +183,7 @@ _NUMBERS = {
     "io_uring_enter": 426, "io_uring_register": 427, "bpf": 280, "perf_event_open": 241,
     "userfaultfd": 282, "memfd_create": 279, "seccomp": 277, "move_pages": 239, "migrate_pages": 238,
     "capget": 90, "landlock_create_ruleset": 444, "landlock_add_rule": 445, "landlock_restrict_self": 446,
-    "fchmodat2": 452,
+    "fchmodat2": 452, "fchownat": 54, "fchown": 55,
     }),
 }  # fmt: skip
 """The audit architecture and system call numbers, from the kernel's unistd headers; a call a platform
