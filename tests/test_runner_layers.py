@@ -253,3 +253,25 @@ def test_landlock_scoping_alone_refuses_an_abstract_socket_of_the_machine(
         server.close()
     assert alone == {"refused": str(errno.EPERM)}, alone
     assert "connected" in control, control
+
+
+def test_the_confined_runs_tmp_bounds_its_files_and_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The red team's repro: the private /tmp bounded bytes, not inodes, so folders with long names (no
+    bytes of content) cost the kernel ~830 MB. Now it holds at most a few thousand entries."""
+    on_path("confined", monkeypatch)
+    verdict = attack("""
+        import os
+        made, why = 0, "none"
+        try:
+            for i in range(20000):
+                os.mkdir("/tmp/" + f"{i:06d}" + "x" * 200)
+                made += 1
+        except OSError as exc:
+            why = exc.errno
+        print("MADE", made, why)
+    """)
+    found = printed_lines(verdict, "MADE")
+    assert "MADE" in verdict.printed, verdict.printed
+    made = int(verdict.printed.split("MADE ")[1].split()[0])
+    assert made < 5000, verdict.printed
+    assert found, verdict.printed

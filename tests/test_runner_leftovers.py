@@ -69,8 +69,11 @@ def test_every_runs_folder_is_removed_even_one_it_locked(path: str, temp: Path) 
         for p in ("a/b/c", "d"):
             os.makedirs(p, exist_ok=True)
             open(os.path.join(p, "f"), "w").write("x")
-        os.chmod("a/b", 0)
-        os.chmod("d", 0o500)
+        os.mkdir("a/locked", 0)  # (chmod is refused: a mode given at mkdir is not)
+        os.mkdir("e", 0o700)
+        open("e/f", "w").write("x")
+        os.mkdir("e/g", 0o500)
+        os.rename("e", "a/b/e")
         print("locked")
     """)
     assert "locked" in verdict.printed or path == "confined", verdict.printed
@@ -187,3 +190,88 @@ def test_the_folder_name_says_whose_it_is() -> None:
         assert folder not in confine.stale_folders(folder.parent)
     finally:
         confine.remove_folder(folder)
+
+
+DEEP = 2500
+"""Deeper than Python's recursion limit, and its path longer than PATH_MAX."""
+
+
+def _nest(folder: Path, depth: int) -> None:
+    """`depth` folders, one in another, a file and a locked folder at the bottom (by descriptor)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        below = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = below
+    os.close(os.open("f", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd))
+    os.mkdir("locked", 0, dir_fd=fd)
+    os.close(fd)
+
+
+def test_a_folder_nested_deeper_than_the_recursion_limit_is_removed(path: str, temp: Path) -> None:
+    """The red team's repro: 1200 nested folders made shutil.rmtree and os.walk raise RecursionError, so the
+    run's folder stayed and closing the pool raised (a traceback at the app's exit)."""
+    body = f"""
+        import os
+        for _ in range({DEEP}):
+            os.mkdir("d")
+            os.chdir("d")
+        for i in range(20):
+            open(f"f{{i}}", "w").write("x" * 1000)
+        os.mkdir("locked", 0)
+        print("nested")
+    """
+    verdict = attack(body)
+    assert "nested" in verdict.printed, verdict.printed
+    POOL.close()
+    assert not list(temp.iterdir()), "a run's folder was left behind"
+    assert "nested" in attack(body).printed  # the pool still works
+    POOL.close()
+    assert not list(temp.iterdir()), "a run's folder was left behind"
+
+
+_EXITING_APP = """
+import os, sys, time
+from quizapp.runner.standby import POOL
+POOL.warm()
+assert POOL.wait_ready(60)
+end = time.monotonic() + 60
+while os.path.lexists(sys.argv[1]) and time.monotonic() < end:  # the housekeeping's clean-up
+    time.sleep(0.05)
+print(POOL.standby_pid, POOL._house is not None and POOL._house.is_alive(), flush=True)
+"""
+
+
+def test_the_next_start_removes_a_deep_stale_folder_and_prints_no_traceback(temp: Path, tmp_path: Path) -> None:
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = temp / f"quizapp-code-{int(gone.stdout)}-12345-abcd1234"
+    stale.mkdir()
+    _nest(stale, DEEP)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep")
+    (stale / "d" / "link").symlink_to(victim)
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
+    done = subprocess.run(
+        [sys.executable, "-c", _EXITING_APP, str(stale)], capture_output=True, text=True, env=environment, timeout=120
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert not stale.exists(), "the stale folder was left"
+    assert done.stdout.split()[1:] == ["True"], done.stdout  # the housekeeping thread lives on
+    assert (victim / "precious.txt").read_text() == "keep"
+    assert wait_until(lambda: not list(temp.iterdir())), sorted(temp.iterdir())
+
+
+def test_removing_a_folder_never_follows_a_link_and_never_raises(tmp_path: Path) -> None:
+    folder = tmp_path / "quizapp-code-x"
+    folder.mkdir()
+    _nest(folder, DEEP)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep")
+    (folder / "link").symlink_to(victim)
+    (folder / "d" / "file-link").symlink_to(victim / "precious.txt")
+    confine.remove_folder(folder)
+    assert not folder.exists()
+    assert (victim / "precious.txt").read_text() == "keep"

@@ -83,6 +83,18 @@ def refused_calls(target: int) -> dict[str, str]:
         "setpgid": "0, 0",
         "mount": "b'none', b'/tmp', b'tmpfs', 0, None",
         "landlock_create_ruleset": "None, 0, 1",
+        "chmod": "b'.', 0o700",
+        "fchmod": "os.open('.', os.O_RDONLY), 0o700",
+        "fchmodat": "-100, b'.', 0o700, 0",
+        "fchmodat2": "-100, b'.', 0o700, 0",
+        "chown": "b'.', -1, -1",
+        "lchown": "b'.', -1, -1",
+        "fchown": "os.open('.', os.O_RDONLY), -1, -1",
+        "fchownat": "-100, b'.', -1, -1, 0",
+        "utime": "b'.', None",
+        "utimes": "b'.', None",
+        "utimensat": "-100, b'.', None, 0",
+        "futimesat": "-100, b'.', None",
     }
 
 
@@ -133,6 +145,35 @@ def test_every_attack_call_is_refused_on_each_path_and_the_bystander_is_untouche
         _check(found, calls | {"clone3": "buf, 88"}, verdict.printed)
         assert allowed == dict.fromkeys(ALLOWED_CALLS, "0"), allowed  # its own process: allowed
         assert alive(target) and _nofile(target) == before
+
+
+def test_a_run_changes_no_files_mode_owner_or_times(path: str, tmp_path: Path) -> None:
+    """The red team's repro: on the Landlock and limits-only paths chmod and utime reached any file of the
+    app's user (Landlock does not govern them): a 0600 file became setuid and world-writable."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("x")
+    victim.chmod(0o600)
+    os.utime(victim, (1_000_000_000, 1_000_000_000))
+    before = os.stat(victim)
+    verdict = attack(f"""
+        import os
+        victim = {str(victim)!r}
+        for name, act in (
+            ("chmod", lambda: os.chmod(victim, 0o4777)),
+            ("utime", lambda: os.utime(victim, (0, 0))),
+            ("chown", lambda: os.chown(victim, os.getuid(), os.getgid())),
+            ("fchmod", lambda: os.fchmod(os.open(victim, os.O_RDONLY), 0o4777)),
+            ("futime", lambda: os.utime(os.open(victim, os.O_RDONLY), (0, 0))),
+        ):
+            try:
+                act()
+                print("DONE", name, flush=True)
+            except OSError as exc:
+                print("REFUSED", name, exc.errno, flush=True)
+    """)
+    after = os.stat(victim)
+    assert (after.st_mode, after.st_uid, after.st_mtime) == (before.st_mode, before.st_uid, before.st_mtime)
+    assert "DONE" not in verdict.printed, verdict.printed
 
 
 def test_a_signal_0_scan_learns_nothing(path: str) -> None:

@@ -15,7 +15,6 @@ import ctypes
 import functools
 import json
 import os
-import shutil
 import signal
 import stat
 import subprocess
@@ -24,6 +23,8 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+
+from quizapp.runner.confine_child import remove_tree
 
 FORCE_ENV = "QUIZAPP_CODE_CONFINE"
 """Set to "limits" to run solutions without namespaces even where they are allowed (Landlock still
@@ -179,26 +180,27 @@ def stale_folders(where: Path | None = None, now: float | None = None) -> list[P
 
 
 def remove_folder(folder: Path) -> None:
-    """Removes a run's folder and all in it, never following a link (shutil.rmtree works by descriptor),
-    and first giving back to this user any folder inside that the run made unreadable or unwritable."""
+    """Removes a run's folder and all in it, never following a link, first giving back to this user any
+    folder inside that the run made unreadable or unwritable; without recursion, however deep the run
+    nested its folders (confine_child.remove_tree). Never raises."""
     if not os.path.isdir(folder) or os.path.islink(folder):
         return
-    with contextlib.suppress(OSError):
-        os.chmod(folder, 0o700)
-    for parent, folders, _ in os.walk(folder):  # top down: each folder opened up before it is listed
-        for name in folders:
-            inside = os.path.join(parent, name)
-            if not os.path.islink(inside):  # (the run has ended: nothing swaps a folder for a link now)
-                with contextlib.suppress(OSError):
-                    os.chmod(inside, 0o700)
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        parent = os.open(os.path.dirname(folder) or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        remove_tree(parent, os.path.basename(folder))
+    finally:
+        os.close(parent)
 
 
 def clean_stale_folders() -> int:
     """Removes the run folders an earlier app left behind (killed, its terminal closed); returns how many."""
     stale = stale_folders()
     for folder in stale:
-        remove_folder(folder)
+        with contextlib.suppress(Exception):  # (one that resists must not stop the others)
+            remove_folder(folder)
     return len(stale)
 
 

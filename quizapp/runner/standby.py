@@ -483,24 +483,35 @@ class StandbyPool:
 
     def _housekeeping(self) -> None:
         """After each job and a short pause (the verdict is drawn first): reaps ended children, refills.
-        First, once per app: removes the run folders an app that was killed left behind."""
-        with contextlib.suppress(OSError):
+        First, once per app: removes the run folders an app that was killed left behind. Nothing a run
+        left (a folder too deep, a child that resists) may end this thread: every error is swallowed, and
+        the next round tries again."""
+        with contextlib.suppress(Exception):
             confine.clean_stale_folders()
         while True:
-            self._wake.wait()
-            self._closing.wait(HOUSEKEEPING_DELAY_S)
-            with self._house_lock:
-                self._wake.clear()
-                with self._lock:
-                    ending, self._ending = self._ending, []
-                    if self._keep_warm:
-                        with contextlib.suppress(OSError):
-                            self._fill_locked()
-                for child in ending:
+            try:
+                self._housekeeping_round()
+            except Exception:  # noqa: BLE001 (the thread must outlive whatever a round met)
+                with contextlib.suppress(Exception):
+                    self._idle.set()
+                time.sleep(HOUSEKEEPING_DELAY_S)
+
+    def _housekeeping_round(self) -> None:
+        self._wake.wait()
+        self._closing.wait(HOUSEKEEPING_DELAY_S)
+        with self._house_lock:
+            self._wake.clear()
+            with self._lock:
+                ending, self._ending = self._ending, []
+                if self._keep_warm:
+                    with contextlib.suppress(Exception):
+                        self._fill_locked()
+            for child in ending:
+                with contextlib.suppress(Exception):
                     child.discard()
-                with self._lock:
-                    if not self._wake.is_set():
-                        self._idle.set()
+            with self._lock:
+                if not self._wake.is_set():
+                    self._idle.set()
 
 
 POOL = StandbyPool()
@@ -518,4 +529,10 @@ def warm_soon() -> None:
     threading.Thread(target=warm, name="quizapp-standby-warm", daemon=True).start()
 
 
-atexit.register(POOL.close)
+def _close_at_exit() -> None:
+    """POOL.close as the app exits: whatever it meets, no traceback on the way out."""
+    with contextlib.suppress(Exception):
+        POOL.close()
+
+
+atexit.register(_close_at_exit)
