@@ -50,6 +50,18 @@ print("WHO", os.getuid(), os.getgid())
 for k in ("user", "net", "ipc", "pid", "mnt"):
     print("NS", k, os.readlink("/proc/self/ns/" + k))
 """
+THREADS = """
+import _thread, threading, time
+threading.stack_size(32768)
+made = 0
+try:
+    for _ in range(3000):
+        _thread.start_new_thread(time.sleep, (20,))
+        made += 1
+except RuntimeError:
+    pass
+print("THREADS made", made, flush=True)
+"""
 
 
 def _lines(printed: str, prefix: str) -> dict[str, str]:
@@ -67,6 +79,7 @@ def test_as_an_ordinary_user_every_attack_fails_on_every_path() -> None:
             "scan": SCAN,
             "plant": PLANT,
             "identity": IDENTITY,
+            "threads": THREADS,
         }
         done = as_nobody(f"import sys\nsys.argv[4:] = [{json.dumps(attacks)!r}]\n" + _SUITE)
         assert done.returncode == 0, done.stderr[-3000:]
@@ -84,6 +97,9 @@ def test_as_an_ordinary_user_every_attack_fails_on_every_path() -> None:
         assert f"SCAN [{errno.EPERM}] True" in found["scan"]["printed"], (path, found["scan"])
         problem = found["plant"]["problem"] or ""
         assert problem.endswith("(the real stderr)"), (path, problem)  # not the file the link names
+        # The red team's repro made 24,353 threads on the paths without namespaces: now a cap holds.
+        made = int(_lines(found["threads"]["printed"], "THREADS").get("made", "-1"))
+        assert 0 < made < 1000, (path, found["threads"])
         identity = found["identity"]["printed"]
         assert f"WHO {NOBODY} {NOBODY}" in identity, (path, identity)
         namespaces = _lines(identity, "NS")

@@ -11,13 +11,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from runner_attacks import alive, attack, path, wait_until, without
 
 from quizapp.runner import confine
-from quizapp.runner.confine_child import grants
+from quizapp.runner.confine_child import grants, remove_tree
 from quizapp.runner.standby import POOL
 
 __all__ = ["path"]
@@ -196,6 +197,19 @@ DEEP = 2500
 """Deeper than Python's recursion limit, and its path longer than PATH_MAX."""
 
 
+@pytest.fixture
+def deep(tmp_path: Path) -> Iterator[None]:
+    """Removes whatever a failed test left in tmp_path without recursion: pytest's own clean-up of old
+    temporary folders (shutil.rmtree) would fail on it."""
+    yield
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in os.listdir(fd):
+            remove_tree(fd, name)
+    finally:
+        os.close(fd)
+
+
 def _nest(folder: Path, depth: int) -> None:
     """`depth` folders, one in another, a file and a locked folder at the bottom (by descriptor)."""
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
@@ -209,7 +223,9 @@ def _nest(folder: Path, depth: int) -> None:
     os.close(fd)
 
 
-def test_a_folder_nested_deeper_than_the_recursion_limit_is_removed(path: str, temp: Path) -> None:
+def test_a_folder_nested_deeper_than_the_recursion_limit_is_removed(
+    path: str, temp: Path, deep: None
+) -> None:
     """The red team's repro: 1200 nested folders made shutil.rmtree and os.walk raise RecursionError, so the
     run's folder stayed and closing the pool raised (a traceback at the app's exit)."""
     body = f"""
@@ -243,8 +259,12 @@ print(POOL.standby_pid, POOL._house is not None and POOL._house.is_alive(), flus
 """
 
 
-def test_the_next_start_removes_a_deep_stale_folder_and_prints_no_traceback(temp: Path, tmp_path: Path) -> None:
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+def test_the_next_start_removes_a_deep_stale_folder_and_prints_no_traceback(
+    temp: Path, tmp_path: Path, deep: None
+) -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     stale = temp / f"quizapp-code-{int(gone.stdout)}-12345-abcd1234"
     stale.mkdir()
     _nest(stale, DEEP)
@@ -254,7 +274,11 @@ def test_the_next_start_removes_a_deep_stale_folder_and_prints_no_traceback(temp
     (stale / "d" / "link").symlink_to(victim)
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
     done = subprocess.run(
-        [sys.executable, "-c", _EXITING_APP, str(stale)], capture_output=True, text=True, env=environment, timeout=120
+        [sys.executable, "-c", _EXITING_APP, str(stale)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
     )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert not stale.exists(), "the stale folder was left"
@@ -263,7 +287,7 @@ def test_the_next_start_removes_a_deep_stale_folder_and_prints_no_traceback(temp
     assert wait_until(lambda: not list(temp.iterdir())), sorted(temp.iterdir())
 
 
-def test_removing_a_folder_never_follows_a_link_and_never_raises(tmp_path: Path) -> None:
+def test_removing_a_folder_never_follows_a_link_and_never_raises(tmp_path: Path, deep: None) -> None:
     folder = tmp_path / "quizapp-code-x"
     folder.mkdir()
     _nest(folder, DEEP)

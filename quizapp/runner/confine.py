@@ -39,21 +39,25 @@ FILE_LIMIT_BYTES = 16 << 20
 CONFINED_NOTE = (
     "Solutions run confined: each in its own user, mount, PID, network and IPC namespaces, as you (as "
     "nobody where the app runs as root) without privileges, in a read-only root holding only the system's "
-    "libraries, Python and NumPy (your home, the app's data and its code are not there); a private "
-    "temporary folder; no network; a new, empty keyring; a seccomp allowlist (no new process, exec, "
-    "socket, keyring, IPC or signal to another process); the memory, CPU-time and file-size limits."
+    "libraries, Python and NumPy (your home, the app's data and its code are not there; the packages "
+    "installed in Python's own folder or under /usr are readable and importable, the app's excepted); a "
+    "private temporary folder (64 MB, 4096 files); no network; a new, empty keyring; a seccomp allowlist "
+    "(no new process, exec, socket, keyring, IPC, signal to another process, or change of a file's mode, "
+    "owner or times); the memory, CPU-time, file-size and 64-process limits."
 )
 LANDLOCK_NOTE = (
     "Solutions are NOT fully sandboxed here ({why}): no namespaces, but Landlock lets them read only the "
     "system's libraries, Python's standard library without its package folders, and NumPy, and write only "
     "a private folder (your home, the app's data and its code are out of reach); the same seccomp "
-    "allowlist and limits apply. They run as you (as root, if the app runs as root) on the machine's "
-    "network and process list, which seccomp and Landlock keep them from using."
+    "allowlist and limits apply (threads: what you run now plus 256, none where the app runs as root). "
+    "They run as you (as root, if the app runs as root) on the machine's network and process list, which "
+    "seccomp and Landlock keep them from using."
 )
 LIMITS_NOTE = (
     "Solutions are NOT sandboxed here ({why}): they run under limits only (memory, CPU time, file size; "
-    "where seccomp exists, its allowlist: no new process, exec, socket, keyring, IPC or signal to another "
-    "process), but they can read and write your files as you can. Run only code you wrote or read."
+    "on Linux what you run now plus 256 threads, none as root; where seccomp exists, its allowlist: no new "
+    "process, exec, socket, keyring, IPC, signal to another process or change of a file's mode, owner or "
+    "times), but they can read and write your files as you can. Run only code you wrote or read."
 )
 
 

@@ -27,6 +27,7 @@ Two steps, both taken before any of the learner's code exists in the process:
 """
 
 # Only the standard library: this text runs in a child where nothing else is importable.
+import contextlib
 import ctypes
 import os
 import resource
@@ -280,10 +281,8 @@ def _open_dir(parent: int, name: str, info: os.stat_result) -> int | None:
     import stat
 
     if info.st_mode & 0o700 != 0o700:
-        try:
-            os.chmod(name, stat.S_IMODE(info.st_mode) | 0o700, dir_fd=parent)  # (just seen as no link)
-        except (OSError, NotImplementedError):
-            pass
+        with contextlib.suppress(OSError, NotImplementedError):
+            os.chmod(name, stat.S_IMODE(info.st_mode) | 0o700, dir_fd=parent, follow_symlinks=False)
     try:
         fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
     except OSError:
@@ -313,8 +312,8 @@ def remove_tree(parent: int, name: str) -> None:
         return
     if fd is None:
         return
-    levels = [(name, (top.st_dev, top.st_ino), os.listdir(fd))]  # (name, key, names still to remove)
     try:
+        levels = [(name, (top.st_dev, top.st_ino), os.listdir(fd))]  # (name, key, names still to remove)
         while levels:
             below = None
             pending = levels[-1][2]
@@ -325,16 +324,12 @@ def remove_tree(parent: int, name: str) -> None:
                 except OSError:
                     continue
                 if not stat.S_ISDIR(info.st_mode):
-                    try:
+                    with contextlib.suppress(OSError):
                         os.unlink(entry, dir_fd=fd)
-                    except OSError:
-                        pass
                     continue
-                try:
+                with contextlib.suppress(OSError):
                     os.rmdir(entry, dir_fd=fd)  # an empty folder: no need to go in
                     continue
-                except OSError:
-                    pass
                 if info.st_dev != top.st_dev:
                     continue
                 below = _open_dir(fd, entry, info)
@@ -359,18 +354,14 @@ def remove_tree(parent: int, name: str) -> None:
             fd = up
             if (info.st_dev, info.st_ino) != levels[-1][1]:  # moved meanwhile: stop rather than guess
                 return
-            try:
+            with contextlib.suppress(OSError):
                 os.rmdir(done[0], dir_fd=fd)
-            except OSError:
-                pass
     except OSError:
         return
     finally:
         os.close(fd)
-    try:
+    with contextlib.suppress(OSError):
         os.rmdir(name, dir_fd=parent)
-    except OSError:
-        pass
 
 
 def _remove_folder() -> None:
@@ -508,6 +499,28 @@ def _landlock(readable: list[str] | None, writable: list[str]) -> None:
         os.close(ruleset)
 
 
+THREAD_MARGIN = 256
+"""On the paths without namespaces, how many processes and threads the user may start while a run runs
+(RLIMIT_NPROC: the run's threads among them)."""
+
+
+def _tasks_of(uid: int) -> int:
+    """How many tasks (processes and their threads) the real user `uid` runs, from /proc."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+        except OSError:
+            continue
+        with contextlib.suppress(KeyError, ValueError, IndexError):
+            if int(fields["Uid"].split()[0]) == uid:
+                count += int(fields["Threads"])
+    return count
+
+
 def lock_down(
     file_bytes: int,
     confined: bool,
@@ -527,6 +540,14 @@ def lock_down(
         # the user's: a small cap does not break the learner's threads, and stops a fork bomb even where
         # seccomp is missing. Outside one it would count every process the user runs, so it is not set.
         resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
+    elif _LINUX and os.getuid() != 0:
+        # Without a user namespace the count is every process and thread of the user: the cap is what
+        # the user runs now and THREAD_MARGIN more (a run that starts threads in a loop stops there). The
+        # kernel exempts root from it: an app run as root has no such cap on these paths.
+        cap = _tasks_of(os.getuid()) + THREAD_MARGIN
+        hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+        cap = cap if hard == resource.RLIM_INFINITY else min(cap, hard)
+        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
     if not _LINUX:
         return ["seccomp", "no-new-privs", "capabilities"]
     for cap in range(64):  # the bounding set first (needs CAP_SETPCAP, which the next step drops)

@@ -491,7 +491,7 @@ class StandbyPool:
         while True:
             try:
                 self._housekeeping_round()
-            except Exception:  # noqa: BLE001 (the thread must outlive whatever a round met)
+            except Exception:  # (the thread must outlive whatever a round met)
                 with contextlib.suppress(Exception):
                     self._idle.set()
                 time.sleep(HOUSEKEEPING_DELAY_S)

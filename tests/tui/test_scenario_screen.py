@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from quizapp.content.instance import Instance
@@ -21,15 +22,19 @@ def _right(step: Instance) -> str:
     return f"{step.expected} {step.base_unit}".strip()
 
 
+async def _case_study(app: QuizApp, pilot: Pilot[None]) -> tuple[Instance, ScenarioInput, Input]:
+    """A drill of the serving case study: its instance, its steps widget and their answer box."""
+    screen = await drill(app, pilot, SERVING)
+    steps = screen.query_one("#answer", ScenarioInput)
+    return current(screen), steps, steps.query_one("#scenario-input", Input)
+
+
 async def test_a_case_study_is_asked_step_by_step_and_carries_a_wrong_number_forward(
     new_app: Callable[..., QuizApp],
 ) -> None:
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await drill(app, pilot, SERVING)
-        inst = current(screen)
-        steps = screen.query_one("#answer", ScenarioInput)
-        box = steps.query_one("#scenario-input", Input)
+        inst, steps, box = await _case_study(app, pilot)
         assert "Step 1 of" in str(steps.query_one("#scenario-step", Static).render())
 
         assert inst.steps[0].derivation is not None and inst.rework is not None
@@ -71,10 +76,7 @@ async def test_the_part_in_words_names_a_misconception_and_rates_the_case_study_
 ) -> None:
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await drill(app, pilot, SERVING)
-        inst = current(screen)
-        steps = screen.query_one("#answer", ScenarioInput)
-        box = steps.query_one("#scenario-input", Input)
+        inst, steps, box = await _case_study(app, pilot)
         for step in inst.steps:
             box.value = _right(step)
             await press(pilot, "enter")
