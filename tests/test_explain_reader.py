@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizapp.content.catalog import load_catalog
-from quizapp.content.patterns import PointSpec, RejectSpec, compile_pattern, tokens
+from quizapp.content.patterns import PointSpec, RejectSpec, compile_pattern, tokens, vocabulary
 from quizapp.content.schema import FlashcardQuestion
 from quizapp.grading.explain import points_code, rate_points, read_explanation
 from quizapp.grading.explain_gates import negate_main_verbs
@@ -74,6 +74,13 @@ def test_words_are_read_the_same_way_in_a_pattern_and_in_a_typed_answer() -> Non
 def test_a_broken_pattern_is_refused_with_what_is_wrong(pattern: str, problem: str) -> None:
     with pytest.raises(ValueError, match=problem.replace("(", r"\(").replace(")", r"\)")):
         compile_pattern(pattern)
+
+
+def test_every_shared_concept_compiles() -> None:
+    concepts = vocabulary()
+    assert {"sqrt", "dk", "softmax", "kvcache"} <= set(concepts)
+    for name in concepts:
+        compile_pattern(f"@{name}")
 
 
 @given(st.text(max_size=80))

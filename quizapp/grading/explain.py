@@ -34,7 +34,6 @@ from quizapp.content.patterns import (
 from quizapp.grading.rating import AGAIN, GOOD, HARD
 
 Status = Literal["covered", "missing", "contradicted"]
-STATUSES: tuple[Status, ...] = ("covered", "missing", "contradicted")
 
 NEGATORS = frozenset(
     map(stem, {"not", "no", "never", "none", "nothing", "neither", "nor", "nobody", "nowhere"})
