@@ -505,6 +505,12 @@ def _unreadable_or_error(exc: sqlite3.DatabaseError, file: Path) -> Exception:
     return _disk_full(exc, file) or QuizappError(f"Cannot open the progress database {file}: {exc}")
 
 
+def from_the_store(exc: BaseException) -> bool:
+    """True for an error SQLite raised: after the app closed the store on its way out, a worker still
+    reading meets one, and nothing is lost."""
+    return isinstance(exc, sqlite3.Error)
+
+
 def damaged(exc: BaseException, file: Path | None = None) -> QuizappError | None:
     """The user's words for a page SQLite finds damaged while the app runs (not at open, where the file is
     moved aside): where the backups are and how to restore one. None: not that."""

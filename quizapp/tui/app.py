@@ -184,10 +184,12 @@ class QuizApp(App[None]):
         try:  # what home shows next, read here too: no second trip to a worker before the decks show
             import quizapp.tui.widgets.deck_table  # noqa: F401
 
-            first = OverviewLoaded(backend.overview(), backend.plan_line())
-            theme = backend.settings().theme
+            with backend.store.one_at_a_time():  # closing the store on exit waits for these reads
+                first = OverviewLoaded(backend.overview(), backend.plan_line())
+                theme = backend.settings().theme
         except Exception as exc:  # home reads them again in its own worker, and reports what fails
-            self.call_from_thread(self.report_error, exc)
+            if not self._closed_down:  # the app ended meanwhile and closed the store: nothing to say
+                self.call_from_thread(self.report_error, exc)
         self.post_message(BackendLoaded(backend, first, theme))
         backend.questions  # noqa: B018  built here, not on the event loop when a screen first asks
 
@@ -429,8 +431,10 @@ class QuizApp(App[None]):
     def report_error(self, exc: BaseException) -> None:
         """Turns an exception into a notification: the user's words for QuizappError, a log for bugs."""
         from quizapp.errors import QuizappError
-        from quizapp.store.database import damaged
+        from quizapp.store.database import damaged, from_the_store
 
+        if self._closed_down and from_the_store(exc):
+            return  # a worker that read the store after the app closed it on the way out: nothing was lost
         exc = damaged(exc) or exc  # a damaged database page: where the backups are, not "internal error"
         if isinstance(exc, QuizappError):
             self.notify(str(exc), title="Cannot do that", severity="error", timeout=10, markup=False)
