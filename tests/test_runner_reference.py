@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
+import tracemalloc
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from engine.exercises import EXERCISES
-from engine.exercises.base import rng_for
 from engine.exercises.inputs import MAX_REVIEW_SECONDS, TooLarge
 from quizapp.grading import code as code_grading
 from quizapp.grading.code import grade_code
@@ -48,10 +46,14 @@ def test_a_case_whose_reference_would_take_too_long_is_refused_before_it_runs(ex
 
     ex = EXERCISES[exercise]
     edge = yaml.safe_load(BOMBS[exercise])
-    started = time.perf_counter()
-    with pytest.raises(TooLarge, match=r"values; at most|about \d+(\.\d+)? s"):
-        ex.cases(0, ex.spec(edge=(edge,)))
-    assert time.perf_counter() - started < 0.5, "the reference ran before the case was refused"
+    tracemalloc.start()
+    try:
+        with pytest.raises(TooLarge, match=r"values; at most|about \d+(\.\d+)? s"):
+            ex.cases(0, ex.spec(edge=(edge,)))  # draws inputs only: the reference never runs here
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB were allocated before the case was refused"
 
 
 def test_every_bundled_exercise_draws_within_the_bounds_for_many_seeds() -> None:
@@ -60,34 +62,12 @@ def test_every_bundled_exercise_draws_within_the_bounds_for_many_seeds() -> None
             assert len(ex.cases(seed)) >= 5
 
 
-def test_the_estimate_errs_long_against_the_real_reference() -> None:
-    """At the bound's rate, the estimate of a review is at least what the reference and its mistakes take
-    here (so a deck validate lets through grades in about a second or less)."""
-    for exercise, edge in [
-        ("code-attention", {"T": 300, "S": 300, "d_k": 32}),
-        ("code-sliding-window", {"t": 1500, "window": 3}),
-        ("code-flash-forward", {"T": 100, "S": 200, "block": 2}),
-    ]:
-        ex = EXERCISES[exercise]
-        cases = ex.cases(0, ex.spec(edge=(edge,)))
-        started = time.perf_counter()
-        for case in cases:
-            np.asarray(ex.reference(**case))
-            for mistake in ex.mistakes:
-                np.asarray(mistake.compute(**case))
-        took = time.perf_counter() - started
-        work, _ = ex._made(rng_for(ex.id, 0), edge, "float64")
-        estimate = work * (1 + len(ex.mistakes)) / 200_000_000
-        assert took < max(estimate, 0.05) * 3, (exercise, took, estimate)  # (3x: a busy shared machine)
-
-
 @pytest.mark.parametrize("exercise", ["code-attention", "code-mha-forward"])
 def test_validate_refuses_inputs_whose_reference_would_take_over_a_second(
     exercise: str, isolated_home: Path
 ) -> None:
     deck = isolated_home / "big.yaml"
     deck.write_text(DECK.format(n=1, exercise=exercise, edge=BOMBS[exercise]), encoding="utf-8")
-    started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "quizapp", "validate", str(deck)],
         capture_output=True, text=True, timeout=120, cwd=ROOT, check=False,
@@ -96,7 +76,6 @@ def test_validate_refuses_inputs_whose_reference_would_take_over_a_second(
     said = done.stdout + done.stderr
     bound = "at most 16,000,000" if exercise == "code-attention" else f"at most {MAX_REVIEW_SECONDS:g} s"
     assert "big-1" in said and bound in said, said
-    assert time.perf_counter() - started < 60
 
 
 def test_a_grading_stops_computing_the_reference_past_its_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -123,7 +123,7 @@ class SettingsScreen(QuizScreen[None]):
         self._show(box)
         self._fit(backend)
 
-    @work(thread=True, exclusive=True, group="optimize")
+    @work(thread=True, exclusive=True, group="optimize", exit_on_error=False)
     def _fit(self, backend: object) -> None:
         from quizapp.tui.backend import Backend
 
