@@ -1,6 +1,7 @@
 """Provides the explanation reader's agreement with the labelled set, and its speed.
 
-Run: python benchmarks/explain_agreement.py [--split train|held_out|all] [--question ID] [--show]
+Run: python benchmarks/explain_agreement.py [--split train|dev|dev2|dev3|held_out|all] [--question ID]
+[--show]
 
 Prints, over the chosen split of tests/cases/explain/: per-key-point agreement with the labels, overall and
 per status (of the points labelled covered, how many the reader found covered...), per kind of answer, the
@@ -27,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from quizapp.content.catalog import load_catalog
 from quizapp.grading.explain import read_explanation
 from quizapp.grading.rating import RATING_NAMES
-from tests.labelled_explanations import KINDS, RIGHT_KINDS, WRONG_KINDS, labelled
+from tests.labelled_explanations import KINDS, RIGHT_KINDS, TUNING, WRONG_KINDS, labelled
 
 TARGET_AGREEMENT = 0.85
 TARGET_MS = 20.0
@@ -36,7 +37,9 @@ LENGTH = 600
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("train", "dev", "dev2", "held_out", "all"), default="train")
+    parser.add_argument(
+        "--split", choices=("train", "dev", "dev2", "dev3", "held_out", "all"), default="train"
+    )
     parser.add_argument("--question", help="only this question id")
     parser.add_argument("--show", action="store_true", help="print every disagreement")
     parser.add_argument("--repeats", type=int, default=200, help="timed reads of a 600-character answer")
@@ -99,8 +102,8 @@ def main() -> int:
         if by_kind[kind][1]:
             print(f"  {kind:14} {by_kind[kind][0] / by_kind[kind][1]:.3f} of {by_kind[kind][1]} points")
     print("rating, labelled -> suggested:")
-    for (label, got), count in sorted(ratings.items()):
-        print(f"  {label:6} -> {got:6} {count}")
+    for (labelled_as, suggested_as), count in sorted(ratings.items()):
+        print(f"  {labelled_as:6} -> {suggested_as:6} {count}")
     print(f"wrong answers suggested Good: {len(wrong_good)} {wrong_good[:10]}")
     share = right_again / right_total if right_total else 0.0
     print(
@@ -113,10 +116,12 @@ def main() -> int:
 
 
 def _timing(catalog: object, repeats: int) -> list[float]:
-    """Reading times of 600-character answers, each text new so no cache helps."""
+    """Reading times of 600-character answers, each text new so no cache helps. The texts come from the
+    tuning splits only, so timing never reads the held-out answers."""
     from quizapp.grading.explain import _read
 
-    known = [a for a in labelled() if a.question_id in catalog.questions]  # type: ignore[attr-defined]
+    tuning = [a for split in TUNING for a in labelled(split)]
+    known = [a for a in tuning if a.question_id in catalog.questions]  # type: ignore[attr-defined]
     long = [a for a in known if len(a.text) >= 300] or known
     out = []
     for i in range(repeats):

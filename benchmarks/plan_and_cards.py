@@ -220,7 +220,7 @@ def plan_parts(store: Any, catalog: Any, interview: str) -> dict[str, Callable[[
     memories_fn = resolve("quizapp.store.fsrs_inputs:card_memories")
     make_plan = resolve("quizapp.study.plan:make_plan")
     scheduler_for = resolve("quizapp.study.scheduler:scheduler_for")
-    ids = [qid for _, _, qids in catalog.deck_headers() for qid in qids]
+    ids = [qid for deck in catalog.deck_headers() for qid in deck.question_ids]
     memories = memories_fn(store, ids)
     now = datetime.now(UTC)
 
@@ -267,7 +267,7 @@ def catalog_card_page(store: Any, limit: int = PAGE) -> Any:
     refs = _PAGE_REFS.get(0)
     if refs is None:
         catalog = load_catalog()
-        refs = [QuestionRef(qid, deck) for deck, _, qids in catalog.deck_headers() for qid in qids]
+        refs = [QuestionRef(qid, d.id) for d in catalog.deck_headers() for qid in d.question_ids]
         _PAGE_REFS[0] = refs
     return list_cards(store, refs, now=datetime.now(UTC), limit=limit)
 

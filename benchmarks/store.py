@@ -26,7 +26,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from quizapp.reports.overview import DeckInfo, build_overview
+from quizapp.content.deck import DeckRef
+from quizapp.reports.overview import build_overview
 from quizapp.reports.stats import compute_stats
 from quizapp.store import QuestionRef, Store, card_id_for, open_store
 from quizapp.store.cards import cards_among, not_new_ids
@@ -260,7 +261,9 @@ def _plan_row(
     kinds = ("numeric", "choice", "flashcard", "explain", "shape")
     questions = {r.question_id: PlanQuestion(kinds[i % 5], 1 + i % 3) for i, r in enumerate(refs.ordered)}
     decks = [
-        (f"deck{d}", f"Deck {d}", [r.question_id for r in refs.ordered if r.deck_id == f"deck{d}"])
+        DeckRef(
+            f"deck{d}", f"Deck {d}", tuple(r.question_id for r in refs.ordered if r.deck_id == f"deck{d}")
+        )
         for d in range(DECKS)
     ]
     scheduler = scheduler_for(store, fuzzing=False)
@@ -289,7 +292,7 @@ def _home_and_queues(
     """The work that runs at 100k cards when home opens and between cards, each against loading every
     card as a record (what these paths did before), timed in the same run."""
     decks = [
-        DeckInfo(
+        DeckRef(
             f"deck{d}", f"Deck {d}", tuple(r.question_id for r in refs.ordered if r.deck_id == f"deck{d}")
         )
         for d in range(DECKS)

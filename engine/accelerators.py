@@ -1,17 +1,22 @@
 """Provides published accelerator specifications, so serving questions use checked hardware numbers.
 
-Every number is the vendor's own, for one GPU, as the vendor states it: memory in decimal GB, bandwidths
-in GB/s (decimal), throughput in dense TFLOPS (the datasheets' headline tensor numbers for NVIDIA parts
-are "with sparsity"; the dense figure is half of that, and is the one a roofline uses). Interconnect is
-the GPU-to-GPU bandwidth per GPU as the vendor quotes it (NVLink: both directions summed).
+Speeds are the vendor's own, for one GPU: bandwidths in GB/s (decimal), throughput in dense TFLOPS (the
+datasheets' headline tensor numbers for NVIDIA parts are "with sparsity"; the dense figure is half of
+that, and is the one a roofline uses). Interconnect is the GPU-to-GPU bandwidth per GPU as the vendor
+quotes it (NVLink: both directions summed).
 
-    key        memory GB  HBM GB/s  bf16 TFLOPS  fp8 TFLOPS  link GB/s   ridge (bf16 FLOP/B)
-    a100-80gb         80     2,039        312        None        600       153
-    h100-sxm          80     3,350        989.5      1,979       900       295
-    h200              141    4,800        989.5      1,979       900       206
-    b200              180    8,000      2,250        4,500     1,800       281
-    mi300x            192    5,300      1,307.4      2,614.9     896       247
-    l4                 24      300        121          242.5      64       403
+Memory is what the device reports, not the product name. The "80GB" in "H100 80GB" is a nominal name:
+nvidia-smi shows 81,559 MiB on an H100 SXM (79.6 GiB, 85.5e9 bytes) and 81,920 MiB (80 GiB) on an A100
+80GB. A capacity question therefore works from `memory_mib` / `memory_gib` (MiB and GiB are powers of 2);
+`memory_gb` keeps the name's nominal number for labels only. Each preset names where its MiB come from.
+
+    key        name GB  reported MiB  HBM GB/s  bf16 TFLOPS  fp8 TFLOPS  link GB/s   ridge (bf16 FLOP/B)
+    a100-80gb       80        81,920     2,039        312        None        600       153
+    h100-sxm        80        81,559     3,350        989.5      1,979       900       295
+    h200           141       143,771     4,800        989.5      1,979       900       206
+    b200           180       183,359     8,000      2,250        4,500     1,800       281
+    mi300x         192       196,288     5,300      1,307.4      2,614.9     896       247
+    l4              24        23,034       300        121          242.5      64       403
 
 A100 has no FP8 tensor cores, so its fp8 throughput is None: a question that needs it must not draw it.
 The L4 (Ada) does have FP8 tensor cores: 485 TFLOPS with sparsity, 242.5 dense. The L4 has no NVLink;
@@ -20,7 +25,7 @@ its "link" is PCIe Gen4 x16 (64 GB/s, both directions). Its memory is GDDR6, not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,12 @@ class Accelerator:
     key: str
     name: str
     memory_gb: float
-    """On-package memory in decimal GB (10^9 bytes), as the vendor states it."""
+    """The nominal capacity in the product's name ("80GB"), decimal GB: a label, not a budget."""
+    memory_mib: int
+    """Total memory as the device reports it (nvidia-smi's Memory-Usage total; rocm-smi's VRAM total / 2^20),
+    in MiB (2^20 bytes): the capacity a serving engine's budget starts from."""
+    memory_source: str
+    """Where `memory_mib` was read: a real device's nvidia-smi / rocm-smi output."""
     bandwidth_gb_s: float
     """Peak memory bandwidth, decimal GB/s."""
     bf16_tflops: float
@@ -40,10 +50,14 @@ class Accelerator:
     interconnect_gb_s: float
     """GPU-to-GPU bandwidth per GPU (NVLink / Infinity Fabric; PCIe for the L4), decimal GB/s."""
     source: str
+    memory_gib: float = field(init=False)
+    """`memory_mib` in GiB (2^30 bytes), for decks: an H100 SXM's 81,559 MiB is 79.65 GiB."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "memory_gib", self.memory_mib / 1024)
         sizes = {
             "memory_gb": self.memory_gb,
+            "memory_mib": self.memory_mib,
             "bandwidth_gb_s": self.bandwidth_gb_s,
             "bf16_tflops": self.bf16_tflops,
             "interconnect_gb_s": self.interconnect_gb_s,
@@ -53,13 +67,13 @@ class Accelerator:
             bad.append(f"fp8_tflops={self.fp8_tflops}")
         if bad:
             raise ValueError(f"{self.key}: sizes must be positive, got {', '.join(bad)}")
-        if not self.source.strip():
-            raise ValueError(f"{self.key}: source is empty; name the datasheet the numbers come from")
+        if not self.source.strip() or not self.memory_source.strip():
+            raise ValueError(f"{self.key}: a source is empty; name where the numbers come from")
 
     @property
     def memory_bytes(self) -> int:
-        """Memory in bytes (decimal GB x 10^9)."""
-        return round(self.memory_gb * 1e9)
+        """Memory in bytes as the device reports it (MiB x 2^20), not the name's nominal GB x 10^9."""
+        return self.memory_mib * 2**20
 
     @property
     def has_fp8(self) -> bool:
@@ -74,6 +88,8 @@ _ALL: tuple[Accelerator, ...] = (
         "a100-80gb",
         "A100 80GB SXM",
         80,
+        81920,
+        "nvidia-smi on an A100 80GB SXM: 81920MiB total",
         2039,
         312,
         None,
@@ -87,6 +103,8 @@ _ALL: tuple[Accelerator, ...] = (
         "h100-sxm",
         "H100 SXM",
         80,
+        81559,
+        "nvidia-smi on an H100 80GB HBM3 (SXM): 81559MiB total (79.6 GiB, 85.5e9 B)",
         3350,
         989.5,
         1979,
@@ -100,6 +118,8 @@ _ALL: tuple[Accelerator, ...] = (
         "h200",
         "H200 SXM",
         141,
+        143771,
+        "nvidia-smi on an H200 (SXM): 143771MiB total (140.4 GiB)",
         4800,
         989.5,
         1979,
@@ -114,6 +134,8 @@ _ALL: tuple[Accelerator, ...] = (
         "b200",
         "B200 (HGX)",
         180,
+        183359,
+        "nvidia-smi on a B200 (NVIDIA/TensorRT-LLM issue 10278): 183359MiB total (179.1 GiB)",
         8000,
         2250,
         4500,
@@ -127,6 +149,8 @@ _ALL: tuple[Accelerator, ...] = (
         "mi300x",
         "MI300X",
         192,
+        196288,
+        "rocm-smi --showmeminfo vram on an MI300X: VRAM Total Memory (B) 205822885888 = 196288 MiB",
         5300,
         1307.4,
         2614.9,
@@ -140,6 +164,8 @@ _ALL: tuple[Accelerator, ...] = (
         "l4",
         "L4",
         24,
+        23034,
+        "nvidia-smi on an L4: 23034MiB total (22.5 GiB)",
         300,
         121,
         242.5,

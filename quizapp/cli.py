@@ -7,6 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from quizapp import __version__
 from quizapp.errors import QuizappError
@@ -26,7 +27,10 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = 0, 1, 2
-NO_TERMINAL = "quizapp needs a terminal; try `quizapp --help`"
+NO_TERMINAL = "quizapp needs a terminal: it {role}, which is not one here; try `quizapp --help`"
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+"""What textual-serve (and textual-web) set TEXTUAL_DRIVER to: the app then draws packets on standard output
+and reads keys from standard input, both pipes to the server that shows it in a browser."""
 
 
 GLOBAL_OPTIONS: tuple[tuple[str, str, str], ...] = (
@@ -39,10 +43,12 @@ DECKS_HELP = "also load the decks in DIR for this run (repeatable; adds to `deck
 def _epilog() -> str:
     """Where the config file is looked for, so `quizapp --help` answers "which file?"."""
     from quizapp.paths import CONFIG_ENV, config_path
+    from quizapp.workspace import TODAY_ENV
 
     return (
         f"Run `quizapp COMMAND --help` for a command's options. Config file: {config_path()} "
-        f"(set {CONFIG_ENV} to use another; `quizapp config` checks it)."
+        f"(set {CONFIG_ENV} to use another; `quizapp config` checks it). Set {TODAY_ENV}=YYYY-MM-DD to "
+        "move the clock to that day, the time of day kept, and see what the plan and the queue do then."
     )
 
 
@@ -64,6 +70,10 @@ def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name in COMMAND_MODULES if commands else ():
         importlib.import_module(name).register(sub)
+    if commands:
+        from quizapp.commands.completion import attach_completers
+
+        attach_completers(sub.choices)
     for command in sub.choices.values():  # after the command too; SUPPRESS keeps a value given before it
         for flag, metavar, text in GLOBAL_OPTIONS:
             command.add_argument(flag, metavar=metavar, help=text, default=argparse.SUPPRESS)
@@ -79,16 +89,27 @@ def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def has_terminal() -> bool:
-    """Whether keys come from, and the screen goes to, a terminal: the full-screen app needs both (from
-    cron, CI or a pipe it would only write escape codes and wait for keys that never come)."""
-    for stream in (sys.stdin, sys.stdout):
-        try:
-            if stream is None or not stream.isatty():
-                return False
-        except (ValueError, OSError):  # a closed stream
-            return False
-    return True
+def missing_terminal() -> str | None:
+    """Why the full-screen app cannot run here, or None when it can. Textual reads keys from standard input
+    and draws on standard error (not standard output): from cron, CI, a pipe or `quizapp 2>/dev/null` it
+    would only write escape codes nobody sees and wait for keys that never come. Under the web driver both
+    streams are pipes to the server, as they should be."""
+    if os.environ.get("TEXTUAL_DRIVER", "").strip() == WEB_DRIVER:
+        return None
+    for stream, role in (
+        (sys.__stdin__, "reads keys from standard input"),
+        (sys.__stderr__, "draws on standard error"),
+    ):
+        if not _is_terminal(stream):
+            return NO_TERMINAL.format(role=role)
+    return None
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):  # a closed stream
+        return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -110,15 +131,16 @@ def _main(argv: Sequence[str] | None) -> int:
 
         argcomplete.autocomplete(parser)
     args = parser.parse_args(words)
-    if getattr(args, "func", None) is None and not has_terminal():
-        print(NO_TERMINAL, file=sys.stderr)
+    if getattr(args, "func", None) is None and (why := missing_terminal()) is not None:
+        # where the user sees it: standard error may be the very stream that goes nowhere
+        print(why, file=sys.stderr if _is_terminal(sys.__stderr__) else sys.stdout)
         return EXIT_USAGE
     try:
-        from datetime import datetime
-
         from quizapp.config import load_config, run_deck_args
+        from quizapp.workspace import system_now
 
-        args.config = load_config(run_deck_args(args), today=datetime.now().astimezone().date())
+        # the first reading of the clock: a malformed $QUIZAPP_TODAY stops here, with exit 2
+        args.config = load_config(run_deck_args(args), today=system_now().date())
         func = getattr(args, "func", None)
         if func is not None and not getattr(args, "quiet_config", False):  # the app and `config` show them
             for message in args.config.messages:

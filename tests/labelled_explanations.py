@@ -3,8 +3,11 @@ point labelled covered, missing or contradicted by a fair interviewer, with a ra
 
 The labels of `train/` and `held_out/` were written before any accepted or rejected form, by writers who saw
 neither; `dev/` and `dev2/` (more paraphrases and fresh misconceptions) were written later, from the
-questions alone, to tune the forms of every question. `train/`, `dev/` and `dev2/` are for tuning; `held_out/`
-is kept aside for the final figure and is never read while writing forms.
+questions alone, to tune the forms of every question. `dev3/` (issue 34) was written from each question's
+prompt, key points and model answer before any form was changed for it: two paraphrases in a nervous
+candidate's own words, one plainly stated classic misconception and one negation, to measure how the forms
+generalise. `train/`, `dev/`, `dev2/` and `dev3/` are for tuning; `held_out/` is kept aside for the final
+figure and is never read while writing forms.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).parent / "cases" / "explain"
-SPLITS = ("train", "dev", "dev2", "held_out")
+SPLITS = ("train", "dev", "dev2", "dev3", "held_out")
+TUNING = ("train", "dev", "dev2", "dev3")
+"""The splits forms may be written against; `held_out` is not one of them."""
 KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")
 RIGHT_KINDS = frozenset({"full", "terse", "paraphrase"})
 """Answers an interviewer takes as right: never to be suggested Again more than 1 time in 10."""

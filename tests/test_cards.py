@@ -14,6 +14,7 @@ import pytest
 from fsrs import State
 
 from quizapp.cli import main
+from quizapp.content.deck import DeckRef
 from quizapp.store import QuestionRef, Store, get_card, open_store, reviews_for
 from quizapp.store.cards import write_card
 from quizapp.store.reviews import ReviewMode
@@ -168,7 +169,7 @@ def test_a_sort_keeps_the_filter_and_pages_through_the_sorted_list(store: Store)
 
 
 def test_actions_suspend_bury_reset_and_study_now_change_what_study_counts(store: Store) -> None:
-    decks = [("kv", [r.question_id for r in REFS[:5]])]
+    decks = [DeckRef("kv", "KV", tuple(r.question_id for r in REFS[:5]))]
     _answer(store, REFS[0], 3, NOW - timedelta(days=3))
     _answer(store, REFS[0], 3, NOW - timedelta(days=3, minutes=-10))
     before = due_counts(store, decks, now=NOW)

@@ -47,6 +47,34 @@ def test_validate_prints_one_located_error_per_line_and_exits_1(isolated_home: P
     assert "6 error(s) in 2 file(s)" in out.stderr
 
 
+def test_validate_dash_reads_the_deck_from_standard_input(isolated_home: Path) -> None:
+    """`cat deck.yaml | quizapp validate -` checks the piped deck like a file, and names it <stdin>."""
+    script = Path(sys.executable).with_name("quizapp")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "quizapp"]
+    env = {"QUIZAPP_HOME": str(isolated_home), "PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"}
+    runs = {
+        name: subprocess.run(
+            [*command, "validate", "-"],
+            input=(ROOT / name).read_text(encoding="utf-8"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+            env=env,
+            check=False,
+        )
+        for name in (f"{FIXTURES}/sample.yaml", f"{BROKEN}/unknown_keys.yaml")
+    }
+    good, bad = runs.values()
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert good.stdout == "" and "ok: 1 path(s) checked" in good.stderr
+    assert bad.returncode == 1
+    assert bad.stdout.splitlines()[0] == (
+        "<stdin>:4:1: field 'decription': unknown key 'decription' (did you mean 'description'?)"
+    )
+    assert "error(s) in 1 file(s)" in bad.stderr
+
+
 def test_validate_a_user_deck_that_reuses_a_bundled_id(isolated_home: Path, tmp_path: Path) -> None:
     decks = isolated_home / "decks"
     decks.mkdir()
@@ -70,7 +98,7 @@ def test_show_prints_prompt_answer_derivation_misconceptions_and_explanation(iso
     first_line = text.split("Prompt\n------\n", 1)[1].splitlines()[0]
     model = next(m for m in engine.MODELS.values() if first_line.startswith(m.name + " "))
     assert f"{model.n_layers} layers" in first_line
-    assert "Expected answer: " in text and " GiB (to 3 significant figures)" in text
+    assert "Expected answer: " in text and " GiB (an estimate to 3 significant figures, within 0.5%)" in text
     assert "Result: " in text
 
 

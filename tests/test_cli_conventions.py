@@ -204,3 +204,81 @@ def test_check_refuses_key_points_an_explain_question_does_not_have(
         assert main(["check", qid, "--answer", "x", "--covered", covered]) == 2, covered
         assert f"key points 1 to {points}" in capsys.readouterr().err
     assert main(["check", qid, "--answer", "x", "--covered", str(points)]) == 1  # a real one: graded
+
+
+def test_every_argument_that_takes_an_id_completes_it() -> None:
+    """A question, deck or exercise id is completed wherever a command takes one, not in 2 commands of 8:
+    an argument named ID, QID, D or DECK without a completer fails here."""
+    from quizapp.commands.completion import IDS
+
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    missing, completed = [], set()
+    for name, command in commands.items():
+        for action in command._actions:
+            if getattr(action, "completer", None) is not None:
+                completed.add((name, action.dest))
+            elif action.metavar in ("ID", "QID", "D", "DECK"):
+                missing.append(f"quizapp {name} {action.option_strings or action.dest}")
+    assert missing == []
+    assert set(IDS) <= completed, "an entry of IDS names no argument"
+    assert len({name for name, _ in completed}) >= 8
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("quizapp check kv-cache-anchor-m", {"kv-cache-anchor-mha", "kv-cache-anchor-mqa"}),
+        ("quizapp cards suspend kv-cache-anchor-m", {"kv-cache-anchor-mha", "kv-cache-anchor-mqa"}),
+        ("quizapp plan --low-priority kv-", {"kv-cache"}),
+        ("quizapp code code-gqa-", {"code-gqa-expand", "code-gqa-broadcast"}),
+    ],
+)
+def test_the_shell_completes_ids_for_check_cards_plan_and_code(
+    line: str, expected: set[str], isolated_home: Path
+) -> None:
+    env = {
+        "QUIZAPP_HOME": str(isolated_home),
+        "PATH": "/usr/bin:/bin",
+        "_ARGCOMPLETE": "1",
+        "_ARGCOMPLETE_IFS": "\n",
+        "COMP_LINE": line,
+        "COMP_POINT": str(len(line)),
+    }
+    script = Path(sys.executable).with_name("quizapp")
+    if not script.exists():
+        pytest.skip("completion runs through the installed console script")
+    out = subprocess.run(  # argcomplete answers on file descriptor 8, as the shells set it up
+        ["bash", "-c", f"{script} 8>&1 9>/dev/null"], env=env, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert set(out.stdout.split()) == expected
+
+
+def test_code_id_json_prints_the_exercise_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["code", "code-softmax", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["id"] == "code-softmax" and shown["function"] == "softmax"
+    assert "def softmax" in shown["starter"] and "solution" not in shown
+    assert shown["parameters"]["cols"] == {
+        "kind": "size",
+        "doc": "the softmax axis",
+        "default": 7,
+        "minimum": 1,
+    }
+    assert shown["inputs"]["random"] == {"rows": {"between": [2, 5]}}
+    assert main(["code", "code-softmax", "--json", "--solution"]) == 0
+    assert "def softmax" in json.loads(capsys.readouterr().out)["solution"]
+
+
+def test_plan_json_without_a_date_says_so_in_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """A script asking for the plan gets an answer it can parse, not an empty output."""
+    assert main(["plan", "--minutes", "30", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["interview"] is None and doc["budget_minutes"] == 30 and doc["questions"] > 0
+    assert "No interview date is set" in doc["message"]
+    assert main(["plan", "--date", "2999-01-01"]) == 0
+    capsys.readouterr()
+    assert main(["plan", "--clear", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["interview"] is None
+    assert main(["plan"]) == 2  # in words, it stays an error with a hint
+    assert "No interview date is set" in capsys.readouterr().err

@@ -23,7 +23,7 @@ from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.errors import QuizappError
 from quizapp.progress.reader import import_progress
 from quizapp.progress.writer import export_progress, progress_document
-from quizapp.reports.anki import ANKI_SEED, export_anki, formula_mathjax
+from quizapp.reports.anki import ANKI_SEEDS, anki_seed, export_anki, formula_mathjax
 from quizapp.store import (
     InterviewAnswer,
     InterviewConfig,
@@ -133,7 +133,7 @@ def test_anki_export_writes_one_card_per_question_with_the_derivation_on_the_bac
     assert {"quizapp::Basics", "quizapp::Dimensions & shapes"} <= set(decks)
     by_id = {fields[3]: fields for fields in notes}
     assert set(by_id) == set(ids) - {"broken"}
-    numeric = _numeric(ANKI_SEED)
+    numeric = _numeric(anki_seed("dims-head-size"))
     front, back, explanation, _ = by_id["dims-head-size"]
     assert "<code>d_head</code>" in front and str(numeric.expected) in back
     _assert_derivation_shown(back, numeric.derivation)
@@ -231,7 +231,7 @@ def test_anki_export_of_the_bundled_catalog_covers_every_question(tmp_path: Path
     fronts = {fields[3]: fields[0] for fields in notes}
     backs = {fields[3]: fields[1] for fields in notes}
     for qid in catalog.questions:
-        inst = catalog.instance(qid, seed=ANKI_SEED)
+        inst = catalog.instance(qid, seed=anki_seed(qid))
         if inst.derivation is not None:
             _assert_derivation_shown(backs[qid], inst.derivation)
         assert "<br>" not in fronts[qid], "a YAML line wrap is a soft wrap, not a line break"
@@ -246,6 +246,26 @@ def _assert_derivation_shown(back: str, derivation: Derivation | None) -> None:
         assert html.escape(step.label) in back and html.escape(step.substituted) in back
         assert html.escape(format_quantity(step.value, step.unit)) in back
     assert f"Result: <b>{html.escape(format_quantity(derivation.value, derivation.unit))}</b>" in back
+
+
+def test_anki_choice_cards_do_not_give_the_answer_away_by_its_letter() -> None:
+    """Every card used to be seed 0, so 130 of 131 single-answer cards had the right answer at "b"."""
+    from collections import Counter
+
+    from quizapp.content.catalog import load_catalog
+
+    catalog = load_catalog()
+    seeds = {qid: anki_seed(qid) for qid in catalog.questions}
+    assert all(0 <= s < ANKI_SEEDS for s in seeds.values())
+    assert len(set(seeds.values())) > ANKI_SEEDS // 2, "the seeds vary from card to card"
+    assert anki_seed("basics-wo") == anki_seed("basics-wo"), "an export made again is the same card"
+    letters: Counter[str] = Counter()
+    for qid in catalog.questions:
+        inst = catalog.instance(qid, seed=seeds[qid])
+        if inst.kind == "choice" and not inst.multiple and isinstance(inst.expected, frozenset):
+            letters.update(inst.expected)
+    assert sum(letters.values()) > 100
+    assert max(letters.values()) <= 0.4 * sum(letters.values()), letters
 
 
 def test_formulas_of_symbols_become_mathjax_and_formulas_with_words_stay_text() -> None:

@@ -207,3 +207,21 @@ def test_the_runners_child_program_imports_only_the_standard_library() -> None:
             else:
                 continue
             assert tops <= set(sys.stdlib_module_names) | {"numpy"}, f"{name} imports {sorted(tops)}"
+
+
+def test_screens_run_workers_only_through_quizscreen_fetch_and_write() -> None:
+    """A worker's result comes back one way: QuizScreen's helper (screens/base.py) runs every screen's
+    worker and posts its outcome or error back; the app's own workers (app.py: loading, warm-up, session
+    start) post theirs too. Nothing in the TUI calls `call_from_thread`, and no other module starts a
+    worker (`@work`, `run_worker`) with results of its own."""
+    root = Path(quizapp.__file__).parent / "tui"
+    helpers = {root / "screens" / "base.py", root / "app.py"}
+    for path in root.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        name = path.relative_to(root)
+        assert "call_from_thread" not in names, f"{name} calls call_from_thread: use QuizScreen.fetch"
+        if path not in helpers:
+            found = names & {"work", "run_worker"}
+            assert not found, f"{name} starts a worker itself ({found}): use QuizScreen.fetch or write"

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from quizapp.reports.overview import DeckInfo, build_overview
+from quizapp.content.deck import DeckRef
+from quizapp.reports.overview import build_overview
 from quizapp.reports.stats import compute_stats
 from quizapp.store import QuestionRef, Store, open_store, save_setting
 from quizapp.study import QuestionSet, make_scheduler, record_review
@@ -20,8 +21,8 @@ from quizapp.study.session import StudySession
 
 NOW = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
 DECKS = (
-    DeckInfo("deck-a", "Deck A", ("a1", "a2", "a3")),
-    DeckInfo("deck-b", "Deck B", ("b1",)),
+    DeckRef("deck-a", "Deck A", ("a1", "a2", "a3")),
+    DeckRef("deck-b", "Deck B", ("b1",)),
 )
 
 
@@ -71,7 +72,7 @@ def test_answers_move_cards_out_of_new_and_back_in_when_due(store: Store) -> Non
 def test_mastery_is_a_share_of_all_the_deck_questions(store: Store) -> None:
     overview = build_overview(store, DECKS, now=NOW)
     assert overview.decks[0].mastery == 0.0
-    empty = build_overview(store, (DeckInfo("empty", "Empty", ()),), now=NOW)
+    empty = build_overview(store, (DeckRef("empty", "Empty", ()),), now=NOW)
     assert empty.decks[0].mastery == 0.0 and empty.questions == 0
 
 
@@ -109,8 +110,7 @@ class _Flashcard:
 
 
 def test_home_study_and_stats_agree_through_bury_suspend_undo_and_the_new_limit(tmp_path: Path) -> None:
-    decks = [DeckInfo(f"deck-{d}", f"Deck {d}", tuple(f"{d}{i}" for i in range(6))) for d in "ab"]
-    headers = [(d.id, d.title, d.question_ids) for d in decks]
+    decks = [DeckRef(f"deck-{d}", f"Deck {d}", tuple(f"{d}{i}" for i in range(6))) for d in "ab"]
     refs = QuestionSet.of(QuestionRef(q, d.id) for d in decks for q in d.question_ids)
     clock = _Clock(NOW)
     with open_store(tmp_path / "p.db", now=NOW) as store:
@@ -121,9 +121,9 @@ def test_home_study_and_stats_agree_through_bury_suspend_undo_and_the_new_limit(
         session = StudySession.start(_Source(), store, refs, mode="study", clock=clock, rng=random.Random(1))
 
         def agree() -> DueCounts:
-            counts = due_counts(store, [(d.id, d.question_ids) for d in decks], now=clock())
+            counts = due_counts(store, decks, now=clock())
             home = build_overview(store, decks, now=clock())
-            stats = compute_stats(store, now=clock(), decks=headers)
+            stats = compute_stats(store, now=clock(), decks=decks)
             assert home.counts == counts == stats.counts
             assert home.study_now == counts.total == session.progress().left
             assert home.due == counts.due and min(home.new, home.new_left_today) == counts.new

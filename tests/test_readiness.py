@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from quizapp.content.deck import DeckRef
 from quizapp.reports.stats import compute_stats
 from quizapp.reports.text import render_stats
 from quizapp.store import QuestionRef, Store, get_card, open_store, save_setting
@@ -18,8 +19,8 @@ from quizapp.study.readiness import READINESS_DAYS, forgetting_decay, readiness
 NOW = datetime(2025, 6, 15, 9, 0, tzinfo=UTC)
 PLAIN = make_scheduler(fuzzing=False)
 DECKS = (
-    ("kv", "KV cache", ("kv/a", "kv/b", "kv/c", "kv/d")),
-    ("masks", "Masks", ("masks/a", "masks/b")),
+    DeckRef("kv", "KV cache", ("kv/a", "kv/b", "kv/c", "kv/d")),
+    DeckRef("masks", "Masks", ("masks/a", "masks/b")),
 )
 
 

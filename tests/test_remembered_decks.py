@@ -35,7 +35,7 @@ def catalog() -> Catalog:
 
 
 def _decks(catalog: Catalog) -> tuple[RememberedDeck, ...]:
-    return tuple(RememberedDeck(d, title, len(qids)) for d, title, qids in catalog.deck_headers())
+    return tuple(RememberedDeck(d.id, d.title, len(d.question_ids)) for d in catalog.deck_headers())
 
 
 def test_the_decks_come_back_under_the_same_folders_only(catalog: Catalog, tmp_path: Path) -> None:

@@ -198,7 +198,9 @@ def test_the_accelerator_presets_are_the_datasheets_dense_numbers() -> None:
     assert set(ACCELERATORS) == {"h100-sxm", "h200", "a100-80gb", "b200", "mi300x", "l4"}
     assert ACCELERATORS["a100-80gb"].fp8_tflops is None  # Ampere has no FP8 tensor cores
     for gpu in ACCELERATORS.values():
-        assert gpu.source.strip() and gpu.memory_bytes == round(gpu.memory_gb * 1e9)
+        assert gpu.source.strip() and gpu.memory_source.strip()
+        # capacity is what the device reports (MiB), never the name's nominal decimal GB
+        assert gpu.memory_bytes == gpu.memory_mib * 2**20 and gpu.memory_gib == gpu.memory_mib / 1024
         if gpu.fp8_tflops is not None:  # dense FP8 is twice dense BF16 on every part listed
             assert abs(gpu.fp8_tflops / gpu.bf16_tflops - 2) < 0.01, gpu.key
         ridge = engine.calculate("ridge_point", tflops=gpu.bf16_tflops, bandwidth_gb_s=gpu.bandwidth_gb_s)
@@ -209,6 +211,10 @@ def test_the_accelerator_presets_are_the_datasheets_dense_numbers() -> None:
         )
         assert int(row[-1].replace(",", "")) == round(float(ridge.value)), gpu.key
     assert engine.PRESETS["h100-sxm"] is ACCELERATORS["h100-sxm"]
+    # nvidia-smi: an H100 80GB shows 81,559 MiB (79.6 GiB, 85.5e9 B); an A100 80GB 81,920 MiB; an H200 143,771
+    assert (ACCELERATORS["h100-sxm"].memory_mib, ACCELERATORS["a100-80gb"].memory_mib) == (81559, 81920)
+    assert ACCELERATORS["h200"].memory_mib == 143771
+    assert round(ACCELERATORS["h100-sxm"].memory_bytes / 1e9, 1) == 85.5
 
 
 def test_the_anki_note_of_a_scenario_lists_the_steps_and_the_chain(catalog: Catalog) -> None:

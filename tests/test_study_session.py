@@ -651,3 +651,36 @@ def test_undo_in_one_window_never_overwrites_a_review_made_in_another(
     with pytest.raises(QuizappError, match="another quizapp window"):
         mine.undo()
     assert _card_row(store, qid) == their_row and review_count(store) == 2
+
+
+def test_a_drill_until_solved_asks_again_after_a_miss_and_ends_once_right_unless_undone(
+    catalog: Catalog, store: Store
+) -> None:
+    qids = _all(catalog, "numeric")[:2]
+    session = StudySession.start(
+        catalog,
+        store,
+        QuestionSet.from_catalog(catalog),
+        mode="drill",
+        clock=Clock(),
+        rng=random.Random(5),
+        question_ids=qids,
+        fuzzing=False,
+        until_solved=True,
+    )
+    asked: list[str] = []
+    while session.current is not None and len(asked) < 10:
+        card = session.current
+        qid = card.instance.question_id
+        wrong = qid not in asked  # each question missed once, then answered right
+        asked.append(qid)
+        session.submit("1e99" if wrong else _right_answer(card.instance))
+        if len(asked) == 4:  # the last right answer taken back and missed instead: not solved after all
+            session.undo()
+            assert session.current is not None and session.current.instance.question_id == qid
+            session.submit("1e99")
+        session.advance()
+    assert session.finished and session.current is None
+    # each missed, then solved, and never asked again; the one whose right answer was undone, once more
+    assert sorted(asked) == sorted([*qids, *qids, asked[3]])
+    assert asked[4] == asked[3]

@@ -1,5 +1,6 @@
 """Provides the budget steps case studies chain: the roofline batch, read time and throughput, FLOP
-totals, prefix sharing and GPU counts.
+totals, prefix sharing and GPU counts (under ZeRO-3 data parallelism the states shard, a micro-batch's
+activations do not).
 
 Each takes plain quantities (FLOP/byte, bytes, GB/s, ms) so a step can build on an earlier answer.
 """
@@ -11,6 +12,9 @@ import math
 from engine.calculator import Arg, register
 from engine.calculators.case_common import formula_result, num, require_positive_numbers
 from engine.derivation import Derivation
+
+GIB = 2**30
+"""Bytes in a GiB: GPUs report memory in MiB / GiB, powers of 2."""
 
 
 @register(
@@ -63,7 +67,7 @@ def crossover_batch(ridge: float, bytes_per_param: float, *, worked: bool = True
 @register(
     "memory_time_ms",
     summary="Time to read bytes from memory once: bytes / (GB/s x 1e9), in ms.",
-    unit="",
+    unit="ms",
     args=(
         Arg("n_bytes", "float", "bytes read"),
         Arg("bandwidth_gb_s", "float", "memory bandwidth, decimal GB/s"),
@@ -78,7 +82,7 @@ def memory_time_ms(n_bytes: float, bandwidth_gb_s: float, *, worked: bool = True
     return formula_result(
         calc,
         value,
-        "",
+        "ms",
         "Read time (ms)",
         "bytes / (GB/s x 1e9) x 1000",
         f"{num(n_bytes)} / ({num(bandwidth_gb_s)}e9) x 1000",
@@ -196,38 +200,137 @@ def shared_prefix_saving(prefix_bytes: float, requests: int, *, worked: bool = T
 
 
 @register(
-    "gpus_needed",
-    summary="GPUs needed to hold a total evenly sharded: ceil(bytes / (GB x 1e9)).",
+    "zero3_gpus_needed",
+    summary="Data-parallel GPUs that fit ZeRO-3-sharded states beside one micro-batch's activations: "
+    "ceil(states / (memory - activations)).",
     unit="",
     args=(
-        Arg("n_bytes", "float", "bytes to hold"),
-        Arg("memory_gb", "float", "one GPU's memory, decimal GB"),
+        Arg("state_bytes", "float", "weights, gradients and optimiser states of the whole model, bytes"),
+        Arg("activation_bytes", "float", "activations one micro-batch keeps for the backward pass, bytes"),
+        Arg("memory_gib", "float", "one GPU's memory as the device reports it, GiB (2^30 bytes)"),
     ),
-    misconceptions=("floor-not-ceil", "gb-as-gib"),
+    misconceptions=("floor-not-ceil", "sharded-activations", "gb-as-gib"),
 )
-def gpus_needed(n_bytes: float, memory_gb: float, *, worked: bool = True) -> Derivation:
-    """A partial GPU is a whole GPU."""
-    calc = "gpus_needed"
-    require_positive_numbers(calc, n_bytes=n_bytes, memory_gb=memory_gb)
-    exact = n_bytes / (memory_gb * 1e9)
+def zero3_gpus_needed(
+    state_bytes: float, activation_bytes: float, memory_gib: float, *, worked: bool = True
+) -> Derivation:
+    """ZeRO-3 splits the states over G GPUs, but each GPU runs its own micro-batch and keeps all of its
+    activations: a GPU needs states / G + activations <= memory, so only the states shrink with G."""
+    calc = "zero3_gpus_needed"
+    require_positive_numbers(
+        calc, state_bytes=state_bytes, activation_bytes=activation_bytes, memory_gib=memory_gib
+    )
+    memory = memory_gib * GIB
+    room = memory - activation_bytes
+    if room <= 0:
+        raise ValueError(
+            f"{calc}: one micro-batch's activations ({activation_bytes:.4g} B) fill the GPU's "
+            f"{memory_gib:g} GiB on their own: no number of data-parallel GPUs fits them; recompute, or "
+            "split the micro-batch with tensor + sequence or context parallelism"
+        )
+    exact = state_bytes / room
     value = math.ceil(exact)
+    wrong = [
+        ("floor-not-ceil", "You rounded down", "The remainder still needs a GPU.", max(math.floor(exact), 1)),
+        (
+            "sharded-activations",
+            "You split the activations over the GPUs too",
+            "Data parallelism gives each GPU its own micro-batch: the activations of that micro-batch all "
+            "stay on it. Only the ZeRO-3-sharded states shrink as GPUs are added.",
+            math.ceil((state_bytes + activation_bytes) / memory),
+        ),
+    ]
+    if memory_gib * 1e9 > activation_bytes:
+        wrong.append(
+            (
+                "gb-as-gib",
+                "You read the GiB the GPU reports as decimal GB",
+                "nvidia-smi reports MiB and GiB (powers of 2): multiply GiB by 2^30, not 10^9.",
+                math.ceil(state_bytes / (memory_gib * 1e9 - activation_bytes)),
+            )
+        )
     return formula_result(
         calc,
         value,
         "",
         "GPUs",
-        "ceil(bytes / (GB x 1e9))",
-        f"ceil({num(n_bytes)} / {num(memory_gb)}e9)",
-        [
-            ("floor-not-ceil", "You rounded down", "The remainder still needs a GPU.", math.floor(exact)),
-            (
-                "gb-as-gib",
-                "You read GB as GiB",
-                "Datasheets state decimal GB.",
-                math.ceil(n_bytes / (memory_gb * 1024**3)),
-            ),
-        ],
+        "ceil(states / (memory GiB x 2^30 - activations))",
+        f"ceil({num(state_bytes)} / ({num(memory_gib)} x 2^30 - {num(activation_bytes)}))",
+        wrong,
         worked=worked,
+    )
+
+
+@register(
+    "zero3_bytes_per_gpu",
+    summary="What one data-parallel GPU holds under ZeRO-3: states / G + its own micro-batch's activations.",
+    unit="B",
+    args=(
+        Arg("state_bytes", "float", "weights, gradients and optimiser states of the whole model, bytes"),
+        Arg("activation_bytes", "float", "activations one micro-batch keeps for the backward pass, bytes"),
+        Arg("n_gpus", "int", "data-parallel GPUs the states are sharded over"),
+        Arg("memory_gib", "float", "one GPU's memory as the device reports it, GiB (for the verdict note)"),
+    ),
+    misconceptions=("sharded-activations", "forgot-states", "forgot-sharding"),
+)
+def zero3_bytes_per_gpu(
+    state_bytes: float, activation_bytes: float, n_gpus: int, memory_gib: float, *, worked: bool = True
+) -> Derivation:
+    """The states divide by G; the activations do not, since each GPU keeps its whole micro-batch's."""
+    calc = "zero3_bytes_per_gpu"
+    require_positive_numbers(
+        calc, state_bytes=state_bytes, activation_bytes=activation_bytes, n_gpus=n_gpus, memory_gib=memory_gib
+    )
+    value = state_bytes / n_gpus + activation_bytes
+    memory = memory_gib * GIB
+    wrong = [
+        (
+            "sharded-activations",
+            "You split the activations over the GPUs too",
+            "Each data-parallel GPU runs its own micro-batch and keeps all of its activations.",
+            (state_bytes + activation_bytes) / n_gpus,
+        ),
+        (
+            "forgot-states",
+            "You left the sharded states out",
+            "The states' shard sits beside them.",
+            activation_bytes,
+        ),
+        (
+            "forgot-sharding",
+            "You did not shard the states",
+            "ZeRO-3 / FSDP splits weights, gradients and optimiser states evenly over the GPUs.",
+            state_bytes + activation_bytes,
+        ),
+    ]
+    if activation_bytes >= memory:
+        note = (
+            f"The activations alone ({activation_bytes / GIB:.1f} GiB) exceed the GPU's "
+            f"{memory_gib:.1f} GiB: more data-parallel GPUs cannot help. Recompute, shrink the micro-batch, "
+            "or split it with tensor + sequence or context parallelism."
+        )
+    elif value > memory:
+        least = math.ceil(state_bytes / (memory - activation_bytes))
+        note = (
+            f"That exceeds the GPU's {memory_gib:.1f} GiB ({memory / 1e9:.1f} GB): it would take {least} "
+            "GPUs, because only the states shrink as GPUs are added."
+        )
+    else:
+        note = f"That fits in the GPU's {memory_gib:.1f} GiB ({memory / 1e9:.1f} GB)."
+    d = formula_result(
+        calc,
+        value,
+        "B",
+        "Bytes on one GPU",
+        "states / G + activations of one micro-batch",
+        f"{num(state_bytes)} / {n_gpus} + {num(activation_bytes)}",
+        wrong,
+        worked=worked,
+    )
+    return (
+        d
+        if not worked
+        else Derivation(d.calculator, d.value, d.unit, d.steps, d.misconceptions, notes=(note,))
     )
 
 

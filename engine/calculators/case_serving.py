@@ -1,7 +1,8 @@
 """Provides the serving steps case studies chain: memory per GPU, what fits, and time bounds.
 
 Each takes plain quantities (bytes, FLOPs, GB/s, TFLOPS) so a step can build on an earlier answer. Times
-are in milliseconds, throughputs in dense TFLOPS, bandwidths in decimal GB/s (as datasheets give them).
+are in milliseconds, throughputs in dense TFLOPS, bandwidths in decimal GB/s (as datasheets give them);
+memory capacity in GiB as the device reports it (nvidia-smi), never the product name's nominal GB.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from engine.calculators.case_common import formula_result, num, require_positive
 from engine.derivation import Derivation
 
 GIB_OVER_GB = 1024**3 / 1e9
+GIB = 2**30
+"""Bytes in a GiB: GPU memory is reported in MiB / GiB (powers of 2), not in the name's decimal GB."""
 
 
 @register(
@@ -60,53 +63,82 @@ def sharded_weight_bytes(
 
 @register(
     "free_memory_bytes",
-    summary="Memory left for the KV cache on one GPU: capacity (decimal GB) - weights - reserve.",
+    summary="Memory left for the KV cache on one GPU: reported capacity (GiB) - weights - reserve (GiB).",
     unit="B",
     args=(
-        Arg("memory_gb", "float", "the GPU's memory in decimal GB, as the datasheet states it"),
+        Arg("memory_gib", "float", "the GPU's memory as the device reports it (nvidia-smi MiB / 1024), GiB"),
         Arg("used_bytes", "float", "bytes already used on the GPU (its weight shard)"),
-        Arg("reserve_gb", "float", "decimal GB kept for activations, workspace and fragmentation"),
+        Arg("reserve_gib", "float", "GiB kept for activations, workspace and fragmentation"),
+        Arg(
+            "nominal_gb",
+            "float",
+            "the capacity in the product's name (the 80 of 'H100 80GB'), to recognise it used as bytes",
+            required=False,
+        ),
     ),
-    misconceptions=("gb-as-gib", "forgot-reserve", "forgot-weights"),
+    misconceptions=("gb-as-gib", "nominal-capacity", "forgot-reserve", "forgot-weights"),
 )
 def free_memory_bytes(
-    memory_gb: float, used_bytes: float, reserve_gb: float, *, worked: bool = True
+    memory_gib: float,
+    used_bytes: float,
+    reserve_gib: float,
+    nominal_gb: float | None = None,
+    *,
+    worked: bool = True,
 ) -> Derivation:
-    """What is left once weights and a working reserve are taken out; negative means nothing fits."""
+    """What is left once weights and a working reserve are taken out; negative means nothing fits.
+
+    The capacity is what the device reports in MiB/GiB (powers of 2): an H100 80GB shows 81,559 MiB, 79.6
+    GiB, 85.5e9 bytes. The name's "80GB" is nominal, so neither it nor the GiB figure is read as 10^9 bytes.
+    """
     calc = "free_memory_bytes"
-    require_positive_numbers(calc, memory_gb=memory_gb, used_bytes=used_bytes)
-    if reserve_gb < 0:
-        raise ValueError(f"{calc}: reserve_gb must be 0 or more, got {reserve_gb}")
-    value = memory_gb * 1e9 - used_bytes - reserve_gb * 1e9
+    require_positive_numbers(calc, memory_gib=memory_gib, used_bytes=used_bytes)
+    if reserve_gib < 0:
+        raise ValueError(f"{calc}: reserve_gib must be 0 or more, got {reserve_gib}")
+    value = (memory_gib - reserve_gib) * GIB - used_bytes
     if value <= 0:
-        raise ValueError(f"{calc}: nothing is left: {memory_gb} GB - weights - reserve = {value:.4g} B")
+        raise ValueError(f"{calc}: nothing is left: {memory_gib} GiB - weights - reserve = {value:.4g} B")
+    wrong: list[tuple[str, str, str, float]] = [
+        (
+            "gb-as-gib",
+            "You read the GiB the GPU reports as decimal GB",
+            "nvidia-smi reports MiB (2^20 bytes), so its GiB are 2^30 bytes: an H100 80GB shows 81,559 MiB = "
+            "79.6 GiB = 85.5e9 bytes. Multiply GiB by 2^30, not 10^9.",
+            (memory_gib - reserve_gib) * 1e9 - used_bytes,
+        ),
+    ]
+    if nominal_gb is not None:
+        wrong.append(
+            (
+                "nominal-capacity",
+                "You took the name's capacity as the device's",
+                "The 80 in 'H100 80GB' is a nominal name, not a byte count: budget from what the device "
+                "reports (nvidia-smi's MiB total).",
+                nominal_gb * 1e9 - reserve_gib * GIB - used_bytes,
+            )
+        )
+    wrong += [
+        (
+            "forgot-reserve",
+            "You left no room for activations and workspace",
+            "A server keeps a reserve for activations, CUDA graphs and fragmentation.",
+            memory_gib * GIB - used_bytes,
+        ),
+        (
+            "forgot-weights",
+            "You did not take the weights out",
+            "The weight shard lives in the same memory as the cache.",
+            (memory_gib - reserve_gib) * GIB,
+        ),
+    ]
     return formula_result(
         calc,
         value,
         "B",
         "Memory left for the KV cache",
-        "capacity - weights - reserve",
-        f"{num(memory_gb)}e9 - {num(used_bytes)} - {num(reserve_gb)}e9",
-        [
-            (
-                "gb-as-gib",
-                "You read the datasheet's GB as GiB",
-                "Vendors state memory in decimal GB (10^9 bytes).",
-                memory_gb * 1024**3 - used_bytes - reserve_gb * 1024**3,
-            ),
-            (
-                "forgot-reserve",
-                "You left no room for activations and workspace",
-                "A server keeps a reserve for activations, CUDA graphs and fragmentation.",
-                memory_gb * 1e9 - used_bytes,
-            ),
-            (
-                "forgot-weights",
-                "You did not take the weights out",
-                "The weight shard lives in the same memory as the cache.",
-                memory_gb * 1e9 - reserve_gb * 1e9,
-            ),
-        ],
+        "(capacity GiB - reserve GiB) x 2^30 - weights",
+        f"({num(memory_gib)} - {num(reserve_gib)}) x 2^30 - {num(used_bytes)}",
+        wrong,
         worked=worked,
     )
 
@@ -150,7 +182,7 @@ def fit_count(capacity: float, per_item: float, *, worked: bool = True) -> Deriv
 @register(
     "decode_step_ms",
     summary="Lower bound on one decode step: every weight byte and every cached K/V byte read once.",
-    unit="",
+    unit="ms",
     args=(
         Arg("weight_bytes", "float", "weight bytes read per step on one GPU"),
         Arg("kv_bytes_per_seq", "float", "KV-cache bytes of one sequence on one GPU"),
@@ -176,7 +208,7 @@ def decode_step_ms(
     return formula_result(
         calc,
         value,
-        "",
+        "ms",
         "Decode step lower bound (ms)",
         "(weights + batch x KV per sequence) / bandwidth x 1000",
         f"({num(weight_bytes)} + {batch} x {num(kv_bytes_per_seq)}) / {num(bandwidth_gb_s)}e9 x 1000",
@@ -213,7 +245,7 @@ def decode_step_ms(
 @register(
     "compute_time_ms",
     summary="Time for a FLOP count on n GPUs at a utilisation: FLOPs / (n x TFLOPS x 1e12 x MFU), in ms.",
-    unit="",
+    unit="ms",
     args=(
         Arg("flops", "float", "floating-point operations to do"),
         Arg("tflops", "float", "dense throughput of one GPU, TFLOPS"),
@@ -235,7 +267,7 @@ def compute_time_ms(
     return formula_result(
         calc,
         value,
-        "",
+        "ms",
         "Compute time (ms)",
         "FLOPs / (n_gpus x TFLOPS x 1e12 x MFU) x 1000",
         f"{num(flops)} / ({n_gpus} x {num(tflops)}e12 x {mfu:g}) x 1000",
@@ -272,7 +304,7 @@ def compute_time_ms(
 @register(
     "transfer_time_ms",
     summary="Time to move bytes over a link in one direction: bytes / (link GB/s one way) in ms.",
-    unit="",
+    unit="ms",
     args=(
         Arg("n_bytes", "float", "bytes to move"),
         Arg("link_gb_s", "float", "link bandwidth as quoted, decimal GB/s"),
@@ -315,7 +347,7 @@ def transfer_time_ms(
     return formula_result(
         calc,
         value,
-        "",
+        "ms",
         "Transfer time (ms)",
         "bytes / (one-way GB/s x 1e9) x 1000",
         f"{num(n_bytes)} / ({num(one_way)}e9) x 1000",

@@ -57,6 +57,7 @@ _LABELS = {
         "projected-cached-kv",
         "kv-at-query-length",
         "decode-s-squared",
+        "causal-halved",
     ),
 )
 def attention_flops(
@@ -176,6 +177,17 @@ def attention_flops(
             ),
         ]
     mix = scores + av if part == "total" else (parts[part] if part in ("scores", "weighted_sum") else 0)
+    if mix and t == s:
+        wrong.append(
+            Misconception(
+                "causal-halved",
+                "You halved the T x T products for a causal mask",
+                "Nothing here is masked, and even under a causal mask a plain matmul computes all T x T "
+                "entries before the mask is applied: only a kernel that skips the masked blocks saves half.",
+                value - mix // 2,
+                _LABELS["scores"] if part == "total" else label,
+            )
+        )
     if mix and t < s:
         wrong.append(
             Misconception(

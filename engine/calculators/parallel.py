@@ -308,7 +308,14 @@ def tp_kv_cache_bytes(
         _TP,
         Arg("n_layers", "int", "number of layers", 1, False),
     ),
-    misconceptions=("fractional-kv", "used-query-heads", "wo-not-split", "divided-twice", "forgot-layers"),
+    misconceptions=(
+        "fractional-kv",
+        "used-query-heads",
+        "wo-not-split",
+        "divided-twice",
+        "forgot-layers",
+        "total-not-per-gpu",
+    ),
 )
 def tp_attention_params_per_gpu(
     d_model: int, n_heads: int, n_kv_heads: int, tp: int, n_layers: int = 1, *, worked: bool = True
@@ -380,6 +387,17 @@ def tp_attention_params_per_gpu(
                 "All layers",
             )
         )
+    whole = (2 * d_model * n_heads * d_head + 2 * d_model * n_kv_heads * d_head) * n_layers
+    wrong.append(
+        Misconception(
+            "total-not-per-gpu",
+            "You counted the whole model's attention weights, not one GPU's",
+            f"Tensor parallelism splits them over the {tp} GPUs: each holds its heads' slices, about 1/{tp} "
+            "of the total (more when KV heads are replicated).",
+            whole,
+            "All layers" if n_layers > 1 else layer_label,
+        )
+    )
     return Derivation(calc, value, "params", tuple(steps), distinct(value, wrong))
 
 

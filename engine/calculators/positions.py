@@ -104,7 +104,7 @@ def _angle_wrong(
 @register(
     "rope_angle",
     summary="RoPE rotation angle of pair i at position m: m x base^(-2i/d) radians.",
-    unit="",
+    unit="rad",
     args=(Arg("position", "int", "token position m (counted from 0)"), _PAIR, _D, _BASE),
     misconceptions=("used-i-not-2i", "positive-exponent", "pairs-counted-from-1", "degrees-not-radians"),
 )
@@ -119,13 +119,13 @@ def rope_angle(
     theta = _theta(pair, d_head, base)
     value = position * theta
     if not worked:
-        return Derivation(calc, value, "", ())
+        return Derivation(calc, value, "rad", ())
     steps = (
         _freq_step(pair, d_head, base),
         Step(_ANGLE, "angle = m x theta_i", f"{position:,} x {theta:.6g}", value, "rad"),
     )
     return Derivation(
-        calc, value, "", steps, distinct(value, _angle_wrong(value, position, pair, d_head, base))
+        calc, value, "rad", steps, distinct(value, _angle_wrong(value, position, pair, d_head, base))
     )
 
 
@@ -390,27 +390,48 @@ def rope_score(
 @register(
     "rope_decode_angle",
     summary="RoPE angle for the next token when decoding with a KV cache: its position is the cache length.",
-    unit="",
+    unit="rad",
     args=(
         Arg("cached_tokens", "int", "tokens already in the KV cache (prompt plus generated)"),
         _PAIR,
         _D,
         _BASE,
+        Arg(
+            "generated",
+            "int",
+            "tokens generated since the prompt (0: not said), to recognise the prompt's positions left out",
+            0,
+            False,
+        ),
     ),
-    misconceptions=("restarted-positions", "off-by-one", "used-i-not-2i", "degrees-not-radians"),
+    misconceptions=(
+        "restarted-positions",
+        "off-by-one",
+        "used-i-not-2i",
+        "degrees-not-radians",
+        "forgot-prompt-offset",
+    ),
 )
 def rope_decode_angle(
-    cached_tokens: int, pair: int, d_head: int, base: float = 10000.0, *, worked: bool = True
+    cached_tokens: int,
+    pair: int,
+    d_head: int,
+    base: float = 10000.0,
+    generated: int = 0,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Cached keys were rotated when written; the new token continues the count at the cache length."""
     calc = "rope_decode_angle"
     _check_rope(calc, pair, d_head, base)
     require_positive(calc, cached_tokens=cached_tokens)
+    if not 0 <= generated <= cached_tokens:
+        raise ValueError(f"{calc}: generated={generated} must lie in 0..cached_tokens={cached_tokens}")
     theta = _theta(pair, d_head, base)
     position = cached_tokens
     value = position * theta
     if not worked:
-        return Derivation(calc, value, "", ())
+        return Derivation(calc, value, "rad", ())
     pos_label = "Position of the new token"
     steps = (
         Step(
@@ -444,13 +465,25 @@ def rope_decode_angle(
             if w.id in ("used-i-not-2i", "degrees-not-radians")
         ],
     ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    if generated:
+        wrong.append(
+            Misconception(
+                "forgot-prompt-offset",
+                "You counted only the generated tokens, leaving out the prompt's positions",
+                f"The prompt's {cached_tokens - generated:,} tokens sit at positions 0 .. "
+                f"{cached_tokens - generated - 1:,} and the generated ones after them: the new token's "
+                "position is the whole cache length, prompt included.",
+                generated * theta,
+                pos_label,
+            )
+        )
+    return Derivation(calc, value, "rad", steps, distinct(value, wrong))
 
 
 @register(
     "rope_interpolated_angle",
     summary="RoPE angle under position interpolation: position m scaled by L_train / L_new, times theta_i.",
-    unit="",
+    unit="rad",
     args=(
         Arg("position", "int", "token position m in the extended context"),
         Arg("train_len", "int", "context length the model was trained on"),
@@ -484,7 +517,7 @@ def rope_interpolated_angle(
     squeezed = position / scale
     value = squeezed * theta
     if not worked:
-        return Derivation(calc, value, "", ())
+        return Derivation(calc, value, "rad", ())
     scale_label, pos_label = "Scale factor", "Interpolated position"
     steps = (
         Step(scale_label, "s = L_new / L_train", f"{target_len:,} / {train_len:,}", scale, "x"),
@@ -527,7 +560,7 @@ def rope_interpolated_angle(
             if w.id in ("used-i-not-2i", "degrees-not-radians")
         ],
     ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    return Derivation(calc, value, "rad", steps, distinct(value, wrong))
 
 
 def _check_alibi(calc: str, n_heads: int, head: int) -> None:
@@ -559,6 +592,14 @@ def _slope_wrong(n_heads: int, head: int, times: float) -> list[Misconception]:
             _SLOPE,
         ),
         Misconception(
+            "eight-head-slopes",
+            "You used 2^(-k), the slopes of an 8-head model",
+            f"1/2, 1/4, ... 1/256 is the sequence for 8 heads only: with {n_heads} heads the ratio is "
+            f"2^(-8/{n_heads}), so slope_k = 2^(-8k/{n_heads}).",
+            times * 2.0**-head,
+            _SLOPE,
+        ),
+        Misconception(
             "positive-exponent",
             "You used 2^(+8k/h)",
             "Slopes are below 1 and shrink from head to head: 2^(-8k/h).",
@@ -581,7 +622,7 @@ _HEAD = Arg("head", "int", "which head k, counted from 1")
     summary="ALiBi slope of head k of h (h a power of two): 2^(-8k/h).",
     unit="",
     args=(_HEADS, _HEAD),
-    misconceptions=("missing-8", "heads-counted-from-0", "positive-exponent"),
+    misconceptions=("missing-8", "heads-counted-from-0", "positive-exponent", "eight-head-slopes"),
 )
 def alibi_slope(n_heads: int, head: int, *, worked: bool = True) -> Derivation:
     """A geometric sequence of slopes: some heads look far back, some stay very local."""
@@ -600,7 +641,14 @@ def alibi_slope(n_heads: int, head: int, *, worked: bool = True) -> Derivation:
     summary="ALiBi bias added to a score: -slope_k x (query position - key position).",
     unit="",
     args=(_HEADS, _HEAD, Arg("distance", "int", "how many positions the key lies before the query (i - j)")),
-    misconceptions=("missing-8", "heads-counted-from-0", "positive-exponent", "positive-bias", "no-slope"),
+    misconceptions=(
+        "missing-8",
+        "heads-counted-from-0",
+        "positive-exponent",
+        "positive-bias",
+        "no-slope",
+        "eight-head-slopes",
+    ),
 )
 def alibi_bias(n_heads: int, head: int, distance: int, *, worked: bool = True) -> Derivation:
     """The penalty grows linearly with distance; a steeper head forgets faster."""

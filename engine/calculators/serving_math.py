@@ -202,7 +202,7 @@ def roofline(
 @register(
     "request_latency",
     summary="TTFT = 2 N P / (peak x MFU) for the prefill; total = TTFT + (output tokens - 1) x TPOT, in ms.",
-    unit="",
+    unit="ms",
     args=(
         Arg("n_params", "float", "model parameters N"),
         Arg("prompt_tokens", "int", "prompt length P"),
@@ -238,7 +238,7 @@ def request_latency(
     ttft = flops / (peak_tflops * 1e12 * mfu) * 1e3
     value = ttft if which == "ttft" else ttft + (output_tokens - 1) * tpot_ms
     if not worked:
-        return Derivation(calc, value, "", ())
+        return Derivation(calc, value, "ms", ())
     f_label, t_label, e_label = "Prefill FLOPs", "TTFT (ms)", "Whole request (ms)"
     steps = [
         Step(f_label, "2 N P", f"2 x {n_params:.4g} x {prompt_tokens:,}", flops, "FLOPs"),
@@ -247,6 +247,7 @@ def request_latency(
             "2 N P / (peak x MFU) x 1000",
             f"{flops:.4g} / ({peak_tflops:g}e12 x {mfu:g}) x 1000",
             ttft,
+            "ms",
         ),
     ]
     wrong = [
@@ -267,7 +268,13 @@ def request_latency(
     ]
     if which == "total":
         steps.append(
-            Step(e_label, "TTFT + (n - 1) x TPOT", f"{ttft:.4g} + ({output_tokens} - 1) x {tpot_ms:g}", value)
+            Step(
+                e_label,
+                "TTFT + (n - 1) x TPOT",
+                f"{ttft:.4g} + ({output_tokens} - 1) x {tpot_ms:g}",
+                value,
+                "ms",
+            )
         )
         wrong += [
             Misconception(
@@ -285,7 +292,7 @@ def request_latency(
                 e_label,
             ),
         ]
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return Derivation(calc, value, "ms", tuple(steps), distinct(value, wrong))
 
 
 # --------------------------------------------------------------------------- FlashDecoding

@@ -89,7 +89,9 @@ def scores_and_weights(
 
     # Softmax over the keys. exp runs on the raw scores first, and is redone with each query's
     # largest score subtracted only when some query's sum falls outside TOTAL_RANGE.
-    with np.errstate(over="ignore"):  # an exp that overflowed shows in the check below
+    # An exp that overflowed shows in the check below, as an inf or (inf times a padded zero lane in
+    # some BLAS kernels of the summing matmul) a NaN total: both fail the range test and are redone.
+    with np.errstate(over="ignore", invalid="ignore"):
         total = _exp_and_sum(scores_t, weights_t, blocks, None)  # (B, n_kv, g, 1, T)
     low, high = TOTAL_RANGE
     if not low <= total.min() <= total.max() <= high:  # scalars

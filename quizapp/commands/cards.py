@@ -58,8 +58,9 @@ def run_cards(args: argparse.Namespace) -> int:
     from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
     from quizapp.study.browser import CardFilter, apply_action, card_detail, list_cards, search_texts
+    from quizapp.workspace import system_now
 
-    now = datetime.now().astimezone()
+    now = system_now()
     catalog = load_catalog(for_run(args).deck_dirs)
     refs = _refs(catalog)
     by_id = {r.question_id: r for r in refs}

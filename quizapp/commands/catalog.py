@@ -20,9 +20,7 @@ EXIT_OK, EXIT_ERRORS = 0, 1
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Adds list, show, validate and schema."""
-    from quizapp.commands.completion import deck_ids, question_ids
-
+    """Adds list, show, validate and schema (quizapp.commands.completion.IDS completes their ids)."""
     p = sub.add_parser(
         "list",
         help="list the decks with question counts by type and difficulty",
@@ -35,7 +33,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         const="",
         metavar="DECK",
         help="list question ids instead, of DECK only when given",
-    ).completer = deck_ids
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_list)
 
@@ -47,7 +45,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument(
         "question_id", metavar="ID", help="the question id, as `quizapp list --questions` prints it"
-    ).completer = question_ids
+    )
     p.add_argument("--seed", type=int, default=0, help="the seed that picks the numbers (default 0)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_show)
@@ -342,6 +340,8 @@ def _points_text(inst: Instance) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Checks decks (all of them, or only PATHs against the rest of the bank); one error per line."""
+    if "-" in args.paths:  # a deck piped in, as `import` and `code --file` read `-`
+        return _validate_stdin(args)
     from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
     from quizapp.content.load import display_path
@@ -365,7 +365,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         problems = [p for p in problems if any(_inside(p.file, c) for c in chosen)]
     for problem in problems:
         print(problem)
-    for warning in _control_warnings(catalog.files.values(), chosen):
+    warnings = _control_warnings(catalog.files.values(), chosen)
+    if not args.no_gates:
+        from quizapp.content.checks.gates import gate_warnings
+
+        warnings += [
+            w for w in gate_warnings(catalog, decks) if not paths or any(_inside(w.file, c) for c in chosen)
+        ]
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if problems:
         files = len({p.file for p in problems})
@@ -374,6 +381,38 @@ def cmd_validate(args: argparse.Namespace) -> int:
     scope = f"{len(paths)} path(s) checked; " if paths else ""
     print(f"ok: {scope}{len(catalog.decks)} decks, {len(catalog.questions)} questions valid", file=sys.stderr)
     return EXIT_OK
+
+
+STDIN_NAME = "<stdin>"
+"""How messages name a deck read from standard input (`quizapp validate -`)."""
+
+
+def _validate_stdin(args: argparse.Namespace) -> int:
+    """`validate -`: standard input is checked as a deck file (at most one byte past the size limit is read,
+    so an endless pipe is refused like a huge file) written to a private temporary folder; its messages
+    name it <stdin>, not the temporary path."""
+    import contextlib
+    import io
+    import tempfile
+
+    from quizapp.content.guards import MAX_DECK_BYTES
+
+    data = sys.stdin.buffer.read(MAX_DECK_BYTES + 1)
+    out, err = io.StringIO(), io.StringIO()
+    with tempfile.TemporaryDirectory(prefix="quizapp-validate-") as folder:
+        deck = Path(folder) / "stdin.yaml"
+        deck.write_bytes(data)
+        shown = str(deck)
+        args.paths = [shown if p == "-" else p for p in args.paths]
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                return cmd_validate(args)
+        finally:
+            from quizapp.content.load import display_path
+
+            named = display_path(deck)
+            print(out.getvalue().replace(named, STDIN_NAME), end="")
+            print(err.getvalue().replace(named, STDIN_NAME), end="", file=sys.stderr)
 
 
 def _control_warnings(files: Iterable[Path], chosen: list[str]) -> list[Problem]:

@@ -57,7 +57,9 @@ def run_code(args: argparse.Namespace) -> int:
         return _list(args, EXERCISES)
     ex = exercise(args.exercise)
     if args.file is None:
-        if args.solution:
+        if args.json:
+            print(json.dumps(_exercise_json(ex, solution=args.solution), indent=2, allow_nan=False))
+        elif args.solution:
             print(ex.solution, end="")
         else:
             print(f"{ex.title}\n\n{ex.prompt}\n\nStarter code:\n\n{ex.starter}")
@@ -79,15 +81,14 @@ def run_code(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace, exercises: Any) -> int:
     """Every exercise with its solved status (from the deck's code questions and your answers)."""
-    from datetime import datetime
-
     from quizapp.commands.progress import open_store_for
     from quizapp.config import for_run
     from quizapp.content.catalog import load_catalog
     from quizapp.reports.exercises import exercise_statuses
+    from quizapp.workspace import system_now
 
     catalog = load_catalog(for_run(args).deck_dirs)
-    with open_store_for(args, datetime.now().astimezone()) as store:
+    with open_store_for(args, system_now()) as store:
         statuses = {s.exercise_id: s for s in exercise_statuses(store, catalog)}
     rows = []
     for ex in exercises.values():
@@ -138,6 +139,46 @@ def _parameters(ex: Any) -> str:
     ]
     lines.append(f"  random: {{{', '.join(drawn)}}}")
     return "\n".join(lines)
+
+
+def _exercise_json(ex: Any, *, solution: bool) -> dict[str, Any]:
+    """What `code ID` shows, for scripts: the task, the starter code (and the model solution when asked),
+    each parameter and how the inputs are drawn, in the names a deck's inputs: block uses."""
+    from engine.exercises.inputs import Between, Feature, Given, Real, Size
+
+    params: dict[str, dict[str, Any]] = {}
+    for name, param in ex.params.items():
+        kinds = {Given: "given", Feature: "feature", Real: "number", Size: "size"}
+        entry: dict[str, Any] = {"kind": kinds[type(param)], "doc": param.doc}
+        if not isinstance(param, Given):
+            entry["default"] = param.default
+        if isinstance(param, Feature):
+            entry["choices"] = list(param.choices)
+        if isinstance(param, Size):
+            entry["minimum"] = param.minimum
+        params[name] = entry
+    spec = ex.inputs
+    doc: dict[str, Any] = {
+        "id": ex.id,
+        "title": ex.title,
+        "function": ex.function,
+        "signature": ex.signature,
+        "prompt": ex.prompt,
+        "starter": ex.starter,
+        "parameters": params,
+        "inputs": {
+            "cases": spec.n_cases,
+            "dtype": spec.dtype,
+            "edge": [dict(edge) for edge in spec.edge],
+            "random": {
+                name: {"between": [d.low, d.high]} if isinstance(d, Between) else {"one_of": list(d.values)}
+                for name, d in spec.random.items()
+            },
+        },
+    }
+    if solution:
+        doc["solution"] = ex.solution
+    return doc
 
 
 def _yaml(value: Any) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime
 from typing import Any
 
 
@@ -28,8 +27,9 @@ def run_optimize(args: argparse.Namespace) -> int:
     from quizapp.commands.progress import open_store_for
     from quizapp.store import save_setting
     from quizapp.study.optimize import describe_fit, fit_and_save
+    from quizapp.workspace import system_now
 
-    now = datetime.now().astimezone()
+    now = system_now()
     with open_store_for(args, now) as store:
         if args.reset:
             save_setting(store, "fsrs_parameters", [])

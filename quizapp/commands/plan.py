@@ -10,14 +10,17 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from quizapp.errors import QuizappError
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from quizapp.content.catalog import Catalog
     from quizapp.store.database import Store
+    from quizapp.study.plan import Plan
+    from quizapp.workspace import Workspace
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -31,7 +34,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
             "the day is predicted with FSRS. Minutes a day come from your own answer times per question "
             "type (a guess per type until you have answered 3 of it). With a budget (--minutes), the plan "
             "leaves out, in this order, until the day fits: decks marked --low-priority; reviews of easy "
-            "questions you already know; new questions, the most advanced first; the best-known reviews. "
+            "questions you already know; new questions of the least interview yield (every deck keeps its "
+            "basics, a case study a day fits when it can, serving, KV cache and FlashAttention come "
+            "first); the best-known reviews. `--json` lists today's questions in study's order (queue). "
             "The date, budget and priorities are saved as settings."
         ),
     )
@@ -77,8 +82,9 @@ def run_plan(args: argparse.Namespace) -> int:
     from quizapp.reports.plan_text import render_plan
     from quizapp.store import load_settings, save_setting
     from quizapp.store.settings import check_interview_date
+    from quizapp.workspace import system_now
 
-    now = datetime.now().astimezone()
+    now = system_now()
     if args.date is not None:
         if not args.date.strip():
             raise QuizappError(
@@ -90,8 +96,9 @@ def run_plan(args: argparse.Namespace) -> int:
         store, catalog = ws.store, ws.catalog
         if args.clear:
             save_setting(ws.store, "interview_date", "")
-            print("The interview date is cleared: study goes on at your own pace.")
-            return 0
+            if not args.json:
+                print("The interview date is cleared: study goes on at your own pace.")
+                return 0
         if args.date is not None:
             save_setting(store, "interview_date", check_interview_date(args.date, now.date()))
         if args.minutes is not None:
@@ -100,16 +107,53 @@ def run_plan(args: argparse.Namespace) -> int:
             _set_priorities(store, catalog, args.low_priority, args.normal_priority)
         settings = load_settings(store)
         plan = ws.plan(now)
+        if plan is None and args.json:  # an answer, not an error: a script asked what the plan is
+            doc = _no_date_json(now.date().isoformat(), len(ws.plan_questions), settings)
+            print(json.dumps(doc, indent=2))
+            return 0
         if plan is None:
-            raise QuizappError("No interview date is set. Set one with `quizapp plan --date YYYY-MM-DD`.")
+            raise QuizappError(NO_DATE)
+        queue = today_queue(ws, plan, now)
     if args.json:
         doc = asdict(plan)
+        ready = doc.pop("readiness")  # the keys as before the plan carried a Readiness
+        doc["recall"], doc["decks"] = ready["recall"], ready["decks"]
+        doc["queue"] = list(queue)  # today's questions, in the order study asks them
         doc["left_out"] = [asdict(item) for item in plan.left_out]  # every one, made from the plan's columns
         doc["low_priority_decks"] = list(settings.low_priority_decks)
         print(json.dumps(doc, default=str, indent=2))
     else:
-        print(render_plan(plan, titles={d: t for d, t, _ in catalog.deck_headers()}))
+        headers = catalog.deck_headers()
+        deck_of = {q: d.id for d in headers for q in d.question_ids}
+        print(render_plan(plan, titles={d.id: d.title for d in headers}, queue=queue, deck_of=deck_of))
     return 0
+
+
+def today_queue(ws: Workspace, plan: Plan, now: datetime) -> tuple[str, ...]:
+    """Today's question ids in the order a study session started now asks them (the session's own
+    set-up and queue, with the workspace's plan)."""
+    from quizapp.study.queues import QuestionSet
+    from quizapp.study.session import StudySession
+
+    questions = QuestionSet.from_catalog(ws.catalog)
+    return StudySession.today_queue(
+        ws.catalog, ws.store, questions, now=now, plan_questions=ws.plan_questions, plan=plan
+    )
+
+
+NO_DATE = "No interview date is set. Set one with `quizapp plan --date YYYY-MM-DD`."
+
+
+def _no_date_json(today: str, questions: int, settings: Any) -> dict[str, Any]:
+    """`plan --json` without a date: the plan's keys that still mean something (the interview is null)."""
+    return {
+        "interview": None,
+        "today": today,
+        "questions": questions,
+        "budget_minutes": settings.daily_minutes or None,
+        "low_priority_decks": list(settings.low_priority_decks),
+        "message": NO_DATE,
+    }
 
 
 def _set_priorities(store: Store, catalog: Catalog, low: list[str], normal: list[str]) -> None:
@@ -118,7 +162,7 @@ def _set_priorities(store: Store, catalog: Catalog, low: list[str], normal: list
 
     from quizapp.store import load_settings, save_setting
 
-    known = [d for d, _, _ in catalog.deck_headers()]
+    known = [d.id for d in catalog.deck_headers()]
     for deck in (*low, *normal):
         if deck not in known:
             close = difflib.get_close_matches(deck, known, n=3, cutoff=0.5)

@@ -118,8 +118,10 @@ def _copy_stdin(path: Path) -> None:
 
 
 def _now() -> datetime:
-    """The local time, aware, so "today" in stats is the user's day."""
-    return datetime.now().astimezone()
+    """The local time, aware, so "today" in stats is the user's day ($QUIZAPP_TODAY moves it)."""
+    from quizapp.workspace import system_now
+
+    return system_now()
 
 
 def open_store_for(args: argparse.Namespace, now: datetime) -> Any:
@@ -154,13 +156,16 @@ def run_stats(args: argparse.Namespace) -> int:
             catalog = ws.catalog
             headers = catalog.deck_headers()
             questions = ws.plan_questions  # a daily budget's plan sets the new-card count, as in the app
+            plan = ws.plan(now)  # readiness and that count, computed once
         except (ImportError, QuizappError, OSError):
-            catalog, headers, questions = None, None, None
-        stats = compute_stats(ws.store, now=now, decks=headers, questions=questions, catalog=catalog)
+            catalog, headers, questions, plan = None, None, None, None
+        stats = compute_stats(
+            ws.store, now=now, decks=headers, questions=questions, catalog=catalog, plan=plan
+        )
     if args.json:
         print(json.dumps(dataclasses.asdict(stats), default=str, indent=2))
     else:
-        titles = {deck_id: title for deck_id, title, _ in headers or ()}
+        titles = {deck.id: deck.title for deck in headers or ()}
         print(render_stats(stats, deck_titles=titles))
     return 0
 

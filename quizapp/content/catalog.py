@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from quizapp.content.deck import DeckData
+from quizapp.content.deck import DeckData, DeckRef
 from quizapp.content.load import (
     Loaded,
     default_sources,
@@ -88,9 +88,9 @@ class _Decks(Mapping[str, "Deck"]):
         d = self._data[deck_id]
         return DeckHeader(d.id, d.title, d.topic, d.description, d.after)
 
-    def headers(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
-        """(id, title, question ids) of every deck, without building a single question model."""
-        return tuple((d.id, d.title, d.ids) for d in self._data.values())
+    def headers(self) -> tuple[DeckRef, ...]:
+        """Every deck's id, title and question ids, without building a single question model."""
+        return tuple(DeckRef(d.id, d.title, d.ids) for d in self._data.values())
 
     def data(self) -> Iterable[DeckData]:
         return self._data.values()
@@ -133,12 +133,12 @@ class Catalog:
     """Deck id -> the file it came from."""
     _deck_of: Mapping[str, str]
 
-    def deck_headers(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
-        """(id, title, question ids) of every deck, in load order; cheap, for plans and counts."""
+    def deck_headers(self) -> tuple[DeckRef, ...]:
+        """Every deck's id, title and question ids, in load order; cheap, for plans and counts."""
         decks = self.decks
         if isinstance(decks, _Decks):
             return decks.headers()
-        return tuple((d.id, d.title, tuple(q.id for q in d.questions)) for d in decks.values())
+        return tuple(DeckRef(d.id, d.title, tuple(q.id for q in d.questions)) for d in decks.values())
 
     def question_outlines(self) -> tuple[QuestionOutline, ...]:
         """Every question's id, deck, difficulty and tags, and each deck's prerequisites, in load order,

@@ -25,6 +25,16 @@ Parsed = tuple[list[Any], list[str | None]]
 """A valid deck's questions as parsed from YAML, with each one's check signature (deckcheck.signature)."""
 
 
+@dataclass(frozen=True)
+class DeckRef:
+    """A deck as plans, readiness, counts and screens pass it around: its id, title and question ids
+    (Catalog.deck_headers), the one deck shape between modules."""
+
+    id: str
+    title: str
+    question_ids: tuple[str, ...]
+
+
 @dataclass(frozen=True, eq=False)
 class DeckData:
     """A valid deck's header and questions. A question read from the cache stays a slice of JSON (it was

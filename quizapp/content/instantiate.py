@@ -7,6 +7,7 @@ param or from `engine.calculate`; the prompt is filled by quizapp.content.templa
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
@@ -33,8 +34,8 @@ from quizapp.content.schema import (
     ShapeQuestion,
 )
 from quizapp.content.template import TemplateError, lookup, render
-from quizapp.content.tolerance import Tolerance, default_tolerance
-from quizapp.content.units import to_display
+from quizapp.content.tolerance import Tolerance, resolve_tolerance
+from quizapp.content.units import to_display, unit
 from quizapp.errors import InstanceError, QuizappError
 
 Calculate = Callable[[str, Mapping[str, Any]], engine.Derivation]
@@ -58,6 +59,16 @@ def explain_parts(question: ExplainQuestion | FlashcardQuestion | ScenarioExplai
             for r in question.reject
         ),
     }
+
+
+def option_order(question_id: str, seed: int, n_options: int) -> list[int]:
+    """The order a choice question's options take at `seed`: a permutation drawn from a stable hash of the
+    seed and the question id, so at one seed the right answers of different questions land in different
+    places (a shared order would let a learner answer by position). Python's hash() is salted per run, so
+    sha256 is used instead: the same (id, seed) gives the same letters on every machine."""
+    digest = hashlib.sha256(f"option-order\0{question_id}\0{seed}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "big"))
+    return [int(i) for i in rng.permutation(n_options)]  # (n_options,)
 
 
 def engine_calculate(name: str, args: Mapping[str, Any]) -> engine.Derivation:
@@ -101,7 +112,8 @@ def build_instance(
     seed: int,
     calculate: Calculate = engine_calculate,
 ) -> Instance:
-    """The rest of `instantiate` once the params are drawn from `rng` (which goes on to shuffle options)."""
+    """The rest of `instantiate` once the params are drawn from `rng` (a choice question's options are
+    ordered by `option_order`, not by `rng`)."""
     try:
         prompt = render(question.prompt, values)
     except TemplateError as exc:
@@ -119,7 +131,7 @@ def build_instance(
         "target_seconds": float(question.target_seconds),
     }
     if isinstance(question, ChoiceQuestion):
-        order = rng.permutation(len(question.options))  # (n_options,)
+        order = option_order(question.id, seed, len(question.options))
         options = tuple(
             ChoiceOption(
                 LETTERS[i],
@@ -127,7 +139,7 @@ def build_instance(
                 question.options[j].correct,
                 question.options[j].feedback,
             )
-            for i, j in enumerate(order.tolist())
+            for i, j in enumerate(order)
         )
         expected = frozenset(o.key for o in options if o.correct)
         return Instance(
@@ -221,15 +233,18 @@ def compute_answer(
             f"calculator {question.calculator!r} gave {value!r}, not a finite number", loc=("args",)
         )
     shown_unit = derivation.unit if question.unit is None else question.unit
-    tolerance = question.tolerance or _default_tolerance(value, shown_unit)
+    tolerance = _tolerance(question, value, shown_unit)
     return Answer(value, shown_unit, tolerance, derivation)
 
 
-def _default_tolerance(value: int | float, shown_unit: str) -> Tolerance:
+def _tolerance(question: ComputedQuestion | ScenarioStep, value: int | float, shown_unit: str) -> Tolerance:
+    """The question's tolerance: an estimate's, the declared one, or the default for its value."""
     try:
-        return default_tolerance(to_display(value, shown_unit))
+        asked = unit(shown_unit)
+        shown = to_display(value, shown_unit)
     except QuizappError as exc:
         raise InstanceError(str(exc), loc=("unit",)) from None
+    return resolve_tolerance(question.tolerance, question.estimate, asked.dimension, asked.name, shown)
 
 
 def sample_params(

@@ -58,6 +58,26 @@ ArgValue = StrictStr | StrictBool | StrictInt | StrictFloat | list[Any]
 """A calculator argument in YAML: a string is a reference to a param, anything else is a literal."""
 
 
+ESTIMATE_HELP = (
+    "true: the answer is an estimate (a time, a throughput, a model's FLOPs or memory), graded to 3 "
+    "significant figures (within 0.5%), as an interviewer takes it; false: an exact count or a deliberate "
+    "tolerance, graded by `tolerance` as written. Default: true for a time (ms, s...), an angle and a "
+    "model-sized unit (GB, GiB, TB, TiB, TFLOPs, B params), where `tolerance: {kind: sigfigs, value: 3}` "
+    "also reads as the estimate; otherwise `tolerance` (default: exact for an integer, 1% otherwise). "
+    "Not with a tolerance other than {kind: estimate}."
+)
+"""What `estimate:` means in a deck: one text for the JSON schema and the docs."""
+
+
+def _check_estimate(estimate: bool | None, tolerance: Tolerance | None) -> None:
+    """`estimate: true` is a tolerance of its own: a second, different one would leave the reader guessing."""
+    if estimate is True and tolerance is not None and tolerance.kind != "estimate":
+        raise ValueError(
+            f"estimate: true grades to 3 significant figures; drop tolerance ({tolerance.describe()}) or set "
+            "estimate: false"
+        )
+
+
 class _Strict(BaseModel):
     """Unknown keys are errors and loaded content never changes under the app's feet."""
 
@@ -209,6 +229,7 @@ class _Computed(_QuestionBase):
     args: dict[str, ArgValue] = Field(default_factory=dict)
     unit: str | None = Field(default=None, description="display unit; default: the calculator's base unit")
     tolerance: Tolerance | None = None
+    estimate: StrictBool | None = Field(default=None, description=ESTIMATE_HELP)
     trap: StrictStr | None = Field(
         default=None,
         description="id of the misconception this question exists to catch (one the calculator names)",
@@ -226,6 +247,11 @@ class _Computed(_QuestionBase):
         default=False,
         description="draw the calculator's heatmap with the question (it is always drawn in the feedback)",
     )
+
+    @model_validator(mode="after")
+    def _one_tolerance(self) -> _Computed:
+        _check_estimate(self.estimate, self.tolerance)
+        return self
 
 
 class NumericQuestion(_Computed):
@@ -468,10 +494,16 @@ class ScenarioStep(_Strict):
     args: dict[str, ArgValue] = Field(default_factory=dict)
     unit: str | None = Field(default=None, description="display unit; default: the calculator's base unit")
     tolerance: Tolerance | None = None
+    estimate: StrictBool | None = Field(default=None, description=ESTIMATE_HELP)
     trap: StrictStr | None = Field(
         default=None, description="id of the misconception this step exists to catch (the calculator's)"
     )
     answer_format: str | None = Field(default=None, max_length=200)
+
+    @model_validator(mode="after")
+    def _one_tolerance(self) -> ScenarioStep:
+        _check_estimate(self.estimate, self.tolerance)
+        return self
 
 
 class ScenarioExplain(_Strict):

@@ -141,8 +141,78 @@ def lookup(value: Any, fields: tuple[str, ...], *, name: str) -> Any:
 
 
 def render(text: str, values: Mapping[str, Any]) -> str:
-    """Fills a template's placeholders from `values` (param name -> sampled value)."""
-    return "".join([seg if isinstance(seg, str) else fill(seg, values) for seg in parse_template(text)])
+    """Fills a template's placeholders from `values` (param name -> sampled value), then makes each count
+    agree with its noun (`agree_counts`): a draw of 1 reads "1 byte", not "1 bytes"."""
+    segments = parse_template(text)
+    parts = [seg if isinstance(seg, str) else fill(seg, values) for seg in segments]
+    if not any(isinstance(seg, Placeholder) for seg in segments):
+        return "".join(parts)  # a fixed text is the author's own words
+    for i in range(1, len(parts)):
+        # a line that a drawn value starts ("1. What is...", "- 3 heads") would read as a Markdown list
+        # item or heading: the soft line break before it becomes a space
+        if isinstance(segments[i], Placeholder) and parts[i - 1].endswith("\n"):
+            line = parts[i] + (parts[i + 1] if i + 1 < len(parts) else "")
+            if _MARKER.match(line):
+                parts[i - 1] = parts[i - 1][:-1] + " "
+    return agree_counts("".join(parts))
+
+
+_MARKER = re.compile(r"(?:\d{1,9}[.)]|[-+*>]|#{1,6})(?:[ \t]|$)")
+"""The start of a Markdown list item, quote or heading, which a line of a prompt must not begin with."""
+
+
+# A count (not part of a decimal, a power or a name such as fp8) and the one to three words after it.
+_COUNTED = re.compile(r"(?<![\w.,/^*=-])(\d[\d,]*(?:\.\d+)?)((?:[ \n][A-Za-z][\w/-]*(?:\(s\))?){1,3})")
+_STOP = frozenset(
+    {
+        *("of", "per", "in", "with", "and", "or", "to", "for", "at", "on", "by", "from", "into", "than"),
+        *("the", "a", "an", "each", "that", "which", "is", "are", "was", "has", "its", "this", "as", "us"),
+        *("plus", "thus", "less", "across", "always", "does", "bias", "means", "gives", "makes", "takes"),
+        *("needs", "holds", "uses", "reads", "shows", "attends", "equals"),
+    }
+)
+"""Words that end the search for a count's noun: function words, and words ending in s that are not
+plurals (verbs such as "means": "a ratio below 1 means...")."""
+
+
+def agree_counts(text: str) -> str:
+    """Makes counts agree with their nouns: "1 bytes" -> "1 byte", "1 concurrent sequences" -> "1
+    concurrent sequence", and a template's "head(s)" -> "head" after 1, "heads" after any other count.
+    The noun is the first of the three words after the count that ends in "(s)" or, after a 1, looks
+    plural; a word in _STOP ends the search, and short words (units such as ms) are left alone."""
+    if "(s)" not in text and not re.search(r"(?<![\w.,])1[ \n]", text):
+        return text
+    return _COUNTED.sub(_agree, text)
+
+
+def _agree(match: re.Match[str]) -> str:
+    count, tail = match.groups()
+    one = count == "1"
+    words = re.split(r"([ \n])", tail)  # ["", " ", "word", "\n", "word"...]: the separators kept
+    for i in range(2, len(words), 2):
+        word = words[i]
+        if word.endswith("(s)"):
+            words[i] = word[:-3] + ("" if one else "s")
+            break
+        if word.lower() in _STOP:
+            break
+        singular = _singular(word) if one else None
+        if singular is not None:
+            words[i] = singular
+            break
+    return count + "".join(words)
+
+
+def _singular(word: str) -> str | None:
+    """The singular of a plural-looking word of four letters or more, None for any other word."""
+    lower = word.lower()
+    if len(word) < 4 or not lower.endswith("s") or lower.endswith(("ss", "us", "is")):
+        return None
+    if lower.endswith("ies"):
+        return word[:-3] + "y"
+    if lower.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    return word[:-1]
 
 
 def fill(seg: Placeholder, values: Mapping[str, Any]) -> str:

@@ -1,11 +1,14 @@
 """Provides the units a question may ask for, their dimensions, and conversion to the engine's base units.
 
-The engine returns values in base units ("B", "params", "FLOPs", "x", "" or "shape"). A question asks for
-its answer in a display unit of the same dimension (GiB for bytes, "M params" for parameters, ...).
+The engine returns values in base units ("B", "params", "FLOPs", "x", "ms", "rad", "" or "shape"). A
+question asks for its answer in a display unit of the same dimension (GiB for bytes, "M params" for
+parameters, s for a time in ms, ...). Times are based on the millisecond because serving latencies are
+quoted in ms; angles on the radian, since cos and sin take radians.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from quizapp.errors import QuizappError
@@ -26,6 +29,8 @@ BASE_DIMENSION: dict[str, str] = {
     "params": "params",
     "FLOPs": "flops",
     "x": "ratio",
+    "ms": "time",
+    "rad": "angle",
     "": "number",
     "shape": "shape",
 }
@@ -49,6 +54,14 @@ _UNITS: tuple[Unit, ...] = (
     Unit("GFLOPs", "flops", 1000**3, "billions of FLOPs"),
     Unit("TFLOPs", "flops", 1000**4, "trillions of FLOPs"),
     Unit("x", "ratio", 1, "times"),
+    Unit("ns", "time", 1e-6, "nanoseconds"),
+    Unit("µs", "time", 1e-3, "microseconds"),
+    Unit("ms", "time", 1, "milliseconds"),
+    Unit("s", "time", 1000, "seconds"),
+    Unit("min", "time", 60_000, "minutes"),
+    Unit("h", "time", 3_600_000, "hours"),
+    Unit("rad", "angle", 1, "radians"),
+    Unit("deg", "angle", math.pi / 180, "degrees"),
     Unit("", "number", 1, "a plain number"),
     Unit("shape", "shape", 1, "a shape tuple"),
 )

@@ -109,9 +109,11 @@ class CostPanel:
 
     @property
     def summary(self) -> str:
-        """Both results, one per line, before the derivations that explain them."""
+        """Both results, one per line, before the derivations that explain them. The count is of the
+        attention weights alone, and says so: a preset's total (Llama-2 70B's 70 billion) is far larger."""
         params = format_quantity(self.parameters.value, self.parameters.unit)
-        return f"Parameters: {params}\nKV cache: {format_quantity(self.kv_cache.value, self.kv_cache.unit)}"
+        kv = format_quantity(self.kv_cache.value, self.kv_cache.unit)
+        return f"Attention weights (W_Q, W_K, W_V, W_O only): {params}\nKV cache: {kv}"
 
 
 @dataclass(frozen=True, eq=False)

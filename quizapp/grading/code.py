@@ -61,6 +61,10 @@ class CaseResult:
     """Entries where yours is NaN or infinite and the answer is a number (an overflow, a 0/0)."""
     values: tuple[tuple[str, str], ...] = ()
     """The small arrays among the inputs, written out: what the learner needs to redo the case by hand."""
+    expected_values: str = ""
+    """A small expected output written out (else ""), beside `got_values`: what a try shows."""
+    got_values: str = ""
+    """The learner's output, written out when it is small too."""
 
 
 @dataclass(frozen=True)
@@ -265,7 +269,10 @@ def _case(
     near = diff is not None and 0 < diff <= NEAR_MISS * _largest(want)
     bad = _non_finite(got, want)
     values = tuple((name, _written(v)) for name, v in case.items() if _small(v))
-    return CaseResult(index, passed, shapes, want.shape, got.shape, diff, None, heatmap, near, bad, values)
+    wanted, yours = (_written(want), _written(got)) if _small(want) and _small(got) else ("", "")
+    return CaseResult(
+        index, passed, shapes, want.shape, got.shape, diff, None, heatmap, near, bad, values, wanted, yours
+    )
 
 
 SMALL_INPUT = 12

@@ -37,6 +37,8 @@ class Diagnosis:
     explanation: str = ""
     also: tuple[str, ...] = ()
     """Other misconceptions that give the same number with these values: named too, never hidden."""
+    causes: tuple[str, ...] = ()
+    """When several causes give the number, each one's label ("You ..."), as `text` names them."""
 
 
 def tolerance_of(inst: Instance) -> Tolerance:
@@ -92,18 +94,63 @@ def diagnose_number(inst: Instance, parsed: ParsedNumber) -> Diagnosis | None:
     if not isinstance(expected, (int, float)) or isinstance(expected, bool):
         return None
     match = _Matcher(inst, float(parsed.value))
-    return (
-        _misconception(inst, match, float(expected))
-        or _unit_slip(inst, parsed, match, float(expected))
-        or _factor_slip(inst, match, float(expected))
+    named = _misconception(inst, match, float(expected))
+    bits = _bits_slip(inst, match, float(expected))
+    if named is not None:
+        # a cause the calculator does not know can give the same number: name both, never just one
+        if bits is None or BITS_AS_BYTES in (named.id, *named.also):
+            return named
+        return _either(named, bits)
+    unit_slip = _unit_slip(inst, parsed, match, float(expected))
+    if unit_slip is not None:
+        return unit_slip
+    factor = _factor_slip(inst, match, float(expected))
+    if bits is None:
+        return factor
+    return _either(bits, factor) if factor is not None and factor.id.startswith("slip-heads") else bits
+
+
+BITS_AS_BYTES = "bits-as-bytes"
+"""The calculators' id for bits counted as bytes; a byte answer 8 times too large is that slip as well."""
+
+
+def _bits_slip(inst: Instance, match: _Matcher, expected: float) -> Diagnosis | None:
+    """A byte count 8 times too large: bits per number (16 for bf16) used where bytes (2) were needed."""
+    if unit(inst.unit).dimension != "bytes" or expected == 0 or not match.near(8 * expected):
+        return None
+    return Diagnosis(
+        f"slip-{BITS_AS_BYTES}",
+        "You counted bits where bytes were needed",
+        _last_step(inst),
+        "A number's size in bytes is its bits / 8: bf16 is 16 bits, 2 bytes; fp8 is 1 byte.",
     )
+
+
+def _either(first: Diagnosis, second: Diagnosis) -> Diagnosis:
+    """Two causes that give the same number here, both named: "either X, or Y"."""
+    causes = [*(first.causes or (first.text,)), *(second.causes or (second.text,))]
+    return Diagnosis(
+        first.id,
+        f"{_either_text(causes)} (each gives this number here)",
+        first.step or second.step,
+        "\n".join(e for e in (first.explanation, second.explanation) if e),
+        (*first.also, second.id),
+        tuple(causes),
+    )
+
+
+def _either_text(labels: list[str]) -> str:
+    """ "Either you did X, or you did Y" from labels written as sentences ("You did X")."""
+    lowered = [label[0].lower() + label[1:] for label in labels]
+    return "Either " + ", ".join(lowered[:-1]) + ", or " + lowered[-1]
 
 
 def _misconception(inst: Instance, match: _Matcher, expected: float) -> Diagnosis | None:
     """Every named mistake that explains the answer; the question's own trap first when it is one.
 
     Two wrong formulas can give the same number for some draws (leaving out W_O and leaving out A V when
-    T = d): then the verdict names both rather than guessing one.
+    T = d, or counting a multiply-add as one FLOP and halving for a causal mask): then the verdict says
+    "either X, or Y" rather than guessing one.
     """
     derivation = inst.derivation
     if derivation is None:
@@ -119,14 +166,11 @@ def _misconception(inst: Instance, match: _Matcher, expected: float) -> Diagnosi
     fits.sort(key=lambda m: m.id != inst.trap)  # stable: otherwise the calculator's order of preference
     first, others = fits[0], fits[1:]
     text = first.label
-    if others:
-        text += (
-            " (or, since it gives the same number here: "
-            + "; ".join(o.label[0].lower() + o.label[1:] for o in others)
-            + ")"
-        )
+    causes = tuple(m.label for m in fits) if others else ()
+    if others:  # the trap leads, but no one of them is named as the cause
+        text = _either_text(list(causes)) + " (each gives this number here)"
     explanation = "\n".join([first.explanation, *(o.explanation for o in others)])
-    return Diagnosis(first.id, text, first.step or None, explanation, tuple(o.id for o in others))
+    return Diagnosis(first.id, text, first.step or None, explanation, tuple(o.id for o in others), causes)
 
 
 def _last_step(inst: Instance) -> str | None:
@@ -249,9 +293,25 @@ def diagnose_shape(inst: Instance, got: tuple[int, ...]) -> Diagnosis | None:
     if not isinstance(expected, tuple):
         return None
     if inst.derivation is not None:
-        for m in inst.derivation.misconceptions:
-            if isinstance(m.value, tuple) and m.value != expected and m.value == got:
-                return Diagnosis(m.id, m.label, m.step or None, m.explanation)
+        fits = [
+            m
+            for m in inst.derivation.misconceptions
+            if isinstance(m.value, tuple) and m.value != expected and m.value == got
+        ]
+        if len(fits) == 1:
+            m = fits[0]
+            return Diagnosis(m.id, m.label, m.step or None, m.explanation)
+        if fits:  # two wrong shapes that coincide here: both named, as for numbers
+            fits.sort(key=lambda m: m.id != inst.trap)
+            causes = tuple(m.label for m in fits)
+            return Diagnosis(
+                fits[0].id,
+                _either_text(list(causes)) + " (each gives this shape here)",
+                fits[0].step or None,
+                "\n".join(m.explanation for m in fits),
+                tuple(m.id for m in fits[1:]),
+                causes,
+            )
     if inst.unordered:
         return _set_slip(expected, got)
     if sorted(got) == sorted(expected):

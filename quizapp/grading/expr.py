@@ -4,9 +4,9 @@ Grammar (lowest to highest precedence):
 
     answer   := lead* sum END
     sum      := product (('+' | '-') product)*
-    product  := signed (('*' | '×' | 'x' | 'times' | '/') signed)*
+    product  := signed (('*' | '×' | 'x' | 'times' | '/' | 'per') (time-unit | signed))*
     signed   := ('-' | '+') signed | quantity
-    quantity := power ['%'] scale* [unit | ratio] filler*
+    quantity := power ['%'] scale* [unit | ratio] (filler | noun | 'per' noun)*
     power    := primary [('^' | '**') exponent]          (right-associative)
     exponent := ('-' | '+') exponent | power
     primary  := NUMBER | '(' sum ')' | const | func '(' sum ')'
@@ -15,6 +15,10 @@ Values are exact Fractions until a float function (sqrt of a non-square, exp) or
 bounded three ways: the input length (tokens.MAX_INPUT_CHARS), the nesting depth (MAX_DEPTH), and the size of
 every intermediate value (MAX_BITS), which a power is checked against *before* it is computed, so
 `9**9**9**9` is refused in microseconds. Nothing here calls eval, exec or compile.
+
+Units keep their dimension through the arithmetic: an amount over a time (`TFLOP/s`, `GB/s`, `tokens per
+second`) is a rate, kept per second, and a rate is never an amount; an amount over a rate is a time. Where a
+count is asked, any plain noun after the number (`22 sequences`, `4.7M tokens`) names what is counted.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from quizapp.grading.tokens import AnswerParseError, Token
-from quizapp.grading.words import Word, lookup
+from quizapp.grading.words import PER_WORDS, RATE_SUFFIX, Word, is_rate, lookup
 
 Num = Fraction | float
 MAX_DEPTH = 40
@@ -36,6 +40,10 @@ _LEAD_OPS = frozenset({"~", "≈", "="})
 _MUL_OPS = frozenset({"*", "×"})
 _MUL_WORDS = frozenset({"x", "X", "times"})
 _LETTER_SCALES_AMBIGUOUS_FOR_BYTES = frozenset({"k", "K", "m", "M", "G", "T"})
+NOUN_DIMENSIONS = frozenset({"number", "params", "flops"})
+"""Where a count is asked, a plain noun after it names what is counted: `22 sequences`, `4.7M tokens`."""
+MS_PER_SECOND = 1000
+"""Times are kept in ms (the engine's base unit for a time); rates per second."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +94,23 @@ class Evaluator:
         if tok.kind == "word" or (tok.kind == "op" and tok.text == "×"):
             return lookup(tok.text, self.asked)
         return None
+
+    def _is_per(self, tok: Token | None) -> bool:
+        return tok is not None and tok.kind == "word" and tok.text.lower() in PER_WORDS
+
+    def _is_noun(self, tok: Token | None) -> bool:
+        """A plain word that means nothing here, after a count: what the count counts."""
+        return (
+            tok is not None
+            and tok.kind == "word"
+            and self.asked in NOUN_DIMENSIONS
+            and self._word(tok) is None
+            and not self._is_per(tok)
+        )
+
+    def _time_unit(self, tok: Token | None) -> Word | None:
+        word = self._word(tok)
+        return word if word is not None and word.kind == "unit" and word.dimension == "time" else None
 
     def _starts_operand(self, tok: Token | None) -> bool:
         if tok is None:
@@ -142,7 +167,13 @@ class Evaluator:
         q = self._signed()
         while True:
             tok = self._peek()
-            if self._is_op(tok, *_MUL_OPS, "/") or (
+            if self._is_per(tok) or (self._is_op(tok, "/") and self._time_unit(self._peek(1)) is not None):
+                per = self._time_unit(self._peek(1))
+                if per is None:
+                    raise self._unexpected(self._peek(1), "a unit of time after 'per'")
+                self.i += 2  # `/ s`, `per second`: one of that unit
+                q = _divide(q, Quantity(Fraction(1) * per.factor, "time", per.name))
+            elif self._is_op(tok, *_MUL_OPS, "/") or (
                 tok is not None and tok.kind == "word" and tok.text in _MUL_WORDS
             ):
                 if (
@@ -197,9 +228,20 @@ class Evaluator:
                 f"{letter_scale!r} is ambiguous for a size in bytes: write a unit such as "
                 f"{letter_scale.upper()}B (powers of 1000) or {letter_scale.upper()}iB (powers of 1024)"
             )
-        while (word := self._word(self._peek())) is not None and word.kind == "filler":
-            self.i += 1
-        return q
+        while True:
+            tok = self._peek()
+            word = self._word(tok)
+            if (word is not None and word.kind == "filler") or (q.dim is None and self._is_noun(tok)):
+                self.i += 1
+            elif (
+                self._is_per(tok)
+                and (nxt := self._peek(1)) is not None
+                and nxt.kind == "word"
+                and (self._word(nxt) is None and not self._is_per(nxt))
+            ):
+                self.i += 2  # `21.7 ms per token`, `3 heads per group`: the rate is what was asked
+            else:
+                return q
 
     def _power(self) -> Quantity:
         base = self._primary()
@@ -269,6 +311,11 @@ def _add(a: Quantity, b: Quantity, *, negate: bool) -> Quantity:
 
 
 def _multiply(a: Quantity, b: Quantity) -> Quantity:
+    for rate, time in ((a, b), (b, a)):
+        if rate.dim is not None and is_rate(rate.dim) and time.dim == "time":  # 989 TFLOP/s x 2 s
+            amount = rate.dim[: -len(RATE_SUFFIX)]
+            value = _bounded(rate.value * time.value / MS_PER_SECOND)
+            return Quantity(value, None if amount == "number" else amount, "", a.scaled or b.scaled)
     if a.dim == b.dim == "ratio":
         return Quantity(_bounded(a.value * b.value), "ratio", "x", a.scaled or b.scaled)
     if a.dim is not None and b.dim is not None:
@@ -279,6 +326,12 @@ def _multiply(a: Quantity, b: Quantity) -> Quantity:
 def _divide(a: Quantity, b: Quantity) -> Quantity:
     if b.value == 0:
         raise AnswerParseError("the answer divides by zero")
+    scaled = a.scaled or b.scaled
+    if b.dim == "time" and a.dim not in ("time", "ratio") and not (a.dim and is_rate(a.dim)):
+        per_second = _bounded(a.value / b.value * MS_PER_SECOND)  # 2294 TFLOP / s, 300 tokens / s
+        return Quantity(per_second, (a.dim or "number") + RATE_SUFFIX, "", scaled)
+    if b.dim is not None and is_rate(b.dim) and a.dim == b.dim[: -len(RATE_SUFFIX)]:
+        return Quantity(_bounded(a.value / b.value * MS_PER_SECOND), "time", "ms", scaled)  # FLOPs / FLOP/s
     if a.dim is None and b.dim == "ratio":
         return Quantity(_bounded(a.value / b.value), "ratio", "x", a.scaled or b.scaled)
     if b.dim is not None and a.dim != b.dim:

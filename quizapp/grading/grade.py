@@ -28,7 +28,7 @@ from quizapp.grading.parse import (
 )
 from quizapp.grading.rating import AGAIN, GOOD, HARD, RATING_NAMES, Suggestion, suggest
 from quizapp.grading.tokens import AnswerParseError
-from quizapp.grading.words import DIMENSION_WORDS
+from quizapp.grading.words import DIMENSION_WORDS, dimension_words, rate_mismatch
 
 VerdictValue = int | float | tuple[int, ...] | frozenset[str] | str | None
 
@@ -101,15 +101,17 @@ def grade(
     *,
     new_card: bool = False,
     interview: bool = False,
+    missed_today: bool = False,
 ) -> Verdict:
     """Grades `text` as an answer to `inst`. Never raises for any text: unreadable answers give a Verdict
     with unparseable=True and a message that lists the forms this question accepts. The suggested
-    rating comes with its reason (`Verdict.reason`); `new_card` (never answered before) rules out Easy.
+    rating comes with its reason (`Verdict.reason`); `new_card` (never answered before) and `missed_today`
+    (a wrong answer logged today) rule out Easy.
 
     `interview`: an exact-integer answer rounded to 3 significant figures ("1.05M" for 1,048,576) is
     right, as an interviewer would take it, and rated no better than Good; study keeps the tolerance.
     """
-    rate = _Rater(inst, hints_used, attempt, seconds, new_card)
+    rate = _Rater(inst, hints_used, attempt, seconds, new_card, missed_today)
     rate.rounded_ok = interview
     verdict = _grade(inst, text, rate)
     return replace(verdict, reason=verdict.reason or rate.reason(verdict))
@@ -134,10 +136,19 @@ def _grade(inst: Instance, text: str, rate: _Rater) -> Verdict:
 
             answers = split_answers(text, parts_of(inst))
             verdict = grade_scenario(inst, answers, rate.hints_used, rate.seconds, rate.attempt)
-            if rate.new_card and verdict.rating > GOOD:  # a case study met for the first time is never Easy
+            if (rate.new_card or rate.missed_today) and verdict.rating > GOOD:  # new, or missed today
                 verdict = replace(verdict, rating=GOOD)
             return verdict
-        return grade_explain(inst, text, None, rate.hints_used, rate.seconds, rate.attempt, rate.new_card)
+        return grade_explain(
+            inst,
+            text,
+            None,
+            rate.hints_used,
+            rate.seconds,
+            rate.attempt,
+            rate.new_card,
+            missed_today=rate.missed_today,
+        )
     except QuizappError as exc:
         problem = exc.problem if isinstance(exc, AnswerParseError) else str(exc)
         message = f"Could not read the answer: {problem}. {accepted_forms_for(inst)}"
@@ -148,13 +159,20 @@ class _Rater:
     """Holds the timing facts of one attempt so each kind's grader only says right or wrong."""
 
     def __init__(
-        self, inst: Instance, hints_used: int, attempt: int, seconds: float | None, new_card: bool = False
+        self,
+        inst: Instance,
+        hints_used: int,
+        attempt: int,
+        seconds: float | None,
+        new_card: bool = False,
+        missed_today: bool = False,
     ) -> None:
         self.hints_used = hints_used
         self.attempt = attempt
         self.seconds = seconds
         self.target_seconds = inst.target_seconds
         self.new_card = new_card
+        self.missed_today = missed_today
         self.rounded_ok = False
         """An exact integer may be answered to 3 significant figures (interviews)."""
 
@@ -166,6 +184,7 @@ class _Rater:
             seconds=self.seconds,
             target_seconds=self.target_seconds,
             new_card=self.new_card,
+            missed_today=self.missed_today,
         )
 
     def __call__(self, correct: bool) -> int:
@@ -219,10 +238,13 @@ def _grade_number(inst: Instance, p: ParsedNumber, rate: _Rater) -> Verdict:
     if not isinstance(expected, (int, float)):
         raise QuizappError(f"question {inst.question_id} has no numeric answer")
     asked = unit(inst.unit)
+    if (said := rate_mismatch(p.dimension, asked.dimension)) is not None:
+        per_second = Diagnosis("slip-rate-for-amount", said)  # 2294 TFLOPS where TFLOPs are asked
+        return _verdict(inst, False, p.reading, p.value, per_second, rate(False))
     if not _compatible(p.dimension, asked.dimension):
         wrong_unit = Diagnosis(
             "slip-wrong-unit",
-            f"{p.unit or p.dimension} is {DIMENSION_WORDS[p.dimension]}, but the question asks for "
+            f"{p.unit or p.dimension} is {dimension_words(p.dimension)}, but the question asks for "
             f"{DIMENSION_WORDS[asked.dimension]}" + (f" in {inst.unit}" if asked.factor != 1 else ""),
         )
         return _verdict(inst, False, p.reading, p.value, wrong_unit, rate(False))
@@ -305,6 +327,7 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
     """Runs the solution in a child process (see quizapp.grading.code); slow for the event loop, so the
     TUI grades in its save worker."""
     from quizapp.grading.code import grade_code
+    from quizapp.grading.code_try import not_counted, not_counted_reason
     from quizapp.runner import confine
 
     if not text.strip():
@@ -317,8 +340,8 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
         tolerance=inst.code_tolerance,
         inputs=inst.code_inputs,
     )
-    if run.unreadable:  # not yet an answer: fixed and run again, it is graded then
-        raise AnswerParseError(f"{run.problem}; fix it and run it again (this run does not count)")
+    if not_counted(run):  # not yet an answer (a syntax error, a typo): fixed and submitted, it is graded
+        raise AnswerParseError(not_counted_reason(run))
     mistake = run.mistake
     failure = run.first_failure
     lines = len(text.strip().splitlines())
@@ -406,6 +429,8 @@ def grade_explain(
     attempt: int = 1,
     new_card: bool = False,
     reading: Reading | None = None,
+    *,
+    missed_today: bool = False,
 ) -> Verdict:
     """Rates an explain answer from its key points: as the reader found them, or as the learner ticked them
     (`covered`, 0-based indexes into key_points; the learner has the last word).
@@ -418,7 +443,7 @@ def grade_explain(
     reading = reading or read_answer(inst, text)
     n = len(inst.key_points)
     ticked = frozenset(reading.covered() if covered is None else {i for i in covered if 0 <= i < n})
-    rate = _Rater(inst, hints_used, attempt, seconds, new_card)
+    rate = _Rater(inst, hints_used, attempt, seconds, new_card, missed_today)
     if reading.readable:
         rating, reason = rating_from_ticks(reading.points, ticked, reading.misconceptions)
     else:

@@ -19,7 +19,7 @@ from quizapp.content.units import unit
 from quizapp.errors import QuizappError
 from quizapp.grading.expr import Evaluator, Num, Quantity
 from quizapp.grading.tokens import MAX_INPUT_CHARS, AnswerParseError, normalize, tokenize
-from quizapp.grading.words import BASE_OF_DIMENSION, accepted_forms
+from quizapp.grading.words import BASE_OF_DIMENSION, accepted_forms, base_of
 
 MAX_VALUE = 1e300
 MAX_SHAPE_DIMS = 16
@@ -31,9 +31,10 @@ class ParsedNumber:
     """A numeric answer as it was read: its value in base units and the reading in words."""
 
     value: int | float
-    """In base units of `dimension` (bytes, params, FLOPs; plain for ratios and numbers)."""
+    """In base units of `dimension` (bytes, params, FLOPs, ms, rad; plain for ratios and numbers; per
+    second for rates)."""
     dimension: str
-    """bytes, params, flops, ratio or number."""
+    """bytes, params, flops, time, angle, ratio or number, or a rate of one of them ("flops/s")."""
     unit: str
     """The display unit it was written in ("" when none was written)."""
     bare: bool
@@ -61,9 +62,11 @@ def _plain(value: Num) -> int | float:
 
 def _fmt(value: int | float, dimension: str) -> str:
     """The value in its base unit, without the GiB/GB readings format_quantity adds to bytes."""
-    base = BASE_OF_DIMENSION[dimension]
+    base = base_of(dimension)
     if base == "x":
         return format_number(value) + "x"
+    if base.startswith("/"):  # 300/s: a count per second
+        return format_number(value) + base
     return f"{format_number(value)} {base}".rstrip()
 
 
@@ -126,11 +129,11 @@ _LITERAL = re.compile(r"[\d,_ .eE+-]+")
 
 def _unit_factor(name: str) -> Fraction:
     try:
-        return Fraction(unit(name).factor)
-    except QuizappError:  # a unit the parser knows but units.py does not (KFLOPs, PFLOPs)
+        return Fraction(str(unit(name).factor))  # via its decimal text: a nanosecond is exactly 1e-6 ms
+    except QuizappError:  # a unit the parser knows but units.py does not (KFLOPs, PFLOPs, TFLOP/s)
         from quizapp.grading.words import lookup
 
-        word = lookup(name, "")
+        word = lookup(name, "") or lookup(name.replace("FLOP/s", "FLOPS"), "")
         return Fraction(word.factor if word else 1)
 
 

@@ -35,6 +35,7 @@ def suggest(
     seconds: float | None = None,
     target_seconds: float = 90.0,
     new_card: bool = False,
+    missed_today: bool = False,
 ) -> Suggestion:
     """Suggests how well the card is known, in FSRS's 1-4 scale, from how the answer went, with the reason.
 
@@ -42,7 +43,9 @@ def suggest(
     - right on a retry (attempt > 1), or slower than `target_seconds`: Hard (2);
     - right, first try, no hint, on a card already seen (not `new_card`), in under EASY_SHARE (a third)
       of `target_seconds`: Easy (4). Easy sends a card far away, so it takes a clear case: a new card is
-      never suggested Easy, and a time that is unknown never earns it;
+      never suggested Easy, and a time that is unknown never earns it; nor is a card `missed_today` (a
+      wrong answer logged since the day began, in any mode): minutes after a miss, a right answer shows
+      it was just seen, not that it is known;
     - any other right answer: Good (3);
     - and never above the hint ladder's cap: Good after one rung, Hard after two, Again after three.
 
@@ -57,6 +60,8 @@ def suggest(
         rating, why = HARD, f"right on try {attempt}"
     elif seconds is not None and seconds > target_seconds:
         rating, why = HARD, f"right in {_secs(seconds)}, over the {_secs(target_seconds)} target"
+    elif seconds is not None and seconds < target_seconds * EASY_SHARE and not hints and missed_today:
+        rating, why = GOOD, f"right{took} (missed earlier today, so not Easy)"
     elif seconds is not None and seconds < target_seconds * EASY_SHARE and not hints and not new_card:
         rating, why = EASY, f"right first try{took}, no hints"
     elif seconds is not None and seconds < target_seconds * EASY_SHARE and not hints:
@@ -76,6 +81,7 @@ def suggest_rating(
     seconds: float | None = None,
     target_seconds: float = 90.0,
     new_card: bool = False,
+    missed_today: bool = False,
 ) -> int:
     """The rating of `suggest`, without its reason."""
     return suggest(
@@ -85,6 +91,7 @@ def suggest_rating(
         seconds=seconds,
         target_seconds=target_seconds,
         new_card=new_card,
+        missed_today=missed_today,
     ).rating
 
 

@@ -1,16 +1,19 @@
 """Provides scenario grading: one verdict per step, with error carried forward.
 
 A step that is wrong against the truth is worked again with the learner's own earlier numbers in place
-of the true ones (only for the earlier steps it uses and the learner got wrong). If the answer is right
-on those numbers, the step is "right method on your step-k number": marked carried forward and rated no
-better than Hard. A case study may end with a part in words ("explain your choice"), read point by point
-as an explain question is. The scenario's rating is its worst part's, so one case study stays one Card.
+of the true ones (every earlier step it uses that the learner answered with a number). If the answer is
+right on those numbers and each of them was right (rounded, within its tolerance), the step is right: a
+learner who carries their own rounded numbers is not marked down for it. If some of them were wrong, the
+step is "right method on your step-k number": marked carried forward and rated no better than Hard.
+A case study may end with a part in words ("explain your choice"), read point by point as an explain
+question is. The scenario's rating is its worst part's, so one case study stays one Card.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
@@ -19,6 +22,8 @@ from quizapp.grading.rating import AGAIN, HARD, RATING_NAMES
 
 _SEPARATORS = re.compile(r"[;\n]")
 _STEP_NUMBER = re.compile(r"^\s*\d+\)\s*")
+_CALCULATOR_PREFIX = re.compile(r"^(?:[a-z0-9_]+: )+")
+"""A calculator's error starts with its name ("free_memory_bytes: "), which means nothing to a learner."""
 
 
 def split_answers(text: str, parts: int = 0) -> list[str]:
@@ -67,11 +72,21 @@ def grade_step(
     if truth.correct or truth.unparseable:
         return StepVerdict(k + 1, truth, False, truth.rating)
     carried = _carried(inst, k, text, earlier, hints_used, seconds, attempt)
+    if isinstance(carried, str):  # the learner's chain cannot go on: say so rather than just "wrong"
+        return StepVerdict(
+            k + 1, replace(truth, message=f"{truth.message} {carried}".strip()), False, truth.rating
+        )
     if carried is None:
         return StepVerdict(k + 1, truth, False, truth.rating)
     own, used = carried
-    rating = min(HARD, own.rating)
     names = " and ".join(f"step-{i} number ({verdict_value(earlier[i - 1])})" for i in used)
+    if all(earlier[i - 1].verdict.correct and not earlier[i - 1].carried_forward for i in used):
+        rounded = (
+            f"Right on your rounded {names}: on your numbers the answer is {own.expected}, and on the "
+            f"exact ones {truth.expected}. Carrying your own rounded numbers is what an interviewer expects."
+        )
+        return StepVerdict(k + 1, replace(own, expected=truth.expected, message=rounded), False, own.rating)
+    rating = min(HARD, own.rating)
     message = (
         f"Right method on your {names}: on your numbers the answer is {own.expected}, which you gave. "
         f"On the true numbers it is {truth.expected}. Carried forward: rated {RATING_NAMES[rating]}."
@@ -98,9 +113,10 @@ def _carried(
     hints_used: int,
     seconds: float | None,
     attempt: int,
-) -> tuple[Verdict, list[int]] | None:
+) -> tuple[Verdict, list[int]] | str | None:
     """The verdict on the learner's own earlier numbers, and which steps (from 1) they came from, when
-    the answer is right on them; None otherwise."""
+    the answer is right on them; why not, when those numbers cannot be worked on; None otherwise.
+    Right earlier answers count too: a rounded one moves the later steps as much as a wrong one does."""
     if inst.rework is None or k >= len(inst.step_uses):
         return None
     overrides: dict[str, int | float] = {}
@@ -111,8 +127,6 @@ def _carried(
             continue
         prior = earlier[i].verdict
         value = prior.value
-        if prior.correct and not earlier[i].carried_forward:
-            continue
         if prior.unparseable or isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
         overrides[name] = value
@@ -121,8 +135,10 @@ def _carried(
         return None
     try:
         own_step = inst.rework(k, overrides)
-    except QuizappError:  # the learner's numbers cannot be worked (a negative memory, say)
-        return None
+    except QuizappError as exc:  # the learner's numbers cannot be worked (a negative memory, say)
+        names = " and ".join(f"step-{i} number" for i in used)
+        why = _CALCULATOR_PREFIX.sub("", str(exc))
+        return f"Your {names} cannot be carried forward here: {why}"
     own = grade(own_step, text, hints_used=hints_used, seconds=seconds, attempt=attempt)
     return (own, used) if own.correct else None
 

@@ -49,6 +49,7 @@ _TRANSLATE = str.maketrans(
     {
         "\u2212": "-",  # minus sign
         "\u2013": "-",  # en dash
+        "\u00b0": " deg",  # degree sign: 200° is 200 deg
         "\u00b7": "*",  # middle dot
         "\u22c5": "*",  # dot operator
         "\u2219": "*",  # bullet operator

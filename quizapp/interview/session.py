@@ -39,7 +39,8 @@ from quizapp.store import (
     start_interview,
 )
 from quizapp.store.browse import make_due
-from quizapp.store.reviews import answered_before
+from quizapp.store.reviews import answered_before, missed_since
+from quizapp.store.times import day_start
 from quizapp.study import QuestionRef, QuestionSet, fresh_seed, record_review, scheduler_for
 from quizapp.study.queues import drawable_instance
 from quizapp.study.session import Unreadable
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from fsrs import Scheduler
 
     from quizapp.content.catalog import Catalog
+    from quizapp.grading.code_try import CodeTry
 
 INTERVIEW_KINDS: frozenset[str] = frozenset(
     {"numeric", "tensor", "shape", "choice", "explain", "code", "scenario"}
@@ -344,10 +346,27 @@ class InterviewSession:
             return Unreadable("Write your explanation first (Ctrl+S submits it).")
         ref = self.plan[asked.number - 1][0]
         seconds = self._seconds(asked, now)
-        verdict = grade(inst, text, seconds=seconds, interview=True, new_card=self._is_new(ref))
+        verdict = grade(
+            inst,
+            text,
+            seconds=seconds,
+            interview=True,
+            new_card=self._is_new(ref),
+            missed_today=missed_since(self.store, ref.question_id, day_start(now)),
+        )
         if verdict.unparseable:
             return Unreadable(verdict.message)
         return self._save(asked, text, now=now, verdict=verdict)
+
+    def try_code(self, text: str) -> CodeTry:
+        """Tries the open code question's code on practice cases (quizapp.grading.code_try): nothing is
+        graded or saved and the question stays open; `submit` is the answer."""
+        inst = self._open().instance
+        if inst.kind != "code":
+            raise QuizappError("Only code is tried before it is submitted.")
+        from quizapp.grading.code_try import try_code  # the runner, loaded with the first try
+
+        return try_code(inst, text)
 
     def skip(self, *, now: datetime) -> Saved:
         """Passes on the open question; it is saved as skipped (wrong) and is not asked again."""
@@ -435,7 +454,12 @@ class InterviewSession:
         correct, diagnosis, diagnosis_id = False, stopped if skipped else None, None
         if not skipped:
             verdict = verdict or grade(
-                inst, text, seconds=seconds, interview=True, new_card=self._is_new(ref)
+                inst,
+                text,
+                seconds=seconds,
+                interview=True,
+                new_card=self._is_new(ref),
+                missed_today=missed_since(self.store, ref.question_id, day_start(now)),
             )
             correct, diagnosis, diagnosis_id = verdict.correct, verdict.diagnosis, verdict.diagnosis_id
             if verdict.unparseable:

@@ -1,7 +1,8 @@
 """Provides `quizapp export anki FILE.apkg`: every question as an Anki card, via genanki.
 
 Flashcards, choice and explain questions become cards as written; each numeric, tensor or shape template
-becomes one card for its fixed instance (seed 0), with the engine's worked derivation on the back. Ids are
+becomes one card for its fixed instance (a seed of its own, see `anki_seed`), with the engine's worked
+derivation on the back. Ids are
 derived from the question ids, so exporting again updates the same notes in Anki instead of duplicating
 them. Progress backups (JSON) are a room of their own: quizapp.progress.
 """
@@ -22,8 +23,10 @@ from engine.derivation import format_quantity
 from quizapp import paths
 from quizapp.errors import QuizappError
 
-ANKI_SEED = 0
-"""Numeric templates are exported at this one seed: a card in Anki cannot change its numbers."""
+ANKI_SEEDS = 50
+"""A card in Anki cannot change its numbers, so each question is exported at one seed below this (the seeds
+`quizapp validate` instantiates), picked from its id: one seed for every card would give every choice card
+the same shuffle, and so the right answer at the same letter."""
 
 _MODEL_ID = 1_607_392_319
 _CSS = (
@@ -53,6 +56,12 @@ class AnkiExport:
     notes: int
     decks: int
     skipped: tuple[tuple[str, str], ...]
+
+
+def anki_seed(question_id: str) -> int:
+    """The seed a question is exported at: a stable hash of its id (never Python's salted hash()), so an
+    export made again gives the same card, and different cards get different numbers and orders."""
+    return _stable_id(f"quizapp-seed:{question_id}", 0, ANKI_SEEDS)
 
 
 def _stable_id(text: str, low: int = 1 << 30, high: int = 1 << 31) -> int:
@@ -269,7 +278,7 @@ def export_anki(
     notes = 0
     for question_id in catalog.questions:
         try:
-            inst = catalog.instance(question_id, seed=ANKI_SEED)
+            inst = catalog.instance(question_id, seed=anki_seed(question_id))
         except (QuizappError, ValueError, KeyError) as exc:
             skipped.append((question_id, str(exc)))
             continue
@@ -345,9 +354,10 @@ def _tag(text: str) -> str:
 
 
 __all__ = [
-    "ANKI_SEED",
+    "ANKI_SEEDS",
     "AnkiExport",
     "InstanceSource",
+    "anki_seed",
     "card_sides",
     "export_anki",
     "formula_mathjax",

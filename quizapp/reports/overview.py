@@ -16,19 +16,11 @@ from quizapp.store.times import day_start
 from quizapp.study.counts import DueCounts, due_counts
 
 if TYPE_CHECKING:
-    from quizapp.study.plan import PlanQuestion
+    from quizapp.content.deck import DeckRef
+    from quizapp.study.plan import Plan, PlanQuestion
 
 STREAK_WINDOW_DAYS = 400
 """How far back the home screen looks for the current streak (longer than any calendar year)."""
-
-
-@dataclass(frozen=True)
-class DeckInfo:
-    """What the overview needs to know about a deck: its id, title and question ids."""
-
-    id: str
-    title: str
-    question_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -81,13 +73,15 @@ class Overview:
 
 def build_overview(
     store: Store,
-    decks: Sequence[DeckInfo],
+    decks: Sequence[DeckRef],
     *,
     now: datetime,
     questions: Mapping[str, PlanQuestion] | None = None,
+    plan: Plan | None = None,
 ) -> Overview:
     """Counts new, due and mastered questions per deck as of `now`: one GROUP BY over a covering index,
-    then today's reviews and the streak, walked back day by day only as far as the streak goes."""
+    then today's reviews and the streak, walked back day by day only as far as the streak goes. `plan`:
+    the interview plan computed already (Workspace.plan), which a daily budget's new-card limit reads."""
     counts = deck_counts(store, (deck.id for deck in decks), now=now)
     rows: list[DeckRow] = []
     for deck in decks:
@@ -103,9 +97,7 @@ def build_overview(
                 mastered=min(c.mastered, n),
             )
         )
-    waiting = due_counts(
-        store, [(deck.id, deck.question_ids) for deck in decks], now=now, questions=questions
-    )
+    waiting = due_counts(store, decks, now=now, questions=questions, plan=plan)
     return Overview(
         decks=tuple(rows),
         questions=sum(r.questions for r in rows),

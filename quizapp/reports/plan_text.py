@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from quizapp.study.budget import MIN_ANSWERS, AnswerTime
 from quizapp.study.plan import Plan
@@ -80,8 +80,43 @@ def left_out_lines(plan: Plan, titles: Mapping[str, str]) -> list[str]:
     return lines
 
 
-def render_plan(plan: Plan, titles: Mapping[str, str] | None = None) -> str:
-    """The plan as it reads in a terminal of 80 columns, weakest deck first so the eye lands on it."""
+SHOWN_QUEUE = 12
+"""Questions of today's queue named in the text; `--json` lists them all."""
+
+
+def _today_count(queue: Sequence[str], deck_of: Mapping[str, str]) -> str:
+    decks = len({deck_of.get(q, q) for q in queue})
+    return f"{len(queue)} question{'s' * (len(queue) != 1)} from {decks} deck{'s' * (decks != 1)}"
+
+
+def queue_line(queue: Sequence[str], deck_of: Mapping[str, str]) -> str:
+    """Today's queue in one line: "Today: 19 questions from 17 decks, first kv-cache-anchor-gqa"."""
+    if not queue:
+        return "Today: nothing left to study; the plan goes on tomorrow."
+    return f"Today: {_today_count(queue, deck_of)}, first {queue[0]}"
+
+
+def queue_lines(queue: Sequence[str], deck_of: Mapping[str, str]) -> list[str]:
+    """Today's queue for `quizapp plan`: how much, then the first SHOWN_QUEUE ids in study's order."""
+    if not queue:
+        return ["", queue_line(queue, deck_of)]
+    shown = ", ".join(queue[:SHOWN_QUEUE]) + (", ..." if len(queue) > SHOWN_QUEUE else "")
+    return [
+        "",
+        f"Today, in the order study asks them ({_today_count(queue, deck_of)}):",
+        *textwrap.wrap(shown, 78, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False),
+    ]
+
+
+def render_plan(
+    plan: Plan,
+    titles: Mapping[str, str] | None = None,
+    *,
+    queue: Sequence[str] | None = None,
+    deck_of: Mapping[str, str] | None = None,
+) -> str:
+    """The plan as it reads in a terminal of 80 columns, weakest deck first so the eye lands on it; with
+    `queue` (today's question ids in study's order; `deck_of`: question id -> deck id), today's share."""
     day = f"{plan.interview:%a} {plan.interview.day} {plan.interview:%b %Y}"
     if plan.passed:
         return f"Your interview was on {day}. Set a new date with `quizapp plan --date YYYY-MM-DD`."
@@ -97,7 +132,7 @@ def render_plan(plan: Plan, titles: Mapping[str, str] | None = None) -> str:
         "",
         f"  {'deck':<44} {'seen':>9}  {'recall on the day':<18}",
     ]
-    for deck in sorted(plan.decks, key=lambda d: (d.recall, d.title)):
+    for deck in sorted(plan.readiness.decks, key=lambda d: (d.recall, d.title)):
         title = deck.title if len(deck.title) <= 44 else deck.title[:43] + "…"
         seen = f"{deck.seen}/{deck.questions}"
         focus = "  <- focus" if deck.deck_id in plan.focus else ""
@@ -110,4 +145,6 @@ def render_plan(plan: Plan, titles: Mapping[str, str] | None = None) -> str:
         "more study, by FSRS's forgetting curve; questions never seen count as not known.",
     ]
     lines += left_out_lines(plan, titles or {})
+    if queue is not None:
+        lines += queue_lines(queue, deck_of or {})
     return "\n".join(lines)

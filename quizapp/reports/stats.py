@@ -32,11 +32,12 @@ from quizapp.store.stats_queries import (
 )
 from quizapp.store.times import day_start
 from quizapp.study.counts import DueCounts, due_counts
-from quizapp.study.readiness import DeckHeader, Readiness
+from quizapp.study.readiness import Readiness
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
-    from quizapp.study.plan import PlanQuestion
+    from quizapp.content.deck import DeckRef
+    from quizapp.study.plan import Plan, PlanQuestion
 
 
 @dataclass(frozen=True)
@@ -90,14 +91,15 @@ def compute_stats(
     store: Store,
     *,
     now: datetime,
-    decks: Sequence[DeckHeader] | None = None,
+    decks: Sequence[DeckRef] | None = None,
     questions: Mapping[str, PlanQuestion] | None = None,
     catalog: Catalog | None = None,
+    plan: Plan | None = None,
 ) -> Stats:
     """All stats as of `now` (whose time zone defines the user's days); with `decks` (id, title, question
     ids), each deck's readiness too, with `questions` (Workspace.plan_questions) the new-card count a
     daily budget's plan allows, as home and study count it, and with `catalog` the text of the key points
-    the grader misses most."""
+    the grader misses most. `plan` (Workspace.plan, over `decks`) gives both without computing it again."""
     today = day_start(now).date()
     calendar = reviews_per_day(store, now=now)
     total_reviews, total_seconds = review_totals(store)
@@ -113,10 +115,8 @@ def compute_stats(
         total_reviews=total_reviews,
         total_seconds=total_seconds,
         streak_days=streak(calendar),
-        readiness=None if decks is None else readiness_for(store, decks, now=now),
-        counts=None
-        if decks is None
-        else due_counts(store, [(d, q) for d, _, q in decks], now=now, questions=questions),
+        readiness=None if decks is None else readiness_for(store, decks, now=now, plan=plan),
+        counts=None if decks is None else due_counts(store, decks, now=now, questions=questions, plan=plan),
         point_misses=key_point_misses(point_disagreements(store), catalog),
     )
 
@@ -148,8 +148,13 @@ def key_point_text(catalog: Catalog | None, question_id: str, point: int) -> str
     return question.point_texts[point - 1]
 
 
-def readiness_for(store: Store, decks: Sequence[DeckHeader], *, now: datetime) -> Readiness:
-    """Readiness of `decks` from the store's cards, the interview date and FSRS weights in settings."""
+def readiness_for(
+    store: Store, decks: Sequence[DeckRef], *, now: datetime, plan: Plan | None = None
+) -> Readiness:
+    """Readiness of `decks` from the store's cards, the interview date and FSRS weights in settings; the
+    interview `plan` over `decks` (Workspace.plan) carries it already, so with one nothing is computed."""
+    if plan is not None:
+        return plan.readiness
     from quizapp.store.fsrs_inputs import card_memories
     from quizapp.store.settings import load_settings
     from quizapp.study.readiness import forgetting_decay, readiness
@@ -157,7 +162,7 @@ def readiness_for(store: Store, decks: Sequence[DeckHeader], *, now: datetime) -
     settings = load_settings(store)
     return readiness(
         decks,
-        card_memories(store, (qid for _, _, qids in decks for qid in qids)),
+        card_memories(store, (qid for deck in decks for qid in deck.question_ids)),
         today=day_start(now).date(),
         now=now,
         interview=date.fromisoformat(settings.interview_date) if settings.interview_date else None,

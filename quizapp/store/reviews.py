@@ -176,6 +176,16 @@ def answered_before(store: Store, question_id: str) -> bool:
     return row.fetchone() is not None
 
 
+def missed_since(store: Store, question_id: str, since: datetime) -> bool:
+    """Whether a wrong answer to the question was logged at or after `since`, in any mode (an interview's
+    miss counts): a right answer minutes later is then never suggested Easy."""
+    row = store.conn.execute(
+        "SELECT 1 FROM reviews WHERE question_id = ? AND reviewed_us >= ? AND correct = 0 LIMIT 1",
+        (question_id, to_us(since)),
+    )
+    return row.fetchone() is not None
+
+
 def reviewed_between(store: Store, start: datetime, end: datetime) -> int:
     """How many answers were logged in [start, end), in any mode (session bar, home screen)."""
     row = store.conn.execute(

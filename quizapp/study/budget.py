@@ -8,8 +8,9 @@ needs least, in this order, until the day fits:
 1. every card of a deck the learner marked low priority;
 2. reviews of difficulty 1-2 questions already known (KNOWN_RECALL or more expected on the day without
    the review), easiest first;
-3. new questions, the most advanced (difficulty 3) first, and within one difficulty those of the
-   learner's strongest decks first;
+3. new questions: from the bottom of the plan's ranking when it gives one (quizapp.study.priority: each
+   deck's basics, a case study a day and the decks interviewers weigh most are kept longest), else the
+   most advanced (difficulty 3) first, and within one difficulty those of the learner's strongest decks;
 4. the remaining reviews, the best remembered first.
 
 Pure functions over frozen dataclasses; the command and the TUI bring the data.
@@ -175,10 +176,13 @@ def triage_columns(
     budget_minutes: float,
     low_priority: Collection[str] = (),
     deck_recall: Mapping[str, float] | None = None,
+    new_rank: NDArray[np.int64] | None = None,
 ) -> tuple[NDArray[np.bool_], Sequence[LeftOut]]:
     """triage over columns: ((k,) which questions are kept, what is left out and why, in the order it was
     left out; the questions' LeftOut are made only when read, see LeftOutItems). The running total is
-    subtracted in the same order as one by one, so the same work fits."""
+    subtracted in the same order as one by one, so the same work fits. With `new_rank` ((k,) each
+    question's place in the plan's ranking, quizapp.study.priority: 0 kept longest), new questions are
+    left out from the bottom of that ranking instead of the most advanced first."""
     import numpy as np
 
     ids, decks, seconds = work.question_ids, work.deck_ids, work.seconds
@@ -207,7 +211,10 @@ def triage_columns(
     stage1 = np.flatnonzero(known)
     stage1 = stage1[np.lexsort((rank[stage1], -work.recall[stage1], work.difficulty[stage1]))]
     stage2 = np.flatnonzero(work.new)
-    stage2 = stage2[np.lexsort((rank[stage2], -by_deck[stage2], -work.difficulty[stage2]))]
+    if new_rank is not None:
+        stage2 = stage2[np.argsort(-new_rank[stage2], kind="stable")]
+    else:
+        stage2 = stage2[np.lexsort((rank[stage2], -by_deck[stage2], -work.difficulty[stage2]))]
     stage3 = np.flatnonzero(~work.new & ~known)  # the known reviews are in stage 1 already
     stage3 = stage3[np.lexsort((rank[stage3], -work.recall[stage3]))]
     order = np.concatenate([stage1, stage2, stage3])  # (m,) the order questions are left out in
@@ -216,7 +223,7 @@ def triage_columns(
     fits = running <= limit + 1e-9  # (m + 1,)
     dropped = order[: int(np.argmax(fits)) if fits.any() else len(order)]
     kept[dropped] = False
-    return kept, LeftOutItems(tuple(left), work, dropped, known, budget)
+    return kept, LeftOutItems(tuple(left), work, dropped, known, budget, ranked=new_rank is not None)
 
 
 class LeftOutItems(Sequence[LeftOut]):
@@ -224,7 +231,7 @@ class LeftOutItems(Sequence[LeftOut]):
     questions kept as columns and made into LeftOut (with their reason) only when read. At 100k cards a
     tight budget leaves out ~10k questions; home only counts them, and `quizapp plan` reads them all."""
 
-    __slots__ = ("_budget", "_decks", "_dropped", "_known", "_work")
+    __slots__ = ("_budget", "_decks", "_dropped", "_known", "_ranked", "_work")
 
     def __init__(
         self,
@@ -233,9 +240,11 @@ class LeftOutItems(Sequence[LeftOut]):
         dropped: NDArray[np.int64],
         known: NDArray[np.bool_],
         budget: str,
+        *,
+        ranked: bool = False,
     ) -> None:
         self._decks, self._work, self._dropped = decks, work, dropped
-        self._known, self._budget = known, budget
+        self._known, self._budget, self._ranked = known, budget, ranked
 
     def __len__(self) -> int:
         return len(self._decks) + len(self._dropped)
@@ -263,7 +272,13 @@ class LeftOutItems(Sequence[LeftOut]):
     def _question(self, i: int) -> LeftOut:
         work, budget = self._work, self._budget
         recall, difficulty = float(work.recall[i]), int(work.difficulty[i])
-        if work.new[i]:
+        if work.new[i] and self._ranked:
+            why = (
+                f"new, difficulty {difficulty}: no time for it in {budget}; what is kept yields more in an "
+                "interview (every deck's basics, a case study a day, then serving, KV cache and "
+                "FlashAttention first)"
+            )
+        elif work.new[i]:
             why = f"new, difficulty {difficulty}: no time for it in {budget}"
         elif self._known[i]:
             why = f"already known: {recall:.0%} on the day without a review (difficulty {difficulty})"

@@ -21,7 +21,8 @@ from quizapp.store.times import day_start, to_us
 from quizapp.study.limits import new_cards_per_day, new_left_today
 
 if TYPE_CHECKING:
-    from quizapp.study.plan import PlanQuestion
+    from quizapp.content.deck import DeckRef
+    from quizapp.study.plan import Plan, PlanQuestion
 
 
 @dataclass(frozen=True)
@@ -51,23 +52,24 @@ class DueCounts:
 
 def due_counts(
     store: Store,
-    decks: Sequence[tuple[str, Sequence[str]]],
+    decks: Sequence[DeckRef],
     *,
     now: datetime,
     new_per_day: int | None = None,
     questions: Mapping[str, PlanQuestion] | None = None,
+    plan: Plan | None = None,
 ) -> DueCounts:
-    """The counts over `decks` (deck id, question ids) at `now` (its time zone is the learner's day).
+    """The counts over `decks` at `now` (its time zone is the learner's day).
 
     `new_per_day` None: limits.new_cards_per_day, the limit the study session uses too (with `questions`,
-    id -> type and difficulty, a daily budget's plan decides it).
+    id -> type and difficulty, a daily budget's plan decides it; `plan`: that plan, Workspace.plan's).
     """
-    counts = state_counts(store, (deck for deck, _ in decks), now=now)
+    counts = state_counts(store, (deck.id for deck in decks), now=now)
     learning = sum(c.learning for c in counts.values())
     review = sum(c.review for c in counts.values())
-    unseen_all = max(0, sum(len(qids) - counts[d].taken for d, qids in decks if d in counts))
+    unseen_all = max(0, sum(len(d.question_ids) - counts[d.id].taken for d in decks if d.id in counts))
     buried = buried_on(store, day_start(now).date())
-    wanted = {q for _, qids in decks for q in qids}
+    wanted = {q for deck in decks for q in deck.question_ids}
     buried_new = 0
     if buried & wanted:
         cards = cards_among(store.conn, buried & wanted)
@@ -83,7 +85,9 @@ def due_counts(
                     learning -= 1
     unseen = max(0, unseen_all - buried_new)
     if new_per_day is None:
-        new_per_day = new_cards_per_day(store, decks, unseen=unseen_all, now=now, questions=questions)
+        new_per_day = new_cards_per_day(
+            store, decks, unseen=unseen_all, now=now, questions=questions, plan=plan
+        )
     allowed, _ = new_left_today(store, now=now, new_per_day=new_per_day)
     return DueCounts(
         new=min(unseen, allowed),

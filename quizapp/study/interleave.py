@@ -52,6 +52,10 @@ def _uniform(seed: int, kind: str, name: str) -> float:
     return int.from_bytes(digest, "big") / 2**64
 
 
+uniform = _uniform
+"""The same number, for the plan's ranking (quizapp.study.priority): one card order in both."""
+
+
 def _starts(decks: Mapping[str, list[Placed]], after: Mapping[str, Iterable[str]]) -> dict[str, float]:
     """Where on the line each deck may start: after the easy share of every prerequisite (transitively;
     a cycle or an unknown deck id is ignored rather than refused, since decks come from many authors)."""

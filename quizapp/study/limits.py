@@ -14,7 +14,8 @@ from quizapp.store.stats_queries import introduced_between
 from quizapp.store.times import day_start
 
 if TYPE_CHECKING:
-    from quizapp.study.plan import PlanQuestion
+    from quizapp.content.deck import DeckRef
+    from quizapp.study.plan import Plan, PlanQuestion
 
 
 def daily_new_limit(settings_limit: int, interview: str, *, unseen: int, today: date) -> int:
@@ -50,22 +51,25 @@ def planned_new_limit(store: Store, *, unseen: int, now: datetime) -> int:
 
 def new_cards_per_day(
     store: Store,
-    decks: Sequence[tuple[str, Sequence[str]]],
+    decks: Sequence[DeckRef],
     *,
     unseen: int,
     now: datetime,
     questions: Mapping[str, PlanQuestion] | None = None,
+    plan: Plan | None = None,
 ) -> int:
-    """Today's new-card limit over `decks` (deck id, question ids), the one number home, study and stats
-    use. With an interview date ahead and a daily budget (`daily_minutes`), it is the plan's new cards a
-    day: what fits the budget (the plan prices questions by `questions`, id -> type and difficulty, so
-    without them the budget cannot be priced and the rule below applies). Otherwise planned_new_limit:
-    the setting, raised by an interview date to meet every unseen question before it."""
+    """Today's new-card limit over `decks`, the one number home, study and stats use. With an interview
+    date ahead and a daily budget (`daily_minutes`), it is the plan's new cards a day: what fits the
+    budget (the plan prices questions by `questions`, id -> type and difficulty, so without them the
+    budget cannot be priced and the rule below applies). Otherwise planned_new_limit: the setting,
+    raised by an interview date to meet every unseen question before it. `plan`: that plan, computed
+    already by the caller (Workspace.plan, priced as `questions` would price it)."""
     settings = load_settings(store)
-    if questions is not None and settings.interview_date and settings.daily_minutes:
+    if (questions is not None or plan is not None) and settings.interview_date and settings.daily_minutes:
         from quizapp.study.planning import interview_plan
 
-        plan = interview_plan(store, [(d, d, qids) for d, qids in decks], now=now, questions=questions)
+        if plan is None:
+            plan = interview_plan(store, decks, now=now, questions=questions)
         if plan is not None and plan.days_left > 0:
             return plan.new_per_day
     return planned_new_limit(store, unseen=unseen, now=now)

@@ -22,29 +22,28 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from fsrs import Card, Rating, Scheduler
 
 from quizapp.store.fsrs_inputs import CardMemories
 from quizapp.study.budget import AnswerTime, LeftOut, WorkColumns, answer_times, seconds_for, triage_columns
-from quizapp.study.readiness import deck_index, forgetting_decay, per_deck_mean, recall_table
+from quizapp.study.priority import Candidate, introduction_order, keep_rank
+from quizapp.study.readiness import (
+    Readiness,
+    deck_index,
+    forgetting_decay,
+    readiness_days,
+    readiness_of,
+    recall_table,
+)
+
+if TYPE_CHECKING:
+    from quizapp.content.deck import DeckRef
 
 FINAL_DAYS = 2
 """In the last this-many days before the interview, the plan focuses on its weakest decks."""
 US_PER_DAY = 86_400 * 1_000_000
-
-
-@dataclass(frozen=True)
-class DeckOutlook:
-    """One deck's standing: how much of it was seen, and the recall to expect on the interview day."""
-
-    deck_id: str
-    title: str
-    questions: int
-    seen: int
-    recall: float
-    """Mean FSRS retrievability of the deck's questions on the day (unseen ones count 0), 0..1."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +58,9 @@ class Plan:
     unseen: int
     new_per_day: int
     reviews_per_day: int
-    recall: float
-    decks: tuple[DeckOutlook, ...]
+    readiness: Readiness
+    """Each deck's expected recall on the interview day (READINESS_DAYS ahead once it has passed), from
+    the recall table the plan computes: home, stats and `quizapp plan` read it here."""
     focus: tuple[str, ...]
     """The weakest decks' ids when the interview is at most FINAL_DAYS away, else ()."""
     minutes_per_day: float = 0.0
@@ -73,10 +73,18 @@ class Plan:
     read, so counting them costs nothing)."""
     answer_times: tuple[AnswerTime, ...] = ()
     """The seconds per question type the minutes come from."""
+    order: tuple[str, ...] = ()
+    """The unseen questions the plan keeps, in the order study introduces them (quizapp.study.priority):
+    today's new cards are the first new_per_day of it."""
 
     @property
     def passed(self) -> bool:
         return self.days_left < 0
+
+    @property
+    def recall(self) -> float:
+        """The recall to expect on the day over every question (unseen ones count 0), 0..1."""
+        return self.readiness.recall
 
     def summary(self) -> str:
         """One line for home: "9 days left: 26 new + ~40 reviews a day; recall on 3 Dec if you stopped now:
@@ -97,6 +105,10 @@ class PlanQuestion:
 
     kind: str
     difficulty: int = 1
+    family: str = ""
+    """Near-duplicate templates share it (priority.family_key): the plan introduces them apart."""
+    after: tuple[str, ...] = ()
+    """Its deck's prerequisites (`after:`), which gate it on a long runway."""
 
 
 _UNKNOWN = PlanQuestion("")
@@ -104,7 +116,7 @@ _UNKNOWN = PlanQuestion("")
 
 
 def make_plan(
-    decks: Sequence[tuple[str, str, Sequence[str]]],
+    decks: Sequence[DeckRef],
     memories: CardMemories,
     *,
     interview: date,
@@ -115,19 +127,22 @@ def make_plan(
     times: Mapping[str, AnswerTime] | None = None,
     budget_minutes: float | None = None,
     low_priority: Collection[str] = (),
+    seed: int = 0,
 ) -> Plan:
-    """The plan for `decks` (id, title, question ids), given the cards' state at `now`.
+    """The plan for `decks`, given the cards' state at `now`, with their readiness on the day.
 
     `today` is the user's local date (the caller knows their time zone); `now` is the same moment, used
     for the interview's instant (local midnight is approximated by `now` + the whole days left).
     `questions` (id -> type and difficulty) and `times` (seconds per type, see budget.answer_times) price
     each day in minutes; with `budget_minutes`, what does not fit is left out (budget.triage) and the
-    daily counts are those of what is kept.
+    daily counts are those of what is kept. The kept unseen questions are ranked and ordered by
+    quizapp.study.priority (`seed` fixes the order within a deck, as QuestionSet.from_catalog's does).
     """
     import numpy as np  # here: importing the plan's types must not load NumPy
 
     days_left = (interview - today).days
-    at = now + timedelta(days=max(days_left, 0))
+    ahead, on_interview = readiness_days(interview, today)  # a day passed: readiness's horizon instead
+    at = now + timedelta(days=ahead)
     at_us = int(at.astimezone(UTC).timestamp() * 1_000_000)
     ids, deck_of = deck_index(decks)
     table = recall_table(memories, ids, at, forgetting_decay(scheduler.parameters))
@@ -135,14 +150,8 @@ def make_plan(
     new = offered & ~table.seen  # (n,) unseen questions to introduce
     due = table.seen & offered & (table.due_us < at_us)  # (n,) seen cards due before the interview
     unseen = int(new.sum())
-    seen_per_deck = np.bincount(deck_of, weights=table.seen, minlength=len(decks)).tolist()  # (D,)
-    recall_per_deck = per_deck_mean(deck_of, table.recall, len(decks))
-    outlooks = tuple(
-        DeckOutlook(deck_id, title, len(qids), int(n_seen), deck_recall)
-        for (deck_id, title, qids), n_seen, deck_recall in zip(
-            decks, seen_per_deck, recall_per_deck, strict=True
-        )
-    )
+    ready = readiness_of(decks, deck_of, table, on=today + timedelta(days=ahead), interview=on_interview)
+    outlooks = ready.decks
     intro_days = max(days_left, 1)
     new_per_day = math.ceil(unseen / intro_days) if unseen else 0
     from_new = _reviews_of_new(unseen, new_per_day, days_left, scheduler, now)
@@ -160,11 +169,25 @@ def make_plan(
     needed = float(cost.sum()) / max(days_left, 1) / 60 if days_left >= 0 else 0.0
     kept_minutes, left_out = needed, cast("Sequence[LeftOut]", ())
     reviews_due = int(due.sum())
+    deck_ids = [deck.id for deck in decks]
+    asked_decks = [deck_ids[d] for d in deck_of[asked].tolist()]
+    new_at = np.flatnonzero(asked_new)  # (u,) positions in `asked` of the unseen questions
+    candidates = [
+        Candidate(asked_ids[i], asked_decks[i], q.difficulty, q.kind, q.family)
+        for i in new_at.tolist()
+        for q in (asked_questions[i],)
+    ]
+    runway_budget = None if budget_minutes is None else budget_minutes * 60 * intro_days
+    ranking = keep_rank(
+        candidates, seed=seed, days=intro_days, costs=cost[new_at].tolist(), budget_seconds=runway_budget
+    )
+    new_rank = np.zeros(len(asked_ids), dtype=np.int64)  # (k,) place in the ranking; 0 for reviews
+    new_rank[new_at[ranking]] = np.arange(len(ranking), dtype=np.int64)
+    kept = np.ones(len(asked_ids), dtype=np.bool_)  # (k,)
     if budget_minutes is not None and days_left >= 0 and needed > budget_minutes:
-        deck_ids = [d for d, _, _ in decks]
         columns = WorkColumns(
             question_ids=asked_ids,
-            deck_ids=[deck_ids[d] for d in deck_of[asked].tolist()],
+            deck_ids=asked_decks,
             difficulty=np.array([q.difficulty for q in asked_questions], dtype=np.int64),  # (k,)
             new=asked_new,
             seconds=cost,
@@ -176,6 +199,7 @@ def make_plan(
             budget_minutes=budget_minutes,
             low_priority=low_priority,
             deck_recall={o.deck_id: o.recall for o in outlooks},
+            new_rank=new_rank,
         )
         kept_minutes = sum(cost[kept].tolist()) / max(days_left, 1) / 60
         unseen_kept = int((kept & asked_new).sum())
@@ -183,6 +207,15 @@ def make_plan(
         from_new = _reviews_of_new(unseen_kept, new_per_day, days_left, scheduler, now)
         reviews_due = int((kept & ~asked_new).sum())
     reviews = reviews_due + from_new
+    after = {c.deck_id: known.get(c.question_id, _UNKNOWN).after for c in candidates}
+    kept_new = kept[new_at].tolist()
+    order = (
+        introduction_order(
+            [candidates[j] for j in ranking if kept_new[j]], days=intro_days, seed=seed, after=after
+        )
+        if days_left >= 0
+        else ()
+    )
     focus: tuple[str, ...] = ()
     if 0 <= days_left <= FINAL_DAYS and outlooks:
         ranked = sorted((o for o in outlooks if o.questions), key=lambda o: (o.recall, o.deck_id))
@@ -195,14 +228,14 @@ def make_plan(
         unseen=unseen,
         new_per_day=new_per_day,
         reviews_per_day=math.ceil(reviews / max(days_left, 1)),
-        recall=float(table.recall.mean()) if ids else 0.0,
-        decks=outlooks,
+        readiness=ready,
         focus=focus,
         minutes_per_day=kept_minutes,
         minutes_needed=needed,
         budget_minutes=budget_minutes,
         left_out=left_out,
         answer_times=tuple(price.values()),
+        order=order,
     )
 
 

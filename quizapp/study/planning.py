@@ -17,15 +17,13 @@ from quizapp.store.database import Store
 from quizapp.store.settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    from quizapp.content.deck import DeckRef
     from quizapp.study.plan import Plan, PlanQuestion
-
-DeckHeaders = Sequence[tuple[str, str, Sequence[str]]]
-"""(deck id, title, question ids) of each deck the plan covers, as Catalog.deck_headers gives them."""
 
 
 def interview_plan(
     store: Store,
-    decks: DeckHeaders,
+    decks: Sequence[DeckRef],
     *,
     now: datetime,
     questions: Mapping[str, PlanQuestion] | None = None,
@@ -57,7 +55,7 @@ def _collection_deferred() -> Iterator[None]:
 
 def _plan(
     store: Store,
-    decks: DeckHeaders,
+    decks: Sequence[DeckRef],
     settings: Settings,
     *,
     now: datetime,
@@ -69,7 +67,7 @@ def _plan(
     from quizapp.study.plan import make_plan
     from quizapp.study.scheduler import scheduler_for
 
-    ids = [qid for _, _, qids in decks for qid in qids]
+    ids = [qid for deck in decks for qid in deck.question_ids]
     times = None
     if questions is not None:
         samples = ((questions[q].kind, ms / 1000) for q, ms in recent_answer_times(store) if q in questions)

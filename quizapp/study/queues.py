@@ -27,6 +27,7 @@ from quizapp.study.limits import new_left_today
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
+    from quizapp.content.deck import DeckRef
     from quizapp.content.instance import Instance
     from quizapp.study.records import InstanceSource
 
@@ -100,6 +101,26 @@ class QuestionSet:
     def __len__(self) -> int:
         return len(self.by_id)
 
+    def decks(self) -> tuple[DeckRef, ...]:
+        """These questions grouped by deck (decks in order of first appearance), for the plan and the
+        counts; a QuestionSet knows no titles, so each deck is titled by its id."""
+        from quizapp.content.deck import DeckRef
+
+        grouped: dict[str, list[str]] = {}
+        for ref in self.ordered:  # one pass: scanning every ref per deck was quadratic
+            grouped.setdefault(ref.deck_id, []).append(ref.question_id)
+        return tuple(DeckRef(d, d, tuple(qids)) for d, qids in grouped.items())
+
+    def led_by(self, question_ids: Iterable[str]) -> QuestionSet:
+        """The same questions, new-card order led by `question_ids` (an interview plan's order; ids not
+        on offer are skipped), the rest after in their order."""
+        first = [self.by_id[q] for q in dict.fromkeys(question_ids) if q in self.by_id]
+        if not first:
+            return self
+        led = {r.question_id for r in first}
+        rest = tuple(r for r in self.ordered if r.question_id not in led)
+        return QuestionSet(by_id=self.by_id, ordered=(*first, *rest))
+
     def select(
         self, *, deck_id: str | None = None, tag: str | None = None, question_ids: Iterable[str] | None = None
     ) -> QuestionSet:
@@ -149,6 +170,16 @@ def _due(
             if limit is not None and len(found) >= limit:
                 break
     return found
+
+
+def due_questions(store: Store, questions: QuestionSet, until: datetime) -> list[str]:
+    """The ids of `questions` due by `until`, most overdue first: the order study asks them in."""
+    return [ref.question_id for ref, _ in _due(store, questions, until, None)]
+
+
+def new_questions(store: Store, questions: QuestionSet, limit: int) -> list[str]:
+    """The ids of the first `limit` new questions, in the order study introduces them."""
+    return [ref.question_id for ref in _new(store, questions, limit)] if limit > 0 else []
 
 
 def _new(store: Store, questions: QuestionSet, limit: int) -> list[QuestionRef]:

@@ -24,12 +24,11 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from quizapp.content.deck import DeckRef
+
 READINESS_DAYS = 7
 """With no interview date, readiness looks this many days ahead."""
 US_PER_DAY = 86_400 * 1_000_000
-
-DeckHeader = tuple[str, str, Sequence[str]]
-"""(deck id, title, question ids): what readiness and the plan need to know of a deck."""
 
 
 @dataclass(frozen=True)
@@ -143,12 +142,12 @@ def recall_at(
     return dict(zip(seen_ids, recall, strict=True)), set(seen_ids), suspended
 
 
-def deck_index(decks: Sequence[DeckHeader]) -> tuple[list[str], NDArray[np.int64]]:
+def deck_index(decks: Sequence[DeckRef]) -> tuple[list[str], NDArray[np.int64]]:
     """(every question id of `decks` in order, (n,) the index of each one's deck) for np.bincount."""
     import numpy as np
 
-    ids = [qid for _, _, qids in decks for qid in qids]
-    sizes = np.array([len(qids) for _, _, qids in decks], dtype=np.int64)  # (D,)
+    ids = [qid for deck in decks for qid in deck.question_ids]
+    sizes = np.array([len(deck.question_ids) for deck in decks], dtype=np.int64)  # (D,)
     return ids, np.repeat(np.arange(len(decks), dtype=np.int64), sizes)  # (n,)
 
 
@@ -161,8 +160,15 @@ def per_deck_mean(deck_of: NDArray[np.int64], values: NDArray[np.float64], n_dec
     return np.where(sizes > 0, sums / np.maximum(sizes, 1), 0.0).tolist()  # type: ignore[no-any-return]
 
 
+def readiness_days(interview: date | None, today: date) -> tuple[int, bool]:
+    """(days from `today` to the day readiness is predicted for, whether that day is the interview): the
+    interview day when it is today or later, else READINESS_DAYS ahead (no date, or a date past)."""
+    days = (interview - today).days if interview is not None else -1
+    return (days, True) if interview is not None and days >= 0 else (READINESS_DAYS, False)
+
+
 def readiness(
-    decks: Sequence[DeckHeader],
+    decks: Sequence[DeckRef],
     memories: CardMemories,
     *,
     today: date,
@@ -171,27 +177,28 @@ def readiness(
     decay: float,
 ) -> Readiness:
     """Each deck's expected recall on the interview day (READINESS_DAYS ahead with no date or a date
-    already past). `today` is the learner's local date at `now`."""
+    already past). `today` is the learner's local date at `now`. With an interview date the plan
+    (quizapp.study.plan.make_plan) carries the same Readiness, from the recall table it computes anyway."""
+    days, is_interview = readiness_days(interview, today)
+    ids, deck_of = deck_index(decks)
+    table = recall_table(memories, ids, now + timedelta(days=days), decay)
+    return readiness_of(decks, deck_of, table, on=today + timedelta(days=days), interview=is_interview)
+
+
+def readiness_of(
+    decks: Sequence[DeckRef], deck_of: NDArray[np.int64], table: RecallTable, *, on: date, interview: bool
+) -> Readiness:
+    """The Readiness of `decks` from their RecallTable on the day `on` (`deck_of`: deck_index's)."""
     import numpy as np
 
-    days = (interview - today).days if interview is not None else -1
-    is_interview = interview is not None and days >= 0
-    if not is_interview:
-        days = READINESS_DAYS
-    at = now + timedelta(days=days)
-    ids, deck_of = deck_index(decks)
-    table = recall_table(memories, ids, at, decay)
     seen = np.bincount(deck_of, weights=table.seen, minlength=len(decks)).astype(np.int64)  # (D,)
     recall = per_deck_mean(deck_of, table.recall, len(decks))
     rows = tuple(
-        DeckReadiness(deck_id, title, len(qids), int(n_seen), deck_recall)
-        for (deck_id, title, qids), n_seen, deck_recall in zip(decks, seen.tolist(), recall, strict=True)
+        DeckReadiness(deck.id, deck.title, len(deck.question_ids), int(n_seen), deck_recall)
+        for deck, n_seen, deck_recall in zip(decks, seen.tolist(), recall, strict=True)
     )
     return Readiness(
-        on=today + timedelta(days=days),
-        interview=is_interview,
-        decks=rows,
-        recall=float(table.recall.mean()) if ids else 0.0,
+        on=on, interview=interview, decks=rows, recall=float(table.recall.mean()) if len(deck_of) else 0.0
     )
 
 

@@ -24,7 +24,7 @@ from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
 from quizapp.store.buried import buried_on, bury, unbury
 from quizapp.store.cards import set_suspended
 from quizapp.store.database import Store
-from quizapp.store.reviews import answered_before
+from quizapp.store.reviews import answered_before, missed_since
 from quizapp.store.times import day_start
 from quizapp.study import (
     QuestionSet,
@@ -39,7 +39,8 @@ from quizapp.study import (
 )
 from quizapp.study.counts import DueCounts, due_counts
 from quizapp.study.hints import hint_ladder
-from quizapp.study.queues import drawable_instance
+from quizapp.study.limits import new_left_today
+from quizapp.study.queues import drawable_instance, due_questions, new_questions
 from quizapp.study.records import (
     Card,
     ExplainPending,
@@ -70,7 +71,9 @@ if TYPE_CHECKING:
     from fsrs import Scheduler
 
     from quizapp.content.instance import Instance
-    from quizapp.study.plan import PlanQuestion
+    from quizapp.grading.code_try import CodeTry
+    from quizapp.study.coming_back import ComingBack
+    from quizapp.study.plan import Plan, PlanQuestion
 
 SessionMode = Literal["study", "drill", "cram"]
 Clock = Callable[[], datetime]
@@ -118,6 +121,8 @@ class StudySession:
         self.redrawn: list[str] = []
         """Questions asked with other numbers because the ones drawn first could not be built."""
         self.finished = False
+        self.until_solved = False
+        """A drill that ends once each question is answered right (set by start())."""
 
     # -- construction -----------------------------------------------------------------------------------
 
@@ -141,11 +146,15 @@ class StudySession:
         fuzzing: bool = True,
         title: str = "",
         plan_questions: Mapping[str, PlanQuestion] | None = None,
+        plan: Plan | None = None,
+        until_solved: bool = False,
     ) -> StudySession:
         """A session over the whole catalog (study, cram) or one deck / set of questions (drill, cram),
         already advanced to its first card (check `finished` for an empty queue). `plan_questions` (id ->
         type and difficulty, Workspace.plan_questions) lets a daily budget's plan set the new-card limit,
-        as home and stats count it."""
+        as home and stats count it, and the interview plan's order lead the new cards; `plan` is that plan
+        when the caller has it already (Workspace.plan). `until_solved`: a drill that ends once each of its
+        questions is answered right (an exercise picked to be solved), where a drill is otherwise endless."""
         pool = questions
         if deck_id is not None or question_ids is not None:
             pool = questions.select(deck_id=deck_id, question_ids=question_ids)
@@ -171,11 +180,72 @@ class StudySession:
             total=total,
             title=title,
         )
+        session.until_solved = until_solved
         if mode == "study":
-            session.new_per_day = _planned_new_per_day(store, questions, clock(), plan_questions)
-            session._focus_on_weak_decks()
+            session._follow_plan(questions, plan_questions, plan)
         session.advance()
         return session
+
+    @classmethod
+    def today_queue(
+        cls,
+        source: InstanceSource,
+        store: Store,
+        questions: QuestionSet,
+        *,
+        now: datetime,
+        plan_questions: Mapping[str, PlanQuestion] | None = None,
+        plan: Plan | None = None,
+    ) -> tuple[str, ...]:
+        """Today's study questions at `now`, in the order a study session started now asks them (each
+        answered once and not due again today): built by the session's own set-up and queue."""
+        session = cls(
+            source,
+            store,
+            questions,
+            mode="study",
+            clock=lambda: now,
+            rng=random.Random(0),
+            scheduler=scheduler_for(store, fuzzing=False),
+        )
+        session._follow_plan(questions, plan_questions, plan)
+        return session.queue()
+
+    def _follow_plan(
+        self,
+        questions: QuestionSet,
+        plan_questions: Mapping[str, PlanQuestion] | None,
+        plan: Plan | None,
+    ) -> None:
+        """Study's set-up: the day's new-card limit and, with an interview date, the plan's order for new
+        cards (quizapp.study.priority) and its focus on the weakest decks in the last days."""
+        now = self.clock()
+        if plan is None and plan_questions is not None:
+            plan = _interview_plan(self.store, questions, now, plan_questions)
+        self.new_per_day = _planned_new_per_day(self.store, questions, now, plan_questions, plan)
+        if plan is not None and plan.order:
+            self.questions = self.questions.led_by(plan.order)
+        self._focus_on_weak_decks(plan)
+
+    def queue(self) -> tuple[str, ...]:
+        """The questions this study session asks from now on, in order, if each is answered once and
+        comes back no sooner than tomorrow: the question on screen, the cards due now (most overdue
+        first), in the last days the weakest decks' cards due before the interview, then today's new
+        cards in the plan's order."""
+        pool, now = self._pool(), self.clock()
+        ids = due_questions(self.store, pool, now)
+        if self._focus.until is not None:
+            asked = {qid for qid, n in self._tally.attempts.items() if n}
+            weak = [r.question_id for r in pool.ordered if r.deck_id in self._focus.decks]
+            early = due_questions(self.store, pool.select(question_ids=weak), self._focus.until)
+            ids += [q for q in early if q not in asked and q not in ids]
+        new_left, _ = new_left_today(self.store, now=now, new_per_day=self.new_per_day)
+        ids += new_questions(self.store, pool, new_left)
+        card = self.current
+        if card is not None and not self.answered:
+            qid = card.instance.question_id
+            ids = [qid, *(q for q in ids if q != qid)]
+        return tuple(ids)
 
     # -- state ------------------------------------------------------------------------------------------
 
@@ -222,11 +292,23 @@ class StudySession:
 
     def counts(self) -> DueCounts:
         """New, Learning and Review cards waiting now over this session's questions (study mode)."""
-        refs = self.questions.ordered
-        decks: dict[str, list[str]] = {}
-        for ref in refs:
-            decks.setdefault(ref.deck_id, []).append(ref.question_id)
-        return due_counts(self.store, list(decks.items()), now=self.clock(), new_per_day=self.new_per_day)
+        return due_counts(self.store, self.questions.decks(), now=self.clock(), new_per_day=self.new_per_day)
+
+    def coming_back(self) -> ComingBack | None:
+        """At the end of a study session, the cards of this session that come back later today (a failed
+        card's learning steps), or when the next one is due; None in drill and cram, which schedule
+        nothing."""
+        if self.mode != "study":
+            return None
+        from quizapp.study.coming_back import coming_back
+
+        return coming_back(self.store, self._pool().by_id, now=self.clock())
+
+    def resume(self) -> Card | None:
+        """After the wait for cards that come back (ComingBack.ready): the session goes on with them;
+        None, and still finished, when none is due after all (set aside meanwhile, or the clock moved)."""
+        self.finished = False
+        return self.advance()
 
     # -- the loop ---------------------------------------------------------------------------------------
 
@@ -270,7 +352,7 @@ class StudySession:
             )
             return self._turn.card
 
-    def _focus_on_weak_decks(self) -> None:
+    def _focus_on_weak_decks(self, plan: Plan | None = None) -> None:
         """In the last days before the interview, the weakest decks (lowest expected recall on the day)
         come first: their new cards lead, and once nothing is due and no new card is left, their cards
         due before the interview are reviewed early. Reviews stay ordinary FSRS reviews."""
@@ -286,10 +368,8 @@ class StudySession:
         if not day or not 0 <= (date.fromisoformat(day) - today).days <= FINAL_DAYS:
             return
         refs = self.questions.ordered
-        decks: dict[str, list[str]] = {}
-        for r in refs:  # one pass: grouping by scanning every ref per ref was quadratic
-            decks.setdefault(r.deck_id, []).append(r.question_id)
-        plan = interview_plan(self.store, [(d, d, qids) for d, qids in decks.items()], now=now)
+        if plan is None:
+            plan = interview_plan(self.store, self.questions.decks(), now=now)
         if plan is None or not plan.focus:
             return
         weak = set(plan.focus)
@@ -305,8 +385,11 @@ class StudySession:
         if self._draw.pushback:
             return self._draw.pushback.pop()
         if self._draw.items is not None:
+            done = self._draw.broken | (self._tally.solved if self.until_solved else set())
+            if self.until_solved and all(r.question_id in done for r in self.questions.ordered):
+                return None  # checked first: a drill's queue never runs out
             for item in self._draw.items:
-                if item.question.question_id not in self._draw.broken:
+                if item.question.question_id not in done:
                     return item
             return None
         pool, now = self._pool(), self.clock()
@@ -406,10 +489,21 @@ class StudySession:
             seconds=seconds,
             attempt=card.attempt,
             new_card=self._is_new(),
+            missed_today=self._missed_today(),
         )
         if verdict.unparseable:
             return Unreadable(verdict.message)
         return self._save(card, verdict, text, seconds, typed=True)
+
+    def try_code(self, text: str) -> CodeTry:
+        """Tries the code on practice cases (quizapp.grading.code_try): nothing is rated or saved, the
+        model solution stays hidden and the question stays open; `submit` grades it."""
+        card = self._require_open()
+        if card.instance.kind != "code":
+            raise QuizappError("Only code is tried before it is submitted.")
+        from quizapp.grading.code_try import try_code  # the runner, loaded with the first try
+
+        return try_code(card.instance, text)
 
     def tick(self, covered: Iterable[int]) -> None:
         """Sets which key points of the pending explain answer are covered (0-based), as the user ticks."""
@@ -433,6 +527,7 @@ class StudySession:
             card.attempt,
             new_card=self._is_new(),
             reading=pending.reading,
+            missed_today=self._missed_today(),
         )
         self._turn.pending = None
         ticked = frozenset(self._turn.ticked)
@@ -543,6 +638,11 @@ class StudySession:
         self._tally.attempts[qid] = max(0, self._tally.attempts.get(qid, 1) - 1)
         self._tally.done -= 1
         self._tally.correct -= int(saved.feedback.verdict.correct)
+        if saved.feedback.verdict.correct and not any(
+            isinstance(s, _Saved) and s.feedback.verdict.correct and s.card.instance.question_id == qid
+            for s in self._saved
+        ):
+            self._tally.solved.discard(qid)  # solved only by the answer taken back
         self._turn.pending, self._turn.answered, self._turn.ticked = None, False, set()
         self._turn.hints = saved.feedback.hints_used  # the hints used come back with the question
         self._turn.item = saved.item
@@ -577,6 +677,14 @@ class StudySession:
         if item is None:
             return False
         return item.reason == "new" or not answered_before(self.store, item.question.question_id)
+
+    def _missed_today(self) -> bool:
+        """A wrong answer to the card on screen was logged today, in any mode (a miss in this morning's
+        interview): a right answer now is not suggested Easy."""
+        item = self._turn.item
+        if item is None:
+            return False
+        return missed_since(self.store, item.question.question_id, day_start(self.clock()))
 
     def _seconds(self, card: Card) -> float:
         return max(0.0, (self.clock() - card.shown_at).total_seconds())
@@ -616,6 +724,8 @@ class StudySession:
         self._turn.answered = True
         self._tally.done += 1
         self._tally.correct += int(verdict.correct)
+        if verdict.correct:
+            self._tally.solved.add(qid)
         choices: tuple[RatingChoice, ...] = ()
         if outcome.scheduled:
             labels = {int(p.rating): p.label for p in preview_before(outcome, self.scheduler)}
@@ -676,6 +786,8 @@ class _Tally:
     done: int = 0
     correct: int = 0
     attempts: dict[str, int] = field(default_factory=dict)
+    solved: set[str] = field(default_factory=set)
+    """Questions answered right in this session (an until-solved drill asks them no more)."""
 
 
 @dataclass
@@ -741,8 +853,21 @@ def _with_outcome(feedback: Feedback, outcome: ReviewOutcome, rating: int) -> Fe
     )
 
 
+def _interview_plan(
+    store: Store, questions: QuestionSet, now: datetime, plan_questions: Mapping[str, PlanQuestion]
+) -> Plan | None:
+    """The interview plan over `questions` (None without a date), priced and ordered by `plan_questions`."""
+    from quizapp.study.planning import interview_plan
+
+    return interview_plan(store, questions.decks(), now=now, questions=plan_questions)
+
+
 def _planned_new_per_day(
-    store: Store, questions: QuestionSet, now: datetime, plan_questions: Mapping[str, PlanQuestion] | None
+    store: Store,
+    questions: QuestionSet,
+    now: datetime,
+    plan_questions: Mapping[str, PlanQuestion] | None,
+    plan: Plan | None = None,
 ) -> int | None:
     """With an interview date ahead, today's new-card limit (limits.new_cards_per_day, as home counts)."""
     from quizapp.store.cards import not_new_ids
@@ -753,19 +878,21 @@ def _planned_new_per_day(
         return None
     taken = not_new_ids(store)
     unseen = sum(1 for qid in questions.by_id if qid not in taken)
-    decks: dict[str, list[str]] = {}
-    for ref in questions.ordered:
-        decks.setdefault(ref.deck_id, []).append(ref.question_id)
-    return new_cards_per_day(store, list(decks.items()), unseen=unseen, now=now, questions=plan_questions)
+    return new_cards_per_day(
+        store, questions.decks(), unseen=unseen, now=now, questions=plan_questions, plan=plan
+    )
 
 
 def _shown_answer(inst: Instance) -> str:
-    """What "I don't know" says, by the kind of question: a model answer is read, a number is worked."""
+    """What "I don't know" says, by the kind of question: a model answer is read, a number is worked.
+    A back or model answer is reflowed: the breaks its YAML was wrapped at made ragged lines on screen."""
+    from quizapp.content.prose import reflow
+
     if inst.kind == "code":
         return "The model solution is below. Read it, then write it yourself again soon."
     if inst.kind == "flashcard":  # its back is the answer, not a model to say in other words
-        return f"The answer: {inst.expected_text().strip()}\nRecall it again soon."
+        return f"The answer: {reflow(inst.expected_text())}\nRecall it again soon."
     if inst.kind == "explain":
-        return f"A model answer: {inst.expected_text().strip()}\nTry it in your own words again soon."
+        return f"A model answer: {reflow(inst.expected_text())}\nTry it in your own words again soon."
     steps = " Read the worked steps, then try it again soon." if inst.derivation else " Try it again soon."
     return f"The answer is {inst.expected_text()}.{steps}"

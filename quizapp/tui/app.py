@@ -7,14 +7,15 @@ screens. Every error a screen meets becomes a notification; no traceback reaches
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import io
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 from functools import partial
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -32,6 +33,7 @@ from quizapp.tui.messages import (
     OverviewLoaded,
     SessionOpened,
     SessionRefused,
+    WorkerDone,
 )
 from quizapp.tui.routing import REGISTRY
 
@@ -53,6 +55,8 @@ SCREEN_STYLES = (
 )
 """Each screen's stylesheet, loaded with the app's: a screen's own CSS_PATH is read when the screen is
 first opened, and Textual then restyles every widget of every open screen (up to 0.1 s at that key)."""
+
+T = TypeVar("T")
 
 WARM_UP_AFTER_S = 0.3
 """Seconds after the backend arrives before the warm-up imports start: home draws its decks first."""
@@ -189,7 +193,7 @@ class QuizApp(App[None]):
                 theme = backend.settings().theme
         except Exception as exc:  # home reads them again in its own worker, and reports what fails
             if not self._closed_down:  # the app ended meanwhile and closed the store: nothing to say
-                self.call_from_thread(self.report_error, exc)
+                self.from_worker(self.report_error, exc)
         self.post_message(BackendLoaded(backend, first, theme))
         backend.questions  # noqa: B018  built here, not on the event loop when a screen first asks
 
@@ -220,7 +224,17 @@ class QuizApp(App[None]):
         from quizapp.tui.warm_up import import_ahead
 
         import_ahead()
-        self.call_from_thread(self._freeze_if_home)
+        self.from_worker(lambda _: self._freeze_if_home(), None)
+
+    def from_worker(self, then: Callable[[T], Awaitable[None] | None], outcome: T) -> None:
+        """The app's workers' way back to the event loop, the same as a screen's (QuizScreen.fetch): a
+        message, which `then` handles there; posting is thread-safe and never waits for the loop."""
+        self.post_message(WorkerDone(outcome, then))
+
+    async def on_worker_done(self, message: WorkerDone) -> None:
+        shown = message.then(message.outcome)
+        if inspect.isawaitable(shown):
+            await shown
 
     def _freeze_if_home(self) -> None:
         """What the warm-up imported lives until the app ends: out of the collector's sight with the
@@ -299,9 +313,18 @@ class QuizApp(App[None]):
         deck_id: str | None = None,
         question_ids: tuple[str, ...] | None = None,
         title: str = "",
+        until_solved: bool = False,
     ) -> None:
-        """Opens the study screen in study, drill or cram mode (drill: one deck or a set of questions)."""
-        retry = partial(self.start_session, mode, deck_id=deck_id, question_ids=question_ids, title=title)
+        """Opens the study screen in study, drill or cram mode (drill: one deck or a set of questions;
+        `until_solved`: it ends once they are answered right, see StudySession.start)."""
+        retry = partial(
+            self.start_session,
+            mode,
+            deck_id=deck_id,
+            question_ids=question_ids,
+            title=title,
+            until_solved=until_solved,
+        )
         if self.defer_until_loaded(retry):
             return
         backend = self.require_backend()
@@ -311,7 +334,7 @@ class QuizApp(App[None]):
 
         if isinstance(self.screen, QuizScreen):
             self.screen.show_busy(True)
-        self._open_session(backend, mode, deck_id, question_ids, title)
+        self._open_session(backend, mode, deck_id, question_ids, title, until_solved)
 
     @work(thread=True, exclusive=True, group="session", exit_on_error=False)
     def _open_session(
@@ -321,6 +344,7 @@ class QuizApp(App[None]):
         deck_id: str | None,
         question_ids: tuple[str, ...] | None,
         title: str,
+        until_solved: bool = False,
     ) -> None:
         """Builds the session and draws its first card off the event loop (its queue reads the store; at
         100k cards a cram queue takes most of a second)."""
@@ -340,6 +364,8 @@ class QuizApp(App[None]):
                     fuzzing=backend.config.fuzzing,
                     title=title,
                     plan_questions=backend.workspace.plan_questions,  # a daily budget sets the new-card limit
+                    plan=backend.plan(backend.now()) if mode == "study" else None,  # home's, cached
+                    until_solved=until_solved,
                 )
                 if session.finished:
                     self.post_message(SessionRefused(session.empty_message, None))
@@ -409,11 +435,14 @@ class QuizApp(App[None]):
                 field.cursor_blink = self.config.cursor_blink
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """Every key shown in the current screen's footer is also a command in the palette (Ctrl+P)."""
+        """Every key shown in the current screen's footer, or left out of it for room, is also a command
+        in the palette (Ctrl+P)."""
+        from quizapp.tui.screens.help import listed
+
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
-            if not binding.show or not active.enabled or binding.action in seen:
+            if not listed(binding) or not active.enabled or binding.action in seen:
                 continue
             if active.node is self:
                 continue

@@ -19,9 +19,11 @@ from quizapp.terminal_text import terminal_text
 if TYPE_CHECKING:
     from quizapp.config import UserConfig
     from quizapp.content.catalog import Catalog
-    from quizapp.reports.overview import DeckInfo, Overview
+    from quizapp.content.deck import DeckRef
+    from quizapp.reports.overview import Overview
     from quizapp.store import Settings, Store
     from quizapp.study import QuestionSet
+    from quizapp.study.plan import Plan
     from quizapp.study.readiness import Readiness
     from quizapp.workspace import Workspace
 
@@ -47,10 +49,13 @@ class AppConfig:
     """Receives a warning, from whichever thread wrote, when the daily backup of the database fails."""
 
     def now(self) -> datetime:
-        """The current time from the injected clock, or the system's (aware, local zone)."""
+        """The current time from the injected clock, or the system's (aware, local zone, moved by
+        $QUIZAPP_TODAY: quizapp.workspace.system_now)."""
         if self.clock is not None:
             return self.clock()
-        return datetime.now().astimezone()
+        from quizapp.workspace import system_now
+
+        return system_now()
 
     def deck_key(self) -> tuple[str, ...]:
         """What a remembered deck list is good for (quizapp.content.remembered_decks): this version, its
@@ -75,7 +80,7 @@ class Backend:
     skipped_decks: tuple[str, ...] = ()
     """Names of the deck files that failed to load (their questions are left out)."""
     notices: tuple[str, ...] = ()
-    decks: tuple[DeckInfo, ...] = field(default=())
+    decks: tuple[DeckRef, ...] = field(default=())
     last_settings: Settings | None = None
     """The settings as last read or saved (in a worker): forms open with them without a store read."""
 
@@ -120,15 +125,23 @@ class Backend:
         return with_last_answer(starter, answered[-1] if answered else None)
 
     def overview(self) -> Overview:
+        """Home's counts; a daily budget's new-card limit comes from the workspace's cached plan."""
         from quizapp.reports.overview import build_overview
 
-        return build_overview(self.store, self.decks, now=self.now(), questions=self.workspace.plan_questions)
+        now = self.now()
+        return build_overview(
+            self.store, self.decks, now=now, questions=self.workspace.plan_questions, plan=self.plan(now)
+        )
+
+    def plan(self, now: datetime) -> Plan | None:
+        """The interview plan at `now`, cached by the workspace until something is saved or the day turns:
+        home's counts, plan line and readiness and a study session's start all read this one (a worker)."""
+        return self.workspace.plan(now)
 
     def readiness(self) -> Readiness:
-        """Each deck's expected recall on the interview day (or in 7 days), by FSRS's forgetting curve."""
-        from quizapp.reports.stats import readiness_for
-
-        return readiness_for(self.store, self.catalog.deck_headers(), now=self.now())
+        """Each deck's expected recall on the interview day (or in 7 days), by FSRS's forgetting curve:
+        the cached plan's when an interview date is set."""
+        return self.workspace.readiness(self.now())
 
     def plan_line(self) -> str:
         """The interview plan in one line for home ("" when no date is set), with the minutes a day and
@@ -138,15 +151,32 @@ class Backend:
         if plan is None:
             return ""
         line = plan.summary()
-        if plan.passed or not plan.minutes_per_day:
+        if plan.passed:
             return line
-        line += f"; about {plan.minutes_per_day:.0f} min a day"
+        if plan.minutes_per_day:
+            line += f"; about {plan.minutes_per_day:.0f} min a day"
         if plan.left_out and plan.budget_minutes is not None:
             line += (
                 f" ({len(plan.left_out)} left out to fit your {plan.budget_minutes:g} min: "
                 "`quizapp plan` says which and why)"
             )
-        return line
+        return line + "\n" + self.today_line(plan)
+
+    def today_line(self, plan: Plan) -> str:
+        """Today's queue in one line (how many questions, from how many decks, which first), in the order
+        a study session asks them: the session's own code (StudySession.today_queue). In a worker."""
+        from quizapp.reports.plan_text import queue_line
+        from quizapp.study.session import StudySession
+
+        queue = StudySession.today_queue(
+            self.catalog,
+            self.store,
+            self.questions,
+            now=self.now(),
+            plan_questions=self.workspace.plan_questions,
+            plan=plan,
+        )
+        return queue_line(queue, {q: d.id for d in self.decks for q in d.question_ids})
 
     def fit_weights(self) -> tuple[str, bool]:
         """Runs the FSRS optimizer on the user's history: (what it found in words, whether it ran)."""
@@ -171,7 +201,6 @@ class Backend:
 
 def load_backend(config: AppConfig) -> Backend:
     """Opens the store and loads the catalog (slow on a first run: call it from a worker thread)."""
-    from quizapp.reports.overview import DeckInfo
     from quizapp.workspace import open_workspace
 
     workspace = open_workspace(
@@ -183,7 +212,7 @@ def load_backend(config: AppConfig) -> Backend:
         report=config.report,
     )
     store, catalog = workspace.store, workspace.catalog
-    decks = tuple(DeckInfo(id=d, title=t, question_ids=ids) for d, t, ids in catalog.deck_headers())
+    decks = catalog.deck_headers()
     skipped = tuple(s.deck_id or Path(s.file).stem for s in catalog.skipped)
     return Backend(
         config=config,

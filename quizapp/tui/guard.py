@@ -60,9 +60,9 @@ def on(message_type: type[Message], selector: str | None = None, **kwargs: str) 
 
 
 def guard_handlers(cls: type) -> None:
-    """Guards the `action_*` and `on_*` methods `cls` itself defines."""
+    """Guards the `action_*` and `on_*` methods `cls` itself defines. One guarded with this module's `on`
+    is left as it is (`guarded` wraps once); Textual dispatches it by its registration, never also by its
+    name, so either way it runs once per message."""
     for name, value in list(vars(cls).items()):
-        if not inspect.isfunction(value) or hasattr(value, "_textual_on"):
-            continue
-        if name.startswith(("action_", "on_", "_on_")):
+        if inspect.isfunction(value) and name.startswith(("action_", "on_", "_on_")):
             setattr(cls, name, guarded(value))

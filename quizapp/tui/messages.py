@@ -1,4 +1,6 @@
-"""Provides the app's own messages: small past-tense dataclasses that workers and widgets post upward."""
+"""Provides the app's own messages: small past-tense dataclasses that workers and widgets post upward. A
+screen's worker has no message of its own: QuizScreen.fetch and write bring every outcome back as
+WorkerDone or WorkerFailed."""
 
 from __future__ import annotations
 
@@ -9,12 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from engine.toy import ToyModel
-    from quizapp.explore.model import ExploreInputs, ExploreResult
-    from quizapp.explore.trained import TrainedInputs, TrainedView
     from quizapp.reports.overview import Overview
-    from quizapp.study.readiness import Readiness
-    from quizapp.study.records import Progress
     from quizapp.study.session import StudySession
     from quizapp.tui.backend import Backend
 
@@ -52,6 +49,13 @@ class AnswerSubmitted(Message):
 
 
 @dataclass
+class CodeTryAsked(Message):
+    """The user asked to try the code on the practice cases (Ctrl+R or Try): nothing is rated."""
+
+    text: str
+
+
+@dataclass
 class RatingChosen(Message):
     """The user rated a flashcard (1 again .. 4 easy)."""
 
@@ -67,104 +71,21 @@ class OverviewLoaded(Message):
 
 
 @dataclass
-class ReadinessComputed(Message):
-    """Each deck's readiness (expected recall on the interview day) was computed (in a worker)."""
-
-    readiness: Readiness
-
-
-@dataclass
-class WeightsFitted(Message):
-    """The FSRS optimizer finished (in a worker): what it found, in words, or why it could not run."""
-
-    summary: str
-    ok: bool
-
-
-@dataclass
-class ProgressCounted(Message):
-    """The study session's cards left were counted (in a worker) for the session bar."""
-
-    progress: Progress
-
-
-@dataclass
-class SandboxComputed(Message):
-    """Explore's forward pass finished (in a worker) for the inputs now on screen."""
-
-    result: ExploreResult
-
-
-@dataclass
-class SandboxRefused(Message):
-    """Explore's inputs were refused; `message` says why in the user's words."""
-
-    inputs: ExploreInputs
-    message: str
-
-
-@dataclass
-class ToyViewComputed(Message):
-    """The trained toy's forward pass finished (in a worker) for the inputs now on screen."""
-
-    view: TrainedView
-
-
-@dataclass
-class ToyViewRefused(Message):
-    """The trained mode's inputs were refused; `message` says why in the user's words."""
-
-    inputs: TrainedInputs
-    message: str
-
-
-@dataclass
-class ToyTrainingProgressed(Message):
-    """Training reached a report: the progress line, and the heads as they are now (None if the inputs
-    on screen cannot be drawn)."""
-
-    text: str
-    view: TrainedView | None
-
-
-@dataclass
-class ToyTrainingEnded(Message):
-    """Training finished (`model` set) or was stopped or failed (`model` None)."""
-
-    model: ToyModel | None
-    text: str
-
-
-@dataclass
-class AnswerSaved(Message):
-    """A study write (an answer, a rating, an undo, a question set aside) was committed in the save worker;
-    `then` shows its `outcome` on the screen."""
+class WorkerDone(Message):
+    """A screen's worker (QuizScreen.write, fetch) finished a step or reported progress; `then` shows its
+    `outcome` on the screen, on the event loop."""
 
     outcome: Any
-    then: Callable[[Any], Awaitable[None]]
+    then: Callable[[Any], Awaitable[None] | None]
 
 
 @dataclass
-class SaveFailed(Message):
-    """A study write in the save worker raised; nothing of it was committed."""
+class WorkerFailed(Message):
+    """A screen's worker raised; `failed` shows it (None: the app reports it). Nothing of a write that
+    failed was committed."""
 
     error: Exception
-
-
-@dataclass
-class Fetched(Message):
-    """A read from the progress database (stats, past interviews, a report) finished in a worker; `then`
-    shows its `outcome` on the screen."""
-
-    outcome: Any
-    then: Callable[[Any], Awaitable[None]]
-
-
-@dataclass
-class FetchFailed(Message):
-    """A read in a worker raised; the screen stays as it was."""
-
-    error: Exception
+    failed: Callable[[Exception], Awaitable[None] | None] | None
 
 
 @dataclass

@@ -59,6 +59,7 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("exercises", "Coding exercises", "quizapp.tui.screens.exercises:ExercisePickerScreen"),
     ScreenEntry("stats", "Stats", "quizapp.tui.screens.stats:StatsScreen"),
     ScreenEntry("settings", "Settings", "quizapp.tui.screens.settings:SettingsScreen"),
+    ScreenEntry("settings-leave", "Leave the settings?", "quizapp.tui.screens.settings:LeaveSettingsScreen"),
     ScreenEntry("help", "Help", "quizapp.tui.screens.help:HelpScreen", needs_backend=False),
 )
 REGISTRY: dict[str, ScreenEntry] = {entry.name: entry for entry in SCREENS}
@@ -81,6 +82,7 @@ class Router(Protocol):
         deck_id: str | None = None,
         question_ids: tuple[str, ...] | None = None,
         title: str = "",
+        until_solved: bool = False,
     ) -> None: ...
 
     def require_backend(self) -> Backend | None: ...

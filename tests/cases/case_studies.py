@@ -16,7 +16,8 @@ _ROPE = {
 
 SAMPLES: list[tuple[str, dict[str, Any]]] = [
     ("sharded_weight_bytes", {"n_params": 70e9, "bytes_per_param": 2, "tp": 8}),
-    ("free_memory_bytes", {"memory_gb": 80, "used_bytes": 17.5e9, "reserve_gb": 6}),
+    ("free_memory_bytes", {"memory_gib": 79.647, "used_bytes": 17.5e9, "reserve_gib": 6}),
+    ("free_memory_bytes", {"memory_gib": 79.647, "used_bytes": 17.5e9, "reserve_gib": 6, "nominal_gb": 80}),
     ("fit_count", {"capacity": 56.5e9, "per_item": 5.37e9}),
     (
         "decode_step_ms",
@@ -75,7 +76,11 @@ SAMPLES: list[tuple[str, dict[str, Any]]] = [
     ("tokens_per_second", {"batch": 296, "step_ms": 1.79}),
     ("add_flops", {"first": 5.2e14, "second": 2.8e14}),
     ("shared_prefix_saving", {"prefix_bytes": 1.34e8, "requests": 56}),
-    ("gpus_needed", {"n_bytes": 857e9, "memory_gb": 80}),
+    ("zero3_gpus_needed", {"state_bytes": 128.5e9, "activation_bytes": 4.3e9, "memory_gib": 79.647}),
+    (
+        "zero3_bytes_per_gpu",
+        {"state_bytes": 128.5e9, "activation_bytes": 95e9, "n_gpus": 2, "memory_gib": 79.647},
+    ),
     ("exact_split", {"total": 131072, "parts": 8}),
 ]
 
@@ -122,9 +127,10 @@ ARGS: dict[str, Any] = {
         "tp": _pick(r, 2, 4, 8),
     },
     "free_memory_bytes": lambda r: {
-        "memory_gb": _pick(r, 80, 141, 180, 192),
+        "memory_gib": _pick(r, 79.647, 80.0, 140.401, 179.062, 191.688),
         "used_bytes": r.randint(5, 40) * 1e9,
-        "reserve_gb": r.randint(2, 10),
+        "reserve_gib": r.randint(2, 10),
+        "nominal_gb": _pick(r, None, 80, 141),
     },
     "fit_count": lambda r: {"capacity": r.uniform(1e10, 1e11), "per_item": r.uniform(1e8, 6e9)},
     "decode_step_ms": lambda r: {
@@ -221,6 +227,16 @@ ARGS: dict[str, Any] = {
     "tokens_per_second": lambda r: {"batch": r.randint(2, 512), "step_ms": r.uniform(2, 60)},
     "add_flops": lambda r: {"first": r.uniform(1e12, 1e15), "second": r.uniform(1e12, 1e15)},
     "shared_prefix_saving": lambda r: {"prefix_bytes": r.uniform(1e7, 1e9), "requests": r.randint(3, 64)},
-    "gpus_needed": lambda r: {"n_bytes": r.uniform(1e11, 2e12), "memory_gb": _pick(r, 80, 141, 192)},
+    "zero3_gpus_needed": lambda r: {
+        "state_bytes": r.uniform(1e11, 2e12),
+        "activation_bytes": r.uniform(1e8, 5e10),
+        "memory_gib": _pick(r, 79.647, 80.0, 140.401),
+    },
+    "zero3_bytes_per_gpu": lambda r: {
+        "state_bytes": r.uniform(1e11, 2e12),
+        "activation_bytes": r.uniform(1e8, 5e11),
+        "n_gpus": r.randint(2, 64),
+        "memory_gib": _pick(r, 79.647, 80.0, 140.401),
+    },
     "exact_split": lambda r: {"total": _pick(r, 65536, 131072), "parts": _pick(r, 4, 8, 16)},
 }

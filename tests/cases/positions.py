@@ -47,7 +47,13 @@ ARGS: dict[str, Any] = {
             "base": rng.choice([100.0, 10000.0]),
         }
     )(rng.choice([2, 4]), rng.randint(10, 5000)),
-    "rope_decode_angle": lambda rng: {"cached_tokens": rng.randint(2, 60), **_rope(rng)},
+    "rope_decode_angle": lambda rng: (
+        lambda cached: {
+            "cached_tokens": cached,
+            "generated": rng.choice([0, rng.randint(1, cached - 1)]),
+            **_rope(rng),
+        }
+    )(rng.randint(2, 60)),
     "rope_interpolated_angle": lambda rng: (
         lambda train, s: {
             "position": rng.randint(train + 1, train * s - 1),

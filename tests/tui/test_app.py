@@ -85,8 +85,8 @@ def test_no_command_opens_the_app_with_the_given_database(
             os.fdopen(os.dup(terminal), "r", encoding="utf-8") as keys,
             os.fdopen(terminal, "w", encoding="utf-8") as screen,
         ):
-            monkeypatch.setattr(sys, "stdin", keys)
-            monkeypatch.setattr(sys, "stdout", screen)
+            monkeypatch.setattr(sys, "__stdin__", keys)  # where Textual reads keys ...
+            monkeypatch.setattr(sys, "__stderr__", screen)  # ... and draws
             assert cli.main(["--db", str(tmp_path / "mine.db")]) == 0
     finally:
         os.close(controller)
@@ -124,10 +124,15 @@ async def test_the_highlighted_deck_is_drilled_by_d_by_enter_and_by_a_click(
 
     # the coding exercises' deck opens a picker instead (tests/tui/test_browser.py): two others are drilled
     headers = catalog.deck_headers()
-    drillable = [i for i, (deck_id, _, _) in enumerate(headers) if deck_id != "code"]
+    drillable = [i for i, deck in enumerate(headers) if deck.id != "code"]
     assert drillable[0] == 0
     downs = ("down",) * drillable[1]
-    (first_id, first, first_ids), (second_id, second, second_ids) = headers[0], headers[drillable[1]]
+    first_id, first, first_ids = headers[0].id, headers[0].title, headers[0].question_ids
+    second_id, second, second_ids = (
+        headers[drillable[1]].id,
+        headers[drillable[1]].title,
+        headers[drillable[1]].question_ids,
+    )
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)

@@ -1,5 +1,6 @@
-"""Code questions in the study screen: the editor opens with the starter code, Ctrl+R runs the code against
-the engine and names the mistake, the draft survives a restart, and Ctrl+E edits it in $EDITOR."""
+"""Code questions in the study screen: the editor opens with the starter code, Ctrl+S submits the code to
+the engine and names the mistake, the draft survives a restart, and Ctrl+E edits it in $EDITOR (Ctrl+R's
+tries: test_code_try.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ async def test_run_names_the_mistake_and_saves_the_code(new_app: Callable[..., Q
         assert editor.text == ex.starter and editor.has_focus and editor.language == "python"
         wrong = source_as(ex.mistakes[0].compute, ex.function)  # forgets the x2 for K and V
         editor.load_text(wrong)
-        await press(pilot, "ctrl+r")
+        await press(pilot, "ctrl+s")
         assert "Not quite" in text_of(app, "#verdict")
         assert "You dropped the x2 for K and V" in text_of(app, "#diagnosis")
         assert "First failing case (#1)" in text_of(app, "#verdict-message")
@@ -49,7 +50,7 @@ async def test_run_names_the_mistake_and_saves_the_code(new_app: Callable[..., Q
         await press(pilot, "enter")  # the same exercise again, with the code last submitted in the editor
         assert _editor(screen).text == wrong
         _editor(screen).load_text(ex.solution)
-        await press(pilot, "ctrl+r")
+        await press(pilot, "ctrl+s")
         assert "Correct" in text_of(app, "#verdict")
 
 
@@ -79,14 +80,14 @@ async def test_code_that_does_not_parse_is_not_counted_and_stays_to_be_fixed(
     async with app.run_test(size=SIZE) as pilot:
         screen = await drill(app, pilot, QID)
         _editor(screen).load_text(broken)
-        await press(pilot, "ctrl+r")
+        await press(pilot, "ctrl+s")
         await settled(pilot)
         error = text_of(app, "#code-error")  # above the editor, where it can be seen
-        assert "line 4: expected an indented block" in error and "this run does not count" in error
+        assert "line 4: expected an indented block" in error and "does not count" in error
         assert not screen.session.answered and _editor(screen).text == broken
         assert not reviews_for(app.backend.store, QID)  # type: ignore[union-attr]
         _editor(screen).load_text(EXERCISES[QID].solution)  # fixed: now it is graded, and counted
-        await press(pilot, "ctrl+r")
+        await press(pilot, "ctrl+s")
         assert "Correct" in text_of(app, "#verdict")
         assert len(reviews_for(app.backend.store, QID)) == 1  # type: ignore[union-attr]
 
@@ -126,7 +127,7 @@ async def test_ctrl_e_edits_the_draft_in_the_editor(
         screen = await drill(app, pilot, QID)
         await press(pilot, "ctrl+e")
         assert _editor(screen).text == ex.solution
-        await press(pilot, "ctrl+r")
+        await press(pilot, "ctrl+s")
         assert "Correct" in text_of(app, "#verdict")
 
 
@@ -141,7 +142,7 @@ def test_a_failing_verdict_with_its_named_mistake_at_80x24(
         assert isinstance(app, QuizApp)
         screen = await drill(app, pilot, QID)
         _editor(screen).load_text(source_as(ex.mistakes[0].compute, ex.function))
-        await press(pilot, "ctrl+r")
+        await press(pilot, "ctrl+s")
 
     assert snap_compare(new_app(), terminal_size=(80, 24), run_before=run_before)
 
@@ -153,7 +154,7 @@ async def test_a_wrong_softmax_shows_expected_and_yours_side_by_side(new_app: Ca
     async with app.run_test(size=SIZE) as pilot:
         screen = await drill(app, pilot, ex.id)
         _editor(screen).load_text(source_as(wrong.compute, ex.function))
-        await press(pilot, "ctrl+r")
+        await press(pilot, "ctrl+s")
         view = screen.query_one("#feedback-heatmap", HeatmapView)
         assert view.display and view.heatmap is not None
         assert view.heatmap.head_labels == ("expected", "yours")
@@ -161,3 +162,25 @@ async def test_a_wrong_softmax_shows_expected_and_yours_side_by_side(new_app: Ca
         np.testing.assert_allclose(view.heatmap.weights[0], ex.reference(**case))
         np.testing.assert_allclose(view.heatmap.weights[1], wrong.compute(**case))
         assert "expected" in str(view.render()) and "yours" in str(view.render())
+
+
+async def test_the_line_being_typed_stays_in_view_when_a_try_shrinks_the_editor_at_80x24(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    """At 80x24 a try's message (or a horizontal scrollbar) takes rows from the editor: the cursor's line
+    must stay visible, not slide under the bottom edge."""
+    ex = EXERCISES[QID]
+    long_line = "    x = 0  # " + "a long comment that overflows the editor to the right " * 2
+    code = ex.starter.rstrip("\n") + "\n" + "\n".join([long_line] * 14) + "\n    return undefined_name\n"
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await drill(app, pilot, QID)
+        editor = _editor(screen)
+        editor.load_text(code)
+        editor.move_cursor(editor.document.end)  # typing at the end, as a learner would
+        await settled(pilot)
+        await press(pilot, "ctrl+r")  # a try: its message appears above the editor
+        await settled(pilot)
+        row = editor.cursor_location[0]
+        top, height = int(editor.scroll_offset.y), editor.scrollable_content_region.height
+        assert height > 0 and top <= row < top + height, (row, top, height)

@@ -10,7 +10,7 @@ from textual.widgets import Checkbox, Input, Select
 
 import engine
 from quizapp.tui.app import QuizApp
-from quizapp.tui.messages import SandboxComputed
+from quizapp.tui.messages import WorkerDone
 from quizapp.tui.screens.explore import ExploreScreen
 from quizapp.tui.widgets.heatmap import HeatmapView
 from tests.tui.helpers import settled
@@ -148,7 +148,7 @@ async def test_a_late_forward_pass_for_older_inputs_is_not_drawn(new_app: Callab
         await pilot.press("c")
         await settled(pilot)
         assert screen.result.inputs.causal
-        screen.post_message(SandboxComputed(plain))  # the pass of the earlier inputs, finishing last
+        screen.post_message(WorkerDone(plain, screen._computed))  # the earlier inputs' pass, finishing last
         await settled(pilot)
         assert screen.result.inputs.causal and screen.query_one("#ex-causal", Checkbox).value
         assert (np.triu(screen.query_one(HeatmapView).heatmap.weights[0], k=1) == 0).all()

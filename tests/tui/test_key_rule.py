@@ -80,7 +80,7 @@ async def _answer(screen: StudyScreen, pilot: Pilot[None], kind: str, catalog: C
     elif kind == "code":
         exercise = str(getattr(catalog.questions[inst.question_id], "exercise", ""))
         screen.query_one(CodeArea).load(EXERCISES[exercise].solution)
-        await press(pilot, "ctrl+r")
+        await press(pilot, "ctrl+s")
     elif kind == "scenario":
         box = screen.query_one(ScenarioInput).query_one("#scenario-input", Input)
         parts = [*inst.steps, *([inst.follow_up] if inst.follow_up is not None else [])]

@@ -52,7 +52,7 @@ async def test_settings_refuse_a_past_interview_date_and_save_nothing(
 async def test_settings_keep_the_budget_the_low_priority_decks_and_interview_misses(
     new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
 ) -> None:
-    low = [d for d, _, _ in catalog.deck_headers()][:2]
+    low = [d.id for d in catalog.deck_headers()][:2]
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await _settings(app, pilot)
@@ -75,7 +75,7 @@ async def test_settings_keep_the_budget_the_low_priority_decks_and_interview_mis
 async def test_the_interview_set_up_starts_from_the_last_one_used(
     new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
 ) -> None:
-    deck = catalog.deck_headers()[3][0]
+    deck = catalog.deck_headers()[3].id
     last = InterviewConfig(
         questions=6,
         minutes=12,

@@ -353,10 +353,12 @@ def gate_failures(
 ) -> list[GateFailure]:
     """Every gate over `items`; `progress(done, total)` is called after each computed template. `more`: gates
     a later room adds (grading's reading of explanations), run over the same items."""
-    from quizapp.content.checks import grammar_gates, text_gates
+    from quizapp.content.checks import grammar_gates, order_gates, text_gates
 
     out = [failure for gates in more for failure in gates(items, instantiate)]
-    out += choice_failures(items) + text_gates.justification_failures(items)
+    out += choice_failures(items) + order_gates.position_failures(items, instantiate)
+    out += order_gates.shape_failures(items)
+    out += text_gates.justification_failures(items)
     out += text_gates.punctuation_failures(items) + text_gates.cue_failures(items)
     out += grammar_gates.grammar_failures(items) + grammar_gates.grammar_cue_failures(items)
     for it in items:
@@ -389,9 +391,6 @@ def gate_problems(
 ) -> list[Problem]:
     """Every gate over the decks named (default: all loaded), as problems with the file, line and column
     of the question; the longest-option share is taken over those decks."""
-    from quizapp.content.load import display_path
-    from quizapp.content.problems import Problem, compose, locate
-
     chosen = list(catalog.decks) if deck_ids is None else list(deck_ids)
     items = [
         GateInput(deck_id, index, question)
@@ -406,6 +405,28 @@ def gate_problems(
         progress=progress,
         more=more,
     )
+    return _located(catalog, failures)
+
+
+def gate_warnings(catalog: Catalog, deck_ids: Iterable[str] | None = None) -> list[Problem]:
+    """What validate reports without failing: the questions feeding a bank-wide shape cue (the right option
+    second-longest or most punctuated more often than chance), for an author to reshape."""
+    from quizapp.content.checks.order_gates import shape_warnings
+
+    chosen = list(catalog.decks) if deck_ids is None else list(deck_ids)
+    items = [
+        GateInput(deck_id, index, question)
+        for deck_id in chosen
+        for index, question in enumerate(catalog.decks[deck_id].questions)
+    ]
+    return _located(catalog, shape_warnings(items))
+
+
+def _located(catalog: Catalog, failures: Sequence[GateFailure]) -> list[Problem]:
+    """Failures as problems with the file, line and column of the question."""
+    from quizapp.content.load import display_path
+    from quizapp.content.problems import Problem, compose, locate
+
     trees: dict[str, object] = {}
     out = []
     for f in failures:

@@ -30,7 +30,7 @@ def record(key: str) -> None:
     MEMOS.new_passed.append(key)
 
 
-_SIGNATURE_KEYS = ("type", "params", "calculator", "args", "unit", "tolerance", "steps")
+_SIGNATURE_KEYS = ("type", "params", "calculator", "args", "unit", "tolerance", "estimate", "steps")
 
 
 def signature(question: Question, raw: Mapping[str, Any] | None = None) -> str | None:

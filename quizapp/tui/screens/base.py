@@ -1,19 +1,22 @@
-"""Provides QuizScreen, every full screen's base: the router to the app, one error guard, the save worker
-that answers are written in and the fetch worker that reads are made in: the event loop never waits for
-the progress database."""
+"""Provides QuizScreen, every full screen's base: the router to the app, one error guard, and the one way
+a screen's slow work runs: `write` (the session's saves, one at a time) and `fetch` (reads of the progress
+database and slow steps such as a forward pass or training, `fetch_reporting` with progress) run it in a
+worker thread and bring its outcome or error back to the screen as a message: the event loop never waits
+for it, and a worker's error is reported, never ends the app."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from textual import work
 from textual.reactive import var
 from textual.screen import Screen
 
 from quizapp.tui.guard import guard_handlers, on
-from quizapp.tui.messages import AnswerSaved, Fetched, FetchFailed, SaveFailed
+from quizapp.tui.messages import WorkerDone, WorkerFailed
 from quizapp.tui.widgets.drawing import forget_drawing
 
 if TYPE_CHECKING:
@@ -21,6 +24,11 @@ if TYPE_CHECKING:
 
 ResultT = TypeVar("ResultT")
 T = TypeVar("T")
+P = TypeVar("P")
+Shown = Callable[[T], Awaitable[None] | None]
+"""What shows a worker's outcome on the event loop (sync or async)."""
+Failed = Callable[[Exception], Awaitable[None] | None]
+"""What shows a worker's error on the event loop in place of the app's report."""
 
 
 class QuizScreen(Screen[ResultT]):
@@ -45,65 +53,117 @@ class QuizScreen(Screen[ResultT]):
         see quizapp.tui.widgets.drawing), and drawn again if it comes back."""
         forget_drawing(self.children)
 
-    def write(self, save: Callable[[], T], then: Callable[[T], Awaitable[None]]) -> None:
+    def write(self, save: Callable[[], T], then: Shown[T]) -> None:
         """Runs one session write (grading, then a commit that waits for the disk) in the save worker, so
         the screen never waits for it; `then` shows the outcome. One write at a time."""
         if self.saving:
             return
         self.saving = True
-        self._save_worker(save, then)
+        self._in_worker(
+            save,
+            partial(self._saved, then),
+            group="save",
+            exclusive=False,
+            store=True,
+            failed=self._save_failed,
+        )
 
-    @work(thread=True, group="save", exit_on_error=False)
-    def _save_worker(self, save: Callable[[], Any], then: Callable[[Any], Awaitable[None]]) -> None:
-        try:
-            with self._one_at_a_time():
-                outcome = save()
-        except Exception as exc:
-            self.post_message(SaveFailed(exc))
-            return
-        self.post_message(AnswerSaved(outcome, then))
-
-    @on(AnswerSaved)
-    async def _saved(self, event: AnswerSaved) -> None:
+    async def _saved(self, then: Shown[T], outcome: T) -> None:
         self.saving = False
-        await event.then(event.outcome)
+        await _shown(then(outcome))
 
-    @on(SaveFailed)
-    def _save_failed(self, event: SaveFailed) -> None:
+    def _save_failed(self, error: Exception) -> None:
         self.saving = False
-        self.router.report_error(event.error)
+        self.router.report_error(error)
 
     def _one_at_a_time(self) -> AbstractContextManager[None]:
         """The store's connection for this worker alone (Store.one_at_a_time), once it is open."""
         backend = self.router.backend
         return nullcontext() if backend is None else backend.store.one_at_a_time()
 
-    def fetch(self, read: Callable[[], T], then: Callable[[T], Awaitable[None]]) -> None:
-        """Runs a read of the progress database (stats, a list, a report) in the fetch worker; `then`
-        shows the outcome."""
-        self._fetch_worker(read, then)
+    def fetch(
+        self,
+        read: Callable[[], T],
+        then: Shown[T],
+        *,
+        group: str = "fetch",
+        exclusive: bool = False,
+        store: bool = True,
+        failed: Failed | None = None,
+    ) -> None:
+        """Runs `read` (a read of the progress database, or with `store=False` a slow step that needs no
+        store, such as a forward pass) in a worker thread; `then` shows the outcome on the event loop.
+        `exclusive`: a newer fetch of the same `group` cancels this one (a thread cannot be stopped: it
+        still finishes, so `then` checks its outcome is still wanted). `failed` takes what `read` raised
+        (default: the app reports it, as for any handler, and the screen stays)."""
+        self._in_worker(read, then, group=group, exclusive=exclusive, store=store, failed=failed)
 
-    @work(thread=True, group="fetch", exit_on_error=False)
-    def _fetch_worker(self, read: Callable[[], Any], then: Callable[[Any], Awaitable[None]]) -> None:
-        try:
-            with self._one_at_a_time():
-                outcome = read()
-        except Exception as exc:
-            self.post_message(FetchFailed(exc))
+    def fetch_reporting(
+        self,
+        read: Callable[[Callable[[P], None]], T],
+        progress: Shown[P],
+        then: Shown[T],
+        *,
+        group: str,
+        exclusive: bool = False,
+        store: bool = False,
+        failed: Failed | None = None,
+    ) -> None:
+        """`fetch` for a long step that reports as it goes: `read` is given a function to call (in its
+        thread) with each report, which `progress` shows on the event loop, in order, before `then`."""
+
+        def report(value: P) -> None:
+            self.post_message(WorkerDone(value, progress))
+
+        self._in_worker(
+            partial(read, report), then, group=group, exclusive=exclusive, store=store, failed=failed
+        )
+
+    def _in_worker(
+        self,
+        step: Callable[[], Any],
+        then: Shown[Any],
+        *,
+        group: str,
+        exclusive: bool,
+        store: bool,
+        failed: Failed | None,
+    ) -> None:
+        """The one way a screen's worker is run and its result comes back: the step runs in a thread
+        (holding the store's connection if `store`), and its outcome or error is posted to this screen,
+        whose handlers run `then` or `failed` on the event loop. An error never ends the app."""
+
+        def run() -> None:
+            try:
+                with self._one_at_a_time() if store else nullcontext():
+                    outcome = step()
+            except Exception as exc:
+                self.post_message(WorkerFailed(exc, failed))
+                return
+            self.post_message(WorkerDone(outcome, then))
+
+        self.run_worker(run, name=group, group=group, exclusive=exclusive, thread=True, exit_on_error=False)
+
+    @on(WorkerDone)
+    async def _worker_done(self, event: WorkerDone) -> None:
+        event.stop()
+        await _shown(event.then(event.outcome))
+
+    @on(WorkerFailed)
+    async def _worker_failed(self, event: WorkerFailed) -> None:
+        event.stop()
+        if event.failed is not None:
+            await _shown(event.failed(event.error))
             return
-        self.post_message(Fetched(outcome, then))
-
-    @on(Fetched)
-    async def _fetched(self, event: Fetched) -> None:
-        event.stop()
-        await event.then(event.outcome)
-
-    @on(FetchFailed)
-    def _fetch_failed(self, event: FetchFailed) -> None:
-        event.stop()
         self.show_busy(False)
         self.router.report_error(event.error)
 
     def show_busy(self, busy: bool) -> None:
         """Shows (or hides) that something this screen asked for is being read or started in a worker;
         screens with a body to cover override it."""
+
+
+async def _shown(result: Awaitable[None] | None) -> None:
+    """Awaits what an async `then` returned (a sync one returns None)."""
+    if inspect.isawaitable(result):
+        await result

@@ -9,13 +9,11 @@ worker thread that posts a message back, so the event loop never waits for the p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.widgets import Header, Static
 
 from quizapp.tui.guard import on
@@ -30,27 +28,11 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from quizapp.store.cards import QuestionRef
-    from quizapp.study.browser import CardFilter, CardOrder, CardPage, CardView
+    from quizapp.study.browser import CardDetail, CardFilter, CardOrder, CardPage, CardView
     from quizapp.tui.backend import Backend
 
 PAGE_SIZE = 100
 """Cards per page: one read of the store each (the browser's first page is what opening it waits for)."""
-
-
-@dataclass
-class CardsListed(Message):
-    """A page of the browser was read (in a worker) for the filter now on screen."""
-
-    page: CardPage
-    filt: CardFilter
-
-
-@dataclass
-class CardActionDone(Message):
-    """A browser action was applied to a card (in a worker); `said` says what it did."""
-
-    question_id: str
-    said: str
 
 
 class BrowserScreen(QuizScreen[None]):
@@ -175,14 +157,23 @@ class BrowserScreen(QuizScreen[None]):
         if backend is not None:
             self._list(backend, self.card_filter, self._offset)
 
-    @work(thread=True, exclusive=True, group="browser-list", exit_on_error=False)
     def _list(self, backend: Backend, filt: CardFilter, offset: int) -> None:
+        self.fetch(
+            partial(self._read_page, backend, filt, offset),
+            partial(self._listed, filt),
+            group="browser-list",
+            exclusive=True,
+            store=False,  # it holds the store itself, after the search texts are built
+        )
+
+    def _read_page(self, backend: Backend, filt: CardFilter, offset: int) -> CardPage:
+        """In the worker: the page of cards `filt` and `offset` ask for."""
         from quizapp.study.browser import list_cards, search_texts
 
         if filt.search.strip() and self._texts is None:
             self._texts = search_texts(backend.catalog.questions)  # the search looks in them
         with backend.store.one_at_a_time():
-            page = list_cards(
+            return list_cards(
                 backend.store,
                 _refs(backend),
                 filt,
@@ -192,14 +183,10 @@ class BrowserScreen(QuizScreen[None]):
                 texts=self._texts,
                 last_page=True,  # the list got shorter (a card unsuspended): its last page
             )
-        self.post_message(CardsListed(page, filt))
 
-    @on(CardsListed)
-    def _listed(self, event: CardsListed) -> None:
-        event.stop()
-        if event.filt != self.card_filter:
+    def _listed(self, filt: CardFilter, page: CardPage) -> None:
+        if filt != self.card_filter:
             return  # typed on since: the list for the newer filter is on its way
-        page = event.page
         self._page = page
         self._offset = page.offset
         backend = self.router.backend
@@ -231,15 +218,16 @@ class BrowserScreen(QuizScreen[None]):
         backend = self.router.backend
         ref = self._ref(self.highlighted_id)
         if backend is not None and ref is not None:
-            self.query_one(CardDetailPane).read(backend, ref)
+            from quizapp.study.browser import card_detail
 
-    @on(CardDetailPane.Read)
-    def _detailed(self, event: CardDetailPane.Read) -> None:
-        event.stop()
+            read = partial(card_detail, backend.store, ref, now=backend.now())
+            self.fetch(read, self._detailed, group="browser-detail", exclusive=True)  # a newer read wins
+
+    def _detailed(self, detail: CardDetail) -> None:
         backend = self.router.backend
-        if backend is None or event.detail.card.question_id != self.highlighted_id:
+        if backend is None or detail.card.question_id != self.highlighted_id:
             return
-        self.query_one(CardDetailPane).show(event.detail, backend.now())
+        self.query_one(CardDetailPane).show(detail, backend.now())
 
     # -- filters ----------------------------------------------------------------------------------------
 
@@ -310,22 +298,20 @@ class BrowserScreen(QuizScreen[None]):
         self._acting = True
         self._act(backend, ref, action)
 
-    @work(thread=True, group="browser-act", exit_on_error=False)
     def _act(self, backend: Backend, ref: QuestionRef, action: str) -> None:
         from quizapp.study.browser import apply_action
 
-        try:
-            with backend.store.one_at_a_time():
-                said = apply_action(backend.store, ref, action, now=backend.now())
-        finally:
-            self._acting = False  # a failure is reported by the app; the next key may try again
-        self.post_message(CardActionDone(ref.question_id, said))
+        act = partial(apply_action, backend.store, ref, action, now=backend.now())
+        self.fetch(act, self._acted, group="browser-act", failed=self._not_acted)
 
-    @on(CardActionDone)
-    def _acted(self, event: CardActionDone) -> None:
-        event.stop()
-        self.notify(event.said, timeout=5, markup=False)
+    def _acted(self, said: str) -> None:
+        self._acting = False
+        self.notify(said, timeout=5, markup=False)
         self.reload()
+
+    def _not_acted(self, error: Exception) -> None:
+        self._acting = False  # the next key may try again
+        self.router.report_error(error)
 
     def action_drill(self) -> None:
         qid = self.highlighted_id

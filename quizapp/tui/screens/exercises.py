@@ -6,15 +6,12 @@ The statuses are quizapp.reports.exercises' (the same as `quizapp code`), read i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -39,13 +36,6 @@ def is_code_deck(backend: Backend, deck_id: str) -> bool:
             question = backend.catalog.questions.get(deck.question_ids[0])
             return question is not None and question.type == "code"
     return False
-
-
-@dataclass
-class ExercisesRead(Message):
-    """Every coding exercise's status was read (in a worker)."""
-
-    statuses: tuple[ExerciseStatus, ...]
 
 
 def status_line(status: ExerciseStatus) -> Text:
@@ -101,19 +91,18 @@ class ExercisePickerScreen(QuizScreen[None]):
         if backend is not None:
             self._read(backend)
 
-    @work(thread=True, exclusive=True, group="exercises", exit_on_error=False)
     def _read(self, backend: Backend) -> None:
         from quizapp.reports.exercises import exercise_statuses
 
         deck = {q for d in backend.decks if d.id == self.deck_id for q in d.question_ids}
-        with backend.store.one_at_a_time():
-            statuses = exercise_statuses(backend.store, backend.catalog)
-        self.post_message(ExercisesRead(tuple(s for s in statuses if s.question_id in deck)))
 
-    @on(ExercisesRead)
-    def _shown(self, event: ExercisesRead) -> None:
-        event.stop()
-        statuses = event.statuses
+        def read() -> tuple[ExerciseStatus, ...]:
+            statuses = exercise_statuses(backend.store, backend.catalog)
+            return tuple(s for s in statuses if s.question_id in deck)
+
+        self.fetch(read, self._shown, group="exercises", exclusive=True)
+
+    def _shown(self, statuses: tuple[ExerciseStatus, ...]) -> None:
         self._by_id = {s.question_id: s for s in statuses}
         options = self.query_one("#exercises", OptionList)
         keep = options.highlighted
@@ -124,7 +113,7 @@ class ExercisePickerScreen(QuizScreen[None]):
         self.query_one("#exercises-status", Static).update(
             Text.assemble(
                 (f"{solved} of {len(statuses)} solved. ", "bold"),
-                ("Pick one and press Enter; Ctrl+R in the editor runs it against the engine.", "dim"),
+                ("Pick one and press Enter; in the editor Ctrl+R tries it, Ctrl+S submits it.", "dim"),
             )
         )
         if statuses:
@@ -142,4 +131,6 @@ class ExercisePickerScreen(QuizScreen[None]):
             return
         status = self._by_id.get(picked or "")
         if status is not None:
-            self.router.start_session("drill", question_ids=(status.question_id,), title=status.title)
+            self.router.start_session(  # solved, it ends: back here, marked solved (on_screen_resume)
+                "drill", question_ids=(status.question_id,), title=status.title, until_solved=True
+            )

@@ -8,17 +8,16 @@ picture in step and shows the core's message when a combination is invalid, keep
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Header, Input, Label, Select, Static
 
 from quizapp.tui.guard import on
-from quizapp.tui.messages import SandboxComputed, SandboxRefused
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView, derivation_table
 from quizapp.tui.widgets.footer import KeyFooter
@@ -153,7 +152,7 @@ class ExploreScreen(QuizScreen[None]):
 
     def on_mount(self) -> None:
         self.title = "Explore"
-        self.query_one("#ex-params").border_title = "Parameters"
+        self.query_one("#ex-params").border_title = "Attention parameters (no MLP, no embeddings)"
         self.query_one("#ex-kv").border_title = "KV cache"
         self.query_one("#ex-error").display = False
         self.router.set_blink(self)
@@ -210,27 +209,31 @@ class ExploreScreen(QuizScreen[None]):
         self.inputs = inputs
         self._compute(inputs)
 
-    @work(thread=True, exclusive=True, group="explore", exit_on_error=False)
     def _compute(self, inputs: ExploreInputs) -> None:
-        from quizapp.errors import QuizappError
         from quizapp.explore.model import explore
 
-        try:
-            self.post_message(SandboxComputed(explore(inputs)))
-        except QuizappError as exc:
-            self.post_message(SandboxRefused(inputs, str(exc)))
-        except Exception as exc:
-            self.app.call_from_thread(self.router.report_error, exc)
+        self.fetch(
+            partial(explore, inputs),
+            self._computed,
+            group="explore",
+            exclusive=True,
+            store=False,
+            failed=partial(self._refused, inputs),
+        )
 
-    @on(SandboxComputed)
-    def _computed(self, event: SandboxComputed) -> None:
-        if event.result.inputs == self.inputs:  # an older pass that finished late is dropped
-            self.show(event.result)
+    def _computed(self, result: ExploreResult) -> None:
+        if result.inputs == self.inputs:  # an older pass that finished late is dropped
+            self.show(result)
 
-    @on(SandboxRefused)
-    def _refused(self, event: SandboxRefused) -> None:
-        if event.inputs == self.inputs:
-            self.show_error(event.message)
+    def _refused(self, inputs: ExploreInputs, error: Exception) -> None:
+        """Inputs the core refused: its words under the fields (if they are still the ones on screen);
+        a bug is reported."""
+        from quizapp.errors import QuizappError
+
+        if not isinstance(error, QuizappError):
+            self.router.report_error(error)
+        elif inputs == self.inputs:
+            self.show_error(str(error))
 
     def show_error(self, message: str) -> None:
         error = self.query_one("#ex-error", Static)

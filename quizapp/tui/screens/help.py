@@ -26,8 +26,12 @@ ONE_RULE = (
 )
 TYPING_NOTE = (
     "While typing an answer, h is a letter: press h in an empty box, or Ctrl+G, for the hint. In the code "
-    "editor every key types (? too): F1 opens this help, Tab indents, and code that does not parse is "
-    "not counted; after a run, Ctrl+Z takes it back so you can fix the code and run it again."
+    "editor every key types (? too): F1 opens this help, Tab indents. Ctrl+R tries the code on practice "
+    "cases and shows what fails (the case, expected and yours, or the error and its line): a try is never "
+    "rated or saved and never shows the solution. Ctrl+S submits it: graded on the review's own inputs, "
+    "rated, then the model solution (in an interview, graded at the end). Code that does not parse or "
+    "stops on a NameError is not counted as a submission; after a submission, Ctrl+Z takes it back so "
+    "you can fix the code and submit it again."
 )
 
 
@@ -39,13 +43,19 @@ def key_names(keys: str) -> str:
     return " ".join(NAMES.get(key, key) for key in keys.split(","))
 
 
+def listed(binding: Binding) -> bool:
+    """True for a key the help and the command palette list: one the key bar shows, or one left out of
+    it for room (show=False with a tooltip); an alias or a scroll key (no tooltip) is not listed."""
+    return binding.show or bool(binding.tooltip)
+
+
 def _keys(title: str, screen: type[Screen[Any]]) -> Text:
     text = Text()
     text.append(f"\n{title}\n", style="bold")
     shown = [
         (item.key_display or key_names(item.key), item.tooltip or item.description)
         for item in screen.BINDINGS
-        if isinstance(item, Binding) and item.description and item.show
+        if isinstance(item, Binding) and item.description and listed(item)
     ]
     width = max([8, *(len(key) + 2 for key, _ in shown)])
     for key, what in shown:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Header, LoadingIndicator, Static
 
-from quizapp.tui.messages import OverviewLoaded, ReadinessComputed
+from quizapp.tui.messages import OverviewLoaded
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 
@@ -31,6 +31,9 @@ STILL_LOADING = (
     "progress file open, this waits for it (up to {seconds:g} s)."
 )
 
+DAY_CHECK_S = 1.0
+"""How often home compares the app's date with the day of its counts (only a clock read each time)."""
+
 HOME_PADDING = 2
 """Cells of #home-body's padding (app.tcss), beside the deck table."""
 
@@ -41,6 +44,8 @@ class HomeScreen(QuizScreen[None]):
     _remembered_decks: tuple[RememberedDeck, ...] = ()
     """The decks the last start loaded, while their rows stand in for the deck table."""
     _failed = False
+    _counted_on: date | None = None
+    """The app's date when the counts on screen were asked for (a new day reads them again)."""
     """The reason the decks or their counts could not be read is on screen (show_failure)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -48,8 +53,13 @@ class HomeScreen(QuizScreen[None]):
         Binding(
             "d", "drill", "Drill", tooltip="Drill the highlighted deck (no schedule change)", id="home.drill"
         ),
-        Binding(
-            "c", "cram", "Cram", tooltip="Cram every card, due or not (no schedule change)", id="home.cram"
+        Binding(  # not in the key bar: at 80x24 it pushed Quit off the edge (the help and Ctrl+P list it)
+            "c",
+            "cram",
+            "Cram",
+            show=False,
+            tooltip="Cram every card, due or not (no schedule change)",
+            id="home.cram",
         ),
         Binding(
             "b",
@@ -129,6 +139,7 @@ class HomeScreen(QuizScreen[None]):
             self._draw_remembered(self.query_one("#decks-header", Static), found.first(Static))
 
     def on_mount(self) -> None:
+        self.set_interval(DAY_CHECK_S, self._check_day)
         backend = self.router.backend
         if backend is not None:
             self.show_backend(backend)
@@ -161,17 +172,26 @@ class HomeScreen(QuizScreen[None]):
     def show_backend(self, backend: Backend) -> None:
         """Refreshes the table and totals from the store (after loading, and whenever the screen returns);
         the counts are read in a worker, never on the event loop."""
+        self._counted_on = backend.now().date()
         self.load_overview(backend)
 
-    @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
+    def _check_day(self) -> None:
+        """Past midnight by the app's clock (which $QUIZAPP_TODAY moves), the new day's counts: today's new
+        cards are allowed again, buried cards are back, nothing is answered yet today."""
+        backend = self.router.backend
+        if backend is None or not self.is_current:
+            return  # a screen on top: home counts afresh when it comes back (on_screen_resume)
+        if self._counted_on is not None and backend.now().date() != self._counted_on:
+            self.show_backend(backend)
+
     def load_overview(self, backend: Backend) -> None:
-        try:
-            with backend.store.one_at_a_time():
-                message = OverviewLoaded(backend.overview(), backend.plan_line())
-        except Exception as exc:
-            self.app.call_from_thread(self._not_counted, exc)
-            return
-        self.post_message(message)
+        self.fetch(
+            lambda: OverviewLoaded(backend.overview(), backend.plan_line()),
+            self.on_overview_loaded,
+            group="overview",
+            exclusive=True,
+            failed=self._not_counted,
+        )
 
     def _not_counted(self, exc: Exception) -> None:
         """The counts could not be read: the error is reported, and remembered rows (which would show "…"
@@ -192,22 +212,20 @@ class HomeScreen(QuizScreen[None]):
             removed = self.query("#decks-remembered").remove()  # in the same frame as the table comes
             await mounted
             await removed
+        backend = self.router.backend
+        if self._counted_on is None and backend is not None:  # counts the start-up's loader read
+            self._counted_on = backend.now().date()
         plan = self.query_one("#home-plan", Static)
         plan.update(message.plan_line)
         plan.display = bool(message.plan_line)
         self._show_overview(message.overview, date_set=bool(message.plan_line))
-        backend = self.router.backend
         if backend is not None:
             self.load_readiness(backend)  # after the counts: the decks never wait for NumPy and FSRS
 
-    @work(thread=True, exclusive=True, group="readiness", exit_on_error=False)
     def load_readiness(self, backend: Backend) -> None:
-        with backend.store.one_at_a_time():
-            readiness = backend.readiness()
-        self.post_message(ReadinessComputed(readiness))
+        self.fetch(backend.readiness, self._show_readiness, group="readiness", exclusive=True)
 
-    def on_readiness_computed(self, message: ReadinessComputed) -> None:
-        readiness = message.readiness
+    def _show_readiness(self, readiness: Readiness) -> None:
         table = self.deck_table
         if table is not None:
             table.show_readiness({d.deck_id: d.recall for d in readiness.decks})

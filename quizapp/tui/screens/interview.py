@@ -19,13 +19,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Header, SelectionList, Static
 
 from quizapp.tui.guard import on
-from quizapp.tui.messages import AnswerSubmitted
+from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked
 from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.widgets.answer import CodeArea
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.question_pane import QuestionPane
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
+    from quizapp.grading.code_try import CodeTry
     from quizapp.interview.report import InterviewReport
     from quizapp.interview.session import Asked, InterviewSession
 
@@ -93,10 +95,10 @@ class InterviewScreen(QuizScreen[None]):
         ),
         Binding(
             "ctrl+r",
-            "submit_explain",
-            "Run",
+            "try_code",
+            "Try",
             priority=True,
-            tooltip="Submit the code (it is graded at the end, with the rest)",
+            tooltip="Try the code on practice cases: what fails is shown, nothing is graded (Ctrl+S submits)",
             id="interview.run",
         ),
         Binding(
@@ -110,7 +112,7 @@ class InterviewScreen(QuizScreen[None]):
     ]
 
     question_kind: var[str] = var("", bindings=True)
-    """The kind of the question asked (Ctrl+S and Ctrl+R submit only explanations and code)."""
+    """The kind of the question asked (Ctrl+S submits only explanations and code; Ctrl+R tries code)."""
 
     def __init__(self, session: InterviewSession) -> None:
         super().__init__()
@@ -285,16 +287,38 @@ class InterviewScreen(QuizScreen[None]):
         self.update_bar()
 
     def action_submit_explain(self) -> None:
-        """Ctrl+S or Ctrl+R: the explanation or the code is the answer."""
+        """Ctrl+S: the explanation or the code is the answer."""
         if self.question_kind in ("explain", "code"):
             self.post_message(AnswerSubmitted(self.pane.answer_text()))
 
+    def action_try_code(self) -> None:
+        """Ctrl+R: the code is tried on practice cases (quizapp.grading.code_try); nothing is graded."""
+        if self.question_kind == "code":
+            self.post_message(CodeTryAsked(self.pane.answer_text()))
+
+    @on(CodeTryAsked)
+    def _try_asked(self, event: CodeTryAsked) -> None:
+        event.stop()
+        if self._stopping or self.session.current is None:
+            return
+        text = event.text
+        self.write(lambda: self.session.try_code(text), self._show_tried)
+
+    async def _show_tried(self, tried: CodeTry) -> None:
+        self.refresh_bindings()  # the keys refused while the try ran are back
+        for area in self.query(CodeArea).results(CodeArea):
+            line = area.show_tried(tried.message, tried.passed)
+            self.body.scroll_to_widget(line, top=True, animate=False)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.saving and action in ("skip", "flag", "submit_explain"):
+        if self.saving and action in ("skip", "flag", "submit_explain", "try_code"):
             return False  # they act on the question being saved
         if action == "submit_explain":
             asked = self.session.current
             return asked is not None and asked.instance.kind in ("explain", "code")
+        if action == "try_code":
+            asked = self.session.current
+            return asked is not None and asked.instance.kind == "code"
         return True
 
     def action_end(self) -> None:

@@ -8,15 +8,13 @@ quizapp.interview.session parses it, checks it and chooses the questions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
-from textual.message import Message
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, SelectionList, Static
 
 from quizapp.tui.guard import on
@@ -35,23 +33,6 @@ MIX_LABELS: tuple[tuple[str, str], ...] = (
     ("warm-up", "Warm-up: mostly easy"),
     ("hard", "Hard: mostly difficulty 3"),
 )
-
-
-@dataclass
-class SetupRemembered(Message):
-    """The set-up to start from (the last one used, else the settings) was read (in a worker)."""
-
-    config: InterviewConfig
-
-
-@dataclass
-class PoolCounted(Message):
-    """The questions the form's choices allow were counted (in a worker), or `problem` says why none."""
-
-    pool: int
-    asked: int
-    minutes: int
-    problem: str = ""
 
 
 class InterviewSetupScreen(QuizScreen[None]):
@@ -137,19 +118,11 @@ class InterviewSetupScreen(QuizScreen[None]):
         else:
             self._read_defaults(backend)
 
-    @work(thread=True, exclusive=True, group="setup-defaults", exit_on_error=False)
     def _read_defaults(self, backend: Backend) -> None:
         """The last set-up used (else the settings), read in a worker; the form is filled in with it."""
         from quizapp.interview.session import setup_defaults
 
-        with backend.store.one_at_a_time():
-            config = setup_defaults(backend.store)
-        self.post_message(SetupRemembered(config))
-
-    @on(SetupRemembered)
-    def _remembered(self, event: SetupRemembered) -> None:
-        event.stop()
-        self.fill(event.config)
+        self.fetch(partial(setup_defaults, backend.store), self.fill, group="setup-defaults", exclusive=True)
 
     def fill(self, config: InterviewConfig) -> None:
         """Puts `config` in the form: counts, difficulty mix, tags, decks ticked, the two switches."""
@@ -228,31 +201,35 @@ class InterviewSetupScreen(QuizScreen[None]):
             return
         self._count_pool(backend, config)
 
-    @work(thread=True, exclusive=True, group="setup-pool", exit_on_error=False)
     def _count_pool(self, backend: Backend, config: InterviewConfig) -> None:
-        from quizapp.errors import QuizappError
         from quizapp.interview.session import candidates
 
-        try:
-            pool = len(candidates(backend.catalog, backend.questions, config))
-        except QuizappError as exc:
-            self.post_message(PoolCounted(0, 0, config.minutes, str(exc)))
-            return
-        self.post_message(PoolCounted(pool, min(pool, config.questions), config.minutes))
+        self.fetch(
+            lambda: len(candidates(backend.catalog, backend.questions, config)),
+            partial(self._pool_counted, config),
+            group="setup-pool",
+            exclusive=True,
+            store=False,  # the catalog only
+            failed=self._pool_refused,
+        )
 
-    @on(PoolCounted)
-    def _pool_counted(self, event: PoolCounted) -> None:
-        status = self.query_one("#setup-status", Static)
-        if event.problem:
-            status.update(Text(event.problem, style="red"))
-            return
-        status.update(
+    def _pool_counted(self, config: InterviewConfig, pool: int) -> None:
+        self.query_one("#setup-status", Static).update(
             Text.assemble(
-                (f"{event.pool} questions match; ", "dim"),
-                (f"{event.asked} in {event.minutes} min", "bold"),
+                (f"{pool} questions match; ", "dim"),
+                (f"{min(pool, config.questions)} in {config.minutes} min", "bold"),
                 (". No feedback until the end; Ctrl+N skips, Ctrl+F flags.", "dim"),
             )
         )
+
+    def _pool_refused(self, error: Exception) -> None:
+        """The choices match nothing (the core's words, in red under the form); a bug is reported."""
+        from quizapp.errors import QuizappError
+
+        if not isinstance(error, QuizappError):
+            self.router.report_error(error)
+            return
+        self.query_one("#setup-status", Static).update(Text(str(error), style="red"))
 
     @on(Input.Changed)
     @on(Select.Changed)

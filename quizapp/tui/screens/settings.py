@@ -8,14 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Input, Label, Select, Static
 
 from quizapp.tui.guard import on
-from quizapp.tui.messages import WeightsFitted
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 
@@ -41,11 +40,53 @@ def _shown(value: object) -> str:
     return str(value)
 
 
-class SettingsScreen(QuizScreen[None]):
-    """A small form; Ctrl+S or the button saves, Escape leaves without saving."""
+class LeaveSettingsScreen(ModalScreen[str]):
+    """Asks what to do with edits not saved when Escape leaves the settings: "save", "discard" or "keep"
+    (editing), so a slip of the Escape key never throws a form away."""
+
+    DEFAULT_CSS = """
+    LeaveSettingsScreen { align: center middle; }
+    LeaveSettingsScreen #leave-dialog {
+        width: 60; max-width: 95%; height: auto; border: round $warning; background: $surface; padding: 1 2;
+    }
+    LeaveSettingsScreen .leave-buttons { height: auto; margin: 1 0 0 0; }
+    LeaveSettingsScreen .leave-buttons Button { margin: 0 2 0 0; }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.pop_screen", "Back", tooltip="Leave without saving", id="settings.back"),
+        Binding("s", "answer('save')", "Save", id="settings_leave.save"),
+        Binding("d", "answer('discard')", "Discard", id="settings_leave.discard"),
+        Binding("k,escape", "answer('keep')", "Keep editing", id="settings_leave.keep"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="leave-dialog"):
+            yield Static("The settings have changes that are not saved.", id="leave-question")
+            with Horizontal(classes="leave-buttons"):
+                yield Button("Save (s)", id="leave-save", variant="primary", compact=True)
+                yield Button("Discard (d)", id="leave-discard", variant="error", compact=True)
+                yield Button("Keep editing (k)", id="leave-keep", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#leave-keep", Button).focus()
+
+    def action_answer(self, choice: str) -> None:
+        self.dismiss(choice)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(str(event.button.id).removeprefix("leave-"))
+
+
+class SettingsScreen(QuizScreen[None]):
+    """A small form; Ctrl+S or the button saves; Escape leaves, asking first when there are edits."""
+
+    _initial: tuple[object, ...] = ()
+    """The form as it opened: Escape asks before it drops anything that differs."""
+    _opening_theme: str = ""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "leave", "Back", tooltip="Leave; asks first if edited", id="settings.back"),
         Binding("ctrl+s", "save", "Save", priority=True, tooltip="Save the settings", id="settings.save"),
         Binding(
             "ctrl+o",
@@ -98,6 +139,28 @@ class SettingsScreen(QuizScreen[None]):
         self.query_one("#settings-error").display = False
         self.query_one("#settings-optimized").display = False
         self.query_one(f"#setting-{FIELDS[0][0]}", Input).focus()
+        self._initial, self._opening_theme = self._form(), self.app.theme
+
+    def _form(self) -> tuple[object, ...]:
+        """What the form holds now, every field and choice, to compare with how it opened."""
+        return tuple(i.value for i in self.query(Input).results(Input)) + tuple(
+            s.value for s in self.query(Select).results(Select)
+        )
+
+    def action_leave(self) -> None:
+        """Escape: leaves at once when nothing was edited; otherwise asks save, discard or keep editing."""
+        if self._form() == self._initial:
+            self.app.pop_screen()
+            return
+        self.app.push_screen(LeaveSettingsScreen(), self._left)
+
+    def _left(self, choice: str | None) -> None:
+        if choice == "save":
+            self.action_save()
+        elif choice == "discard":
+            if self._opening_theme in self.app.available_themes:
+                self.app.theme = self._opening_theme  # the theme was only tried, never saved
+            self.app.pop_screen()
 
     @on(Select.Changed, "#setting-theme")
     def _theme(self, event: Select.Changed) -> None:
@@ -121,21 +184,12 @@ class SettingsScreen(QuizScreen[None]):
         box.update("Fitting FSRS weights to your reviews…")
         box.display = True
         self._show(box)
-        self._fit(backend)
+        self.fetch(backend.fit_weights, self._fitted, group="optimize", exclusive=True)
 
-    @work(thread=True, exclusive=True, group="optimize", exit_on_error=False)
-    def _fit(self, backend: object) -> None:
-        from quizapp.tui.backend import Backend
-
-        assert isinstance(backend, Backend)
-        with backend.store.one_at_a_time():
-            summary, ok = backend.fit_weights()
-        self.post_message(WeightsFitted(summary, ok))
-
-    @on(WeightsFitted)
-    def _fitted(self, event: WeightsFitted) -> None:
+    def _fitted(self, fitted: tuple[str, bool]) -> None:
+        """What the FSRS optimizer found, in words, or why it could not run."""
         box = self.query_one("#settings-optimized", Static)
-        box.update(event.summary)
+        box.update(fitted[0])
         self._show(box)
 
     def _show(self, box: Static) -> None:

@@ -114,6 +114,7 @@ class StatsScreen(QuizScreen[None]):
                 decks=decks,
                 questions=backend.workspace.plan_questions,
                 catalog=backend.catalog,  # the key points' text: a question model each, built here too
+                plan=backend.plan(backend.now()),  # readiness and the new-card count: home's cached plan
             ),
             self._computed,
         )

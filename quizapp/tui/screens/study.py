@@ -13,7 +13,6 @@ from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import var
@@ -24,7 +23,7 @@ from quizapp.grading.rating import RATING_NAMES
 from quizapp.study.records import Progress
 from quizapp.tui.collector import READING_STARTS_S, collect_while_reading, refreeze, release, settle
 from quizapp.tui.guard import on
-from quizapp.tui.messages import AnswerSubmitted, ProgressCounted, RatingChosen
+from quizapp.tui.messages import AnswerSubmitted, RatingChosen
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.screens.study_code import CodeEditing
 from quizapp.tui.widgets.answer import (
@@ -42,7 +41,10 @@ from quizapp.tui.widgets.scenario import ScenarioInput
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from quizapp.content.instance import Instance
+    from quizapp.study.coming_back import ComingBack
     from quizapp.study.session import (
         Card,
         ExplainPending,
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
 
 RATE_TIP = "After the answer or the reveal: save {} and go on to the next question (Ctrl+Z takes it back)"
 """The one rule for 1-4 on every kind of question, as in Anki."""
+WAIT_TICK_S = 1.0
+"""How often the wait for the cards that come back redraws its countdown and asks whether one is due."""
 WHILE_SAVING = frozenset({"scroll_body", "values"})
 """The only actions that run while a write is in the save worker: they do not touch the session."""
 
@@ -157,15 +161,16 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             "ctrl+s",
             "submit_explain",
             "Submit",
-            tooltip="Submit the explanation / save key points",
+            tooltip="Submit the explanation / save key points / submit the code (graded on this review's "
+            "inputs, rated, then the model solution)",
             id="study.submit",
         ),
         Binding(
             "ctrl+r",
             "run_code",
-            "Run",
+            "Try",
             priority=True,
-            tooltip="Run your code against the engine",
+            tooltip="Try your code on practice cases: what fails is shown; never rated, never the solution",
             id="study.run",
         ),
         Binding(
@@ -175,6 +180,14 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             priority=True,
             tooltip="Edit the code in your $EDITOR (the draft file)",
             id="study.edit_code",
+        ),
+        Binding(
+            "w",
+            "wait",
+            "Wait",
+            tooltip="At the end of a session: wait for the cards that come back later today, and go on with "
+            "them when the first is due",
+            id="study.wait",
         ),
         Binding("v", "values", "Values", tooltip="Print the values in the heatmap cells", id="study.values"),
         # After an answer nothing has focus (focusing the body would restyle all of it): these scroll it.
@@ -221,6 +234,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self._body: StudyBody | None = None
         self._bar: SessionBar | None = None
         self._kept: tuple[QuestionPane, Static, FeedbackPanel] | None = None
+        self._coming: ComingBack | None = None
+        """At the end of a study session: what comes back later today (read in a worker)."""
+        self._waiting: Timer | None = None
+        """The countdown's timer while `w` waits for those cards."""
         """The question pane, hint box and feedback panel, kept from their mount on: looking them up with
         query_one on every use added an entry to Textual's per-node query cache after each change of the
         body's children (about 1 KiB per review)."""
@@ -281,22 +298,13 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             self._recount()
         self.bar.show(session.title, progress, card.number if card else None)
 
-    @work(thread=True, exclusive=True, group="recount", exit_on_error=False)
     def _recount(self) -> None:
-        try:
-            with self._one_at_a_time():
-                progress = self.session.progress()
-        except Exception as exc:
-            self.app.call_from_thread(self.router.report_error, exc)
-            return
-        self.post_message(ProgressCounted(progress))
+        self.fetch(self.session.progress, self._counted, group="recount", exclusive=True)
 
-    @on(ProgressCounted)
-    def _counted(self, event: ProgressCounted) -> None:
-        event.stop()
-        self._left = event.progress.left
+    def _counted(self, progress: Progress) -> None:
+        self._left = progress.left
         card = self.session.current
-        self.bar.show(self.session.title, event.progress, card.number if card else None)
+        self.bar.show(self.session.title, progress, card.number if card else None)
 
     def prepare(self, card: Card | None) -> NextCard:
         """In the worker that drew `card`: what its editor opens with, when it is a code question (the
@@ -403,18 +411,73 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         for widget in body.children:
             widget.display = False
         self._done_shown = True
-        done, right = self.session.done, self.session.correct
+        self._stop_waiting()
+        self._coming = None
+        await body.mount(Static(self._done_text(), id="session-done"))
+        body.focus()
+        self.phase = "done"
+        self.update_bar()
+        if self.session.mode == "study":  # what comes back later today is a store read: in a worker
+            self.fetch(self.session.coming_back, self._show_coming_back)
+
+    def _done_text(self) -> Text:
+        """ "Session complete", what comes back later today (or when the next card is due), and the wait."""
+        done, right, coming = self.session.done, self.session.correct, self._coming
         text = Text()
         text.append("Session complete. ", style="bold")
         if done:
             text.append(f"You answered {done} question(s), {right} right; every answer is saved.\n")
         else:
             text.append(self.session.empty_message + "\n")
-        text.append("Press Enter or Escape to go home.", style="dim")
-        await body.mount(Static(text, id="session-done"))
-        body.focus()
-        self.phase = "done"
-        self.update_bar()
+        summary = coming.summary() if coming is not None else ""
+        if summary:
+            text.append(summary + "\n")
+        if coming is not None and self._waiting is not None:
+            text.append(f"Waiting: {coming.countdown(self.session.clock())}; ", style="bold")
+            text.append("study goes on when the first is due.\n", style="bold")
+            text.append("Press Enter or Escape to go home.", style="dim")
+        elif coming is not None and coming.first is not None:
+            them = "it" if coming.later_today == 1 else "them"
+            text.append(f"Press w to wait for {them}, Enter or Escape to go home.", style="dim")
+        else:
+            text.append("Press Enter or Escape to go home.", style="dim")
+        return text
+
+    def _redraw_done(self) -> None:
+        for shown in self.query("#session-done").results(Static):
+            shown.update(self._done_text())
+
+    async def _show_coming_back(self, coming: ComingBack | None) -> None:
+        if self.phase != "done":  # Ctrl+Z brought a question back meanwhile
+            return
+        self._coming = coming
+        self._redraw_done()
+        self.refresh_bindings()
+
+    def action_wait(self) -> None:
+        """w at the end of a session: waits for the cards that come back later today with a countdown, and
+        goes on with them as soon as the first is due (the timer only asks ComingBack.ready, with the
+        app's clock)."""
+        if self._coming is None or self._coming.first is None or self._waiting is not None:
+            return
+        self._waiting = self.set_interval(WAIT_TICK_S, self._tick_wait)
+        self._redraw_done()
+        self.refresh_bindings()
+
+    def _tick_wait(self) -> None:
+        coming = self._coming
+        if coming is None or self.phase != "done":
+            self._stop_waiting()
+        elif not coming.ready(self.session.clock()):
+            self._redraw_done()
+        elif not self.saving:  # else at the next tick
+            self._stop_waiting()
+            self.write(lambda: self.prepare(self.session.resume()), self.show_next)
+
+    def _stop_waiting(self) -> None:
+        if self._waiting is not None:
+            self._waiting.stop()
+            self._waiting = None
 
     def on_resize(self) -> None:
         for panel in self.query(FeedbackPanel).results(FeedbackPanel):
@@ -450,6 +513,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             mounting = panel.show(feedback)
             if mounting is not None:
                 await mounting
+            self.bar.say("")  # the verdict speaks now, not the note on the card before
             self.update_bar()
             self.body.scroll_to_top_now(panel)
             # Once laid out, again: a verdict that comes back within a frame of the submission (code run
@@ -555,6 +619,10 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
             if isinstance(focused, TextArea):
                 return False
             return not (isinstance(focused, Input) and focused.value)
+        if action == "wait":
+            coming = self._coming
+            waiting = self._waiting is not None
+            return self.phase == "done" and coming is not None and coming.first is not None and not waiting
         if action == "reveal":
             return kind == "flashcard" and not self.revealed and not answered
         if action == "rate":  # 1-4: that rating, then the next question
@@ -571,8 +639,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
                 and bool(focused.history.undo_stack)
             )
             return self.session.can_undo and not typing
-        if action == "submit_explain":
-            return kind == "explain" and not answered
+        if action == "submit_explain":  # an explanation, or the code (Ctrl+R only tries it)
+            return kind in ("explain", "code") and not answered
         if action in ("run_code", "edit_code"):
             return kind == "code" and not answered
         if action == "values":
@@ -714,9 +782,9 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         await self.action_next()
 
     def _saved_notice(self, feedback: Feedback) -> None:
-        when = f"; next review in {feedback.next_interval}" if feedback.next_interval else ""
-        name = RATING_NAMES.get(feedback.rating, "?")
-        self.notify(f"Saved {name}{when}. Ctrl+Z takes it back.", timeout=3)
+        """The rating saved, in the session bar (a toast covered the next card's text at 80x24)."""
+        when = f", due in {feedback.next_interval}" if feedback.next_interval else ""
+        self.bar.say(f"saved {RATING_NAMES.get(feedback.rating, '?')}{when}")
 
     async def action_dont_know(self) -> None:
         """Ctrl+O: shows the answer (the worked steps, a flashcard's back, a model answer and its key
@@ -731,11 +799,11 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         if how not in ("bury", "suspend"):
             return
         card = self.session.current
-        what = "buried until tomorrow" if how == "bury" else "suspended (`quizapp suspended` lists it)"
+        what = "buried until tomorrow" if how == "bury" else "suspended"
 
         async def show(following: NextCard) -> None:
             if card is not None:
-                self.notify(f"{card.instance.question_id} {what}. Ctrl+Z brings it back.", timeout=4)
+                self.bar.say(f"last card {what}")  # in the bar, not a toast over the next card
             await self.show_next(following)
 
         self.write(lambda: self.prepare(self.session.set_aside("bury" if how == "bury" else "suspend")), show)
@@ -745,7 +813,7 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         self.write(lambda: self.prepare(self.session.undo()), self._show_undone)
 
     async def _show_undone(self, card: NextCard) -> None:
-        self.notify("Undone: the question is back, exactly as it was before.", timeout=3)
+        self.bar.say("undone: asked again")
         await self.show_next(card)
 
     async def action_submit_explain(self) -> None:
@@ -755,6 +823,8 @@ class StudyScreen(CodeEditing, QuizScreen[None]):
         area = self.query(ExplainArea)
         if area:
             self.post_message(AnswerSubmitted(area.first().text))
+        else:
+            self.submit_code()
 
     async def action_finish_explain(self) -> None:
         if not self.pending_explain or self.session.answered:

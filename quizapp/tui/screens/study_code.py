@@ -1,6 +1,7 @@
 """Provides CodeEditing, the study screen's part for code questions: the editor opens with the draft (else
-the last code submitted, else the starter), the draft is written shortly after each change, Ctrl+R runs
-the code and Ctrl+E hands the draft file to $EDITOR.
+the last code submitted, else the starter), the draft is written shortly after each change, Ctrl+R tries
+the code on practice cases (never rated: quizapp.grading.code_try), Ctrl+S submits it to be graded, and
+Ctrl+E hands the draft file to $EDITOR.
 
 Kept apart from StudyScreen, which mixes it in, so each file holds one idea; it uses only the screen's
 public surface (session, router, write, show_error) and Textual's.
@@ -11,21 +12,21 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
 from textual.app import SuspendNotSupported
 from textual.widgets import Static
 
-from quizapp.tui.messages import AnswerSubmitted
+from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked
 from quizapp.tui.widgets.answer import CodeArea
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from quizapp.grading.code_try import CodeTry
     from quizapp.study.session import StudySession
     from quizapp.tui.screens.base import QuizScreen
 
@@ -35,10 +36,11 @@ else:
 
 DRAFT_DELAY_S = 0.4
 """A code draft is written this long after the last keystroke."""
+TRY_HINT = "Tried: nothing is rated or saved. Ctrl+R tries again; Ctrl+S submits (graded, then the solution)."
 
 
 class CodeEditing(_Screen):
-    """Drafts, Ctrl+R and Ctrl+E for a study screen showing code questions."""
+    """Drafts, Ctrl+R (try), Ctrl+S (submit) and Ctrl+E for a study screen showing code questions."""
 
     session: StudySession
     _draft_timer: Timer | None = None
@@ -84,30 +86,66 @@ class CodeEditing(_Screen):
         self._draft_timer = None
         draft = self._draft()
         if draft is not None:
-            self._save_draft(*draft, self.notify)
+            from quizapp.study.drafts import save_draft
 
-    @work(thread=True, group="draft", exit_on_error=False)
+            try:
+                save_draft(*draft)
+            except OSError as exc:
+                self._draft_not_kept(exc)
+
     def _write_draft(self, question_id: str, text: str) -> None:
-        self._save_draft(question_id, text, partial(self.app.call_from_thread, self.notify))
-
-    @staticmethod
-    def _save_draft(question_id: str, text: str, notify: Callable[..., object]) -> None:
         from quizapp.study.drafts import save_draft
 
-        try:
-            save_draft(question_id, text)
-        except OSError as exc:
-            notify(f"Could not keep the draft: {exc.strerror or exc}", severity="warning")
+        self.fetch(
+            partial(save_draft, question_id, text),
+            _kept,
+            group="draft",
+            store=False,  # a file beside the database, not the database
+            failed=self._draft_not_kept,
+        )
+
+    def _draft_not_kept(self, error: Exception) -> None:
+        """A draft the disk refused is said in a warning (the code stays in the editor); a bug is reported."""
+        if not isinstance(error, OSError):
+            self.router.report_error(error)
+            return
+        self.notify(f"Could not keep the draft: {error.strerror or error}", severity="warning")
 
     def action_run_code(self) -> None:
-        """Ctrl+R: grades the code (in the save worker: it runs in a child process); the draft is kept."""
+        """Ctrl+R: tries the code on the practice cases (in the save worker: it runs in a child process);
+        nothing is rated or saved but the draft."""
+        if self.query(CodeArea):
+            self.post_message(CodeTryAsked(self.query(CodeArea).first().text))
+
+    def on_code_try_asked(self, event: CodeTryAsked) -> None:
+        """Ctrl+R or the Try button (a mixin's handler goes by its name: @on needs a screen class)."""
+        event.stop()
+        if self.session.answered:
+            return
+        self._keep_draft()
+        self._hint("Trying your code on practice cases…")
+        text = event.text
+        self.write(lambda: self.session.try_code(text), self._show_tried)
+
+    async def _show_tried(self, tried: CodeTry) -> None:
+        self.refresh_bindings()  # the keys the try's worker disabled are back (`saving` does not relabel)
+        self._hint(TRY_HINT)
+        for area in self.query(CodeArea).results(CodeArea):
+            area.show_tried(tried.message, tried.passed).scroll_visible(top=True, animate=False)
+
+    def submit_code(self) -> None:
+        """Ctrl+S: submits the code, graded on this review's own inputs (in the save worker); the draft
+        is kept."""
         if not self.query(CodeArea):
             return
         text = self.query(CodeArea).first().text
         self._keep_draft()
-        for line in self.query("#answer-hint").results(Static):
-            line.update(Text("Running your code on this review's inputs…"))
+        self._hint("Running your code on this review's inputs…")
         self.post_message(AnswerSubmitted(text))
+
+    def _hint(self, text: str) -> None:
+        for line in self.query("#answer-hint").results(Static):
+            line.update(Text(text))
 
     def action_edit_code(self) -> None:
         """Ctrl+E: the draft file opens in $EDITOR (the app steps aside); what it saves comes back."""
@@ -129,3 +167,7 @@ class CodeEditing(_Screen):
         if ran.returncode != 0:
             self.notify(f"{editor} exited with status {ran.returncode}; the draft is as it saved it.")
         self.query(CodeArea).first().load(path.read_text(encoding="utf-8"))
+
+
+def _kept(_path: Path) -> None:
+    """A draft was written: nothing to show."""

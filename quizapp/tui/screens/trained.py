@@ -9,23 +9,24 @@ workers, and only the newest inputs are drawn.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Header, Input, Label, Static
 
 from quizapp.tui.guard import on
-from quizapp.tui.messages import ToyTrainingEnded, ToyTrainingProgressed, ToyViewComputed, ToyViewRefused
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
 
 if TYPE_CHECKING:
+    from engine.toy import ToyModel
     from quizapp.explore.trained import TrainedInputs, TrainedView
 
 N_LAYERS, N_HEADS = 2, 4
@@ -33,6 +34,17 @@ N_LAYERS, N_HEADS = 2, 4
 HEADS: tuple[tuple[int, int], ...] = tuple((layer, h) for layer in range(N_LAYERS) for h in range(N_HEADS))
 REPORT_EVERY = 25
 """Training steps between redraws: about twice a second here, so the heads are seen forming."""
+
+
+@dataclass(frozen=True)
+class Trained:
+    """A training report: the progress line, and the heads as they are now (None if the inputs on screen
+    cannot be drawn)."""
+
+    text: str
+    view: TrainedView | None
+
+
 TOGGLES: dict[str, tuple[str, str]] = {
     "tie_heads": ("tr-tie", "same weights (s)"),
     "drop_output_projection": ("tr-drop-wo", "no W_O (o)"),
@@ -174,27 +186,30 @@ class TrainedScreen(QuizScreen[None]):
         if not self.training:  # while training, the next progress report draws the new inputs
             self._compute(inputs, self.model)
 
-    @work(thread=True, exclusive=True, group="trained", exit_on_error=False)
     def _compute(self, inputs: TrainedInputs, model: Any) -> None:
-        from quizapp.errors import QuizappError
         from quizapp.explore.trained import trained_view
 
-        try:
-            self.post_message(ToyViewComputed(trained_view(inputs, model, note=self._note())))
-        except QuizappError as exc:
-            self.post_message(ToyViewRefused(inputs, str(exc)))
-        except Exception as exc:
-            self.app.call_from_thread(self.router.report_error, exc)
+        self.fetch(
+            lambda: trained_view(inputs, model, note=self._note()),
+            self._computed,
+            group="trained",
+            exclusive=True,
+            store=False,
+            failed=partial(self._refused, inputs),
+        )
 
-    @on(ToyViewComputed)
-    def _computed(self, event: ToyViewComputed) -> None:
-        if event.view.inputs == self.inputs:
-            self.show(event.view)
+    def _computed(self, view: TrainedView) -> None:
+        if view.inputs == self.inputs:
+            self.show(view)
 
-    @on(ToyViewRefused)
-    def _refused(self, event: ToyViewRefused) -> None:
-        if event.inputs == self.inputs:
-            self.show_error(event.message)
+    def _refused(self, inputs: TrainedInputs, error: Exception) -> None:
+        """Inputs the core refused: its words under the heads (if still on screen); a bug is reported."""
+        from quizapp.errors import QuizappError
+
+        if not isinstance(error, QuizappError):
+            self.router.report_error(error)
+        elif inputs == self.inputs:
+            self.show_error(str(error))
 
     # -- training -------------------------------------------------------------------------------------------
 
@@ -210,9 +225,20 @@ class TrainedScreen(QuizScreen[None]):
         progress.display = True
         self._train(self.inputs.seed)
 
-    @work(thread=True, exclusive=True, group="train", exit_on_error=False)
     def _train(self, seed: int) -> None:
-        """Trains in this thread; each report redraws the heads as they are at that step."""
+        """Trains in a worker; each report redraws the heads as they are at that step."""
+        self.fetch_reporting(
+            partial(self._training, seed),
+            self._progressed,
+            partial(self._ended, "Stopped.", "Trained."),
+            group="train",
+            exclusive=True,
+            failed=self._training_failed,
+        )
+
+    def _training(self, seed: int, shown: Callable[[Trained], None]) -> ToyModel | None:
+        """In the worker: trains the toy from `seed`, handing each report to `shown`; the model, or None
+        when stopped (the worker cancelled by a second t)."""
         from textual.worker import get_current_worker
 
         from engine import toy
@@ -230,38 +256,33 @@ class TrainedScreen(QuizScreen[None]):
                 view = trained_view(self.inputs, p.model, note=note)
             except QuizappError:
                 view = None
-            self.post_message(ToyTrainingProgressed(progress_text(p, time.monotonic() - started), view))
+            shown(Trained(progress_text(p, time.monotonic() - started), view))
             return True
 
-        try:
-            model = toy.train(
-                seed=seed, steps=toy.DEFAULT_STEPS, on_progress=report, progress_every=REPORT_EVERY
-            )
-        except Exception as exc:
-            self.app.call_from_thread(self.router.report_error, exc)
-            self.post_message(ToyTrainingEnded(None, "Training failed."))
-            return
-        stopped = worker.is_cancelled
-        self.post_message(ToyTrainingEnded(None if stopped else model, "Stopped." if stopped else "Trained."))
+        model = toy.train(seed=seed, steps=toy.DEFAULT_STEPS, on_progress=report, progress_every=REPORT_EVERY)
+        return None if worker.is_cancelled else model
 
-    @on(ToyTrainingProgressed)
-    def _progressed(self, event: ToyTrainingProgressed) -> None:
+    def _progressed(self, report: Trained) -> None:
         if not self.training or self.stopping:
             return
-        self.query_one("#tr-progress", Static).update(Text(event.text))
-        if event.view is not None and event.view.inputs == self.inputs:
-            self.show(event.view)
+        self.query_one("#tr-progress", Static).update(Text(report.text))
+        if report.view is not None and report.view.inputs == self.inputs:
+            self.show(report.view)
 
-    @on(ToyTrainingEnded)
-    def _ended(self, event: ToyTrainingEnded) -> None:
+    def _training_failed(self, error: Exception) -> None:
+        self.router.report_error(error)
+        self._ended("Training failed.", "", None)
+
+    def _ended(self, stopped: str, trained: str, model: ToyModel | None) -> None:
+        """Training finished (`model` set: says `trained`) or was stopped or failed (says `stopped`)."""
         self.training = self.stopping = False
         progress = self.query_one("#tr-progress", Static)
-        if event.model is None:
-            progress.update(Text(f"{event.text} The model is back to {self.source}; press t to train again."))
+        if model is None:
+            progress.update(Text(f"{stopped} The model is back to {self.source}; press t to train again."))
             self._compute(self.inputs, self.model)
             return
-        self.model, self.source = event.model, "trained here, not saved; `quizapp heads train` saves one"
-        progress.update(Text(f"{event.text} The heads below are the model you just trained."))
+        self.model, self.source = model, "trained here, not saved; `quizapp heads train` saves one"
+        progress.update(Text(f"{trained} The heads below are the model you just trained."))
         self._compute(self.inputs, self.model)
 
     # -- events and actions ---------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from textual.widgets import Button, Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from quizapp.study.records import EASY_HELD, easy_held
-from quizapp.tui.messages import AnswerSubmitted, RatingChosen
+from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked, RatingChosen
 from quizapp.tui.widgets.scenario import ScenarioInput
 from quizapp.tui.widgets.text_boxes import TextBox, TextEditor
 from quizapp.tui.widgets.ticklist import TickList
@@ -222,6 +222,11 @@ class CodeText(TextEditor):
         before = self.document.get_line(top[0])[: top[1]]
         self.replace("\n" + indent_after(before, self.indent_width), start, end)
 
+    def on_resize(self, event: events.Resize) -> None:
+        """A message above the editor (a try, an error) or a horizontal scrollbar takes rows from it at
+        80x24: the line being typed stays in view instead of sliding under the bottom edge."""
+        self.scroll_cursor_visible()
+
     def on_paste(self, event: events.Paste) -> None:
         if len(event.text) + len(self.text) > EDITOR_MAX_CHARS:
             event.prevent_default()  # TextArea's own handler (the base class's) does not insert it
@@ -242,13 +247,16 @@ def capped(text: str) -> str:
 
 
 class CodeArea(Vertical):
-    """The editor of a code question: Python highlighting and line numbers; Ctrl+R (or Run) grades it."""
+    """The editor of a code question: Python highlighting and line numbers; Ctrl+R (or Try) tries it on
+    practice cases, Ctrl+S (or Submit) submits it to be graded."""
 
     DEFAULT_CSS = """
     CodeArea { height: auto; }
     CodeArea TextArea { height: 18; max-height: 50vh; }
     CodeArea.with-error TextArea { max-height: 40vh; }
     CodeArea #code-error { height: auto; max-height: 4; display: none; color: $error; }
+    CodeArea #code-error.-tried { max-height: 10; color: $warning; }
+    CodeArea #code-error.-passed { color: $success; }
     CodeArea Button { margin: 0 0 0 1; }
     """
 
@@ -262,7 +270,8 @@ class CodeArea(Vertical):
         yield Static("", id="code-error", markup=False)
         yield CodeText.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
         with Horizontal(classes="buttons"):
-            yield Button("Run (Ctrl+R)", id="code-run", variant="primary", compact=True)
+            yield Button("Try (Ctrl+R)", id="code-run", compact=True)
+            yield Button("Submit (Ctrl+S)", id="code-submit", variant="primary", compact=True)
 
     @property
     def text(self) -> str:
@@ -294,11 +303,24 @@ class CodeArea(Vertical):
         box = self.query_one("#code-error", Static)
         box.update(message)
         box.display = bool(message)
+        box.remove_class("-tried", "-passed")
         self.set_class(bool(message), "with-error")
+        return box
+
+    def show_tried(self, message: str, passed: bool) -> Static:
+        """Shows what a try found (quizapp.grading.code_try) where an error shows, a little taller."""
+        box = self.show_error(message)
+        box.add_class("-tried")
+        box.set_class(passed, "-passed")
         return box
 
     @on(Button.Pressed, "#code-run")
     def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(CodeTryAsked(self.text))
+
+    @on(Button.Pressed, "#code-submit")
+    def _submit_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.post_message(AnswerSubmitted(self.text))
 
@@ -371,8 +393,8 @@ HINTS = {
     "multiple": "Space or a letter ticks an option; Enter submits.",
     "explain": "Say it as you would in an interview: it is read point by point. Ctrl+S submits.",
     "flashcard": "Recall the answer, then press Space to reveal it.",
-    "code": "Write the function in NumPy. Ctrl+R runs it against the engine (edge cases first); Ctrl+E "
-    "opens $EDITOR. Your draft is kept as you type.",
+    "code": "Write the function in NumPy. Ctrl+R tries it on practice cases (never rated); Ctrl+S "
+    "submits it to be graded. Ctrl+E opens $EDITOR; your draft is kept as you type.",
     "scenario": "A case study: answer each step and press Enter; the next step follows and may use your "
     "number. The last asks you to explain your choice.",
 }

@@ -18,7 +18,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown, SelectionList, Static
 
 from quizapp.grading.explain import MARKS, Reading, rating_from_ticks
-from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
+from quizapp.grading.rating import EASY, HINT_CAPS, RATING_NAMES
 from quizapp.study.records import EASY_HELD, easy_held
 from quizapp.tui.widgets.derivation import DerivationView
 from quizapp.tui.widgets.drawing import forget_drawing
@@ -220,7 +220,8 @@ def rating_choices_line(feedback: Feedback) -> Text:
             line.append(label)
     line.append("\n")
     line.append_text(rating_reason(feedback))
-    if easy_held(feedback.choices):
+    if easy_held(feedback.choices) and EASY in (feedback.rating, feedback.suggested):
+        # only where it applies: said under every answer it pushed the feedback off a 24-row screen
         line.append("\n" + EASY_HELD, style="dim")
     return line
 
@@ -271,29 +272,27 @@ def chosen_line(feedback: Feedback) -> Text:
 
 
 def choice_lines(feedback: Feedback) -> list[Widget]:
-    """For choice questions: each chosen wrong option with its feedback, the ones missed, the answer."""
+    """For choice questions: why each chosen wrong option is wrong, then the right answer, said once.
+
+    "You chose" above already names the options chosen, so a wrong one is named by its letter; the right
+    options are listed only in the answer line (they were also listed as "missed", the answer twice)."""
     v = feedback.verdict
-    inst = feedback.instance
-    by_key = {o.key: o for o in inst.options}
     lines: list[Widget] = []
     for opt in v.option_feedback:
         line = Text()
-        line.append(f"✗ {opt.key}) {opt.text}", style="bold red")
-        line.append(f"\n  {opt.feedback}")
+        line.append(f"✗ {opt.key}) ", style="bold red")
+        line.append(opt.feedback)
         lines.append(Static(line, classes="option-feedback"))
-    single = sum(o.correct for o in inst.options) == 1
-    for key in v.missed_options:
-        if key in by_key:
-            line = Text()
-            line.append(f"✓ {key}) {by_key[key].text}", style="bold green")
-            line.append(
-                "  (the right answer)" if single else "  (also correct: you left it out)", style="dim"
-            )
-            lines.append(Static(line, classes="option-feedback"))
     if not v.correct:
+        right = [o for o in feedback.instance.options if o.correct]
         answer = Text()
-        answer.append("Correct answer: ", style="bold")
-        answer.append(", ".join(f"{o.key}) {o.text}" for o in inst.options if o.correct))
+        answer.append("Correct answer: " if len(right) == 1 else "Correct answers: ", style="bold")
+        for i, option in enumerate(right):
+            if i:
+                answer.append(" · ", style="dim")
+            answer.append(f"{option.key}) {option.text}")
+            if len(right) > 1 and option.key in v.missed_options:
+                answer.append(" (you left it out)", style="dim")
         lines.append(Static(answer, id="choice-answer"))
     return lines
 

@@ -111,11 +111,33 @@ def progress_text(title: str, progress: Progress, number: int | None) -> Text:
 
 
 class SessionBar(Static):
-    """One line above the card: the mode, how many are done and how many are left."""
+    """One line above the card: the mode, how many are done and how many are left, then a note on what
+    the last key did (the rating saved), which a toast used to say over the card's text at 80x24."""
 
     DEFAULT_CSS = """
-    SessionBar { height: 1; }
+    SessionBar { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
+    _counts = Text()
+    _note = ""
+
     def show(self, title: str, progress: Progress, number: int | None = None) -> None:
-        self.update(progress_text(title, progress, number))
+        self._counts = progress_text(title, progress, number)
+        self._draw()
+
+    def say(self, note: str) -> None:
+        """Shows `note` after the counts until the next note ("" takes it away)."""
+        if note != self._note:
+            self._note = note
+            self._draw()
+
+    @property
+    def note(self) -> str:
+        return self._note
+
+    def _draw(self) -> None:
+        text = self._counts.copy()
+        if self._note:
+            text.append("  ·  ")
+            text.append(self._note, style="bold")
+        self.update(text)
