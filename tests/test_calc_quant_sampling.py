@@ -203,6 +203,47 @@ def test_lm_head_grows_with_batch_and_the_sort_ratio_is_head_over_v_log_v() -> N
     assert ratio == pytest.approx(one / (128256 * math.log2(128256)))
 
 
+def _smallest_subset_reaching(probs: npt.NDArray[np.float64], p: float) -> int:
+    """The size of the smallest token subset, any subset, whose mass reaches p."""
+    for size in range(1, len(probs) + 1):
+        if any(sum(probs[list(s)]) >= p - 1e-12 for s in itertools.combinations(range(len(probs)), size)):
+            return size
+    raise AssertionError("p above 1")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_nucleus_size_is_the_smallest_subset_reaching_p_and_top_k_of_it_is_top_p(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    z = rng.integers(-4, 7, size=int(rng.integers(3, 8))).astype(float).tolist()
+    p = float(rng.choice([0.5, 0.8, 0.9, 0.95, 0.99]))
+    t = float(rng.choice([0.5, 1.0, 1.8]))
+    n = int(val("nucleus_size", logits=[z], p=p, temperature=t))
+    assert n == _smallest_subset_reaching(_softmax(z, t), p)
+    assert val("top_k_probability", logits=[z], k=n, temperature=t) == pytest.approx(
+        val("top_p_probability", logits=[z], p=p, temperature=t)
+    )
+
+
+def test_the_nucleus_widens_as_the_temperature_rises_and_keeps_everything_at_p_1() -> None:
+    sizes = [val("nucleus_size", logits=LOGITS, p=0.9, temperature=t) for t in (0.3, 0.7, 1.0, 1.5, 3.0)]
+    assert sizes == sorted(sizes) and sizes[0] == 1 and sizes[-1] > sizes[0]
+    assert val("nucleus_size", logits=LOGITS, p=1.0, temperature=0.7) == len(LOGITS[0])
+    d = calculate("nucleus_size", logits=LOGITS, p=0.9, temperature=3.0)
+    assert d.misconception("excluded-crossing-token").value == _num(d.value) - 1
+
+
+@pytest.mark.parametrize("batch", [1, 8, 128])
+def test_the_head_over_sorts_ratio_from_a_batch_s_head_flops_does_not_depend_on_the_batch(batch: int) -> None:
+    head = val("lm_head_flops", vocab=152064, d_model=8192, batch=batch)
+    ratio = val("sort_to_head_ratio", vocab=152064, batch=batch, head_flops=head)
+    assert ratio == pytest.approx(val("sort_to_head_ratio", vocab=152064, d_model=8192))
+    d = calculate("sort_to_head_ratio", vocab=152064, batch=batch, head_flops=head)
+    if batch > 1:
+        assert d.misconception("forgot-batch").value == pytest.approx(batch * ratio)
+    else:
+        assert "forgot-batch" not in {m.id for m in d.misconceptions}
+
+
 def test_bad_sampling_input_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="temperature"):
         calculate("temperature_probability", logits=LOGITS, temperature=0.0, col=0)

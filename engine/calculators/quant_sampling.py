@@ -738,6 +738,75 @@ def top_p_probability(
 
 
 @register(
+    "nucleus_size",
+    summary="Tokens top-p keeps: the smallest count of the most likely tokens whose mass reaches p.",
+    unit="",
+    args=(
+        Arg("logits", "matrix", "the LM head's logits, one row (1, V)"),
+        Arg("p", "float", "nucleus threshold, 0 < p <= 1"),
+        Arg("temperature", "float", "temperature applied first", 1.0, False),
+    ),
+    misconceptions=("excluded-crossing-token", "ignored-temperature", "unsorted-order"),
+)
+def nucleus_size(logits: Vector, p: float, temperature: float = 1.0, *, worked: bool = True) -> Derivation:
+    """The nucleus widens as the temperature flattens the distribution: the count is what top-p adapts."""
+    calc = "nucleus_size"
+    z = _logits(calc, logits)
+    _check_temperature(calc, temperature)
+    if not 0 < p <= 1:
+        raise ValueError(f"{calc}: p must be in (0, 1], got {p}")
+    probs = _softmax(z, temperature)  # (V,)
+    ps = np.sort(probs)[::-1]  # (V,) largest first
+    value = _nucleus_size(ps, p)
+    if not worked:
+        return Derivation(calc, value, "", ())
+    cum = np.cumsum(ps)  # (V,)
+    steps = (
+        Step(
+            "Probabilities, largest first",
+            f"softmax(z / {temperature:g}), sorted",
+            _vec(ps),
+            float(ps[0]),
+            picks="p_max",
+        ),
+        Step(
+            "Tokens kept",
+            f"first running sum >= {p:g}",
+            _vec(cum[: min(value + 1, ps.size)]),
+            value,
+        ),
+    )
+    wrong: list[Slip] = []
+    if value > 1:
+        wrong.append(
+            (
+                "excluded-crossing-token",
+                "You stopped before the token that crosses p",
+                f"The nucleus is the smallest set reaching {p:g}: the token that crosses it is kept.",
+                value - 1,
+            )
+        )
+    wrong.append(
+        (
+            "ignored-temperature",
+            "You counted the nucleus at T = 1",
+            "Top-p runs on the distribution after the temperature: apply T first, then sort and sum.",
+            _nucleus_size(np.sort(_softmax(z, 1.0))[::-1], p),
+        )
+    )
+    wrong.append(
+        (
+            "unsorted-order",
+            "You summed in vocabulary order",
+            "Sort by probability first: the nucleus takes the most likely tokens.",
+            int(np.searchsorted(np.cumsum(probs), p - 1e-12) + 1),
+        )
+    )
+    found = [Misconception(i, lab, why, v, "Tokens kept") for i, lab, why, v in wrong if v != value]
+    return Derivation(calc, value, "", steps, distinct(value, found))
+
+
+@register(
     "lm_head_flops",
     summary="FLOPs of the LM head per decode step: 2 x batch x vocab x d_model.",
     unit="FLOPs",
@@ -788,14 +857,31 @@ def lm_head_flops(vocab: int, d_model: int, batch: int = 1, *, worked: bool = Tr
     "sort_to_head_ratio",
     summary="How many times the LM head's FLOPs exceed a full sort of the vocabulary: 2 V d / (V log2 V).",
     unit="x",
-    args=(Arg("vocab", "int", "vocabulary size"), Arg("d_model", "int", "model width")),
-    misconceptions=("mac-as-one", "quadratic-sort", "inverted"),
+    args=(
+        Arg("vocab", "int", "vocabulary size"),
+        Arg("d_model", "int", "model width (unused when head_flops is given)", 0, False),
+        Arg("batch", "int", "sequences decoding together, each sorting its own vocabulary", 1, False),
+        Arg(
+            "head_flops",
+            "float",
+            "the LM head's FLOPs at this batch (an earlier step); 0: 2 B V d",
+            0.0,
+            False,
+        ),
+    ),
+    misconceptions=("mac-as-one", "quadratic-sort", "inverted", "forgot-batch"),
 )
-def sort_to_head_ratio(vocab: int, d_model: int, *, worked: bool = True) -> Derivation:
-    """A comparison sort costs about V log2 V steps against 2 V d FLOPs: the ratio is 2d / log2 V."""
+def sort_to_head_ratio(
+    vocab: int, d_model: int = 0, batch: int = 1, head_flops: float = 0.0, *, worked: bool = True
+) -> Derivation:
+    """A comparison sort costs about V log2 V steps against 2 V d FLOPs: the ratio is 2d / log2 V, and
+    a batch changes neither side's share because every sequence has its own head and its own sort."""
     calc = "sort_to_head_ratio"
-    require_positive_numbers(calc, vocab=vocab - 1, d_model=d_model)
+    require_positive_numbers(calc, vocab=vocab - 1, batch=batch)
     log_v = math.log2(vocab)
+    if head_flops > 0:
+        return _head_over_sorts(calc, vocab, batch, head_flops, log_v, worked=worked)
+    require_positive_numbers(calc, d_model=d_model)
     value = 2 * d_model / log_v
     before = (Step("log2 of the vocabulary", "log2 V", f"log2 {num(vocab)}", log_v),)
     wrong: list[Slip] = [
@@ -820,6 +906,55 @@ def sort_to_head_ratio(vocab: int, d_model: int, *, worked: bool = True) -> Deri
         "Head / sort",
         "2 x d_model / log2 V",
         f"2 x {num(d_model)} / {log_v:.6g}",
+        _apart(value, wrong),
+        worked=worked,
+        before=before,
+    )
+
+
+def _head_over_sorts(
+    calc: str, vocab: int, batch: int, head_flops: float, log_v: float, *, worked: bool
+) -> Derivation:
+    """The head's FLOPs for the whole batch (as given) against one sort of the vocabulary per sequence."""
+    sorts = batch * vocab * log_v
+    value = head_flops / sorts
+    before = (
+        Step("log2 of the vocabulary", "log2 V", f"log2 {num(vocab)}", log_v),
+        Step("Sort work", "batch x V x log2 V", f"{batch} x {num(vocab)} x {log_v:.6g}", sorts),
+    )
+    wrong: list[Slip] = [
+        (
+            "forgot-batch",
+            "You compared the whole batch's head with a single sort",
+            f"Each of the {batch} sequences sorts its own vocabulary: the sort work grows with the batch.",
+            head_flops / (vocab * log_v),
+        ),
+        (
+            "mac-as-one",
+            "You halved the head's FLOPs",
+            "The head's count already has 2 FLOPs per multiply-add; use it as it is.",
+            value / 2,
+        ),
+        (
+            "quadratic-sort",
+            "You costed the sort as V^2",
+            "A comparison sort is V log2 V, not V^2.",
+            head_flops / (batch * float(vocab) ** 2),
+        ),
+        (
+            "inverted",
+            "You divided the sort by the head",
+            "The question asks how many times bigger the head is.",
+            sorts / head_flops,
+        ),
+    ]
+    return formula_result(
+        calc,
+        value,
+        "x",
+        "Head / sort",
+        "head FLOPs / sort work",
+        f"{num(head_flops)} / {num(sorts)}",
         _apart(value, wrong),
         worked=worked,
         before=before,

@@ -35,6 +35,8 @@ SAMPLES: list[tuple[str, dict[str, Any]]] = [
     ("top_p_probability", {"logits": LOGITS, "p": 0.9, "temperature": 1.0}),
     ("lm_head_flops", {"vocab": 128256, "d_model": 4096, "batch": 8}),
     ("sort_to_head_ratio", {"vocab": 32000, "d_model": 4096}),
+    ("sort_to_head_ratio", {"vocab": 128256, "batch": 64, "head_flops": 6.72e10}),
+    ("nucleus_size", {"logits": LOGITS, "p": 0.95, "temperature": 1.5}),
 ]
 
 
@@ -95,7 +97,14 @@ ARGS: dict[str, Any] = {
         "batch": r.choice([1, 8, 64]),
     },
     "sort_to_head_ratio": lambda r: {
-        "vocab": r.choice([32000, 50257, 128256]),
-        "d_model": r.choice([768, 4096]),
+        "vocab": (v := r.choice([32000, 50257, 128256])),
+        "d_model": (d := r.choice([768, 4096])),
+        "batch": (b := r.choice([1, 32, 128])),
+        "head_flops": r.choice([0.0, 2.0 * b * v * d, 3.1e10]),
+    },
+    "nucleus_size": lambda r: {
+        "logits": _logits(r),
+        "p": r.choice([0.5, 0.9, 0.95, 1.0]),
+        "temperature": r.choice([0.5, 1.0, 1.8]),
     },
 }

@@ -1,6 +1,6 @@
 """Code questions in the study screen: the editor opens with the starter code, Ctrl+S submits the code to
 the engine and names the mistake, the draft survives a restart, and Ctrl+E edits it in $EDITOR (Ctrl+R's
-tries: test_code_try.py)."""
+tries: test_code_try_screens.py)."""
 
 from __future__ import annotations
 
