@@ -1,6 +1,6 @@
 """Provides the engine-vs-torch benchmark: NumPy attention against torch.nn.MultiheadAttention.
 
-Two NumPy sides are timed: engine.fast (the optimised forward, target <= 1.0x torch at the median) and
+Two NumPy sides are timed: benchmarks.fast (the optimised forward, target <= 1.0x torch at the median) and
 engine.attention (the reference the app uses, reported for comparison; its target is against plain NumPy
 at the app's sizes, in benchmarks/engine_reference.py).
 
@@ -27,12 +27,15 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.fast, run as a script
+
 import engine
-from engine.fast import fast_multi_head_attention
+from benchmarks.fast import fast_multi_head_attention
 
 N_HEADS = 8
 FULL_T = (6, 128, 512, 2048)
@@ -78,9 +81,9 @@ SETTLE_SECONDS = 0.3
 WARMUP_SECONDS = 0.05
 """Untimed calls after the pause, before the block, so that both libraries are timed in their steady
 state: after an idle pause Linux takes tens of milliseconds to spread a library's threads over both
-cores again. (engine.fast can pin its threads apart while they work, engine/fast/threads.py, which removed
-its own ramp: before that, its calls at T=128, d_model=64 took 0.62 ms for 60 ms after a pause, then
-0.40 ms.)"""
+cores again. (benchmarks.fast can pin its threads apart while they work, benchmarks/fast/threads.py,
+which removed its own ramp: before that, its calls at T=128, d_model=64 took 0.62 ms for 60 ms after a
+pause, then 0.40 ms.)"""
 
 
 def _time_block(fn: Callable[[], object], n: int, settle: float) -> float:

@@ -220,13 +220,13 @@ def plan_parts(store: Any, catalog: Any, interview: str) -> dict[str, Callable[[
     memories_fn = resolve("quizapp.store.fsrs_inputs:card_memories")
     make_plan = resolve("quizapp.study.plan:make_plan")
     scheduler_for = resolve("quizapp.study.scheduler:scheduler_for")
-    ids = [qid for deck in catalog.deck_headers() for qid in deck.question_ids]
+    ids = [qid for deck in catalog.deck_refs() for qid in deck.question_ids]
     memories = memories_fn(store, ids)
     now = datetime.now(UTC)
 
     def plan() -> object:
         return make_plan(
-            catalog.deck_headers(),
+            catalog.deck_refs(),
             memories,
             interview=date.fromisoformat(interview),
             today=now.astimezone().date(),
@@ -242,10 +242,10 @@ def plan_parts(store: Any, catalog: Any, interview: str) -> dict[str, Callable[[
 
 def plan_uncached(backend: Any) -> Callable[[], object]:
     """What the workspace computes when its cached plan is stale: the whole plan from the store."""
-    from quizapp.study.planning import interview_plan
+    from quizapp.study.stored_plan import interview_plan
 
     ws = backend.workspace
-    headers = ws.catalog.deck_headers()
+    headers = ws.catalog.deck_refs()
     questions = ws.plan_questions
 
     def plan() -> object:
@@ -267,7 +267,7 @@ def catalog_card_page(store: Any, limit: int = PAGE) -> Any:
     refs = _PAGE_REFS.get(0)
     if refs is None:
         catalog = load_catalog()
-        refs = [QuestionRef(qid, d.id) for d in catalog.deck_headers() for qid in d.question_ids]
+        refs = [QuestionRef(qid, d.id) for d in catalog.deck_refs() for qid in d.question_ids]
         _PAGE_REFS[0] = refs
     return list_cards(store, refs, now=datetime.now(UTC), limit=limit)
 

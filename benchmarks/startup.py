@@ -17,6 +17,12 @@ interleaved round by round:
 The table gives medians and the ratio to the minimal app (targets: home <= 1.3x, home + decks <= 1.6x).
 `--imports` lists the modules the home screen imports that the minimal app does not, slowest first
 (python -X importtime).
+
+`--first` times the first start after install against the second (home + decks): each first start gets a
+fresh QUIZAPP_HOME and a fresh bytecode folder (PYTHONPYCACHEPREFIX), as after `pip install`, and is then
+split into its parts: the same start with only the catalog cache taken from a warm home (what the catalog
+check costs), with only the bytecode compiled (what Python's own .pyc compilation costs), and
+`compileall` of quizapp and engine alone (the yardstick: the floor no app change can remove).
 All runs share one fresh QUIZAPP_HOME, warmed once so the catalog cache exists (a first run parses YAML).
 """
 
@@ -85,6 +91,7 @@ def child(variant: str) -> None:
         if variant == "home+decks":
             self.call_after_refresh(done, self.app)
 
+    cli.missing_terminal = lambda: None  # headless: no terminal is needed (its streams are pipes here)
     QuizApp.run = run_headless  # type: ignore[method-assign]
     QuizApp.on_ready = on_ready  # type: ignore[attr-defined]
     HomeScreen.on_overview_loaded = overview_loaded  # type: ignore[method-assign]
@@ -141,10 +148,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=9, help="measurements per variant (default 9)")
     parser.add_argument("--imports", action="store_true", help="also list what the home screen imports")
+    parser.add_argument("--first", action="store_true", help="time the first start after install")
     parser.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child)
+        return
+    if args.first:
+        first_start(args.repeats)
         return
 
     with tempfile.TemporaryDirectory() as home:
@@ -172,6 +183,51 @@ def main() -> None:
             )
         if args.imports:
             import_report(env)
+
+
+def first_start(repeats: int) -> None:
+    """First start vs second (home + decks), the first split into what it does extra (see the docstring)."""
+    import shutil
+
+    repo = Path(__file__).resolve().parents[1]
+    times: dict[str, list[float]] = {k: [] for k in ("first", "cache", "bytecode", "second", "compile")}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        warm = {**os.environ, "QUIZAPP_HOME": str(root / "warm"), "PYTHONPYCACHEPREFIX": str(root / "pyc")}
+        warm.pop("NO_COLOR", None)
+        measure("home+decks", warm)  # the warm home (catalog cache, database) and bytecode
+        for n in range(repeats):
+            fresh = root / f"run{n}"
+
+            def env(home: str, pyc: str, fresh: Path = fresh) -> dict[str, str]:
+                return {**warm, "QUIZAPP_HOME": str(fresh / home), "PYTHONPYCACHEPREFIX": pyc}
+
+            times["first"].append(measure("home+decks", env("first", str(fresh / "pyc-first")))[0])
+            (fresh / "cache").mkdir(parents=True)
+            shutil.copytree(root / "warm" / "cache", fresh / "cache" / "cache")
+            times["cache"].append(measure("home+decks", env("cache", str(fresh / "pyc-cache")))[0])
+            times["bytecode"].append(measure("home+decks", env("bytecode", str(root / "pyc")))[0])
+            times["second"].append(measure("home+decks", warm)[0])
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "compileall", "-q", "quizapp", "engine"],
+                cwd=repo,
+                env={**warm, "PYTHONPYCACHEPREFIX": str(fresh / "pyc-compile")},
+                check=True,
+            )
+            times["compile"].append(time.perf_counter() - start)
+    second = statistics.median(times["second"])
+    names = {
+        "first": "first start (no catalog cache, no database, no bytecode)",
+        "cache": "  the same with the catalog cache only (no database, no bytecode)",
+        "bytecode": "  the same with the bytecode only (no catalog cache, no database)",
+        "second": "second start",
+        "compile": "yardstick: compileall quizapp engine (a fresh bytecode folder)",
+    }
+    print(f"First start after install, headless, to the deck table drawn; median of {repeats}")
+    for key, name in names.items():
+        median = statistics.median(times[key])
+        print(f"{name:<68} {median * 1000:7.0f} ms  {median / second:5.2f}x second")
 
 
 if __name__ == "__main__":

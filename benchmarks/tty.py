@@ -1,12 +1,15 @@
 """Provides the benchmark of speed as a user feels it: the real `quizapp` in a pseudo-terminal.
 
-Run: python benchmarks/tty.py [--cards N] [--pages N] [--launches N] [--only bundled|scale] [--keep]
+Run: python benchmarks/tty.py [--cards N] [--pages N] [--launches N] [--read S] [--only bundled|scale]
+Short: python benchmarks/tty.py --cards 20 --launches 2 --repeats 2 --interview 5 --pages 20
 
 The app is started as the `quizapp` command would be (`python -m quizapp`, this tree first on PYTHONPATH)
 in a 100x32 pty with TERM=xterm-256color and a throwaway QUIZAPP_HOME, and each key is timed until its
 text reaches the terminal (benchmarks/tty_session.py). Two profiles (benchmarks/scale_profile.py):
 bundled (a fresh home, new cards per day raised so study runs long enough) and scale (100,000 cards,
-1,000,000 reviews, a 10,000-question deck; built once into /tmp, about a minute).
+1,000,000 reviews, a 10,000-question deck in the bundled bank's mix of kinds; built once into /tmp).
+After each feedback the learner reads for --read seconds (default 1 s, a realistic minimum), so the
+collections the app runs while feedback is read land there, not on the next key.
 
 Measured, with the targets of issue 25 (on a quiet machine; this one is shared, so trust the ratios):
 - study: Enter to feedback (typed answers) and Enter to next card, median and p95 over --cards cards
@@ -16,11 +19,15 @@ Measured, with the targets of issue 25 (on a quiet machine; this one is shared, 
   for (they overlapped the span from a key to its text; the rest ran while the learner read);
 - RSS growth per review (VmRSS of the child, after a 10-card warm-up);
 - the longest event-loop stall in study, stats and a mock interview at scale;
-- at scale: cram, stats and home with an interview date: time to content and the longest stall;
+- at scale: cram, stats, home with an interview date and the card browser (its first page, and Down to
+  the next card's history): time to content and the longest stall; the mock interview's set-up (i to its
+  count of matching questions), then --interview questions skipped through to the report;
 - decks visible after launch, against a bare Textual app to its first screen in the same pty.
-Yardsticks from the same run: the bare app's launch, its key-to-repaint (Enter relabels a Static), and its
-page turns (n mounts six new stock widgets, --pages times; benchmarks/tty_bare_app.py), measured as the
-study loop is: what Textual alone costs a page of new widgets here, under the loop's targets.
+Yardsticks from the same run: the bare app's launch, its key-to-repaint (Enter relabels a Static), its
+page turns (n mounts six new stock widgets, --pages times) and its pages updated in place (u updates six
+stock widgets mounted once, with the app's GC policy from quizapp's collector; benchmarks/tty_bare_app.py),
+measured as the study loop is: what Textual alone costs a card here. Each key row gives its median over
+each yardstick's ("2.0x key; 1.1x in place; 0.6x remount").
 GC pauses and stalls come from a probe (a sitecustomize on the child's PYTHONPATH): the app is unchanged.
 """
 
@@ -49,7 +56,7 @@ from scale_profile import copy_profile, scale_profile  # noqa: E402
 from tty_session import Hit, MarkerTimeout, ProbeLog, TtySession, read_probe, write_probe  # noqa: E402
 
 COLS, ROWS = 100, 32
-READY, PRESSED, PAGE = "bare app ready", "pressed {n} times", "page {n} shown"
+READY, PRESSED, PAGE, UPDATED = "bare app ready", "pressed {n} times", "page {n} shown", "update {n} shown"
 """What benchmarks/tty_bare_app.py draws (kept in step by hand: that app is run apart, see Runner.bare)."""
 KEY_TIMEOUT = 20.0
 """Seconds to wait for a key's text before giving up (the message names the text that never came)."""
@@ -160,6 +167,12 @@ class Runner:
             raise SystemExit(f"quizapp {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
 
 
+def reading(tty: TtySession, seconds: float) -> None:
+    """A learner reading what the last key showed for `seconds` (what the app draws meanwhile is read
+    too): the app's collections run in this time, as they would while a real learner reads."""
+    tty.settle(quiet=seconds, limit=seconds)
+
+
 def launch_time(tty: TtySession, marker: str, what: str) -> float:
     return tty.wait_for(marker, LAUNCH_TIMEOUT, what, since=tty.started).seconds
 
@@ -179,19 +192,21 @@ def launches(runner: Runner, homes: dict[str, Path], n: int) -> dict[str, list[f
     return times
 
 
-def bare_pages(runner: Runner, n: int, think: float) -> StudyResult:
-    """The bare app's `n` page turns (six new stock widgets each), timed, probed and measured as the
-    study loop is: the floor Textual itself sets under the loop's stalls, collections and memory."""
+def bare_pages(runner: Runner, n: int, read: float, key: str = "n", marker: str = PAGE) -> StudyResult:
+    """The bare app's `n` page turns, timed, probed and measured as the study loop is, each page read for
+    `read` seconds: the floor Textual itself sets under the loop's stalls, collections and memory. `n`
+    mounts six new stock widgets each time; `u` (marker UPDATED) updates six in place, with the app's
+    collector (benchmarks/tty_bare_app.py)."""
     result = StudyResult()
     with runner.bare() as (tty, log):
         launch_time(tty, READY, "bare app launch")
         tty.settle(quiet=0.5)
         result.window = (time.time(), 0.0)
         for i in range(1, n + 1):
-            t = tty.key("n")
-            result.add("page", tty.wait_for(PAGE.format(n=i), KEY_TIMEOUT, f"bare app page {i}", since=t),
+            t = tty.key(key)
+            result.add("page", tty.wait_for(marker.format(n=i), KEY_TIMEOUT, f"bare app {key} {i}", since=t),
                        tty.wall(t))  # fmt: skip
-            tty.settle(quiet=think)
+            reading(tty, read)
             rss = tty.rss_mib()
             if rss is not None:
                 result.rss.append(rss)
@@ -236,8 +251,9 @@ class StudyResult:
         self.waits.append((sent, sent + hit.seconds))
 
 
-def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str) -> StudyResult:
-    """`s` from home, then `cards` cards: answer (or reveal), then Enter to the next card."""
+def study_loop(runner: Runner, home: Path, cards: int, think: float, read: float, label: str) -> StudyResult:
+    """`s` from home, then `cards` cards: answer (or reveal), read the feedback for `read` seconds, then
+    Enter to the next card."""
     result = StudyResult()
     with runner.quizapp(home) as (tty, log):
         launch_time(tty, DECKS, f"{label}: launch")
@@ -266,7 +282,7 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str)
                     result.add("enter_feedback", hit, tty.wall(t))
             elif kind == "flashcard":
                 tty.key("space")
-                tty.settle(quiet=think)
+                reading(tty, read)
                 t = tty.key("1")
                 hit = tty.wait_for(NEXT, KEY_TIMEOUT, f"{what}: 1 (Again) to next card", t, after(number))
                 if hit.match.group(1) is None:
@@ -281,7 +297,7 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str)
                 t = tty.key("ctrl+s")
                 hit = tty.wait_for(READ, KEY_TIMEOUT, f"{what}: Ctrl+S to the reading", t)
                 result.add("explain_read", hit, tty.wall(t))
-                tty.settle(quiet=think)
+                reading(tty, read)
                 t = tty.key("enter")
                 hit = tty.wait_for(FEEDBACK, KEY_TIMEOUT, f"{what}: Enter to the saved rating", t)
                 result.add("explain_saved", hit, tty.wall(t))
@@ -289,7 +305,7 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, label: str)
                 t = tty.key("ctrl+o")
                 hit = tty.wait_for(FEEDBACK, KEY_TIMEOUT, f"{what}: Ctrl+O to feedback", t)
                 result.add("ctrl+o_feedback", hit, tty.wall(t))
-            tty.settle(quiet=think)
+            reading(tty, read)
             t = tty.key("enter")
             hit = tty.wait_for(NEXT, KEY_TIMEOUT, f"{what}: Enter to next card", t, after(number))
             if hit.match.group(1) is None:
@@ -326,6 +342,8 @@ def _after_card(tty: TtySession, hit: Hit, result: StudyResult) -> str:
 class Timed:
     times: list[float] = field(default_factory=list)
     stalls: list[float] = field(default_factory=list)
+    setup: list[float] = field(default_factory=list)
+    """The interview's: i to its set-up's count of matching questions."""
 
 
 def _timed(
@@ -343,8 +361,12 @@ def _timed(
 def scale_screens(runner: Runner, home: Path, repeats: int, interview: int) -> dict[str, Timed]:
     """Cram, stats and home with an interview date (set first with `quizapp plan --date`); then a mock
     interview of `interview` questions, skipped one by one."""
-    found = {name: Timed() for name in ("cram", "stats", "home_date", "launch_date", "interview")}
+    found = {
+        name: Timed()
+        for name in ("cram", "stats", "home_date", "launch_date", "browser", "browser_down", "interview")
+    }
     runner.cli(home, "plan", "--date", (date.today() + timedelta(days=5)).isoformat())
+    _save(home, "interview_questions", interview)  # the mock interview's length, as Settings sets it
     with runner.quizapp(home) as (tty, log):
         found["launch_date"].times.append(launch_time(tty, DECKS, "scale: launch with a date"))
         tty.settle(quiet=1.0, limit=10)
@@ -355,31 +377,60 @@ def scale_screens(runner: Runner, home: Path, repeats: int, interview: int) -> d
             _timed(tty, log, "t", STATS, f"scale: t (stats) to its content, try {i + 1}", found["stats"])
             _timed(tty, log, "escape", PLAN, f"scale: Escape from stats to home's plan line, try {i + 1}",
                    found["home_date"])  # fmt: skip
-        interview_run(tty, log, interview, found["interview"])
+        browser_run(tty, log, repeats, found["browser"], found["browser_down"])
+        interview_run(tty, log, found["interview"])
     return found
 
 
-def interview_run(tty: TtySession, log: Path, questions: int, into: Timed) -> None:
-    """i, Ctrl+S to start, Ctrl+N (skip) through each question to the report: its longest stall."""
+BROWSER_PAGE = r"Cards 1-\d+ of [\d,]+"
+DETAIL = re.compile(r"([\w.-]+)  \([\w.-]+\)  ")
+"""The highlighted card's line under the browser's list: its id, then its deck in brackets."""
+
+
+def other(card: str) -> Callable[[re.Match[str]], bool]:
+    """Accepts a DETAIL line of another card than `card`."""
+    return lambda m: m.group(1) != card
+
+
+def browser_run(tty: TtySession, log: Path, repeats: int, page: Timed, down: Timed, keys: int = 10) -> None:
+    """b (the card browser) to its first page, then Down `keys` times, each to the next card's history
+    line; Escape home; `repeats` times."""
+    for i in range(repeats):
+        _timed(tty, log, "b", BROWSER_PAGE, f"scale: b (browser) to its first page, try {i + 1}", page)
+        shown = DETAIL.findall(tty.text())
+        previous = shown[-1] if shown else ""
+        start = time.time()
+        for n in range(keys):
+            t = tty.key("down")
+            hit = tty.wait_for(DETAIL, KEY_TIMEOUT, f"scale: Down {n + 1} in the browser", t, other(previous))
+            down.times.append(hit.seconds)
+            previous = hit.match.group(1)
+            tty.settle(quiet=0.3, limit=3)
+        if log.exists():
+            down.stalls.append(read_probe(log).max_lag(start, time.time()))
+        tty.key("escape")
+        tty.settle(quiet=1.0, limit=10)
+
+
+def interview_run(tty: TtySession, log: Path, into: Timed) -> None:
+    """i, Ctrl+S to start (the form opens at --interview questions, the user's setting set before), Ctrl+N
+    (skip) through every question to the report: each key's time and the longest stall. The number of
+    questions is read once, from question 1's own line (the app may allow fewer than asked), so the run
+    ends at the report at any scale."""
     start = time.time()
     t = tty.key("i")
-    tty.wait_for(SETUP, KEY_TIMEOUT, "scale: i to the interview set-up", since=t)
+    into.setup.append(tty.wait_for(SETUP, KEY_TIMEOUT, "scale: i to the interview set-up", since=t).seconds)
     tty.settle(quiet=0.5, limit=10)
     t = tty.key("ctrl+s")
-    into.times.append(tty.wait_for(r"Question 1 of", KEY_TIMEOUT, "scale: Ctrl+S to question 1", t).seconds)
-    number = 1
-    while True:
+    hit = tty.wait_for(r"Question 1 of (\d+)", KEY_TIMEOUT, "scale: Ctrl+S to question 1", t)
+    into.times.append(hit.seconds)
+    total = int(hit.match.group(1))
+    for number in range(1, total + 1):
         tty.settle(quiet=0.2)
-        total = re.search(r"Question \d+ of (\d+)", tty.tail(4000))
-        last = total is not None and number >= int(total.group(1))
-        if number > questions and not last:
-            break
+        last = number == total
         t = tty.key("\x0e")  # Ctrl+N: skip
         marker = REPORT if last else rf"Question {number + 1} of"
         into.times.append(tty.wait_for(marker, KEY_TIMEOUT, f"scale: Ctrl+N on question {number}", t).seconds)
-        if last:
-            break
-        number += 1
     tty.settle(quiet=1.0, limit=10)
     if log.exists():  # the probe ran
         into.stalls.append(read_probe(log).max_lag(start, time.time()))
@@ -414,8 +465,21 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
 
 
-def key_rows(table: Table, label: str, res: StudyResult, bare: list[float]) -> None:
-    yard = statistics.median(bare) if bare else 0.0
+@dataclass(frozen=True)
+class Yardsticks:
+    """Medians (seconds) of the bare app's keys in the same run: Enter relabelling a Static, n mounting a
+    page of six new stock widgets, u updating six in place with the app's GC policy."""
+
+    key: float
+    page: float
+    in_place: float
+
+    def ratios(self, seconds: float) -> str:
+        parts = [(self.key, "key"), (self.in_place, "in place"), (self.page, "remount")]
+        return "; ".join(f"{seconds / yard:.1f}x {name}" for yard, name in parts if yard > 0)
+
+
+def key_rows(table: Table, label: str, res: StudyResult, yards: Yardsticks) -> None:
     names = {
         "enter_feedback": "Enter to feedback",
         "enter_next": "Enter to next card",
@@ -432,8 +496,7 @@ def key_rows(table: Table, label: str, res: StudyResult, bare: list[float]) -> N
         limit = KEY_TARGETS.get(key)
         ok = None if limit is None else med <= limit[0] and high <= limit[1]
         target = "" if limit is None else f"<= {ms(limit[0])}, p95 {ms(limit[1])}"
-        ratio = f"{med / yard:.1f}x bare key" if yard else ""
-        table.add(f"{label}: {name} (n={len(values)})", ms(med), ms(high), target, ok, ratio)
+        table.add(f"{label}: {name} (n={len(values)})", ms(med), ms(high), target, ok, yards.ratios(med))
     loop_rows(table, label, res, "review")
 
 
@@ -506,6 +569,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--interview", type=int, default=10, help="questions in the mock interview")
     parser.add_argument("--pages", type=int, default=200, help="the bare app's page turns (default 200)")
     parser.add_argument("--think", type=float, default=0.15, help="quiet seconds before the next key")
+    parser.add_argument(
+        "--read", type=float, default=1.0, help="seconds a learner reads each feedback or page (default 1)"
+    )
     parser.add_argument("--only", choices=("bundled", "scale"), help="run one profile")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, homes)")
     parser.add_argument("--no-probe", action="store_true", help="no GC/stall probe in the child")
@@ -542,12 +608,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             "bare Textual app: Enter to repaint", ms(statistics.median(bare)), ms(p95(bare)), "", None, "1.0x"
         )
         print(f"bare app: {args.pages} page turns ...", file=sys.stderr, flush=True)
-        pages = bare_pages(runner, args.pages, args.think)
+        pages = bare_pages(runner, args.pages, args.read)
         table.add(
             f"bare Textual app: n to a new page of 6 stock widgets (n={len(pages.keys['page'])})",
             ms(statistics.median(pages.keys["page"])), ms(p95(pages.keys["page"])), "", None, "yardstick",
         )  # fmt: skip
         loop_rows(table, "bare Textual app, page turns", pages, "page", judged=False)
+        print(f"bare app: {args.pages} pages updated in place ...", file=sys.stderr, flush=True)
+        updates = bare_pages(runner, args.pages, args.read, key="u", marker=UPDATED)
+        table.add(
+            f"bare Textual app: u to 6 stock widgets updated in place (n={len(updates.keys['page'])})",
+            ms(statistics.median(updates.keys["page"])), ms(p95(updates.keys["page"])), "", None,
+            "yardstick",
+        )  # fmt: skip
+        loop_rows(table, "bare Textual app, in place, app's GC policy", updates, "page", judged=False)
+        yards = Yardsticks(
+            key=statistics.median(bare),
+            page=statistics.median(pages.keys["page"]),
+            in_place=statistics.median(updates.keys["page"]),
+        )
         for name in homes:
             med = statistics.median(launch[name])
             limit = LAUNCH_RATIO[name]
@@ -555,13 +634,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                       med / bare_med <= limit, f"{med / bare_med:.2f}x bare")  # fmt: skip
         for name, home in homes.items():
             print(f"{name}: study loop of {args.cards} cards ...", file=sys.stderr, flush=True)
-            res = study_loop(runner, home, args.cards, args.think, name)
+            res = study_loop(runner, home, args.cards, args.think, args.read, name)
             print(f"  kinds: {res.kinds} {res.stopped}", file=sys.stderr, flush=True)
-            key_rows(table, f"{name} study", res, bare)
+            key_rows(table, f"{name} study", res, yards)
         if "scale" in homes:
             print("scale: cram, stats, home with a date, interview ...", file=sys.stderr, flush=True)
             screens = scale_screens(runner, homes["scale"], args.repeats, args.interview)
-            screen_rows(table, screens, bare_med)
+            screen_rows(table, screens, bare_med, yards)
     except MarkerTimeout as exc:
         table.print()
         print(f"\nFAILED: {exc}", file=sys.stderr)
@@ -581,24 +660,34 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _set_new_per_day(home: Path) -> None:
     """Raises the new-card limit through the store (as Settings does), so study has cards enough."""
+    _save(home, "new_per_day", 9999)
+
+
+def _save(home: Path, key: str, value: int) -> None:
+    """Saves one of the user's settings through the store, as the Settings screen does."""
     from quizapp.paths import DB_FILENAME
     from quizapp.store import open_store
     from quizapp.store.settings import save_setting
 
     with open_store(home / DB_FILENAME, now=datetime.now(UTC)) as store:
-        save_setting(store, "new_per_day", 9999)
+        save_setting(store, key, value)
 
 
-def screen_rows(table: Table, screens: dict[str, Timed], bare_launch: float) -> None:
+def screen_rows(table: Table, screens: dict[str, Timed], bare_launch: float, yards: Yardsticks) -> None:
     names = {
         "cram": "scale: c (cram) to its first card",
         "stats": "scale: t (stats) to its content",
         "home_date": "scale: Escape to home with a date (plan line)",
+        "browser": "scale: b (card browser) to its first page",
+        "browser_down": "scale: Down in the browser to the next card's history",
     }
     for key, name in names.items():
         got = screens[key]
-        med, high = statistics.median(got.times), max(got.times)
-        table.add(f"{name} (n={len(got.times)})", ms(med), ms(high), "<= 200 ms", high <= CONTENT_S)
+        if not got.times:
+            continue
+        med, high = statistics.median(got.times), p95(got.times)
+        table.add(f"{name} (n={len(got.times)})", ms(med), ms(high), "<= 200 ms", high <= CONTENT_S,
+                  yards.ratios(med))  # fmt: skip
         if got.stalls:
             stall = max(got.stalls)
             table.add(f"{name}: longest UI stall", "", f"{stall:.0f} ms", "<= 16 ms", stall <= STALL_MS)
@@ -606,10 +695,17 @@ def screen_rows(table: Table, screens: dict[str, Timed], bare_launch: float) -> 
     ratio = f"{launch / bare_launch:.2f}x bare"
     table.add("scale: launch to decks visible, with a date", ms(launch), "", "", None, ratio)
     got = screens["interview"]
+    if got.setup:
+        table.add(
+            f"scale: i to the interview set-up's count (n={len(got.setup)})",
+            ms(statistics.median(got.setup)), ms(max(got.setup)), "<= 200 ms", max(got.setup) <= CONTENT_S,
+            yards.ratios(statistics.median(got.setup)),
+        )  # fmt: skip
     if got.times:
         table.add(
             f"scale: interview, Ctrl+S/Ctrl+N to the next question (n={len(got.times)})",
             ms(statistics.median(got.times)), ms(p95(got.times)), "", None,
+            yards.ratios(statistics.median(got.times)),
         )  # fmt: skip
     if got.stalls:
         stall = max(got.stalls)

@@ -52,10 +52,9 @@ class GcPauses:
             self.pauses[key].append((time.perf_counter() - self._start) * 1000)
 
     def watch_scheduled(self) -> None:
-        """Marks the study screen's own collection (quizapp.tui.collector) as scheduled."""
-        import quizapp.tui.screens.study as study
-
-        collect = study.collect_while_reading
+        """Marks the study screen's own collection (quizapp.collector, called by its pacing) as scheduled."""
+        import quizapp.tui.screens.study_pacing as pacing
+        from quizapp.collector import collect_while_reading as collect
 
         def marked(cards: int) -> None:
             self.scheduled = True
@@ -64,7 +63,7 @@ class GcPauses:
             finally:
                 self.scheduled = False
 
-        study.collect_while_reading = marked  # type: ignore[assignment]
+        pacing.collect_while_reading = marked  # type: ignore[attr-defined]  # the name the pacing calls
 
 
 PAUSES = GcPauses()

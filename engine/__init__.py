@@ -1,7 +1,7 @@
 """Provides the NumPy attention engine: multi-head attention, worked calculators and model presets.
 
-engine.attention is the reference the app uses; engine.fast is the optimised forward, imported only by
-those who ask for it.
+engine.attention is the reference the app uses; the optimised forward for long sequences, which no part of
+the app uses, lives with the benchmarks (benchmarks/fast/).
 
 This package is the single source of numeric truth for the app. It imports NumPy and the standard
 library only, never quizapp, textual, pydantic or yaml.

@@ -75,11 +75,6 @@ class Accelerator:
         """Memory in bytes as the device reports it (MiB x 2^20), not the name's nominal GB x 10^9."""
         return self.memory_mib * 2**20
 
-    @property
-    def has_fp8(self) -> bool:
-        """Whether the part runs FP8 matrix maths natively."""
-        return self.fp8_tflops is not None
-
 
 _ALL: tuple[Accelerator, ...] = (
     # NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM column): 80GB HBM2e, 2,039 GB/s, BF16 Tensor

@@ -12,7 +12,8 @@ g = h // n_kv query heads per key/value head (1 for MHA, h for MQA), dh = d_head
 The building blocks come first (softmax, causal_mask, linear, split_heads, merge_heads,
 scaled_dot_product_attention), then multi_head_attention puts them together. Checks of the input live
 in engine/validation.py, called once at each entry point. This is the engine's reference, the one the
-app uses; engine.fast computes the same thing faster for long sequences and is tested against this file.
+app uses; benchmarks/fast/ computes the same thing faster for long sequences and is tested against this
+file.
 """
 
 from __future__ import annotations

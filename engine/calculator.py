@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 import numpy as np
 
-from engine.derivation import Derivation
+from engine.derivation import RESULT_UNIT, Derivation, Heatmap, Misconception, Step, Value, distinct
 
 ArgKind = Literal["int", "float", "bool", "str", "matrix", "tokens"]
 
@@ -24,6 +28,27 @@ class Arg:
     default: Any = None
     required: bool = True
     choices: tuple[str, ...] = ()
+    gt: float | None = None
+    """The value must be above this (0 for a size or a positive quantity); None: no such bound."""
+    ge: float | None = None
+    """The value must be at least this (0 for a count that may be zero); None: no such bound."""
+    lt: float | None = None
+    """The value must be below this (1 for a utilisation); None: no such bound."""
+    le: float | None = None
+    """The value must be at most this (1 for a probability); None: no such bound."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """What one calculator argument means and the range it must lie in, written once in its annotation:
+    `d_model: Annotated[int, Param("model width", gt=0)]`. The registry reads the name, kind, default
+    and choices (a `Literal`) from the signature and checks the range before the calculator runs."""
+
+    meaning: str
+    gt: float | None = None
+    ge: float | None = None
+    lt: float | None = None
+    le: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,7 +85,33 @@ class Calculator:
                 out[a.name] = a.default
                 continue
             out[a.name] = _coerce(self.name, a, args[a.name])
+        _check_ranges(self.name, self.bounded, out)
         return out
+
+    @functools.cached_property
+    def bounded(self) -> tuple[Arg, ...]:
+        """The arguments with a declared range, the only ones `check_args` compares."""
+        return tuple(a for a in self.args if (a.gt, a.ge, a.lt, a.le) != (None, None, None, None))
+
+
+def _check_ranges(calc: str, args: tuple[Arg, ...], values: Mapping[str, Any]) -> None:
+    """Rejects values outside their declared range, naming each one (None means "not given")."""
+    bad = []
+    for a in args:
+        v = values.get(a.name)
+        if v is None or (
+            (a.gt is None or v > a.gt)
+            and (a.ge is None or v >= a.ge)
+            and (a.lt is None or v < a.lt)
+            and (a.le is None or v <= a.le)
+        ):
+            continue
+        failed = [
+            f"{op} {b:g}" for op, b in ((">", a.gt), (">=", a.ge), ("<", a.lt), ("<=", a.le)) if b is not None
+        ]
+        bad.append(f"{a.name} must be {' and '.join(failed)}, got {a.name}={v} ({a.meaning})")
+    if bad:
+        raise ValueError(f"{calc}: {'; '.join(bad)}")
 
 
 _EXACT = 2**53
@@ -118,22 +169,102 @@ CALCULATORS: dict[str, Calculator] = {}
 
 
 def register(
-    name: str,
     *,
     summary: str,
     unit: str,
-    args: tuple[Arg, ...],
     misconceptions: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Derivation]], Callable[..., Derivation]]:
-    """Adds a calculator function to CALCULATORS under `name`."""
+    """Adds a calculator function to CALCULATORS, declared once by its signature.
+
+    The name is the function's name; every argument but `worked` is `Annotated[type, Param(...)]`, its
+    default the signature's. The function returns `result(...)` (no name, no unit): the registry stamps
+    the name and `unit` on, and prefixes the name to any ValueError it raises.
+    """
 
     def wrap(fn: Callable[..., Derivation]) -> Callable[..., Derivation]:
+        name = fn.__name__
         if name in CALCULATORS:
             raise ValueError(f"calculator {name!r} is registered twice")
-        CALCULATORS[name] = Calculator(name, summary, unit, args, misconceptions, fn)
-        return fn
+        calc = Calculator(name, summary, unit, _args_of(fn), misconceptions, _stamped(fn, name, unit))
+        CALCULATORS[name] = calc
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def checked(*args: Any, worked: bool = True, **kwargs: Any) -> Derivation:
+            bound = signature.bind(*args, **kwargs).arguments
+            return calc.fn(**calc.check_args(bound), worked=worked)
+
+        return checked
 
     return wrap
+
+
+def result(
+    value: Value,
+    steps: Sequence[Step] = (),
+    misconceptions: Sequence[Misconception] = (),
+    *,
+    heatmap: Heatmap | None = None,
+    notes: tuple[str, ...] = (),
+) -> Derivation:
+    """What a calculator returns: its value, steps and the wrong turns whose value differs from it (the
+    registry adds the calculator's name and unit)."""
+    return Derivation("", value, "", tuple(steps), distinct(value, list(misconceptions)), heatmap, notes)
+
+
+def _stamped(fn: Callable[..., Derivation], name: str, unit: str) -> Callable[..., Derivation]:
+    """`fn` with its name and unit put on the Derivation, and its name on any ValueError it raises."""
+
+    @functools.wraps(fn)
+    def run(**args: Any) -> Derivation:
+        try:
+            d = fn(**args)
+        except ValueError as exc:
+            if str(exc).startswith(f"{name}:"):
+                raise
+            raise ValueError(f"{name}: {exc}") from exc
+        steps = d.steps
+        if steps and any(s.unit == RESULT_UNIT for s in steps):
+            steps = tuple(replace(s, unit=unit) if s.unit == RESULT_UNIT else s for s in steps)
+        return Derivation(name, d.value, unit, steps, d.misconceptions, d.heatmap, d.notes)
+
+    return run
+
+
+def _args_of(fn: Callable[..., Derivation]) -> tuple[Arg, ...]:
+    """The Args a calculator's signature declares (every parameter but `worked`)."""
+    hints = typing.get_type_hints(fn, include_extras=True)
+    out = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.name == "worked":
+            continue
+        hint = hints[p.name]
+        if get_origin(hint) is not Annotated:
+            raise TypeError(f"calculator {fn.__name__!r}: argument {p.name!r} needs Annotated[type, Param]")
+        base, *extras = get_args(hint)
+        spec = next(e for e in extras if isinstance(e, Param))
+        kind, choices = _kind(fn.__name__, p.name, base)
+        required = p.default is inspect.Parameter.empty
+        default = None if required else p.default
+        bounds = (spec.gt, spec.ge, spec.lt, spec.le)
+        out.append(Arg(p.name, kind, spec.meaning, default, required, choices, *bounds))
+    return tuple(out)
+
+
+def _kind(calc: str, name: str, base: Any) -> tuple[ArgKind, tuple[str, ...]]:
+    """The Arg kind (and choices) of an annotation's type; `X | None` is read as X."""
+    if get_origin(base) in (typing.Union, types.UnionType):
+        (base,) = [t for t in get_args(base) if t is not type(None)]
+    if get_origin(base) is Literal:
+        return "str", tuple(get_args(base))
+    simple: dict[Any, ArgKind] = {int: "int", float: "float", bool: "bool", str: "str"}
+    if base in simple:
+        return simple[base], ()
+    if get_origin(base) is np.ndarray:
+        return "matrix", ()
+    if get_origin(base) is tuple and get_args(base)[:1] == (str,):
+        return "tokens", ()
+    raise TypeError(f"calculator {calc!r}: argument {name!r} has a type the registry cannot read: {base!r}")
 
 
 def calculate(name: str, /, **args: Any) -> Derivation:

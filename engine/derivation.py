@@ -24,6 +24,10 @@ DECIMAL_BYTE_UNITS: tuple[tuple[str, int], ...] = (
 )
 
 
+RESULT_UNIT = "<the calculator's unit>"
+"""A Step's unit when it is the calculator's own: the registry writes the declared unit in its place."""
+
+
 @dataclass(frozen=True)
 class Step:
     """One line of a worked derivation, so a learner sees the formula before the numbers."""
@@ -142,3 +146,35 @@ def format_quantity(value: Value, unit: str = "") -> str:
                     break
         return f"{text} B" + (f" ({' = '.join(extras)})" if extras else "")
     return f"{text} {unit}".rstrip()
+
+
+def distinct(answer: Value, candidates: list[Misconception]) -> tuple[Misconception, ...]:
+    """Keeps the misconceptions whose value differs from the answer, once per id.
+
+    A wrong formula that happens to give the right number here cannot be told apart from the right one,
+    so it is dropped. Two wrong formulas with the same value are both kept: grading then names both
+    (in the order of `candidates`, the order of preference) instead of silently picking one.
+    """
+    kept: list[Misconception] = []
+    ids: set[str] = set()
+    answer_key = _keyed(answer)
+    for m in candidates:
+        if m.id in ids:
+            continue
+        value, number = _keyed(m.value)
+        if _same(value, number, *answer_key):
+            continue
+        kept.append(m)
+        ids.add(m.id)
+    return tuple(kept)
+
+
+def _keyed(value: Value) -> tuple[Value, float | None]:
+    """A value with its float (None for a shape), converted once instead of at every comparison."""
+    return value, None if isinstance(value, tuple) else float(value)
+
+
+def _same(a: Value, fa: float | None, b: Value, fb: float | None) -> bool:
+    if fa is None or fb is None:
+        return a == b
+    return abs(fa - fb) <= 1e-9 * max(abs(fa), abs(fb), 1e-300)

@@ -119,15 +119,6 @@ class ModelConfig:
                 f"{self.key}: source is empty; name the config file or paper the numbers come from"
             )
 
-    @property
-    def attention_kind(self) -> str:
-        """MHA, GQA, MQA or MLA, as interviewers name them."""
-        if self.kv_lora_rank:
-            return "MLA"
-        if self.n_kv_heads == self.n_heads:
-            return "MHA"
-        return "MQA" if self.n_kv_heads == 1 else "GQA"
-
 
 _AIAYN = (
     "Vaswani et al. 2017, Attention Is All You Need (arXiv:1706.03762), section 3.2.2 and Table 3; "

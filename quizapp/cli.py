@@ -6,25 +6,15 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from quizapp import __version__
+from quizapp.commands.parsers import add_commands
+from quizapp.commands.terminal import clean_output, use_ascii_where_needed
+from quizapp.crash import write_crash_log
 from quizapp.errors import QuizappError
-
-# Each module defines `register(subparsers)`, which adds its subcommands with `set_defaults(func=...)`.
-COMMAND_MODULES: tuple[str, ...] = (
-    "quizapp.commands.catalog",
-    "quizapp.commands.check",
-    "quizapp.commands.progress",
-    "quizapp.commands.plan",
-    "quizapp.commands.cards",
-    "quizapp.commands.optimize",
-    "quizapp.commands.completion",
-    "quizapp.commands.config",
-    "quizapp.commands.code",
-    "quizapp.commands.heads",
-)
+from quizapp.paths import CONFIG_ENV, TODAY_ENV, config_path
 
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = 0, 1, 2
 NO_TERMINAL = "quizapp needs a terminal: it {role}, which is not one here; try `quizapp --help`"
@@ -42,9 +32,6 @@ DECKS_HELP = "also load the decks in DIR for this run (repeatable; adds to `deck
 
 def _epilog() -> str:
     """Where the config file is looked for, so `quizapp --help` answers "which file?"."""
-    from quizapp.paths import CONFIG_ENV, config_path
-    from quizapp.workspace import TODAY_ENV
-
     return (
         f"Run `quizapp COMMAND --help` for a command's options. Config file: {config_path()} "
         f"(set {CONFIG_ENV} to use another; `quizapp config` checks it). Set {TODAY_ENV}=YYYY-MM-DD to "
@@ -52,9 +39,10 @@ def _epilog() -> str:
     )
 
 
-def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
-    """The command line; `commands` False leaves the subcommands out (each imports its module), for a
-    plain `quizapp`, which opens the app and has nothing for them to parse."""
+def build_parser(*, commands: bool = True, completers: bool = False) -> argparse.ArgumentParser:
+    """The command line; `commands` False leaves the subcommands out, for a plain `quizapp`, which opens
+    the app and has nothing for them to parse. `completers` gives id arguments their shell completers
+    (quizapp.commands.completion, which loads the catalog's code): only when the shell asks."""
     parser = argparse.ArgumentParser(
         prog="quizapp",
         description=(
@@ -68,10 +56,10 @@ def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
         parser.add_argument(flag, metavar=metavar, help=text)
     parser.add_argument("--decks", metavar="DIR", action="append", help=DECKS_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for name in COMMAND_MODULES if commands else ():
-        importlib.import_module(name).register(sub)
     if commands:
-        from quizapp.commands.completion import attach_completers
+        add_commands(sub)
+    if commands and completers:
+        from quizapp.commands.completion import attach_completers  # launch time: see quizapp/launch.py
 
         attach_completers(sub.choices)
     for command in sub.choices.values():  # after the command too; SUPPRESS keeps a value given before it
@@ -116,18 +104,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command and returns its exit code; user-fixable problems print one line, never a traceback.
     Every print passes terminal_text (quizapp.commands.terminal.CleanStream): text from decks, progress
     files and file names never drives the terminal, whichever print shows it."""
-    from quizapp.commands.terminal import clean_output, use_ascii_where_needed
-
     use_ascii_where_needed()
     with clean_output():
         return _main(argv)
 
 
+def command(name: str) -> Callable[[argparse.Namespace], int]:
+    """The function a parser names as "module:function" (quizapp.commands.parsers), imported now: only the
+    chosen command's module is loaded (quizapp/launch.py lists what that saves)."""
+    module, _, function = name.partition(":")
+    run: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), function)
+    return run
+
+
 def _main(argv: Sequence[str] | None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(commands=bool(words) or "_ARGCOMPLETE" in os.environ)
-    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (see `quizapp completion`)
-        import argcomplete
+    completing = "_ARGCOMPLETE" in os.environ  # the shell asks for completions (see `quizapp completion`)
+    parser = build_parser(commands=bool(words) or completing, completers=completing)
+    if completing:
+        import argcomplete  # launch time: see quizapp/launch.py
 
         argcomplete.autocomplete(parser)
     args = parser.parse_args(words)
@@ -136,8 +131,8 @@ def _main(argv: Sequence[str] | None) -> int:
         print(why, file=sys.stderr if _is_terminal(sys.__stderr__) else sys.stdout)
         return EXIT_USAGE
     try:
-        from quizapp.config import load_config, run_deck_args
-        from quizapp.workspace import system_now
+        # launch time (see quizapp/launch.py): `--version`, `--help` and a mistyped option stop before this
+        from quizapp.config import load_config, run_deck_args, system_now
 
         # the first reading of the clock: a malformed $QUIZAPP_TODAY stops here, with exit 2
         args.config = load_config(run_deck_args(args), today=system_now().date())
@@ -146,10 +141,12 @@ def _main(argv: Sequence[str] | None) -> int:
             for message in args.config.messages:
                 print(f"quizapp: warning: {message}", file=sys.stderr)
         if func is None:
-            from quizapp.launch import launch_app
+            from quizapp.launch import launch_app  # launch time: see quizapp/launch.py
 
             return launch_app(args)
-        result: int = func(args)
+        if (prepare := getattr(args, "prepare", None)) is not None:
+            prepare(args)  # what starts before the command's module is imported (quizapp.commands.parsers)
+        result: int = command(func)(args)
         return result
     except QuizappError as exc:
         print(f"quizapp: {exc}", file=sys.stderr)
@@ -159,14 +156,12 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # a bug: say so in one line and keep the details in a log
-        from quizapp.store.database import damaged
+        from quizapp.store.database import damaged  # launch time: see quizapp/launch.py
 
         told = damaged(exc)
         if told is not None:  # not a bug: a damaged page of the database, found while reading it
             print(f"quizapp: {told}", file=sys.stderr)
             return EXIT_USAGE
-        from quizapp.crash import write_crash_log
-
         log = write_crash_log()
         print(f"quizapp: internal error: {exc!r} (details in {log})", file=sys.stderr)
         return 3

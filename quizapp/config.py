@@ -6,23 +6,62 @@ from starting. Precedence, lowest first: built-in defaults < config.toml < what 
 screen (or `quizapp plan`) in the progress database. Deck folders add up: bundled decks, the user's decks
 folder, `decks = [...]` from the file, then `--decks DIR` for this run.
 
-Plain Python on purpose (tomllib, no textual): commands read it too. Binding ids and theme names can only
+Plain Python on purpose (tomllib, no textual): commands read it too. It also holds the run's clock
+(system_now, moved by $QUIZAPP_TODAY), which every run reads first. Binding ids and theme names can only
 be checked against the app itself, so the TUI warns about unknown ones when it applies them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import re
+import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from quizapp import paths
+from quizapp.errors import QuizappError
+from quizapp.paths import TODAY_ENV
+from quizapp.records.settings import Settings
 
-if TYPE_CHECKING:
-    from quizapp.store.settings import Settings
+_TODAY_FORM = re.compile(r"\d{4}-\d{2}-\d{2}")
+_shifts: dict[str, timedelta] = {}
+"""$QUIZAPP_TODAY -> the days it moves the clock by, fixed at its first reading: past midnight the moved day
+turns too, as the real one does."""
+
+
+def system_now() -> datetime:
+    """The one place the app reads the system clock: now, aware, in the local zone. With $QUIZAPP_TODAY
+    (YYYY-MM-DD) the date moves there and the time of day stays, so a learner can see what their plan, the
+    study queue and the interview countdown do in a week; a malformed value is a QuizappError."""
+    now = datetime.now().astimezone()
+    value = os.environ.get(TODAY_ENV, "").strip()
+    if not value:
+        return now
+    shift = _shifts.get(value)
+    if shift is None:
+        shift = _shifts.setdefault(value, moved_today(value) - now.date())
+    return datetime.combine(now.date() + shift, now.time()).astimezone()  # the zone of the moved day
+
+
+def moved_today(value: str) -> date:
+    """The day $QUIZAPP_TODAY names, or a QuizappError that says how to write it."""
+    day = None
+    if _TODAY_FORM.fullmatch(value):
+        with contextlib.suppress(ValueError):  # 2026-02-30
+            day = date.fromisoformat(value)
+    if day is None or not 1971 <= day.year <= 9998:
+        raise QuizappError(
+            f"{TODAY_ENV}={value[:40]!r} is not a day: write it as YYYY-MM-DD (e.g. {TODAY_ENV}=2026-03-09), "
+            "a year from 1971 to 9998, or unset it."
+        )
+    return day
+
 
 TOP_KEYS = ("settings", "decks", "keymap", "theme")
 TEXTUAL_THEMES = frozenset(
@@ -57,9 +96,6 @@ class UserConfig:
         """The built-in settings with the file's values over them; None when the file sets none."""
         if not self.settings:
             return None
-        from dataclasses import replace
-
-        from quizapp.store.settings import Settings
 
         return replace(Settings(), **dict(self.settings))
 
@@ -127,14 +163,10 @@ def run_deck_args(args: argparse.Namespace) -> list[str]:
 
 
 def _env_config() -> str:
-    import os
-
     return os.environ.get(paths.CONFIG_ENV, "")
 
 
 def _read(target: Path, messages: list[str]) -> dict[str, Any]:
-    import tomllib  # only when there is a file: a start without one skips the parser
-
     try:
         with target.open("rb") as fh:
             return tomllib.load(fh)
@@ -161,8 +193,9 @@ def _settings(
             raw["theme"] = data["theme"]
     if not raw:
         return ()
-    from quizapp.errors import QuizappError
-    from quizapp.store.settings import SETTING_NAMES, Settings, check_interview_date, check_setting
+    # Here, not at the top: importing the store's package loads its card, review and interview modules
+    # and fsrs (10 ms), and every launch reads the config before its first frame; few files set settings.
+    from quizapp.store.settings import SETTING_NAMES, check_interview_date, check_setting
 
     defaults = Settings()
     values: list[tuple[str, Any]] = []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import traceback
 
+from quizapp.paths import data_dir
+
 
 def write_crash_log(exc: BaseException | None = None) -> str:
     """Appends the traceback of `exc` (or of the exception being handled) to crash.log in the data folder,
@@ -15,8 +17,6 @@ def write_crash_log(exc: BaseException | None = None) -> str:
 
 def write_crash_text(text: str) -> str:
     """Appends `text` (a traceback already rendered) to crash.log; returns where it went, or why not."""
-    from quizapp.paths import data_dir
-
     try:
         path = data_dir() / "crash.log"
         path.parent.mkdir(parents=True, exist_ok=True)

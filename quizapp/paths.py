@@ -5,12 +5,18 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
+
+import platformdirs
 
 APP_NAME = "quizapp"
 DB_FILENAME = "progress.db"
 CONFIG_FILENAME = "config.toml"
 CONFIG_ENV = "QUIZAPP_CONFIG"
+TODAY_ENV = "QUIZAPP_TODAY"
+"""YYYY-MM-DD: moves the app's clock (every command and the app) to that day, at the real time of day
+(quizapp.config.system_now reads it)."""
 
 
 def data_dir() -> Path:
@@ -18,7 +24,6 @@ def data_dir() -> Path:
     home = os.environ.get("QUIZAPP_HOME")
     if home:
         return Path(home).expanduser()
-    import platformdirs
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
@@ -37,7 +42,6 @@ def config_path() -> Path:
     home = os.environ.get("QUIZAPP_HOME")
     if home:
         return Path(home).expanduser() / CONFIG_FILENAME
-    import platformdirs
 
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / CONFIG_FILENAME
 
@@ -59,7 +63,6 @@ def cache_dir() -> Path:
     home = os.environ.get("QUIZAPP_HOME")
     if home:
         return Path(home).expanduser() / "cache"
-    import platformdirs
 
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
@@ -105,8 +108,6 @@ def temp_beside(target: Path) -> tuple[int, Path]:
     created exclusively (a planted file or symlink of any name is never followed), private to the user.
     Returns its open descriptor and its path. A `target` that is a FIFO, a device or a socket raises
     NotARegularFile first (check_target)."""
-    import tempfile
-
     check_target(target)
 
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

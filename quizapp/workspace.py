@@ -5,69 +5,44 @@ the command line, and the interview plan built from them, cached until something
 with open_workspace(None, clock=clock, user=load_config()) as ws:
     print(ws.plan_line(clock()))       # the catalog is loaded on first use
 ```
-Everything heavy is imported on first use, so the app's start-up pays only for what it shows.
+The catalog and the plan are built on first use. Importing this module loads the store's and the catalog's
+code; the plan's and readiness's (quizapp.study, quizapp.reports) wait for their first use, so the app's
+load worker draws the deck table about 40 ms sooner (benchmarks/startup.py, home + decks).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
-import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from quizapp.content.catalog import load_catalog
+from quizapp.errors import QuizappError
+from quizapp.store.database import BUSY_TIMEOUT_S, open_store
+from quizapp.store.database import damaged as damaged_page
+from quizapp.store.database import from_the_store as sqlite_error
+from quizapp.store.interviews import list_interviews
+from quizapp.store.reviews import reviews_for
+from quizapp.store.rolling_backup import automatic_backup
+from quizapp.store.settings import load_settings, save_settings
+
 if TYPE_CHECKING:
     from quizapp.config import UserConfig
     from quizapp.content.catalog import Catalog
-    from quizapp.store.database import Store
+    from quizapp.records.interviews import InterviewSummary
+    from quizapp.records.settings import Settings
+    from quizapp.store.database import Store as Store  # named here for the TUI, which never imports the store
     from quizapp.study.plan import Plan, PlanQuestion
     from quizapp.study.readiness import Readiness
 
 Clock = Callable[[], datetime]
 Report = Callable[[str], None]
-
-TODAY_ENV = "QUIZAPP_TODAY"
-"""YYYY-MM-DD: moves the app's clock (every command and the app) to that day, at the real time of day."""
-_TODAY_FORM = re.compile(r"\d{4}-\d{2}-\d{2}")
-_shifts: dict[str, timedelta] = {}
-"""$QUIZAPP_TODAY -> the days it moves the clock by, fixed at its first reading: past midnight the moved day
-turns too, as the real one does."""
-
-
-def system_now() -> datetime:
-    """The one place the app reads the system clock: now, aware, in the local zone. With $QUIZAPP_TODAY
-    (YYYY-MM-DD) the date moves there and the time of day stays, so a learner can see what their plan, the
-    study queue and the interview countdown do in a week; a malformed value is a QuizappError."""
-    now = datetime.now().astimezone()
-    value = os.environ.get(TODAY_ENV, "").strip()
-    if not value:
-        return now
-    shift = _shifts.get(value)
-    if shift is None:
-        shift = _shifts.setdefault(value, moved_today(value) - now.date())
-    return datetime.combine(now.date() + shift, now.time()).astimezone()  # the zone of the moved day
-
-
-def moved_today(value: str) -> date:
-    """The day $QUIZAPP_TODAY names, or a QuizappError that says how to write it."""
-    from quizapp.errors import QuizappError
-
-    day = None
-    if _TODAY_FORM.fullmatch(value):
-        with contextlib.suppress(ValueError):  # 2026-02-30
-            day = date.fromisoformat(value)
-    if day is None or not 1971 <= day.year <= 9998:
-        raise QuizappError(
-            f"{TODAY_ENV}={value[:40]!r} is not a day: write it as YYYY-MM-DD (e.g. {TODAY_ENV}=2026-03-09), "
-            "a year from 1971 to 9998, or unset it."
-        )
-    return day
 
 
 def open_progress(
@@ -82,9 +57,6 @@ def open_progress(
     rolling backup when it is the default database (`clock` tells its day at each first write; `report`
     receives a backup that failed). `now` (else `clock()`) stamps a damaged file moved aside. Anything
     opening repaired is in `store.notice`, for the caller to show."""
-    from quizapp.store.database import open_store
-    from quizapp.store.rolling_backup import automatic_backup
-
     defaults = user.setting_defaults() if user is not None else None
     backup = automatic_backup(db, clock, report)
     return open_store(db, now=now or clock(), defaults=defaults, backup=backup)
@@ -111,8 +83,6 @@ class Workspace:
             if self.preloaded is not None:
                 self._catalog = self.preloaded
             else:
-                from quizapp.content.catalog import load_catalog
-
                 self._catalog = load_catalog(self.deck_paths)
         return self._catalog
 
@@ -138,14 +108,15 @@ class Workspace:
         any saved answer, setting or import (from any process), or a new day, builds it afresh. Home's
         counts, its plan line and readiness, and a study session's start all read this one plan; a second
         thread asking while it is built waits for it rather than building it again."""
+        from quizapp.study.stored_plan import interview_plan
+
         key = (self.store.change_stamp(), now.astimezone().date())
         with self._plan_lock:
             if key == self._plan_key:
                 return self._plan
-            from quizapp.study.planning import interview_plan
 
             plan = interview_plan(
-                self.store, self.catalog.deck_headers(), now=now, questions=self.plan_questions
+                self.store, self.catalog.deck_refs(), now=now, questions=self.plan_questions
             )
             self._plan_key, self._plan = key, plan
             return plan
@@ -155,12 +126,31 @@ class Workspace:
         date, READINESS_DAYS ahead (quizapp.study.readiness)."""
         from quizapp.reports.stats import readiness_for
 
-        return readiness_for(self.store, self.catalog.deck_headers(), now=now, plan=self.plan(now))
+        return readiness_for(self.store, self.catalog.deck_refs(), now=now, plan=self.plan(now))
 
     def plan_line(self, now: datetime) -> str:
         """The plan in one line for home ("" when no interview date is set)."""
         plan = self.plan(now)
         return "" if plan is None else plan.summary()
+
+    def settings(self) -> Settings:
+        """The settings in force (a store read), with config.toml's defaults for those never saved."""
+        return load_settings(self.store)
+
+    def save_settings(self, settings: Settings, *, today: date | None = None) -> Settings:
+        """Validates and saves `settings` (a write); returns them as the store validated them. With `today`,
+        a changed interview date in the past is refused (quizapp.store.settings.save_settings)."""
+        return save_settings(self.store, settings, today=today)
+
+    def last_answer(self, question_id: str) -> str | None:
+        """The last answer given to the question that is not blank, or None (a code question's editor
+        shows it as comments)."""
+        answered = [r.answer for r in reviews_for(self.store, question_id) if r.answer.strip()]
+        return answered[-1] if answered else None
+
+    def interviews(self) -> tuple[InterviewSummary, ...]:
+        """Every saved mock interview, newest first (a store read)."""
+        return list_interviews(self.store)
 
     def close(self) -> None:
         """Closes the progress database (every answer was committed when it was given)."""
@@ -190,6 +180,23 @@ def open_workspace(
     store = open_progress(db, clock=clock, user=user, report=report or _ignore, now=now)
     paths = (*deck_paths, *(user.deck_dirs if user is not None else ()))
     return Workspace(store=store, deck_paths=paths, preloaded=catalog)
+
+
+def from_the_store(exc: BaseException) -> bool:
+    """True for an error SQLite raised: after the app closed the store on its way out, a worker still
+    reading meets one, and nothing is lost (quizapp.store.database.from_the_store)."""
+    return sqlite_error(exc)
+
+
+def damaged(exc: BaseException) -> QuizappError | None:
+    """The user's words for a database page SQLite found damaged while the app runs (where the backups are
+    and how to restore one), or None: not that (quizapp.store.database.damaged)."""
+    return damaged_page(exc)
+
+
+def busy_timeout_s() -> float:
+    """Seconds opening or writing the store waits for another quizapp's transaction before giving up."""
+    return BUSY_TIMEOUT_S
 
 
 def _ignore(_: str) -> None:

@@ -18,10 +18,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Moves what collection built (every module, the bundled bank some test files load at import) out of
     the collector's sight, so the collection after each test (no_store_left_open) walks only what tests
     made since: it took 20-150 ms a test, over 1,600 tests, walking the same import-time objects."""
-    import gc
+    from quizapp.collector import freeze_survivors
 
-    gc.collect()
-    gc.freeze()
+    freeze_survivors()
 
 
 @pytest.fixture(autouse=True)
@@ -43,8 +42,11 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 @pytest.fixture(autouse=True)
 def no_store_left_open() -> Iterator[None]:
     """After each test a collection finds any store it dropped unclosed: Store's ResourceWarning (the
-    check Python 3.13's sqlite3 makes) then fails this test, not a later one."""
-    import gc
+    check Python 3.13's sqlite3 makes) then fails this test, not a later one. What the test's apps froze
+    is given back first (quizapp.collector.give_back): frozen, every app of the session stayed in memory
+    (10k objects a TUI test), and a study screen's release made one collection walk them all."""
+    from quizapp.collector import frozen_count, give_back
 
+    before = frozen_count()
     yield
-    gc.collect()
+    give_back(before)

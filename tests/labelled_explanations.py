@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).parent / "cases" / "explain"
-SPLITS = ("train", "dev", "dev2", "dev3", "held_out")
+SPLITS = ("train", "dev", "dev2", "dev3", "dev4", "held_out")
 TUNING = ("train", "dev", "dev2", "dev3")
 """The splits forms may be written against; `held_out` is not one of them."""
 KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")

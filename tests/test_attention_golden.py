@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine.fast import fast_multi_head_attention
+from benchmarks.fast import fast_multi_head_attention
 
 GOLDEN = Path(__file__).parent / "golden" / "attention_golden.npz"
 ATOL = 1e-5

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import benchmarks.fast as fast
+import benchmarks.fast.threads as threads
 import engine
-import engine.fast as fast
-import engine.fast.threads as threads
-from engine.fast.groups import head_groups
+from benchmarks.fast.groups import head_groups
 from quizapp.explore.transforms import drop_output_projection, tie_heads
 
 EXAMPLES = settings(max_examples=60, deadline=None)
@@ -124,7 +124,7 @@ def test_head_groups_cover_every_head_once_with_adjacent_query_heads(
 def test_parallel_parts_fall_back_to_one_when_blas_threads_cannot_be_set(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(threads, "_openblas_set_local", lambda: None)
+    monkeypatch.setattr(threads, "openblas_set_local", lambda: None)
     assert threads.parallel_parts() == 1
 
 

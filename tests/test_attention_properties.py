@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import benchmarks.fast.kernels as head_kernels
 import engine
-import engine.fast.kernels as head_kernels
-from engine.fast import fast_multi_head_attention
+from benchmarks.fast import fast_multi_head_attention
 
 Forward = Any
 BOTH = pytest.mark.parametrize(

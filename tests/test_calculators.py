@@ -81,7 +81,6 @@ def test_presets_match_the_published_anchors() -> None:
     )
     assert (llama.n_layers, llama.n_heads, llama.n_kv_heads, llama.d_model) == (80, 64, 8, 8192)
     assert (falcon.n_kv_heads, falcon.d_model, falcon.n_heads, falcon.d_head) == (1, 4544, 71, 64)
-    assert (gpt3.attention_kind, llama.attention_kind, falcon.attention_kind) == ("MHA", "GQA", "MQA")
 
 
 # ---------------------------------------------------------------------------- engine.MODELS

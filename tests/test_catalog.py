@@ -194,11 +194,11 @@ def test_an_instance_builds_only_its_own_question_not_its_whole_deck() -> None:
     cached = load_catalog([FIXTURES], include_default=False)
     inst = cached.instance("sample-card", seed=3)
     assert (inst.deck_id, inst.deck_title) == ("sample", "Sample deck for tests")
-    assert cached.deck_header("sample-kv-cache").title == "Sample deck for tests"
+    assert cached.deck_fields("sample-kv-cache").title == "Sample deck for tests"
     (data,) = cached.decks.data()  # type: ignore[attr-defined]
     assert [q is not None for q in data._built].count(True) == 1
     with pytest.raises(QuizappError, match="did you mean sample-card"):
-        cached.deck_header("sample-crad")
+        cached.deck_fields("sample-crad")
 
 
 def test_question_outlines_give_each_type_from_the_cache_without_building_a_question() -> None:

@@ -211,7 +211,7 @@ def test_every_argument_that_takes_an_id_completes_it() -> None:
     an argument named ID, QID, D or DECK without a completer fails here."""
     from quizapp.commands.completion import IDS
 
-    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    commands = build_parser(completers=True)._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     missing, completed = [], set()
     for name, command in commands.items():
         for action in command._actions:

@@ -5,6 +5,7 @@ draw exactly the exercise's own cases."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -199,4 +200,4 @@ def test_the_issues_edge_cases_are_among_the_default_draws() -> None:
 def test_an_inputs_spec_is_plain_data_with_the_defaults_of_today() -> None:
     ex = EXERCISES["code-attention"]
     assert isinstance(ex.inputs, InputSpec) and ex.inputs.n_cases == 6 and ex.inputs.dtype == "float64"
-    assert len(ex.with_inputs(ex.spec(n_cases=8)).cases(1)) == 8
+    assert len(replace(ex, inputs=ex.spec(n_cases=8)).cases(1)) == 8

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from quizapp.cli import main
+from quizapp.config import system_now
 from quizapp.store import QuestionRef, open_store
 from quizapp.store.buried import bury
 from quizapp.study import make_scheduler, record_review
 from quizapp.study.coming_back import ComingBack, coming_back, in_time
 from quizapp.tui.backend import AppConfig
-from quizapp.workspace import system_now
 
 NOW = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
 

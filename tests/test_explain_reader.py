@@ -187,6 +187,68 @@ def test_a_misconception_is_named_with_its_correction_and_contradicts_its_point(
     assert not read("The division does not make the softmax sum to one.").misconceptions
 
 
+# --------------------------------------------------------------------------- general reading steps (issue 34)
+
+PLAIN = (
+    PointSpec("Var(q . k) grows with d_k", ("variance ~ grows ~ dk",), core=True),
+    PointSpec("RMSNorm on the queries and keys", ("rmsnorm ~ queries",)),
+)
+"""Forms written with plain words only: whatever else they match comes from the general steps."""
+GROWS_WITH_DK = RejectSpec("grows", ("variance ~ grows ~ dk",), "A claim", "Its correction.", None)
+
+
+def test_a_point_said_in_other_words_is_read_through_the_concept_lexicon() -> None:
+    reading = read("The variance increases with the head dimension.", PLAIN)
+    assert reading.points[0].status == "covered"
+    assert reading.points[0].evidence is not None
+    assert reading.points[0].evidence.text == "variance increases with the head dimension"
+    assert read("The spread gets bigger as the key size goes up.", PLAIN).points[0].status == "covered"
+    # a rejected form is a precise claim: the lexicon never widens it
+    assert not read("The variance increases with the head dimension.", PLAIN, (GROWS_WITH_DK,)).misconceptions
+    assert read("The variance grows with d_k.", PLAIN, (GROWS_WITH_DK,)).misconceptions
+
+
+def test_a_long_word_typed_with_one_typo_is_still_that_word() -> None:
+    assert read("The varaince grows with d_k.", PLAIN).points[0].status == "covered"
+    assert read("The variacne grows with d_k.", PLAIN).points[0].status == "covered"  # two letters swapped
+    assert read("The variance grows with d_k.", PLAIN).points[0].status == "covered"
+    # short words, a wrong first letter and opposites are never read as typos
+    assert read("The barance grows with d_k.", PLAIN).points[0].status == "missing"
+    grows = (PointSpec("Scores get larger", ("scores ~ larger",)),)
+    assert read("The scores get lager.", grows).points[0].status == "missing"  # one letter from `larger`
+    assert read("The scores get smaller.", grows).points[0].status != "covered"
+
+
+def test_inflections_and_symbols_are_read_as_the_words_of_a_form() -> None:
+    assert read("Var(q·k) ↑ with d_k.", PLAIN).points[0].status == "covered"
+    scaled = (PointSpec("Scores are scaled", ("scores ~ scaled",)),)
+    assert read("Scaling the scores keeps them small.", scaled).points[0].status == "covered"
+    assert read("We normalize the scores by scaling.", scaled).points[0].status == "covered"
+
+
+def test_a_clause_reaches_a_little_across_a_comma_but_not_across_a_semicolon() -> None:
+    assert (
+        read("We add an RMSNorm, with learnable gains, on the queries.", PLAIN).points[1].status == "covered"
+    )
+    assert read("We add an RMSNorm; the queries are left alone.", PLAIN).points[1].status == "missing"
+    assert read("We add an RMSNorm, but never on the queries.", PLAIN).points[1].status != "covered"
+
+
+def test_a_point_dismissed_after_it_is_contradicted_even_when_stated_elsewhere() -> None:
+    stable = (PointSpec("Subtract the row max", ("subtract* ~ max*", "shift invarian*"), core=True),)
+    for denial in (
+        "Subtracting the row max is not needed.",
+        "Subtracting the max doesn't help.",
+        "Subtracting the max is pointless, since softmax is shift invariant.",
+        "You don't subtract the max.",
+    ):
+        reading = read(denial, stable, ())
+        assert reading.points[0].status == "contradicted", denial
+        assert reading.rating == AGAIN, denial
+    assert read("Subtract the max, no matter how large the scores.", stable, ()).points[0].status == "covered"
+    assert read("We subtract the max and nothing overflows.", stable, ()).points[0].status == "covered"
+
+
 def test_keyword_soup_states_nothing() -> None:
     for soup in (
         "variance softmax sqrt gradient saturation d_k one-hot",

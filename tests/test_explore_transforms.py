@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+from benchmarks.fast import fast_multi_head_attention
 from engine import toy
 from engine.attention import merge_heads
-from engine.fast import fast_multi_head_attention
 from quizapp.explore.transforms import drop_output_projection, tie_heads, transformed_toy
 
 Forward = Any

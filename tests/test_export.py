@@ -341,6 +341,31 @@ def test_progress_export_then_import_reproduces_the_database_exactly(filled: Sto
     )
 
 
+def _schema(store: Store) -> list[tuple[Any, ...]]:
+    return store.conn.execute(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY 1, 2"
+    ).fetchall()
+
+
+def test_an_import_loads_rows_first_and_ends_with_every_index_and_trigger_of_a_new_database(
+    filled: Store, tmp_path: Path
+) -> None:
+    """The import drops the indexes, loads the rows, then builds them (quizapp.store.backup.FreshDatabase):
+    the database it installs has the same rows, every index and trigger a database the store creates has,
+    and the queries that need an index use it."""
+    export_progress(filled, tmp_path / "a.json", now=NOW)
+    with open_store(tmp_path / "b.db", now=NOW) as other:
+        import_progress(other, tmp_path / "a.json", now=NOW)
+        with open_store(tmp_path / "new.db", now=NOW) as new:
+            assert _schema(other) == _schema(new) == _schema(filled)
+        assert any(kind == "index" for kind, *_ in _schema(other))
+        assert _dump(other) == _dump(filled) and other.integrity_ok()
+        plan = other.conn.execute(
+            "EXPLAIN QUERY PLAN SELECT * FROM reviews WHERE question_id = ? ORDER BY reviewed_us", ("q",)
+        ).fetchall()
+        assert "reviews_by_card" in str(plan)
+
+
 def test_an_empty_store_exports_and_imports(tmp_path: Path) -> None:
     with open_store(tmp_path / "empty.db", now=NOW) as store:
         counts = export_progress(store, tmp_path / "e.json", now=NOW)

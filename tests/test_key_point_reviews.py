@@ -213,7 +213,7 @@ def _explain_question() -> tuple[str, str, tuple[str, ...]]:
         if catalog.type_of(qid) == "explain":
             question = catalog.question(qid)
             assert isinstance(question, ExplainQuestion)
-            return qid, catalog.deck_header(qid).id, question.point_texts
+            return qid, catalog.deck_fields(qid).id, question.point_texts
     raise AssertionError("the bundled decks have no explain question")
 
 

@@ -16,8 +16,8 @@ import quizapp
 def _core_modules() -> list[str]:
     names = []
     for info in pkgutil.walk_packages(quizapp.__path__, prefix="quizapp."):
-        if info.name.startswith("quizapp.tui") or info.name == "quizapp.__main__":
-            continue
+        if info.name.startswith("quizapp.tui") or info.name in ("quizapp.__main__", "quizapp.launch"):
+            continue  # (launch.py starts the TUI: cli.py imports it only when the app opens)
         names.append(info.name)
     return names
 
@@ -83,6 +83,8 @@ def test_engine_source_imports_only_numpy_and_stdlib() -> None:
 # rooms; of them, workspace opens the store and the catalog and builds the plan, so it sits above every room
 # but the two that serve the user.
 ROOMS_MAY_IMPORT: dict[str, set[str]] = {
+    "records": set(),
+    "collector": set(),
     "store": set(),
     "content": set(),
     "runner": set(),
@@ -108,6 +110,9 @@ ROOMS_MAY_IMPORT: dict[str, set[str]] = {
 TOP_LEVEL = {"__init__", "__main__", "cli", "paths", "errors", "crash", "launch", "config", "workspace"}
 TOP_LEVEL |= {"terminal_text"}
 WORKSPACE_USERS = {"commands", "tui"}
+FLOOR = {"records", "collector"}
+"""Rooms below every other room (the store included), importing none: plain records, and the garbage
+collector's policy. Any room may import them."""
 
 
 def _imports(path: Path) -> set[str]:
@@ -133,7 +138,42 @@ def test_each_room_imports_only_the_rooms_below_it() -> None:
                     assert room in WORKSPACE_USERS, f"{path.relative_to(root)} imports {name}"
                 if parts[0] != "quizapp" or len(parts) < 2 or parts[1] in TOP_LEVEL | {room, "__version__"}:
                     continue
+                if parts[1] in FLOOR and room not in FLOOR:
+                    continue
                 assert parts[1] in ROOMS_MAY_IMPORT[room], f"{path.relative_to(root)} imports {name}"
+
+
+def test_only_the_collector_module_touches_the_garbage_collector() -> None:
+    """Freezing, pausing and collecting are one policy (quizapp/collector): a `gc.` call anywhere else in
+    the app or the engine would undo it behind its back (a freeze keeping a left screen for good, a
+    splice unfreezing what the app froze)."""
+    import engine
+
+    owner = Path(quizapp.__file__).parent / "collector" / "__init__.py"
+    for package in (engine, quizapp):
+        root = Path(package.__file__).parent
+        for path in root.rglob("*.py"):
+            if path == owner:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found = [
+                f"line {n.lineno}"
+                for n in ast.walk(tree)
+                if (isinstance(n, ast.Import) and any(a.name == "gc" for a in n.names))
+                or (isinstance(n, ast.ImportFrom) and n.module == "gc")
+                or (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "gc")
+            ]
+            assert not found, f"{path.relative_to(root.parent)} uses gc ({found}): call quizapp.collector"
+
+
+def test_no_tui_module_imports_the_store() -> None:
+    """Screens reach the progress database through the workspace (quizapp.workspace) and their workers,
+    and name its records from quizapp.records: no module under quizapp/tui imports quizapp.store, not
+    inside a function and not under TYPE_CHECKING."""
+    root = Path(quizapp.__file__).parent / "tui"
+    for path in root.rglob("*.py"):
+        found = sorted(name for name in _imports(path) if name.split(".")[:2] == ["quizapp", "store"])
+        assert not found, f"{path.relative_to(root.parent)} imports {found}: go through quizapp.workspace"
 
 
 def test_the_top_level_stays_small() -> None:

@@ -41,8 +41,8 @@ from quizapp.study import QuestionSet, make_scheduler, record_review
 from quizapp.study.budget import DEFAULT_SECONDS, LONGEST_ANSWER_SECONDS, LeftOut, Work, answer_times, triage
 from quizapp.study.limits import daily_new_limit
 from quizapp.study.plan import FINAL_DAYS, Plan, PlanQuestion, make_plan
-from quizapp.study.planning import interview_plan
 from quizapp.study.session import StudySession
+from quizapp.study.stored_plan import interview_plan
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 NOW = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)

@@ -58,7 +58,7 @@ def _plan(ws: Workspace) -> Plan:
 
 
 def _deck_of(catalog: Catalog) -> dict[str, str]:
-    return {q: d.id for d in catalog.deck_headers() for q in d.question_ids}
+    return {q: d.id for d in catalog.deck_refs() for q in d.question_ids}
 
 
 def test_four_days_at_an_hour_cover_every_deck_and_fit_a_case_study_each_day(
@@ -66,7 +66,7 @@ def test_four_days_at_an_hour_cover_every_deck_and_fit_a_case_study_each_day(
 ) -> None:
     plan, kinds, deck_of = _plan(workspace), workspace.plan_questions, _deck_of(catalog)
     assert plan.minutes_per_day <= MINUTES
-    decks = {d.id for d in catalog.deck_headers() if d.question_ids}
+    decks = {d.id for d in catalog.deck_refs() if d.question_ids}
     assert {deck_of[q] for q in plan.order} == decks, "some of every deck"
     per_day = plan.new_per_day
     assert per_day * DAYS >= len(plan.order)
@@ -97,7 +97,7 @@ def test_day_ones_first_forty_questions_span_twelve_decks_with_the_gates_open(
     assert queue == plan.order[: plan.new_per_day], "nothing is due yet: today is the plan's first share"
     assert len({deck_of[q] for q in queue[:40]}) >= 12
     assert len({deck_of[q] for q in plan.order[:40]}) >= 12
-    decks = {d.id for d in catalog.deck_headers() if d.question_ids}
+    decks = {d.id for d in catalog.deck_refs() if d.question_ids}
     gated = {d for d in decks if catalog.decks[d].after}
     assert "flash-attention" in gated and "flash-attention" in {deck_of[q] for q in queue}
     # gates open: every deck, gated or not, starts within the first share of one question a deck (plus

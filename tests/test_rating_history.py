@@ -61,7 +61,7 @@ def test_a_card_missed_in_an_interview_is_not_suggested_easy_the_same_day(
     catalog: Catalog, store: Store, later: timedelta, rating: int
 ) -> None:
     qid = "kv-cache-anchor-gqa"
-    deck = catalog.deck_header(qid).id
+    deck = catalog.deck_fields(qid).id
     for when, correct in ((T0 - timedelta(days=2), True), (T0, False)):  # seen before, then missed
         record_review(
             store,

@@ -30,12 +30,12 @@ DECKS = Path(__file__).parent / "tui" / "decks"
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
     loaded = load_catalog([DECKS], include_default=False, use_cache=False)
-    assert len(loaded.deck_headers()) >= 2 and not loaded.skipped
+    assert len(loaded.deck_refs()) >= 2 and not loaded.skipped
     return loaded
 
 
 def _decks(catalog: Catalog) -> tuple[RememberedDeck, ...]:
-    return tuple(RememberedDeck(d.id, d.title, len(d.question_ids)) for d in catalog.deck_headers())
+    return tuple(RememberedDeck(d.id, d.title, len(d.question_ids)) for d in catalog.deck_refs())
 
 
 def test_the_decks_come_back_under_the_same_folders_only(catalog: Catalog, tmp_path: Path) -> None:

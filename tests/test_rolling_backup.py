@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 import stat
+import threading
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -69,18 +70,26 @@ def answer(store: Store, when: datetime, n: int = 0) -> None:
     )
 
 
+def copied(store: Store) -> None:
+    """Waits for the day's copy, which is made in a thread of its own while the write goes ahead."""
+    assert store.backup is not None
+    store.backup.wait()
+
+
 def test_the_first_write_of_a_day_makes_one_copy_and_later_writes_do_not(
     store: Store, clock: Clock, tmp_path: Path, warnings_seen: list[str]
 ) -> None:
     folder = tmp_path / "backups"
     assert not folder.exists(), "opening the database writes nothing and copies nothing"
     answer(store, clock.now)
+    copied(store)
     first = backup_path(folder, START.date())
     assert [p for _, p in backup_files(folder)] == [first]
     before = first.stat()
     clock.now += timedelta(hours=3)
     answer(store, clock.now, 1)
     save_setting(store, "new_per_day", 5)
+    copied(store)
     assert [p for _, p in backup_files(folder)] == [first]
     after = first.stat()
     assert (after.st_mtime_ns, after.st_size) == (before.st_mtime_ns, before.st_size)
@@ -111,6 +120,7 @@ def test_nine_days_of_writes_keep_the_newest_seven(store: Store, clock: Clock, t
     for day in range(9):
         clock.now = START + timedelta(days=day)
         answer(store, clock.now, day)
+    copied(store)
     kept = [d for d, _ in backup_files(folder)]
     assert kept == [START.date() + timedelta(days=d) for d in range(2, 9)] and len(kept) == KEEP_DAYS
     assert (folder / "notes.txt").read_text(encoding="utf-8") == "mine", "only our own files are deleted"
@@ -123,6 +133,7 @@ def test_a_copy_is_a_whole_database_with_the_reviews_so_far(
         answer(store, clock.now, n)
     clock.now += timedelta(days=1)
     answer(store, clock.now, 3)  # the next day's copy holds the three answers before it
+    copied(store)
     copy = backup_path(tmp_path / "backups", clock.now.date())
     assert not copy.with_name(copy.name + "-wal").exists(), "one self-contained file"
     with open_store(copy, now=clock.now) as restored:
@@ -188,3 +199,47 @@ def test_the_day_is_the_local_calendar_day_of_the_clock(tmp_path: Path, warnings
     with open_store(tmp_path / "progress.db", now=late, backup=backup) as store:
         save_setting(store, "new_per_day", 4)
     assert [d for d, _ in backup_files(tmp_path / "b")] == [late.astimezone().date()]
+
+
+def test_the_first_answer_of_a_day_is_saved_while_its_copy_is_made_elsewhere(
+    tmp_path: Path, clock: Clock
+) -> None:
+    """The copy runs off the answer's path (its own thread), yet holds the database as it was before the
+    answer, and closing the store waits for it: whole, in place, no partial file left."""
+    folder = tmp_path / "backups"
+    threads: list[str] = []
+    backup = DailyBackup(folder=folder, clock=clock, report=lambda _: None)
+    with open_store(tmp_path / "progress.db", now=START, backup=backup) as store:
+        clock.now = START - timedelta(days=1)
+        for n in range(3):  # yesterday's answers
+            answer(store, clock.now, n)
+        clock.now = START
+        answer(store, clock.now, 3)  # the first of today
+        assert backup._copying is not None, "the copy was handed to a thread of its own"
+        threads.append(backup._copying.name)
+        assert review_count(store) == 4, "the answer is committed whether or not the copy has finished"
+    copy = backup_path(folder, START.date())
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [copy.name, backup_path(folder, (START - timedelta(days=1)).date()).name]
+    ), "whole, in place, no partial file"
+    with open_store(copy, now=clock.now) as restored:
+        assert restored.integrity_ok() and review_count(restored) == 3, "the state before the answer"
+    assert threads == ["daily backup"]
+
+
+def test_a_failed_copy_is_reported_from_its_own_thread_and_never_raises_into_the_answer(
+    tmp_path: Path, clock: Clock
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    seen: list[tuple[str, bool]] = []
+    backup = DailyBackup(
+        folder=blocker / "backups",
+        clock=clock,
+        report=lambda text: seen.append((text, threading.current_thread() is threading.main_thread())),
+    )
+    with open_store(tmp_path / "progress.db", now=START, backup=backup) as store:
+        answer(store, clock.now)
+        assert review_count(store) == 1
+    ((text, on_main),) = seen
+    assert "Could not back up" in text and not on_main, "reported by the copy's thread, not the answer's"

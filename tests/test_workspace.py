@@ -3,6 +3,7 @@ until an answer is saved, a setting changes, another process writes, or the day 
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -10,9 +11,12 @@ from pathlib import Path
 import pytest
 
 from quizapp.content.catalog import Catalog, load_catalog
-from quizapp.store import QuestionRef, open_store, save_setting
+from quizapp.errors import QuizappError
+from quizapp.records.interviews import InterviewConfig
+from quizapp.records.settings import Settings
+from quizapp.store import QuestionRef, open_store, save_setting, start_interview
 from quizapp.study import make_scheduler, record_review
-from quizapp.workspace import Workspace, open_workspace
+from quizapp.workspace import Workspace, busy_timeout_s, damaged, from_the_store, open_workspace
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decks"
 NOW = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
@@ -78,3 +82,40 @@ def test_an_answer_saved_by_another_process_builds_the_plan_again(ws: Workspace,
         _answer(other, "sample-weight", NOW)
     again = ws.plan(NOW)
     assert again is not None and again.unseen == first.unseen - 1
+
+
+def test_the_screens_read_settings_answers_and_interviews_through_the_workspace(ws: Workspace) -> None:
+    """What the TUI used to import from the store: a saved setting reads back, the last answer that is not
+    blank comes back for the code editor, and a saved interview is listed."""
+    saved = ws.save_settings(Settings(new_per_day=7))
+    assert saved.new_per_day == 7 and ws.settings() == saved
+    assert ws.last_answer("sample-card") is None
+    for when, text in (
+        (NOW, "first"),
+        (NOW + timedelta(minutes=1), "second"),
+        (NOW + timedelta(minutes=2), " "),
+    ):
+        record_review(
+            ws.store,
+            QuestionRef("sample-card", "sample"),
+            seed=1,
+            answer=text,
+            correct=False,
+            rating=1,
+            duration_ms=1000,
+            now=when,
+            scheduler=make_scheduler(fuzzing=False),
+        )
+    assert ws.last_answer("sample-card") == "second"
+    start_interview(ws.store, InterviewConfig(questions=3), now=NOW)
+    assert [s.questions for s in ws.interviews()] == [3]
+
+
+def test_store_errors_are_classified_from_the_workspace() -> None:
+    """The app's error report tells a closed store's SQLite error and a damaged page from a bug without
+    importing the store (quizapp/tui never does)."""
+    assert from_the_store(sqlite3.ProgrammingError("Cannot operate on a closed database."))
+    assert not from_the_store(ValueError("a bug"))
+    assert isinstance(damaged(sqlite3.DatabaseError("database disk image is malformed")), QuizappError)
+    assert damaged(ValueError("a bug")) is None
+    assert busy_timeout_s() > 0

@@ -7,42 +7,38 @@ carried into it (error carried forward) instead of being recomputed from the mod
 
 from __future__ import annotations
 
-from engine.calculator import Arg, register
-from engine.calculators.case_common import Wrong, formula_result, num, require_positive_numbers
-from engine.derivation import Derivation
+from typing import Annotated
+
+from engine.calculator import Param, register
+from engine.calculators.case_common import formula_result, num
+from engine.derivation import Derivation, Misconception
 
 
 @register(
-    "bytes_for_tokens",
     summary="Cache bytes of some tokens from the per-token figure (all layers): bytes per token x tokens.",
     unit="B",
-    args=(
-        Arg("per_token_bytes", "float", "cache bytes of one token across all layers (an earlier step)"),
-        Arg("tokens", "int", "tokens to cache"),
-        Arg(
-            "n_layers",
-            "int",
-            "layers the per-token figure already spans, to recognise them counted again",
-            1,
-            False,
-        ),
-        Arg("shared_tokens", "int", "tokens of a shared prefix that are not this request's own", 0, False),
-    ),
     misconceptions=("layers-twice", "counted-shared-prefix", "one-token"),
 )
 def bytes_for_tokens(
-    per_token_bytes: float, tokens: int, n_layers: int = 1, shared_tokens: int = 0, *, worked: bool = True
+    per_token_bytes: Annotated[
+        float, Param("cache bytes of one token across all layers (an earlier step)", gt=0)
+    ],
+    tokens: Annotated[int, Param("tokens to cache", gt=0)],
+    n_layers: Annotated[
+        int, Param("layers the per-token figure already spans, to recognise them counted again", gt=0)
+    ] = 1,
+    shared_tokens: Annotated[
+        int, Param("tokens of a shared prefix that are not this request's own", ge=0)
+    ] = 0,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """The per-token figure already holds K and V for every layer: only the token count multiplies it."""
-    calc = "bytes_for_tokens"
-    require_positive_numbers(calc, per_token_bytes=per_token_bytes, tokens=tokens, n_layers=n_layers)
-    if shared_tokens < 0:
-        raise ValueError(f"{calc}: shared_tokens must be 0 or more, got {shared_tokens}")
     value = per_token_bytes * tokens
-    wrong: list[Wrong] = []
+    wrong: list[Misconception] = []
     if shared_tokens:
         wrong.append(
-            (
+            Misconception(
                 "counted-shared-prefix",
                 "You counted the shared prefix again",
                 "The shared prefix is cached once for every request: one more request adds only its own "
@@ -52,7 +48,7 @@ def bytes_for_tokens(
         )
     if n_layers > 1:
         wrong.append(
-            (
+            Misconception(
                 "layers-twice",
                 "You multiplied by the layers again",
                 "The per-token figure already spans every layer: multiply it by the tokens only.",
@@ -60,12 +56,12 @@ def bytes_for_tokens(
             )
         )
     wrong.append(
-        ("one-token", "You gave one token's cache", "Every token in the span is cached.", per_token_bytes)
+        Misconception(
+            "one-token", "You gave one token's cache", "Every token in the span is cached.", per_token_bytes
+        )
     )
     return formula_result(
-        calc,
         value,
-        "B",
         "Cache of the tokens",
         "bytes per token x tokens",
         f"{num(per_token_bytes)} x {num(tokens)}",
@@ -75,38 +71,32 @@ def bytes_for_tokens(
 
 
 @register(
-    "requantized_bytes",
     summary="The same cache at another precision: bytes x new bytes per element / old bytes per element.",
     unit="B",
-    args=(
-        Arg("n_bytes", "float", "bytes at the old precision (an earlier step)"),
-        Arg("bytes_before", "float", "bytes per element before (bf16: 2)"),
-        Arg("bytes_after", "float", "bytes per element after (fp8: 1)"),
-    ),
     misconceptions=("inverted-ratio", "unchanged-size"),
 )
 def requantized_bytes(
-    n_bytes: float, bytes_before: float, bytes_after: float, *, worked: bool = True
+    n_bytes: Annotated[float, Param("bytes at the old precision (an earlier step)", gt=0)],
+    bytes_before: Annotated[float, Param("bytes per element before (bf16: 2)", gt=0)],
+    bytes_after: Annotated[float, Param("bytes per element after (fp8: 1)", gt=0)],
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """The element count is unchanged, so the bytes scale with the bytes per element."""
-    calc = "requantized_bytes"
-    require_positive_numbers(calc, n_bytes=n_bytes, bytes_before=bytes_before, bytes_after=bytes_after)
     value = n_bytes * bytes_after / bytes_before
     return formula_result(
-        calc,
         value,
-        "B",
         "Bytes at the new precision",
         "bytes x new bytes per element / old bytes per element",
         f"{num(n_bytes)} x {num(bytes_after)} / {num(bytes_before)}",
         [
-            (
+            Misconception(
                 "inverted-ratio",
                 "You scaled by old / new instead of new / old",
                 "Fewer bytes per element means fewer bytes: multiply by new / old.",
                 n_bytes * bytes_before / bytes_after,
             ),
-            (
+            Misconception(
                 "unchanged-size",
                 "You kept the old size",
                 "The same elements stored in fewer bytes each take fewer bytes in all.",
@@ -118,30 +108,26 @@ def requantized_bytes(
 
 
 @register(
-    "all_layers_bytes",
     summary="Some layers' cache scaled to every layer: bytes / those layers x all layers.",
     unit="B",
-    args=(
-        Arg("n_bytes", "float", "cache bytes of some layers (an earlier step)"),
-        Arg("layers", "int", "how many layers those bytes cover (an earlier step)"),
-        Arg("n_layers", "int", "all the layers"),
-        Arg("period", "int", "one layer in `period` is of this kind, to recognise the ratio used", 0, False),
-    ),
     misconceptions=("times-period", "forgot-per-layer", "inverted"),
 )
 def all_layers_bytes(
-    n_bytes: float, layers: int, n_layers: int, period: int = 0, *, worked: bool = True
+    n_bytes: Annotated[float, Param("cache bytes of some layers (an earlier step)", gt=0)],
+    layers: Annotated[int, Param("how many layers those bytes cover (an earlier step)", gt=0)],
+    n_layers: Annotated[int, Param("all the layers", gt=0)],
+    period: Annotated[
+        int, Param("one layer in `period` is of this kind, to recognise the ratio used", ge=0)
+    ] = 0,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Each layer of the same kind caches the same bytes, so the total scales with the layer count."""
-    calc = "all_layers_bytes"
-    require_positive_numbers(calc, n_bytes=n_bytes, layers=layers, n_layers=n_layers)
-    if period < 0:
-        raise ValueError(f"{calc}: period must be 0 or more, got {period}")
     value = n_bytes / layers * n_layers
-    wrong: list[Wrong] = []
+    wrong: list[Misconception] = []
     if period:
         wrong.append(
-            (
+            Misconception(
                 "times-period",
                 f"You multiplied by the period, {period}",
                 f"One layer in {period} is of this kind, but {n_layers} layers do not split evenly: scale "
@@ -150,13 +136,13 @@ def all_layers_bytes(
             )
         )
     wrong += [
-        (
+        Misconception(
             "forgot-per-layer",
             "You multiplied by all the layers without dividing by those counted",
             "The bytes cover several layers already: divide by them first to get one layer's share.",
             n_bytes * n_layers,
         ),
-        (
+        Misconception(
             "inverted",
             "You scaled by the layers the wrong way up",
             "All layers cache more, not less.",
@@ -164,9 +150,7 @@ def all_layers_bytes(
         ),
     ]
     return formula_result(
-        calc,
         value,
-        "B",
         "Cache if every layer were of this kind",
         "bytes / layers counted x all layers",
         f"{num(n_bytes)} / {num(layers)} x {num(n_layers)}",

@@ -8,39 +8,35 @@ formula so each calculator states only its formula, its numbers and its named mi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from engine.calculators.common import distinct
-from engine.derivation import Derivation, Misconception, Step, Value
-
-Wrong = tuple[str, str, str, Value]
-"""(id, label, why it is wrong, the value it gives)."""
+from engine.calculator import result
+from engine.derivation import RESULT_UNIT, Derivation, Misconception, Step, Value
 
 
 def formula_result(
-    calc: str,
     value: Value,
-    unit: str,
     label: str,
     formula: str,
     substituted: str,
-    wrong: Sequence[Wrong],
+    wrong: Sequence[Misconception],
     *,
     worked: bool,
     before: Sequence[Step] = (),
 ) -> Derivation:
-    """The Derivation of one formula (after any `before` lines), misconceptions that differ kept."""
+    """The Derivation of one formula (after any `before` lines), misconceptions that differ kept; a
+    misconception with no step of its own goes astray at this formula."""
     if not worked:
-        return Derivation(calc, value, unit, ())
-    steps = (*before, Step(label, formula, substituted, value, unit))
-    found = [Misconception(i, lab, why, v, label) for i, lab, why, v in wrong]
-    return Derivation(calc, value, unit, steps, distinct(value, found))
+        return result(value)
+    steps = (*before, Step(label, formula, substituted, value, RESULT_UNIT))
+    return result(value, steps, [m if m.step else replace(m, step=label) for m in wrong])
 
 
-def require_positive_numbers(calc: str, **values: float) -> None:
-    """Rejects zero or negative quantities, naming each (a learner's carried number may be one)."""
+def require_positive_numbers(**values: float) -> None:
+    """Rejects zero or negative quantities a calculator derives, naming each."""
     bad = [f"{k}={v}" for k, v in values.items() if not v > 0]
     if bad:
-        raise ValueError(f"{calc}: values must be positive, got {', '.join(bad)}")
+        raise ValueError(f"values must be positive, got {', '.join(bad)}")
 
 
 def num(value: float) -> str:

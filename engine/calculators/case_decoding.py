@@ -7,30 +7,32 @@ round costs gamma x c + 1 target-pass times when one draft pass costs c of a tar
 
 from __future__ import annotations
 
-from engine.calculator import Arg, register
-from engine.calculators.case_common import formula_result, num, require_positive_numbers
-from engine.derivation import Derivation
+from typing import Annotated, Literal
+
+from engine.calculator import Param, register
+from engine.calculators.case_common import formula_result, num
+from engine.calculators.common import Gamma
+from engine.derivation import Derivation, Misconception
+
+Alpha = Annotated[float, Param("acceptance rate of one drafted token")]
+DraftCost = Annotated[float, Param("time of one draft pass as a fraction of one target pass", gt=0)]
 
 
 @register(
-    "local_global_layers",
     summary="Layers of each kind when every `period`-th layer is global and the rest local (Gemma 3: 6).",
     unit="",
-    args=(
-        Arg("n_layers", "int", "layers in the model"),
-        Arg("period", "int", "one global layer every `period` layers (local layers between)"),
-        Arg("which", "str", "global or local", "global", False, ("global", "local")),
-    ),
     misconceptions=("rounded-up", "ratio-as-period", "swapped-kinds"),
 )
 def local_global_layers(
-    n_layers: int, period: int, which: str = "global", *, worked: bool = True
+    n_layers: Annotated[int, Param("layers in the model", gt=0)],
+    period: Annotated[int, Param("one global layer every `period` layers (local layers between)", gt=0)],
+    which: Annotated[Literal["global", "local"], Param("global or local")] = "global",
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Layer i (from 1) is global when i is a multiple of the period, so floor(L / period) are global."""
-    calc = "local_global_layers"
-    require_positive_numbers(calc, n_layers=n_layers, period=period)
     if period < 2:
-        raise ValueError(f"{calc}: period must be at least 2 (one global among local layers), got {period}")
+        raise ValueError(f"period must be at least 2 (one global among local layers), got {period}")
     n_global = n_layers // period
     n_local = n_layers - n_global
     value = n_global if which == "global" else n_local
@@ -40,28 +42,26 @@ def local_global_layers(
     label = "Global layers" if which == "global" else "Local layers"
     formula = "floor(L / period)" if which == "global" else "L - floor(L / period)"
     return formula_result(
-        calc,
         value,
-        "",
         label,
         formula,
         f"floor({n_layers} / {period})"
         if which == "global"
         else f"{n_layers} - floor({n_layers} / {period})",
         [
-            (
+            Misconception(
                 "rounded-up",
                 "You rounded the global count up",
                 "A global layer comes at the end of each full period; a partial period at the top has none.",
                 wrong_global if which == "global" else n_layers - wrong_global,
             ),
-            (
+            Misconception(
                 "ratio-as-period",
                 "You divided by the local count, not the period",
                 "5 local to 1 global is a period of 6 layers, not 5.",
                 wrong_ratio if which == "global" else n_layers - wrong_ratio,
             ),
-            (
+            Misconception(
                 "swapped-kinds",
                 "You counted the other kind of layer",
                 "Most layers are local; only one per period is global.",
@@ -76,51 +76,48 @@ def _expected_tokens(alpha: float, gamma: int) -> float:
     return (1 - alpha ** (gamma + 1)) / (1 - alpha)
 
 
-def _check_spec(calc: str, alpha: float, gamma: int) -> None:
+def _check_spec(alpha: float, gamma: int) -> None:
     if not 0 < alpha < 1:
-        raise ValueError(f"{calc}: the acceptance rate lies strictly between 0 and 1, got {alpha}")
+        raise ValueError(f"the acceptance rate lies strictly between 0 and 1, got {alpha}")
     if gamma < 1:
-        raise ValueError(f"{calc}: gamma (tokens drafted per round) must be at least 1, got {gamma}")
+        raise ValueError(f"gamma (tokens drafted per round) must be at least 1, got {gamma}")
 
 
 @register(
-    "spec_expected_tokens",
     summary="Tokens one verification pass yields on average: (1 - a^(gamma+1)) / (1 - a).",
     unit="",
-    args=(
-        Arg("alpha", "float", "acceptance rate of one drafted token"),
-        Arg("gamma", "int", "tokens drafted per round"),
-    ),
     misconceptions=("forgot-bonus-token", "linear-acceptance", "all-accepted"),
 )
-def spec_expected_tokens(alpha: float, gamma: int, *, worked: bool = True) -> Derivation:
+def spec_expected_tokens(
+    alpha: Alpha,
+    gamma: Annotated[int, Param("tokens drafted per round")],
+    *,
+    worked: bool = True,
+) -> Derivation:
     """Accepted drafts stop at the first rejection; the target then adds one token of its own."""
-    calc = "spec_expected_tokens"
-    _check_spec(calc, alpha, gamma)
+    _check_spec(alpha, gamma)
     value = _expected_tokens(alpha, gamma)
     return formula_result(
-        calc,
         value,
-        "",
         "Expected tokens per target pass",
         "(1 - a^(gamma+1)) / (1 - a)",
         f"(1 - {alpha:g}^{gamma + 1}) / (1 - {alpha:g})",
         [
-            (
+            Misconception(
                 "forgot-bonus-token",
                 "You left out the target's own token",
                 "Every round ends with one "
                 "token from the target (a correction or a bonus), so add 1 to the accepted drafts.",
                 value - 1,
             ),
-            (
+            Misconception(
                 "linear-acceptance",
                 "You took gamma x a + 1",
                 "Acceptance stops at the first rejection: "
                 "token k counts only if all k before it passed, probability a^k.",
                 gamma * alpha + 1,
             ),
-            (
+            Misconception(
                 "all-accepted",
                 "You assumed every draft is accepted",
                 "Each drafted token passes only with probability a.",
@@ -132,45 +129,39 @@ def spec_expected_tokens(alpha: float, gamma: int, *, worked: bool = True) -> De
 
 
 @register(
-    "spec_speedup",
     summary="Speed-up of speculative decoding: tokens per round / (gamma x c + 1) target-pass times.",
     unit="x",
-    args=(
-        Arg("tokens_per_round", "float", "expected tokens one round yields"),
-        Arg("gamma", "int", "tokens drafted per round"),
-        Arg("draft_cost", "float", "time of one draft pass as a fraction of one target pass"),
-    ),
     misconceptions=("forgot-draft-cost", "forgot-target-pass", "inverted"),
 )
 def spec_speedup(
-    tokens_per_round: float, gamma: int, draft_cost: float, *, worked: bool = True
+    tokens_per_round: Annotated[float, Param("expected tokens one round yields", gt=0)],
+    gamma: Gamma,
+    draft_cost: DraftCost,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Plain decoding makes one token per target pass; a round makes more but costs the drafts too."""
-    calc = "spec_speedup"
-    require_positive_numbers(calc, tokens_per_round=tokens_per_round, gamma=gamma, draft_cost=draft_cost)
     cost = gamma * draft_cost + 1
     value = tokens_per_round / cost
     return formula_result(
-        calc,
         value,
-        "x",
         "Speed-up over plain decoding",
         "tokens per round / (gamma x c + 1)",
         f"{num(tokens_per_round)} / ({gamma} x {draft_cost:g} + 1)",
         [
-            (
+            Misconception(
                 "forgot-draft-cost",
                 "You ignored the draft model's time",
                 "The gamma draft passes run before each verification: the round costs gamma x c + 1.",
                 tokens_per_round,
             ),
-            (
+            Misconception(
                 "forgot-target-pass",
                 "You left out the verification pass",
                 "Each round also runs the target once: + 1.",
                 tokens_per_round / (gamma * draft_cost),
             ),
-            (
+            Misconception(
                 "inverted",
                 "You inverted the ratio",
                 "Speed-up is tokens per unit time now over before.",
@@ -182,33 +173,29 @@ def spec_speedup(
 
 
 @register(
-    "spec_best_gamma",
     summary="The draft length (1..max_gamma) with the highest speed-up for an acceptance rate and cost.",
     unit="",
-    args=(
-        Arg("alpha", "float", "acceptance rate of one drafted token"),
-        Arg("draft_cost", "float", "time of one draft pass as a fraction of one target pass"),
-        Arg("max_gamma", "int", "the longest draft considered"),
-    ),
     misconceptions=("longest-draft",),
 )
-def spec_best_gamma(alpha: float, draft_cost: float, max_gamma: int, *, worked: bool = True) -> Derivation:
+def spec_best_gamma(
+    alpha: Alpha,
+    draft_cost: DraftCost,
+    max_gamma: Annotated[int, Param("the longest draft considered")],
+    *,
+    worked: bool = True,
+) -> Derivation:
     """Longer drafts add tokens with shrinking probability a^k but cost c each: the best length is finite."""
-    calc = "spec_best_gamma"
-    _check_spec(calc, alpha, max(max_gamma, 1))
-    require_positive_numbers(calc, draft_cost=draft_cost)
+    _check_spec(alpha, max(max_gamma, 1))
     speed = {g: _expected_tokens(alpha, g) / (g * draft_cost + 1) for g in range(1, max_gamma + 1)}
     value = max(speed, key=lambda g: (speed[g], -g))
     table = ", ".join(f"{g}: {s:.3f}" for g, s in speed.items())
     return formula_result(
-        calc,
         value,
-        "",
         "Best draft length",
         "argmax over gamma of (1 - a^(gamma+1)) / ((1 - a)(gamma c + 1))",
         f"speed-ups {table}",
         [
-            (
+            Misconception(
                 "longest-draft",
                 "You took the longest draft",
                 "Each extra draft token is accepted with probability a^k but always costs c.",

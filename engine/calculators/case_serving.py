@@ -8,10 +8,12 @@ memory capacity in GiB as the device reports it (nvidia-smi), never the product 
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
-from engine.calculator import Arg, register
-from engine.calculators.case_common import formula_result, num, require_positive_numbers
-from engine.derivation import Derivation
+from engine.calculator import Param, register
+from engine.calculators.case_common import formula_result, num
+from engine.calculators.common import BandwidthGBs, Batch, Tflops
+from engine.derivation import Derivation, Misconception
 
 GIB_OVER_GB = 1024**3 / 1e9
 GIB = 2**30
@@ -19,38 +21,32 @@ GIB = 2**30
 
 
 @register(
-    "sharded_weight_bytes",
     summary="Weight bytes on one GPU when tensor parallelism splits every matrix: N x bytes / tp.",
     unit="B",
-    args=(
-        Arg("n_params", "float", "parameters in the model"),
-        Arg("bytes_per_param", "float", "bytes per weight (bf16: 2, fp8: 1, int4: 0.5)"),
-        Arg("tp", "int", "tensor-parallel degree (GPUs sharing every layer)"),
-    ),
     misconceptions=("forgot-tp", "fp32-weights"),
 )
 def sharded_weight_bytes(
-    n_params: float, bytes_per_param: float, tp: int, *, worked: bool = True
+    n_params: Annotated[float, Param("parameters in the model", gt=0)],
+    bytes_per_param: Annotated[float, Param("bytes per weight (bf16: 2, fp8: 1, int4: 0.5)", gt=0)],
+    tp: Annotated[int, Param("tensor-parallel degree (GPUs sharing every layer)", gt=0)],
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Tensor parallelism shards every weight matrix, so each GPU holds 1/tp of the bytes."""
-    calc = "sharded_weight_bytes"
-    require_positive_numbers(calc, n_params=n_params, bytes_per_param=bytes_per_param, tp=tp)
     value = n_params * bytes_per_param / tp
     return formula_result(
-        calc,
         value,
-        "B",
         "Weights on one GPU",
         "N x bytes per weight / tp",
         f"{num(n_params)} x {num(bytes_per_param)} / {tp}",
         [
-            (
+            Misconception(
                 "forgot-tp",
                 "You did not divide by the TP degree",
                 "Tensor parallelism shards every matrix: each GPU holds 1/tp of the weights.",
                 n_params * bytes_per_param,
             ),
-            (
+            Misconception(
                 "fp32-weights",
                 "You counted 4 bytes per weight",
                 "Served weights are bf16 (2 bytes) or fp8 (1 byte); fp32 master weights belong to training.",
@@ -62,27 +58,20 @@ def sharded_weight_bytes(
 
 
 @register(
-    "free_memory_bytes",
     summary="Memory left for the KV cache on one GPU: reported capacity (GiB) - weights - reserve (GiB).",
     unit="B",
-    args=(
-        Arg("memory_gib", "float", "the GPU's memory as the device reports it (nvidia-smi MiB / 1024), GiB"),
-        Arg("used_bytes", "float", "bytes already used on the GPU (its weight shard)"),
-        Arg("reserve_gib", "float", "GiB kept for activations, workspace and fragmentation"),
-        Arg(
-            "nominal_gb",
-            "float",
-            "the capacity in the product's name (the 80 of 'H100 80GB'), to recognise it used as bytes",
-            required=False,
-        ),
-    ),
     misconceptions=("gb-as-gib", "nominal-capacity", "forgot-reserve", "forgot-weights"),
 )
 def free_memory_bytes(
-    memory_gib: float,
-    used_bytes: float,
-    reserve_gib: float,
-    nominal_gb: float | None = None,
+    memory_gib: Annotated[
+        float, Param("the GPU's memory as the device reports it (nvidia-smi MiB / 1024), GiB", gt=0)
+    ],
+    used_bytes: Annotated[float, Param("bytes already used on the GPU (its weight shard)", gt=0)],
+    reserve_gib: Annotated[float, Param("GiB kept for activations, workspace and fragmentation", ge=0)],
+    nominal_gb: Annotated[
+        float | None,
+        Param("the capacity in the product's name (the 80 of 'H100 80GB'), to recognise it used as bytes"),
+    ] = None,
     *,
     worked: bool = True,
 ) -> Derivation:
@@ -91,15 +80,11 @@ def free_memory_bytes(
     The capacity is what the device reports in MiB/GiB (powers of 2): an H100 80GB shows 81,559 MiB, 79.6
     GiB, 85.5e9 bytes. The name's "80GB" is nominal, so neither it nor the GiB figure is read as 10^9 bytes.
     """
-    calc = "free_memory_bytes"
-    require_positive_numbers(calc, memory_gib=memory_gib, used_bytes=used_bytes)
-    if reserve_gib < 0:
-        raise ValueError(f"{calc}: reserve_gib must be 0 or more, got {reserve_gib}")
     value = (memory_gib - reserve_gib) * GIB - used_bytes
     if value <= 0:
-        raise ValueError(f"{calc}: nothing is left: {memory_gib} GiB - weights - reserve = {value:.4g} B")
-    wrong: list[tuple[str, str, str, float]] = [
-        (
+        raise ValueError(f"nothing is left: {memory_gib} GiB - weights - reserve = {value:.4g} B")
+    wrong: list[Misconception] = [
+        Misconception(
             "gb-as-gib",
             "You read the GiB the GPU reports as decimal GB",
             "nvidia-smi reports MiB (2^20 bytes), so its GiB are 2^30 bytes: an H100 80GB shows 81,559 MiB = "
@@ -109,7 +94,7 @@ def free_memory_bytes(
     ]
     if nominal_gb is not None:
         wrong.append(
-            (
+            Misconception(
                 "nominal-capacity",
                 "You took the name's capacity as the device's",
                 "The 80 in 'H100 80GB' is a nominal name, not a byte count: budget from what the device "
@@ -118,13 +103,13 @@ def free_memory_bytes(
             )
         )
     wrong += [
-        (
+        Misconception(
             "forgot-reserve",
             "You left no room for activations and workspace",
             "A server keeps a reserve for activations, CUDA graphs and fragmentation.",
             memory_gib * GIB - used_bytes,
         ),
-        (
+        Misconception(
             "forgot-weights",
             "You did not take the weights out",
             "The weight shard lives in the same memory as the cache.",
@@ -132,9 +117,7 @@ def free_memory_bytes(
         ),
     ]
     return formula_result(
-        calc,
         value,
-        "B",
         "Memory left for the KV cache",
         "(capacity GiB - reserve GiB) x 2^30 - weights",
         f"({num(memory_gib)} - {num(reserve_gib)}) x 2^30 - {num(used_bytes)}",
@@ -144,94 +127,78 @@ def free_memory_bytes(
 
 
 @register(
-    "fit_count",
     summary="How many whole items fit in a capacity: floor(capacity / size of one).",
     unit="",
-    args=(
-        Arg("capacity", "float", "what is available (bytes, tokens...)"),
-        Arg("per_item", "float", "what one item needs, in the same unit"),
-    ),
     misconceptions=("rounded-up", "not-floored"),
 )
-def fit_count(capacity: float, per_item: float, *, worked: bool = True) -> Derivation:
+def fit_count(
+    capacity: Annotated[float, Param("what is available (bytes, tokens...)", gt=0)],
+    per_item: Annotated[float, Param("what one item needs, in the same unit", gt=0)],
+    *,
+    worked: bool = True,
+) -> Derivation:
     """A sequence either fits whole or does not: the count rounds down."""
-    calc = "fit_count"
-    require_positive_numbers(calc, capacity=capacity, per_item=per_item)
     exact = capacity / per_item
     value = math.floor(exact)
     return formula_result(
-        calc,
         value,
-        "",
         "Whole items that fit",
         "floor(capacity / per item)",
         f"floor({num(capacity)} / {num(per_item)}) = floor({exact:.4g})",
         [
-            (
+            Misconception(
                 "rounded-up",
                 "You rounded up",
                 "The last, partial item does not fit: round down.",
                 math.ceil(exact),
             ),
-            ("not-floored", "You kept the fraction", "Only whole items fit: round down.", exact),
+            Misconception("not-floored", "You kept the fraction", "Only whole items fit: round down.", exact),
         ],
         worked=worked,
     )
 
 
 @register(
-    "decode_step_ms",
     summary="Lower bound on one decode step: every weight byte and every cached K/V byte read once.",
     unit="ms",
-    args=(
-        Arg("weight_bytes", "float", "weight bytes read per step on one GPU"),
-        Arg("kv_bytes_per_seq", "float", "KV-cache bytes of one sequence on one GPU"),
-        Arg("batch", "int", "sequences decoded together"),
-        Arg("bandwidth_gb_s", "float", "memory bandwidth, decimal GB/s"),
-    ),
     misconceptions=("forgot-kv-cache", "one-sequence-kv", "seconds-not-ms", "gib-bandwidth"),
 )
 def decode_step_ms(
-    weight_bytes: float, kv_bytes_per_seq: float, batch: int, bandwidth_gb_s: float, *, worked: bool = True
+    weight_bytes: Annotated[float, Param("weight bytes read per step on one GPU", gt=0)],
+    kv_bytes_per_seq: Annotated[float, Param("KV-cache bytes of one sequence on one GPU", gt=0)],
+    batch: Batch,
+    bandwidth_gb_s: BandwidthGBs,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """A decode step reads the weights once for the whole batch and each sequence's cache once."""
-    calc = "decode_step_ms"
-    require_positive_numbers(
-        calc,
-        weight_bytes=weight_bytes,
-        kv_bytes_per_seq=kv_bytes_per_seq,
-        batch=batch,
-        bandwidth_gb_s=bandwidth_gb_s,
-    )
     total = weight_bytes + batch * kv_bytes_per_seq
     value = total / (bandwidth_gb_s * 1e9) * 1e3
     return formula_result(
-        calc,
         value,
-        "ms",
         "Decode step lower bound (ms)",
         "(weights + batch x KV per sequence) / bandwidth x 1000",
         f"({num(weight_bytes)} + {batch} x {num(kv_bytes_per_seq)}) / {num(bandwidth_gb_s)}e9 x 1000",
         [
-            (
+            Misconception(
                 "forgot-kv-cache",
                 "You counted the weights only",
                 "Every step also reads each sequence's whole KV cache.",
                 weight_bytes / (bandwidth_gb_s * 1e9) * 1e3,
             ),
-            (
+            Misconception(
                 "one-sequence-kv",
                 "You read one sequence's cache, not the batch's",
                 "Each sequence has its own cache; the batch reads all of them.",
                 (weight_bytes + kv_bytes_per_seq) / (bandwidth_gb_s * 1e9) * 1e3,
             ),
-            (
+            Misconception(
                 "seconds-not-ms",
                 "You gave seconds, not milliseconds",
                 "bytes / (bytes/s) is seconds; x 1000 for ms.",
                 total / (bandwidth_gb_s * 1e9),
             ),
-            (
+            Misconception(
                 "gib-bandwidth",
                 "You read GB/s as GiB/s",
                 "Bandwidth is quoted in decimal GB/s.",
@@ -243,54 +210,48 @@ def decode_step_ms(
 
 
 @register(
-    "compute_time_ms",
     summary="Time for a FLOP count on n GPUs at a utilisation: FLOPs / (n x TFLOPS x 1e12 x MFU), in ms.",
     unit="ms",
-    args=(
-        Arg("flops", "float", "floating-point operations to do"),
-        Arg("tflops", "float", "dense throughput of one GPU, TFLOPS"),
-        Arg("n_gpus", "int", "GPUs sharing the work"),
-        Arg("mfu", "float", "fraction of peak reached (model FLOPs utilisation)"),
-    ),
     misconceptions=("forgot-mfu", "forgot-gpus", "sparse-throughput", "seconds-not-ms"),
 )
 def compute_time_ms(
-    flops: float, tflops: float, n_gpus: int, mfu: float, *, worked: bool = True
+    flops: Annotated[float, Param("floating-point operations to do", gt=0)],
+    tflops: Annotated[float, Param("dense throughput of one GPU, TFLOPS", gt=0)],
+    n_gpus: Annotated[int, Param("GPUs sharing the work", gt=0)],
+    mfu: Annotated[float, Param("fraction of peak reached (model FLOPs utilisation)", gt=0)],
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Compute-bound work takes FLOPs over the throughput actually reached."""
-    calc = "compute_time_ms"
-    require_positive_numbers(calc, flops=flops, tflops=tflops, n_gpus=n_gpus, mfu=mfu)
     if mfu > 1:
-        raise ValueError(f"{calc}: mfu is a fraction of peak, at most 1, got {mfu}")
+        raise ValueError(f"mfu is a fraction of peak, at most 1, got {mfu}")
     rate = n_gpus * tflops * 1e12 * mfu
     value = flops / rate * 1e3
     return formula_result(
-        calc,
         value,
-        "ms",
         "Compute time (ms)",
         "FLOPs / (n_gpus x TFLOPS x 1e12 x MFU) x 1000",
         f"{num(flops)} / ({n_gpus} x {num(tflops)}e12 x {mfu:g}) x 1000",
         [
-            (
+            Misconception(
                 "forgot-mfu",
                 "You assumed peak throughput",
                 "Real kernels reach a fraction of peak; divide by the MFU given.",
                 flops / (n_gpus * tflops * 1e12) * 1e3,
             ),
-            (
+            Misconception(
                 "forgot-gpus",
                 "You used one GPU's throughput",
                 "The work is split over all the GPUs.",
                 flops / (tflops * 1e12 * mfu) * 1e3,
             ),
-            (
+            Misconception(
                 "sparse-throughput",
                 "You used the 2:4-sparsity throughput",
                 "Datasheet headline numbers assume sparsity; dense maths gets half.",
                 flops / (2 * rate) * 1e3,
             ),
-            (
+            Misconception(
                 "seconds-not-ms",
                 "You gave seconds, not milliseconds",
                 "FLOPs / (FLOP/s) is seconds; x 1000 for ms.",
@@ -302,32 +263,28 @@ def compute_time_ms(
 
 
 @register(
-    "transfer_time_ms",
     summary="Time to move bytes over a link in one direction: bytes / (link GB/s one way) in ms.",
     unit="ms",
-    args=(
-        Arg("n_bytes", "float", "bytes to move"),
-        Arg("link_gb_s", "float", "link bandwidth as quoted, decimal GB/s"),
-        Arg("bidirectional", "bool", "the quoted figure sums both directions (NVLink)", True, False),
-    ),
     misconceptions=("used-bidirectional", "gib-bandwidth", "seconds-not-ms"),
 )
 def transfer_time_ms(
-    n_bytes: float, link_gb_s: float, bidirectional: bool = True, *, worked: bool = True
+    n_bytes: Annotated[float, Param("bytes to move", gt=0)],
+    link_gb_s: Annotated[float, Param("link bandwidth as quoted, decimal GB/s", gt=0)],
+    bidirectional: Annotated[bool, Param("the quoted figure sums both directions (NVLink)")] = True,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """A ring sends one way at a time, so a both-directions figure gives half of it per direction."""
-    calc = "transfer_time_ms"
-    require_positive_numbers(calc, n_bytes=n_bytes, link_gb_s=link_gb_s)
     one_way = link_gb_s / 2 if bidirectional else link_gb_s
     value = n_bytes / (one_way * 1e9) * 1e3
     wrong = [
-        (
+        Misconception(
             "gib-bandwidth",
             "You read GB/s as GiB/s",
             "Link bandwidth is quoted in decimal GB/s.",
             n_bytes / (one_way * 1024**3) * 1e3,
         ),
-        (
+        Misconception(
             "seconds-not-ms",
             "You gave seconds, not milliseconds",
             "bytes / (bytes/s) is seconds; x 1000 for ms.",
@@ -337,7 +294,7 @@ def transfer_time_ms(
     if bidirectional:
         wrong.insert(
             0,
-            (
+            Misconception(
                 "used-bidirectional",
                 "You used the both-directions figure for one direction",
                 "NVLink's quoted bandwidth sums both directions; one way gets half.",
@@ -345,9 +302,7 @@ def transfer_time_ms(
             ),
         )
     return formula_result(
-        calc,
         value,
-        "ms",
         "Transfer time (ms)",
         "bytes / (one-way GB/s x 1e9) x 1000",
         f"{num(n_bytes)} / ({num(one_way)}e9) x 1000",
@@ -357,41 +312,32 @@ def transfer_time_ms(
 
 
 @register(
-    "ridge_point",
     summary="The roofline's ridge: FLOPs per byte where compute and bandwidth limits meet.",
     unit="",
-    args=(
-        Arg("tflops", "float", "dense throughput, TFLOPS"),
-        Arg("bandwidth_gb_s", "float", "memory bandwidth, decimal GB/s"),
-    ),
     misconceptions=("sparse-throughput", "inverted", "tb-for-gb"),
 )
-def ridge_point(tflops: float, bandwidth_gb_s: float, *, worked: bool = True) -> Derivation:
+def ridge_point(tflops: Tflops, bandwidth_gb_s: BandwidthGBs, *, worked: bool = True) -> Derivation:
     """Below this intensity a kernel waits on memory; above it, on the tensor cores."""
-    calc = "ridge_point"
-    require_positive_numbers(calc, tflops=tflops, bandwidth_gb_s=bandwidth_gb_s)
     value = tflops * 1e12 / (bandwidth_gb_s * 1e9)
     return formula_result(
-        calc,
         value,
-        "",
         "Ridge point (FLOP/byte)",
         "peak FLOP/s / bandwidth B/s",
         f"{num(tflops)}e12 / {num(bandwidth_gb_s)}e9",
         [
-            (
+            Misconception(
                 "sparse-throughput",
                 "You used the sparsity throughput",
                 "The headline number assumes 2:4 sparsity; dense maths gets half.",
                 2 * value,
             ),
-            (
+            Misconception(
                 "inverted",
                 "You divided bandwidth by throughput",
                 "Intensity is FLOPs per byte: throughput over bandwidth.",
                 1 / value,
             ),
-            (
+            Misconception(
                 "tb-for-gb",
                 "You mixed TFLOPS with TB/s and GB/s",
                 "Put both in base units: 1e12 FLOP/s per TFLOPS, 1e9 B/s per GB/s.",
@@ -403,30 +349,28 @@ def ridge_point(tflops: float, bandwidth_gb_s: float, *, worked: bool = True) ->
 
 
 @register(
-    "quantity_ratio",
     summary="How many times larger one quantity is than another: a / b.",
     unit="x",
-    args=(
-        Arg("numerator", "float", "the larger quantity (before)"),
-        Arg("denominator", "float", "the smaller quantity (after)"),
-    ),
     misconceptions=("inverted", "difference"),
 )
-def quantity_ratio(numerator: float, denominator: float, *, worked: bool = True) -> Derivation:
+def quantity_ratio(
+    numerator: Annotated[float, Param("the larger quantity (before)", gt=0)],
+    denominator: Annotated[float, Param("the smaller quantity (after)", gt=0)],
+    *,
+    worked: bool = True,
+) -> Derivation:
     """A saving or a speed-up is a ratio, not a difference."""
-    calc = "quantity_ratio"
-    require_positive_numbers(calc, numerator=numerator, denominator=denominator)
     value = numerator / denominator
     return formula_result(
-        calc,
         value,
-        "x",
         "Ratio",
         "a / b",
         f"{num(numerator)} / {num(denominator)}",
         [
-            ("inverted", "You inverted the ratio", "Compare before over after.", denominator / numerator),
-            (
+            Misconception(
+                "inverted", "You inverted the ratio", "Compare before over after.", denominator / numerator
+            ),
+            Misconception(
                 "difference",
                 "You subtracted instead of dividing",
                 "A factor is a quotient.",
@@ -438,27 +382,30 @@ def quantity_ratio(numerator: float, denominator: float, *, worked: bool = True)
 
 
 @register(
-    "add_bytes",
     summary="The total of two memory parts: a + b bytes.",
     unit="B",
-    args=(Arg("first", "float", "the first part, bytes"), Arg("second", "float", "the second part, bytes")),
     misconceptions=("forgot-second", "forgot-first"),
 )
-def add_bytes(first: float, second: float, *, worked: bool = True) -> Derivation:
+def add_bytes(
+    first: Annotated[float, Param("the first part, bytes", gt=0)],
+    second: Annotated[float, Param("the second part, bytes", gt=0)],
+    *,
+    worked: bool = True,
+) -> Derivation:
     """Both parts sit in memory at once: a budget is the sum."""
-    calc = "add_bytes"
-    require_positive_numbers(calc, first=first, second=second)
     value = first + second
     return formula_result(
-        calc,
         value,
-        "B",
         "Total",
         "first + second",
         f"{num(first)} + {num(second)}",
         [
-            ("forgot-second", "You left the second part out", "Both parts are there at once.", first),
-            ("forgot-first", "You left the first part out", "Both parts are there at once.", second),
+            Misconception(
+                "forgot-second", "You left the second part out", "Both parts are there at once.", first
+            ),
+            Misconception(
+                "forgot-first", "You left the first part out", "Both parts are there at once.", second
+            ),
         ],
         worked=worked,
     )

@@ -2,24 +2,54 @@
 
 from __future__ import annotations
 
-from engine.calculator import Arg
-from engine.derivation import Misconception, Value
+import math
+from typing import Annotated
 
-N_LAYERS = Arg("n_layers", "int", "number of layers")
-BYTES_PER_ELEMENT = Arg("bytes_per_element", "int", "bytes per number (fp16/bf16: 2, fp32: 4, int8/fp8: 1)")
+from engine.calculator import Param
+from engine.derivation import distinct
+
+__all__ = [
+    "BandwidthGBs",
+    "Batch",
+    "BytesPerElement",
+    "BytesPerParam",
+    "CachedLen",
+    "DHead",
+    "DModel",
+    "Gamma",
+    "GroupSize",
+    "KvLen",
+    "NHeads",
+    "NKvHeads",
+    "NLayers",
+    "OriginalContext",
+    "PromptTokens",
+    "QueryLen",
+    "Row",
+    "SeqLen",
+    "Tflops",
+    "Utilisation",
+    "ceil_exact",
+    "distinct",
+    "floor_exact",
+    "ratio",
+    "require_divisible",
+    "require_fraction",
+    "require_positive",
+]
 
 
-def require_positive(calculator: str, **sizes: int | None) -> None:
+def require_positive(**sizes: int | None) -> None:
     """Rejects zero or negative sizes with a message naming each bad value (None means "not given")."""
     bad = [f"{k}={v}" for k, v in sizes.items() if v is not None and v <= 0]
     if bad:
-        raise ValueError(f"{calculator}: sizes must be positive, got {', '.join(bad)}")
+        raise ValueError(f"sizes must be positive, got {', '.join(bad)}")
 
 
-def require_divisible(calculator: str, numerator: str, n: int, denominator: str, d: int) -> None:
+def require_divisible(numerator: str, n: int, denominator: str, d: int) -> None:
     """Rejects a split that does not come out whole (d_model across heads, heads across KV heads)."""
     if n % d:
-        raise ValueError(f"{calculator}: {numerator}={n} is not divisible by {denominator}={d}")
+        raise ValueError(f"{numerator}={n} is not divisible by {denominator}={d}")
 
 
 def ratio(n: int, d: int) -> int | float:
@@ -27,33 +57,44 @@ def ratio(n: int, d: int) -> int | float:
     return n // d if n % d == 0 else n / d
 
 
-def distinct(answer: Value, candidates: list[Misconception]) -> tuple[Misconception, ...]:
-    """Keeps the misconceptions whose value differs from the answer, once per id.
+# The arguments many topics share, declared once: a calculator's signature names them.
+BandwidthGBs = Annotated[float, Param("memory bandwidth, decimal GB/s", gt=0)]
+Batch = Annotated[int, Param("sequences in the batch", gt=0)]
+BytesPerElement = Annotated[int, Param("bytes per number (fp16/bf16: 2, fp32: 4, int8/fp8: 1)", gt=0)]
+BytesPerParam = Annotated[float, Param("bytes per weight", gt=0)]
+CachedLen = Annotated[int, Param("tokens cached per sequence", gt=0)]
+DHead = Annotated[int, Param("width of one head", gt=0)]
+DModel = Annotated[int, Param("model width d_model", gt=0)]
+Gamma = Annotated[int, Param("tokens drafted per round", gt=0)]
+GroupSize = Annotated[int, Param("numbers sharing one scale and zero point", gt=0)]
+KvLen = Annotated[int | None, Param("key/value length S (default: T)")]
+NHeads = Annotated[int, Param("number of query heads h", gt=0)]
+NKvHeads = Annotated[int, Param("number of key/value heads", gt=0)]
+NLayers = Annotated[int, Param("number of layers", gt=0)]
+OriginalContext = Annotated[int, Param("original_max_position_embeddings", gt=0)]
+PromptTokens = Annotated[int, Param("tokens in the prompt", gt=0)]
+QueryLen = Annotated[int, Param("query length T", gt=0)]
+Row = Annotated[int, Param("query index (0-based)")]
+SeqLen = Annotated[int, Param("sequence length T", gt=0)]
+Tflops = Annotated[float, Param("dense throughput, TFLOPS", gt=0)]
+Utilisation = Annotated[
+    float, Param("rho = arrival rate x S, below 1: at 1 the queue grows without bound", ge=0, lt=1)
+]
 
-    A wrong formula that happens to give the right number here cannot be told apart from the right one,
-    so it is dropped. Two wrong formulas with the same value are both kept: grading then names both
-    (in the order of `candidates`, the order of preference) instead of silently picking one.
-    """
-    kept: list[Misconception] = []
-    ids: set[str] = set()
-    answer_key = _keyed(answer)
-    for m in candidates:
-        if m.id in ids:
-            continue
-        value, number = _keyed(m.value)
-        if _same(value, number, *answer_key):
-            continue
-        kept.append(m)
-        ids.add(m.id)
-    return tuple(kept)
+
+def ceil_exact(x: float) -> int:
+    """Rounds up, blind to float noise: 70 x 0.28 / 0.7 is 28.000000000000004 in binary; 28 instances do."""
+    return math.ceil(x - 1e-9 * max(1.0, abs(x)))
 
 
-def _keyed(value: Value) -> tuple[Value, float | None]:
-    """A value with its float (None for a shape), converted once instead of at every comparison."""
-    return value, None if isinstance(value, tuple) else float(value)
+def floor_exact(x: float) -> int:
+    """Rounds down, blind to float noise, so an exact fit of n requests is never read as n - 1."""
+    return math.floor(x + 1e-9 * max(1.0, abs(x)))
 
 
-def _same(a: Value, fa: float | None, b: Value, fb: float | None) -> bool:
-    if fa is None or fb is None:
-        return a == b
-    return abs(fa - fb) <= 1e-9 * max(abs(fa), abs(fb), 1e-300)
+def require_fraction(name: str, value: float, *, closed: bool = False) -> None:
+    """A utilisation or an attainment lies in [0, 1): at 1 the queue grows without bound."""
+    top_ok = value <= 1 if closed else value < 1
+    if not (value >= 0 and top_ok):
+        bound = "[0, 1]" if closed else "[0, 1) (at 1 or more the queue grows without bound)"
+        raise ValueError(f"{name} must lie in {bound}, got {value}")

@@ -6,9 +6,19 @@ masking are elementwise and left out, as is usual when counting attention FLOPs.
 
 from __future__ import annotations
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_positive
-from engine.calculators.dimensions import D_MODEL, N_HEADS, split
+from typing import Annotated, Literal
+
+from engine.calculator import Param, register, result
+from engine.calculators.common import (
+    Batch,
+    BytesPerElement,
+    DModel,
+    KvLen,
+    NHeads,
+    QueryLen,
+    require_positive,
+)
+from engine.calculators.dimensions import split
 from engine.derivation import Derivation, Misconception, Step
 
 PARTS = ("total", "projections", "scores", "weighted_sum", "output")
@@ -22,31 +32,8 @@ _LABELS = {
 
 
 @register(
-    "attention_flops",
     summary="FLOPs of one attention layer's matmuls (a multiply-add counts 2); the softmax is ignored.",
     unit="FLOPs",
-    args=(
-        Arg("seq_len", "int", "query length T (new tokens when decoding)"),
-        D_MODEL,
-        N_HEADS,
-        Arg("batch", "int", "batch size B", default=1, required=False),
-        Arg("kv_len", "int", "key/value length S (default: T)", required=False),
-        Arg(
-            "part",
-            "str",
-            "which matmuls: projections (Q, K, V), scores (Q K^T), weighted_sum (A V), output (W_O) or total",
-            default="total",
-            required=False,
-            choices=PARTS,
-        ),
-        Arg(
-            "cached",
-            "bool",
-            "the S - T earlier keys and values come from a KV cache, so only the T new tokens are projected",
-            default=False,
-            required=False,
-        ),
-    ),
     misconceptions=(
         "mac-as-one",
         "forgot-batch",
@@ -61,13 +48,23 @@ _LABELS = {
     ),
 )
 def attention_flops(
-    seq_len: int,
-    d_model: int,
-    n_heads: int,
-    batch: int = 1,
-    kv_len: int | None = None,
-    part: str = "total",
-    cached: bool = False,
+    seq_len: Annotated[int, Param("query length T (new tokens when decoding)")],
+    d_model: DModel,
+    n_heads: NHeads,
+    batch: Annotated[int, Param("batch size B")] = 1,
+    kv_len: KvLen = None,
+    part: Annotated[
+        Literal["total", "projections", "scores", "weighted_sum", "output"],
+        Param(
+            "which matmuls: projections (Q, K, V), scores (Q K^T), weighted_sum (A V), output (W_O) or total"
+        ),
+    ] = "total",
+    cached: Annotated[
+        bool,
+        Param(
+            "the S - T earlier keys and values come from a KV cache, so only the T new tokens are projected"
+        ),
+    ] = False,
     *,
     worked: bool = True,
 ) -> Derivation:
@@ -75,15 +72,14 @@ def attention_flops(
 
     The steps shown are those of the part asked for, ending on it; `total` adds up all four.
     """
-    calc = "attention_flops"
     if part not in PARTS:
-        raise ValueError(f"{calc}: part={part!r} must be one of {', '.join(PARTS)}")
-    d_k = split(calc, d_model, n_heads)
+        raise ValueError(f"part={part!r} must be one of {', '.join(PARTS)}")
+    d_k = split(d_model, n_heads)
     b, t, d, h = batch, seq_len, d_model, n_heads
     s = t if kv_len is None else kv_len
-    require_positive(calc, seq_len=t, batch=b, kv_len=s)
+    require_positive(seq_len=t, batch=b, kv_len=s)
     if cached and s < t:
-        raise ValueError(f"{calc}: with a cache, kv_len={s} must include the seq_len={t} new tokens")
+        raise ValueError(f"with a cache, kv_len={s} must include the seq_len={t} new tokens")
     projected = t if cached else s  # tokens whose keys and values are computed in this call
     proj_q = 2 * b * t * d * d
     proj_kv = 2 * 2 * b * projected * d * d
@@ -93,7 +89,7 @@ def attention_flops(
     parts = {"projections": proj_q + proj_kv, "scores": scores, "weighted_sum": av, "output": out}
     value = sum(parts.values()) if part == "total" else parts[part]
     if not worked:
-        return Derivation(calc, value, "FLOPs", ())
+        return result(value)
     per_part = {
         "projections": Step(
             _LABELS["projections"],
@@ -230,42 +226,31 @@ def attention_flops(
                     _LABELS["projections"],
                 )
             )
-    return Derivation(calc, value, "FLOPs", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 @register(
-    "score_matrix_bytes",
     summary="Memory of the attention score (or weight) matrix: B x h x T x S x bytes.",
     unit="B",
-    args=(
-        Arg("batch", "int", "batch size B"),
-        N_HEADS,
-        Arg("seq_len", "int", "query length T"),
-        Arg("bytes_per_element", "int", "bytes per number"),
-        Arg("kv_len", "int", "key length S (default: T)", required=False),
-    ),
     misconceptions=("forgot-heads", "forgot-batch", "linear-in-t", "forgot-bytes", "causal-halved"),
 )
 def score_matrix_bytes(
-    batch: int,
-    n_heads: int,
-    seq_len: int,
-    bytes_per_element: int,
-    kv_len: int | None = None,
+    batch: Batch,
+    n_heads: Annotated[int, Param("number of query heads h", gt=0)],
+    seq_len: QueryLen,
+    bytes_per_element: BytesPerElement,
+    kv_len: Annotated[int | None, Param("key length S (default: T)")] = None,
     *,
     worked: bool = True,
 ) -> Derivation:
     """Every head of every sequence scores every query against every key: quadratic in length."""
-    calc = "score_matrix_bytes"
     s = seq_len if kv_len is None else kv_len
-    require_positive(
-        calc, batch=batch, n_heads=n_heads, seq_len=seq_len, bytes_per_element=bytes_per_element, kv_len=s
-    )
+    require_positive(kv_len=s)
     one = seq_len * s
     entries = batch * n_heads * one
     value = entries * bytes_per_element
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     one_label, all_label, bytes_label = "One head's matrix", "All heads, all sequences", "Bytes"
     steps = (
         Step(one_label, "T x S", f"{seq_len:,} x {s:,}", one),
@@ -310,4 +295,4 @@ def score_matrix_bytes(
             bytes_label,
         ),
     ]
-    return Derivation(calc, value, "B", steps, distinct(value, wrong))
+    return result(value, steps, wrong)

@@ -2,33 +2,28 @@
 
 from __future__ import annotations
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_divisible, require_positive
+from engine.calculator import register, result
+from engine.calculators.common import DModel, NHeads, require_divisible, require_positive
 from engine.derivation import Derivation, Misconception, Step
 
-D_MODEL = Arg("d_model", "int", "model width d_model")
-N_HEADS = Arg("n_heads", "int", "number of query heads h")
 
-
-def split(calculator: str, d_model: int, n_heads: int) -> int:
+def split(d_model: int, n_heads: int) -> int:
     """d_k = d_model / h, refusing widths that do not split evenly across the heads."""
-    require_positive(calculator, d_model=d_model, n_heads=n_heads)
-    require_divisible(calculator, "d_model", d_model, "n_heads", n_heads)
+    require_positive(d_model=d_model, n_heads=n_heads)
+    require_divisible("d_model", d_model, "n_heads", n_heads)
     return d_model // n_heads
 
 
 @register(
-    "head_dim",
     summary="Width of one head: d_k = d_v = d_model / h.",
     unit="",
-    args=(D_MODEL, N_HEADS),
     misconceptions=("multiplied", "no-split"),
 )
-def head_dim(d_model: int, n_heads: int, *, worked: bool = True) -> Derivation:
+def head_dim(d_model: DModel, n_heads: NHeads, *, worked: bool = True) -> Derivation:
     """Each head works in its own d_model / h slice, so h heads together are as wide as the model."""
-    d_k = split("head_dim", d_model, n_heads)
+    d_k = split(d_model, n_heads)
     if not worked:
-        return Derivation("head_dim", d_k, "", ())
+        return result(d_k)
     label = "Split d_model across the heads"
     steps = (Step(label, "d_k = d_v = d_model / h", f"{d_model} / {n_heads}", d_k),)
     check = f"Check: the heads tile d_model, h x d_k = {n_heads} x {d_k} = {n_heads * d_k}."
@@ -49,4 +44,4 @@ def head_dim(d_model: int, n_heads: int, *, worked: bool = True) -> Derivation:
             label,
         ),
     ]
-    return Derivation("head_dim", d_k, "", steps, distinct(d_k, wrong), notes=(check,))
+    return result(d_k, steps, wrong, notes=(check,))

@@ -6,12 +6,14 @@ The scores, the causal mask and the softmax come from engine.attention (the same
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 import numpy as np
 import numpy.typing as npt
 
 from engine.attention import causal_mask, softmax
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct
+from engine.calculator import Param, register, result
+from engine.calculators.common import Row
 from engine.derivation import Derivation, Heatmap, Misconception, Step
 
 Matrix = npt.NDArray[np.float64]
@@ -33,9 +35,7 @@ def _weights(scores: Matrix, allowed: Mask, axis: int) -> Matrix:
     return np.asarray(softmax(masked, axis=axis), dtype=np.float64)  # (T, S)
 
 
-def _labels(
-    calc: str, tokens: tuple[str, ...] | None, t: int, s: int
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _labels(tokens: tuple[str, ...] | None, t: int, s: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Row (query) and column (key) labels: T tokens for self-attention, T + S for cross-attention."""
     if tokens is None:
         rows = tuple(f"t{i}" for i in range(t))
@@ -45,38 +45,14 @@ def _labels(
     if len(tokens) == t + s and s != t:
         return tokens[:t], tokens[t:]
     raise ValueError(
-        f"{calc}: tokens has {len(tokens)} labels but there are T={t} queries and S={s} keys "
+        f"tokens has {len(tokens)} labels but there are T={t} queries and S={s} keys "
         f"(give T labels, or T + S labels for cross-attention)"
     )
 
 
 @register(
-    "attention_entry",
     summary="One entry of the scaled scores, the softmax weights or the output of a small attention example.",
     unit="",
-    args=(
-        Arg("q", "matrix", "queries Q, one row per query token (T, d_k)"),
-        Arg("k", "matrix", "keys K, one row per key token (S, d_k)"),
-        Arg("v", "matrix", "values V, one row per key token (S, d_v)"),
-        Arg("row", "int", "query index (0-based)"),
-        Arg(
-            "col",
-            "int",
-            "key index for score/weight, value column for output (0-based)",
-            default=0,
-            required=False,
-        ),
-        Arg(
-            "which",
-            "str",
-            "which matrix the entry comes from: score (scaled, before the mask), weight or output",
-            default="weight",
-            required=False,
-            choices=WHICH,
-        ),
-        Arg("causal", "bool", "whether query i may only see keys j <= i", default=False, required=False),
-        Arg("tokens", "tokens", "labels for the tokens (T, or T + S for cross-attention)", required=False),
-    ),
     misconceptions=(
         "no-scaling",
         "raw-score",
@@ -87,37 +63,40 @@ def _labels(
     ),
 )
 def attention_entry(
-    q: Matrix,
-    k: Matrix,
-    v: Matrix,
-    row: int,
-    col: int = 0,
-    which: str = "weight",
-    causal: bool = False,
-    tokens: tuple[str, ...] | None = None,
+    q: Annotated[Matrix, Param("queries Q, one row per query token (T, d_k)")],
+    k: Annotated[Matrix, Param("keys K, one row per key token (S, d_k)")],
+    v: Annotated[Matrix, Param("values V, one row per key token (S, d_v)")],
+    row: Row,
+    col: Annotated[int, Param("key index for score/weight, value column for output (0-based)")] = 0,
+    which: Annotated[
+        Literal["score", "weight", "output"],
+        Param("which matrix the entry comes from: score (scaled, before the mask), weight or output"),
+    ] = "weight",
+    causal: Annotated[bool, Param("whether query i may only see keys j <= i")] = False,
+    tokens: Annotated[
+        tuple[str, ...] | None, Param("labels for the tokens (T, or T + S for cross-attention)")
+    ] = None,
     *,
     worked: bool = True,
 ) -> Derivation:
     """Scores, scaling, mask, softmax and weighted sum for one query row, as a learner would do them."""
-    calc = "attention_entry"
     if which not in WHICH:
-        raise ValueError(f"{calc}: which={which!r} must be one of {', '.join(WHICH)}")
+        raise ValueError(f"which={which!r} must be one of {', '.join(WHICH)}")
     q, k, v = (np.asarray(m, dtype=np.float64) for m in (q, k, v))  # (T, d_k), (S, d_k), (S, d_v)
     if q.ndim != 2 or k.ndim != 2 or v.ndim != 2 or min(*q.shape, *k.shape, *v.shape) < 1:
-        raise ValueError(f"{calc}: q {q.shape}, k {k.shape} and v {v.shape} must be non-empty 2-D matrices")
+        raise ValueError(f"q {q.shape}, k {k.shape} and v {v.shape} must be non-empty 2-D matrices")
     T, d_k = q.shape
     S, d_v = v.shape
     if k.shape != (S, d_k):
         raise ValueError(
-            f"{calc}: q {q.shape}, k {k.shape} and v {v.shape} do not fit; they must be (T, d_k), (S, d_k), "
-            "(S, d_v)"
+            f"q {q.shape}, k {k.shape} and v {v.shape} do not fit; they must be (T, d_k), (S, d_k), (S, d_v)"
         )
     width = d_v if which == "output" else S
     if not (0 <= row < T and 0 <= col < width):
         raise ValueError(
-            f"{calc}: entry (row={row}, col={col}) is outside the {which} matrix of shape ({T}, {width})"
+            f"entry (row={row}, col={col}) is outside the {which} matrix of shape ({T}, {width})"
         )
-    rows, cols = _labels(calc, tokens, T, S)
+    rows, cols = _labels(tokens, T, S)
 
     allowed = causal_mask(T, S) if causal else np.ones((T, S), dtype=bool)  # (T, S)
     raw = q @ k.T  # (T, d_k) @ (d_k, S) -> (T, S)
@@ -127,7 +106,7 @@ def attention_entry(
     out = weights @ v  # (T, S) @ (S, d_v) -> (T, d_v)
     value = float({"score": scaled, "weight": weights, "output": out}[which][row, col])  # scalar
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
 
     r = row
     # The key whose numbers the vector steps report: the one asked about, or for an output entry the
@@ -256,4 +235,4 @@ def attention_entry(
         )
     asked = (r, None) if which == "output" else (r, j)
     heat = Heatmap(weights[None], rows, cols, ("weights",), allowed=allowed[None], asked=asked)  # (1, T, S)
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong), heatmap=heat, notes=tuple(notes))
+    return result(value, tuple(steps), wrong, heatmap=heat, notes=tuple(notes))

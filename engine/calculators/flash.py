@@ -13,12 +13,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_divisible, require_positive
+from engine.calculator import Param, register, result
+from engine.calculators.common import (
+    Batch,
+    BytesPerElement,
+    CachedLen,
+    NHeads,
+    require_divisible,
+    require_positive,
+)
 from engine.derivation import Derivation, Misconception, Step
 
 Matrix = npt.NDArray[np.float64]
@@ -107,45 +115,21 @@ def _pick(states: list[_State], which: str, blocks: int, col: int) -> float:
     return float(last.acc[col] / last.lsum)
 
 
-def _check_row(calc: str, scores: Matrix, values: Matrix, block_size: int) -> tuple[Matrix, Matrix]:
+def _check_row(scores: Matrix, values: Matrix, block_size: int) -> tuple[Matrix, Matrix]:
     s = np.asarray(scores, dtype=np.float64)  # (1, S)
     v = np.asarray(values, dtype=np.float64)  # (S, d_v)
     if s.ndim != 2 or s.shape[0] != 1 or s.shape[1] < 1:
-        raise ValueError(f"{calc}: scores must be one row of key scores, shape (1, S); got {s.shape}")
+        raise ValueError(f"scores must be one row of key scores, shape (1, S); got {s.shape}")
     if v.ndim != 2 or v.shape[0] != s.shape[1] or v.shape[1] < 1:
-        raise ValueError(
-            f"{calc}: values {v.shape} must have one row per key, shape (S, d_v) with S={s.shape[1]}"
-        )
-    require_positive(calc, block_size=block_size)
-    require_divisible(calc, "S", s.shape[1], "block_size", block_size)
+        raise ValueError(f"values {v.shape} must have one row per key, shape (S, d_v) with S={s.shape[1]}")
+    require_positive(block_size=block_size)
+    require_divisible("S", s.shape[1], "block_size", block_size)
     return s[0], v  # (S,), (S, d_v)
 
 
 @register(
-    "online_softmax",
     summary="FlashAttention's online softmax over key blocks for one query row: m, l, acc or the output.",
     unit="",
-    args=(
-        Arg("scores", "matrix", "one query's scaled scores against every key, shape (1, S)"),
-        Arg("values", "matrix", "value vectors, one row per key (S, d_v)"),
-        Arg("block_size", "int", "keys per block B_c (S must be a multiple)"),
-        Arg(
-            "blocks",
-            "int",
-            "how many key blocks have been processed (default: all); ignored for the output",
-            required=False,
-        ),
-        Arg(
-            "which",
-            "str",
-            "max (running max m), scale (factor applied to the old l and acc), sum (running sum l), acc "
-            "(accumulator entry) or output (acc / l after the last block)",
-            default="sum",
-            required=False,
-            choices=WHICH,
-        ),
-        Arg("col", "int", "value column for acc and output (0-based)", default=0, required=False),
-    ),
     misconceptions=(
         "block-max",
         "rescaled-wrong-way",
@@ -157,34 +141,39 @@ def _check_row(calc: str, scores: Matrix, values: Matrix, block_size: int) -> tu
     ),
 )
 def online_softmax(
-    scores: Matrix,
-    values: Matrix,
-    block_size: int,
-    blocks: int | None = None,
-    which: str = "sum",
-    col: int = 0,
+    scores: Annotated[Matrix, Param("one query's scaled scores against every key, shape (1, S)")],
+    values: Annotated[Matrix, Param("value vectors, one row per key (S, d_v)")],
+    block_size: Annotated[int, Param("keys per block B_c (S must be a multiple)")],
+    blocks: Annotated[
+        int | None, Param("how many key blocks have been processed (default: all); ignored for the output")
+    ] = None,
+    which: Annotated[
+        Literal["max", "scale", "sum", "acc", "output"],
+        Param(
+            "max (running max m), scale (factor applied to the old l and acc), sum (running sum l), "
+            "acc (accumulator entry) or output (acc / l after the last block)"
+        ),
+    ] = "sum",
+    col: Annotated[int, Param("value column for acc and output (0-based)")] = 0,
     *,
     worked: bool = True,
 ) -> Derivation:
     """Runs the block loop in NumPy, so each step is the state a kernel would hold after that block."""
-    calc = "online_softmax"
     if which not in WHICH:
-        raise ValueError(f"{calc}: which={which!r} must be one of {', '.join(WHICH)}")
-    s, v = _check_row(calc, scores, values, block_size)
+        raise ValueError(f"which={which!r} must be one of {', '.join(WHICH)}")
+    s, v = _check_row(scores, values, block_size)
     n_blocks = s.shape[0] // block_size
     b = n_blocks if blocks is None or which == "output" else blocks
     if not 1 <= b <= n_blocks:
-        raise ValueError(f"{calc}: blocks={b} must be between 1 and the {n_blocks} key blocks")
+        raise ValueError(f"blocks={b} must be between 1 and the {n_blocks} key blocks")
     if which == "scale" and b < 2:
-        raise ValueError(
-            f"{calc}: blocks={b}: the first block has no old state to rescale; ask for 2 or more"
-        )
+        raise ValueError(f"blocks={b}: the first block has no old state to rescale; ask for 2 or more")
     if which in ("acc", "output") and not 0 <= col < v.shape[1]:
-        raise ValueError(f"{calc}: col={col} is outside the {v.shape[1]} value columns")
+        raise ValueError(f"col={col} is outside the {v.shape[1]} value columns")
     states = _run(s, v, block_size)
     value = _pick(states, which, b, col)
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
 
     steps: list[Step] = []
     first_rise: dict[str, str] = {}
@@ -342,31 +331,16 @@ def online_softmax(
                 out_label,
             )
         )
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 WHAT = ("memory", "traffic")
 
 
 @register(
-    "materialised_attention_bytes",
     summary="Bytes of the T x T score and probability matrices standard attention writes to HBM, which "
     "FlashAttention never materialises: memory 2 B h T^2 bytes, traffic (write + read each) 4 B h T^2 bytes.",
     unit="B",
-    args=(
-        Arg("batch", "int", "batch size B"),
-        Arg("n_heads", "int", "number of heads h"),
-        Arg("seq_len", "int", "sequence length T"),
-        Arg("bytes_per_element", "int", "bytes per number"),
-        Arg(
-            "what",
-            "str",
-            "memory (S and P held at once) or traffic (each written once and read once)",
-            default="memory",
-            required=False,
-            choices=WHAT,
-        ),
-    ),
     misconceptions=(
         "one-matrix",
         "writes-only",
@@ -377,24 +351,25 @@ WHAT = ("memory", "traffic")
     ),
 )
 def materialised_attention_bytes(
-    batch: int,
-    n_heads: int,
-    seq_len: int,
-    bytes_per_element: int,
-    what: str = "memory",
+    batch: Batch,
+    n_heads: NHeads,
+    seq_len: CachedLen,
+    bytes_per_element: BytesPerElement,
+    what: Annotated[
+        Literal["memory", "traffic"],
+        Param("memory (S and P held at once) or traffic (each written once and read once)"),
+    ] = "memory",
     *,
     worked: bool = True,
 ) -> Derivation:
     """Standard attention writes S = QK^T, reads it for the softmax, writes P, reads P for PV: all T^2."""
-    calc = "materialised_attention_bytes"
     if what not in WHAT:
-        raise ValueError(f"{calc}: what={what!r} must be one of {', '.join(WHAT)}")
-    require_positive(calc, batch=batch, n_heads=n_heads, seq_len=seq_len, bytes_per_element=bytes_per_element)
+        raise ValueError(f"what={what!r} must be one of {', '.join(WHAT)}")
     one = batch * n_heads * seq_len * seq_len * bytes_per_element
     both = 2 * one
     value = both if what == "memory" else 2 * both
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     one_label, both_label, traffic_label = "One matrix (S or P)", "S and P", "Written once, read once"
     steps = [
         Step(
@@ -447,4 +422,4 @@ def materialised_attention_bytes(
             one_label,
         ),
     ]
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)

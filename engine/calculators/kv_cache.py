@@ -7,10 +7,17 @@ real 8, 1.25 GiB with one (85,899,345,920 / 10,737,418,240 / 1,342,177,280 bytes
 
 from __future__ import annotations
 
-from engine.calculator import Arg, register
+from typing import Annotated
+
+from engine.calculator import Param, register, result
 from engine.calculators.common import (
-    BYTES_PER_ELEMENT,
-    N_LAYERS,
+    Batch,
+    BytesPerElement,
+    CachedLen,
+    DHead,
+    NHeads,
+    NKvHeads,
+    NLayers,
     distinct,
     require_divisible,
     require_positive,
@@ -20,16 +27,6 @@ from engine.derivation import Derivation, Misconception, Step
 GIB_AS_GB = 1000**3 / 1024**3
 """A byte count b shown as b / 2^30 "GiB" but read as GB is b / 2^30 x 10^9 bytes: b x GIB_AS_GB."""
 
-_L = N_LAYERS
-_G = Arg("n_kv_heads", "int", "number of key/value heads")
-_DH = Arg("d_head", "int", "width of one head")
-_BYTES = BYTES_PER_ELEMENT
-_HQ = Arg(
-    "n_heads",
-    "int",
-    "number of query heads (optional: lets the 'used h instead of n_kv' mistake be recognised)",
-    required=False,
-)
 _COMMON_WRONG = (
     "no-x2-kv",
     "used-n-heads",
@@ -43,10 +40,16 @@ _PER_LAYER = "K and V per token per layer"
 _PER_TOKEN = "Per token, all layers"
 
 
-def _check(calc: str, n_heads: int | None, n_kv_heads: int, **sizes: int | None) -> None:
-    require_positive(calc, n_kv_heads=n_kv_heads, n_heads=n_heads, **sizes)
+OptionalNHeads = Annotated[
+    int | None,
+    Param("number of query heads (optional: lets the 'used h instead of n_kv' mistake be recognised)"),
+]
+
+
+def _check(n_heads: int | None, n_kv_heads: int, **sizes: int | None) -> None:
+    require_positive(n_kv_heads=n_kv_heads, n_heads=n_heads, **sizes)
     if n_heads is not None:
-        require_divisible(calc, "n_heads", n_heads, "n_kv_heads", n_kv_heads)
+        require_divisible("n_heads", n_heads, "n_kv_heads", n_kv_heads)
 
 
 def _per_token_steps(n_layers: int, n_kv_heads: int, d_head: int, nbytes: int) -> tuple[int, list[Step]]:
@@ -146,35 +149,24 @@ def _wrong(
 
 
 @register(
-    "kv_cache_bytes",
     summary="Bytes of K and V cached for a batch: 2 x layers x n_kv x d_head x seq_len x batch x bytes.",
     unit="B",
-    args=(
-        _L,
-        _G,
-        _DH,
-        Arg("seq_len", "int", "tokens cached per sequence"),
-        Arg("batch", "int", "sequences in the batch"),
-        _BYTES,
-        _HQ,
-        Arg(
-            "window",
-            "int",
-            "sliding-window size: a rolling cache keeps only the last `window` tokens (default: no window)",
-            required=False,
-        ),
-    ),
     misconceptions=(*_COMMON_WRONG, "forgot-seq-len", "forgot-batch", "cached-every-token"),
 )
 def kv_cache_bytes(
-    n_layers: int,
-    n_kv_heads: int,
-    d_head: int,
-    seq_len: int,
-    batch: int,
-    bytes_per_element: int,
-    n_heads: int | None = None,
-    window: int | None = None,
+    n_layers: NLayers,
+    n_kv_heads: NKvHeads,
+    d_head: DHead,
+    seq_len: CachedLen,
+    batch: Batch,
+    bytes_per_element: BytesPerElement,
+    n_heads: OptionalNHeads = None,
+    window: Annotated[
+        int | None,
+        Param(
+            "sliding-window size: a rolling cache keeps only the last `window` tokens (default: no window)"
+        ),
+    ] = None,
     *,
     worked: bool = True,
 ) -> Derivation:
@@ -182,24 +174,13 @@ def kv_cache_bytes(
 
     With a sliding window the rolling cache holds min(seq_len, window) tokens, however long the text.
     """
-    calc = "kv_cache_bytes"
-    _check(
-        calc,
-        n_heads,
-        n_kv_heads,
-        n_layers=n_layers,
-        d_head=d_head,
-        seq_len=seq_len,
-        batch=batch,
-        bytes_per_element=bytes_per_element,
-        window=window,
-    )
+    _check(n_heads, n_kv_heads, window=window)
     kept = seq_len if window is None else min(seq_len, window)
     per_token, steps = _per_token_steps(n_layers, n_kv_heads, d_head, bytes_per_element)
     per_seq = per_token * kept
     value = per_seq * batch
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     seq_label, total_label = "One sequence", "Whole batch"
     if window is None:
         steps.append(Step(seq_label, "x seq_len", f"{per_token:,} x {seq_len:,}", per_seq, "B"))
@@ -254,31 +235,28 @@ def kv_cache_bytes(
         nbytes=bytes_per_element,
         extra=extra,
     )
-    return Derivation(calc, value, "B", tuple(steps), wrong)
+    return result(value, tuple(steps), wrong)
 
 
 @register(
-    "kv_cache_bytes_per_token",
     summary="Bytes of K and V cached per token across all layers: 2 x layers x n_kv x d_head x bytes.",
     unit="B",
-    args=(_L, _G, _DH, _BYTES, _HQ),
     misconceptions=_COMMON_WRONG,
 )
 def kv_cache_bytes_per_token(
-    n_layers: int,
-    n_kv_heads: int,
-    d_head: int,
-    bytes_per_element: int,
-    n_heads: int | None = None,
+    n_layers: NLayers,
+    n_kv_heads: NKvHeads,
+    d_head: DHead,
+    bytes_per_element: BytesPerElement,
+    n_heads: OptionalNHeads = None,
     *,
     worked: bool = True,
 ) -> Derivation:
     """What one more token of context costs in memory, whatever the batch."""
-    calc = "kv_cache_bytes_per_token"
-    _check(calc, n_heads, n_kv_heads, n_layers=n_layers, d_head=d_head, bytes_per_element=bytes_per_element)
+    _check(n_heads, n_kv_heads)
     value, steps = _per_token_steps(n_layers, n_kv_heads, d_head, bytes_per_element)
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     wrong = _wrong(
         value,
         _PER_TOKEN,
@@ -288,23 +266,20 @@ def kv_cache_bytes_per_token(
         nbytes=bytes_per_element,
         extra=[],
     )
-    return Derivation(calc, value, "B", tuple(steps), wrong)
+    return result(value, tuple(steps), wrong)
 
 
 @register(
-    "kv_cache_savings",
     summary="How many times smaller the KV cache gets with n_kv heads instead of h: h / n_kv.",
     unit="x",
-    args=(Arg("n_heads", "int", "number of query heads h"), _G),
     misconceptions=("inverted", "difference"),
 )
-def kv_cache_savings(n_heads: int, n_kv_heads: int, *, worked: bool = True) -> Derivation:
+def kv_cache_savings(n_heads: NHeads, n_kv_heads: NKvHeads, *, worked: bool = True) -> Derivation:
     """Everything in the cache formula but the KV-head count cancels, leaving h / n_kv."""
-    calc = "kv_cache_savings"
-    _check(calc, n_heads, n_kv_heads)
+    _check(n_heads, n_kv_heads)
     value = n_heads // n_kv_heads
     if not worked:
-        return Derivation(calc, value, "x", ())
+        return result(value)
     label = "Savings ratio"
     steps = (
         Step(
@@ -332,4 +307,4 @@ def kv_cache_savings(n_heads: int, n_kv_heads: int, *, worked: bool = True) -> D
             label,
         ),
     ]
-    return Derivation(calc, value, "x", steps, distinct(value, wrong))
+    return result(value, steps, wrong)

@@ -9,26 +9,19 @@ Checked against DeepSeek-V2 (kv_lora_rank 512, qk_rope_head_dim 64, 128 heads of
 
 from __future__ import annotations
 
-from engine.calculator import Arg, register
-from engine.calculators.common import BYTES_PER_ELEMENT, N_LAYERS, distinct, ratio, require_positive
+from typing import Annotated
+
+from engine.calculator import Param, register, result
+from engine.calculators.common import (
+    Batch,
+    BytesPerElement,
+    CachedLen,
+    NLayers,
+    ratio,
+    require_positive,
+)
 from engine.derivation import Derivation, Misconception, Step
 
-_L = N_LAYERS
-_R = Arg("kv_lora_rank", "int", "width of the compressed KV latent c_KV (DeepSeek-V2/V3: 512)")
-_ROPE = Arg("rope_dim", "int", "width of the decoupled RoPE key shared by all heads (qk_rope_head_dim: 64)")
-_BYTES = BYTES_PER_ELEMENT
-_H = Arg(
-    "n_heads",
-    "int",
-    "query heads (optional: lets 'cached n_heads x d_head' be recognised)",
-    required=False,
-)
-_DH = Arg(
-    "d_head",
-    "int",
-    "per-head key width without RoPE (optional, with n_heads: qk_nope_head_dim, 128)",
-    required=False,
-)
 _PER_LAYER = "Latent + RoPE key per token per layer"
 _PER_LAYER_BYTES = "Bytes per token per layer"
 _PER_TOKEN = "Per token, all layers"
@@ -41,6 +34,19 @@ _CACHE_WRONG = (
     "forgot-layers",
     "forgot-bytes",
 )
+
+
+NopeDHead = Annotated[
+    int | None, Param("per-head key width without RoPE (optional, with n_heads: qk_nope_head_dim, 128)")
+]
+KvLoraRank = Annotated[int, Param("width of the compressed KV latent c_KV (DeepSeek-V2/V3: 512)", gt=0)]
+OptionalNHeads = Annotated[
+    int | None, Param("query heads (optional: lets 'cached n_heads x d_head' be recognised)")
+]
+RopeDim = Annotated[int, Param("width of the decoupled RoPE key shared by all heads (qk_rope_head_dim: 64)")]
+PositiveRopeDim = Annotated[
+    int, Param("width of the decoupled RoPE key shared by all heads (qk_rope_head_dim: 64)", gt=0)
+]
 
 
 def _per_token(
@@ -121,92 +127,59 @@ def _per_token(
     return value, steps, wrong
 
 
-def _check(calc: str, n_heads: int | None, d_head: int | None, **sizes: int) -> None:
-    require_positive(calc, n_heads=n_heads, d_head=d_head, **sizes)
+def _check(n_heads: int | None, d_head: int | None, **sizes: int) -> None:
+    require_positive(n_heads=n_heads, d_head=d_head, **sizes)
 
 
 @register(
-    "mla_cache_bytes_per_token",
     summary="Bytes MLA caches per token over all layers: (kv_lora_rank + rope_dim) x bytes x layers.",
     unit="B",
-    args=(_L, _R, _ROPE, _BYTES, _H, _DH),
     misconceptions=_CACHE_WRONG,
 )
 def mla_cache_bytes_per_token(
-    n_layers: int,
-    kv_lora_rank: int,
-    rope_dim: int,
-    bytes_per_element: int,
-    n_heads: int | None = None,
-    d_head: int | None = None,
+    n_layers: NLayers,
+    kv_lora_rank: KvLoraRank,
+    rope_dim: RopeDim,
+    bytes_per_element: BytesPerElement,
+    n_heads: OptionalNHeads = None,
+    d_head: NopeDHead = None,
     *,
     worked: bool = True,
 ) -> Derivation:
     """What one more token of context costs with a latent cache, whatever the batch."""
-    calc = "mla_cache_bytes_per_token"
-    _check(
-        calc,
-        n_heads,
-        d_head,
-        n_layers=n_layers,
-        kv_lora_rank=kv_lora_rank,
-        rope_dim=rope_dim,
-        bytes_per_element=bytes_per_element,
-    )
+    _check(n_heads, d_head, rope_dim=rope_dim)
     value, steps, wrong = _per_token(n_layers, kv_lora_rank, rope_dim, bytes_per_element, n_heads, d_head)
     if not worked:
-        return Derivation(calc, value, "B", ())
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+        return result(value)
+    return result(value, tuple(steps), wrong)
 
 
 @register(
-    "mla_cache_bytes",
     summary="Bytes of MLA cache for a batch: (kv_lora_rank + rope_dim) x bytes x layers x seq_len x batch.",
     unit="B",
-    args=(
-        _L,
-        _R,
-        _ROPE,
-        Arg("seq_len", "int", "tokens cached per sequence"),
-        Arg("batch", "int", "sequences in the batch"),
-        _BYTES,
-        _H,
-        _DH,
-    ),
     misconceptions=(*_CACHE_WRONG, "forgot-seq-len", "forgot-batch"),
 )
 def mla_cache_bytes(
-    n_layers: int,
-    kv_lora_rank: int,
-    rope_dim: int,
-    seq_len: int,
-    batch: int,
-    bytes_per_element: int,
-    n_heads: int | None = None,
-    d_head: int | None = None,
+    n_layers: NLayers,
+    kv_lora_rank: KvLoraRank,
+    rope_dim: RopeDim,
+    seq_len: CachedLen,
+    batch: Batch,
+    bytes_per_element: BytesPerElement,
+    n_heads: OptionalNHeads = None,
+    d_head: NopeDHead = None,
     *,
     worked: bool = True,
 ) -> Derivation:
     """Per token, then every cached token, then every sequence: the whole latent cache of a batch."""
-    calc = "mla_cache_bytes"
-    _check(
-        calc,
-        n_heads,
-        d_head,
-        n_layers=n_layers,
-        kv_lora_rank=kv_lora_rank,
-        rope_dim=rope_dim,
-        seq_len=seq_len,
-        batch=batch,
-        bytes_per_element=bytes_per_element,
-    )
+    _check(n_heads, d_head, rope_dim=rope_dim)
     per_token, steps, per_token_wrong = _per_token(
         n_layers, kv_lora_rank, rope_dim, bytes_per_element, n_heads, d_head
     )
     per_seq = per_token * seq_len
     value = per_seq * batch
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     seq_label, total_label = "One sequence", "Whole batch"
     steps += [
         Step(seq_label, "x seq_len", f"{per_token:,} x {seq_len:,}", per_seq, "B"),
@@ -236,32 +209,28 @@ def mla_cache_bytes(
                 total_label,
             )
         )
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 @register(
-    "mla_cache_ratio",
     summary="How many times smaller MLA's cache is than a KV cache: 2 x n_kv x d_head / (rank + rope_dim).",
     unit="x",
-    args=(
-        Arg("n_kv_heads", "int", "KV heads of the cache compared against (MHA: n_heads, MQA: 1)"),
-        Arg("d_head", "int", "head width of the cache compared against"),
-        _R,
-        _ROPE,
-    ),
     misconceptions=("x2-on-latent", "forgot-rope", "no-x2-kv", "inverted"),
 )
 def mla_cache_ratio(
-    n_kv_heads: int, d_head: int, kv_lora_rank: int, rope_dim: int, *, worked: bool = True
+    n_kv_heads: Annotated[int, Param("KV heads of the cache compared against (MHA: n_heads, MQA: 1)", gt=0)],
+    d_head: Annotated[int, Param("head width of the cache compared against", gt=0)],
+    kv_lora_rank: KvLoraRank,
+    rope_dim: PositiveRopeDim,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Layers, tokens, batch and bytes cancel: only the numbers cached per token per layer remain."""
-    calc = "mla_cache_ratio"
-    require_positive(calc, n_kv_heads=n_kv_heads, d_head=d_head, kv_lora_rank=kv_lora_rank, rope_dim=rope_dim)
     kv = 2 * n_kv_heads * d_head
     mla = kv_lora_rank + rope_dim
     value = ratio(kv, mla)
     if not worked:
-        return Derivation(calc, value, "x", ())
+        return result(value)
     label = "Ratio"
     steps = (
         Step("KV cache per token per layer", "2 x n_kv_heads x d_head", f"2 x {n_kv_heads} x {d_head}", kv),
@@ -300,26 +269,26 @@ def mla_cache_ratio(
             label,
         ),
     ]
-    return Derivation(calc, value, "x", steps, distinct(value, wrong))
+    return result(value, steps, wrong)
 
 
 @register(
-    "mla_equivalent_gqa_groups",
     summary="The number of GQA KV heads whose cache equals MLA's: (kv_lora_rank + rope_dim) / (2 x d_head).",
     unit="",
-    args=(Arg("d_head", "int", "head width of the GQA model compared against"), _R, _ROPE),
     misconceptions=("x2-on-latent", "forgot-rope", "no-x2-kv"),
 )
 def mla_equivalent_gqa_groups(
-    d_head: int, kv_lora_rank: int, rope_dim: int, *, worked: bool = True
+    d_head: Annotated[int, Param("head width of the GQA model compared against", gt=0)],
+    kv_lora_rank: KvLoraRank,
+    rope_dim: PositiveRopeDim,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """A GQA cache holds 2 x d_head numbers per KV head; divide MLA's per-token numbers by that."""
-    calc = "mla_equivalent_gqa_groups"
-    require_positive(calc, d_head=d_head, kv_lora_rank=kv_lora_rank, rope_dim=rope_dim)
     mla = kv_lora_rank + rope_dim
     value = ratio(mla, 2 * d_head)
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     label = "Equivalent KV heads"
     steps = (
         Step(
@@ -353,146 +322,4 @@ def mla_equivalent_gqa_groups(
             "Numbers per GQA KV head",
         ),
     ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
-
-
-_STAGES = ("latent_cache", "rope_key_cache", "absorbed_query", "w_uk", "absorbed_context")
-
-
-@register(
-    "mla_shape",
-    summary="Shapes in MLA inference with absorbed projections: caches, absorbed query and context, W_UK.",
-    unit="shape",
-    args=(
-        Arg("batch", "int", "sequences in the batch"),
-        Arg("seq_len", "int", "new tokens (queries) this step"),
-        Arg("kv_len", "int", "cached tokens (keys)"),
-        Arg("n_heads", "int", "query heads"),
-        _R,
-        _ROPE,
-        Arg("d_nope", "int", "per-head key width without RoPE (qk_nope_head_dim)"),
-        Arg("stage", "str", "which tensor", choices=_STAGES),
-    ),
-    misconceptions=("cached-per-head", "x2-on-latent", "not-absorbed", "forgot-heads", "transposed"),
-)
-def mla_shape(
-    batch: int,
-    seq_len: int,
-    kv_len: int,
-    n_heads: int,
-    kv_lora_rank: int,
-    rope_dim: int,
-    d_nope: int,
-    stage: str,
-    *,
-    worked: bool = True,
-) -> Derivation:
-    """With W_UK folded into the query and W_UV into W_O, attention runs directly on the cached latent."""
-    calc = "mla_shape"
-    require_positive(
-        calc,
-        batch=batch,
-        seq_len=seq_len,
-        kv_len=kv_len,
-        n_heads=n_heads,
-        kv_lora_rank=kv_lora_rank,
-        rope_dim=rope_dim,
-        d_nope=d_nope,
-    )
-    b, t, s, h, r = batch, seq_len, kv_len, n_heads, kv_lora_rank
-    shapes: dict[str, tuple[int, ...]] = {
-        "latent_cache": (b, s, r),
-        "rope_key_cache": (b, s, rope_dim),
-        "absorbed_query": (b, h, t, r),
-        "w_uk": (r, h * d_nope),
-        "absorbed_context": (b, h, t, r),
-    }
-    value = shapes[stage]
-    if not worked:
-        return Derivation(calc, value, "shape", ())
-    explain = {
-        "latent_cache": (
-            "c_KV cache (batch, kv_len, kv_lora_rank)",
-            "one latent per token, shared by every head and by K and V",
-        ),
-        "rope_key_cache": (
-            "RoPE key cache (batch, kv_len, rope_dim)",
-            "one rotary key per token, broadcast to every head",
-        ),
-        "absorbed_query": (
-            "Absorbed query (batch, heads, seq_len, kv_lora_rank)",
-            "q_nope of each head times that head's W_UK slice: it now lives in latent space",
-        ),
-        "w_uk": (
-            "W_UK (kv_lora_rank, n_heads x d_nope)",
-            "maps the latent up to every head's non-RoPE key",
-        ),
-        "absorbed_context": (
-            "Context before W_UV (batch, heads, seq_len, kv_lora_rank)",
-            "the weights average cached latents; W_UV (folded into W_O) maps them out afterwards",
-        ),
-    }
-    label, why = explain[stage]
-    steps = (Step(label, why, ", ".join(str(v) for v in value), value, "shape"),)
-    wrong: list[Misconception] = []
-    if stage in ("latent_cache", "rope_key_cache"):
-        width = value[-1]
-        wrong.append(
-            Misconception(
-                "cached-per-head",
-                "You gave the cache a head axis",
-                "MLA caches one latent and one RoPE key per token for all heads together; the head "
-                "split happens only in the (absorbed) up-projections.",
-                (b, h, s, width),
-                label,
-            )
-        )
-        if stage == "latent_cache":
-            wrong.append(
-                Misconception(
-                    "x2-on-latent",
-                    "You doubled the latent for K and V",
-                    "Keys and values come from the same c_KV, stored once.",
-                    (b, s, 2 * r),
-                    label,
-                )
-            )
-    elif stage in ("absorbed_query", "absorbed_context"):
-        wrong.append(
-            Misconception(
-                "not-absorbed",
-                "That is the un-absorbed per-head width",
-                "With W_UK folded into the query (and W_UV into W_O) the per-head vectors live in the "
-                "kv_lora_rank-wide latent space, not in d_nope.",
-                (b, h, t, d_nope),
-                label,
-            )
-        )
-        wrong.append(
-            Misconception(
-                "forgot-heads",
-                "You dropped the head axis",
-                "The latent cache is shared, but each head still has its own absorbed query and its "
-                "own attention weights.",
-                (b, t, r),
-                label,
-            )
-        )
-    else:
-        wrong += [
-            Misconception(
-                "transposed",
-                "You transposed W_UK",
-                "It maps from the latent (kv_lora_rank) up to all heads' keys (n_heads x d_nope).",
-                (h * d_nope, r),
-                label,
-            ),
-            Misconception(
-                "forgot-heads",
-                "You gave only one head's slice",
-                "One W_UK serves all heads: n_heads x d_nope output columns.",
-                (r, d_nope),
-                label,
-            ),
-        ]
-    return Derivation(calc, value, "shape", steps, distinct(value, wrong))
+    return result(value, steps, wrong)

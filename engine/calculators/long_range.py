@@ -6,56 +6,44 @@ Differential Transformer's lambda schedule.
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
-from engine.calculator import Arg, register
-from engine.calculators.common import N_LAYERS, distinct, require_positive
+from engine.calculator import Param, register, result
+from engine.calculators.common import Batch, BytesPerElement, DHead, NKvHeads, NLayers, OriginalContext
 from engine.derivation import Derivation, Misconception, Step
 
 # --------------------------------------------------------------------------- local-global interleaving
 
 
+RotaryDims = Annotated[int, Param("rotary dimensions d", gt=0)]
+
+
 @register(
-    "local_global_kv_bytes",
     summary="KV cache of a model whose layers alternate local (sliding-window) and global attention: "
     "global layers cache every token, local ones at most the window.",
     unit="B",
-    args=(
-        N_LAYERS,
-        Arg("local_per_global", "int", "local layers per global layer (Gemma 2: 1, Gemma 3: 5)"),
-        Arg("window", "int", "sliding window of the local layers"),
-        Arg("seq_len", "int", "tokens per sequence"),
-        Arg("n_kv_heads", "int", "key/value heads per layer"),
-        Arg("d_head", "int", "head width"),
-        Arg("bytes_per_element", "int", "bytes per cached number"),
-        Arg("batch", "int", "sequences", 1, False),
-    ),
     misconceptions=("all-global", "all-local", "ratio-inverted", "no-x2-kv"),
 )
 def local_global_kv_bytes(
-    n_layers: int,
-    local_per_global: int,
-    window: int,
-    seq_len: int,
-    n_kv_heads: int,
-    d_head: int,
-    bytes_per_element: int,
-    batch: int = 1,
+    n_layers: NLayers,
+    local_per_global: Annotated[int, Param("local layers per global layer (Gemma 2: 1, Gemma 3: 5)", gt=0)],
+    window: Annotated[int, Param("sliding window of the local layers", gt=0)],
+    seq_len: Annotated[int, Param("tokens per sequence", gt=0)],
+    n_kv_heads: NKvHeads,
+    d_head: DHead,
+    bytes_per_element: BytesPerElement,
+    batch: Batch = 1,
     *,
     worked: bool = True,
 ) -> Derivation:
     """One global layer closes each group of local_per_global + 1 layers; the rest are local."""
-    calc = "local_global_kv_bytes"
-    require_positive(
-        calc, n_layers=n_layers, local_per_global=local_per_global, window=window, seq_len=seq_len,
-        n_kv_heads=n_kv_heads, d_head=d_head, bytes_per_element=bytes_per_element, batch=batch,
-    )  # fmt: skip
     n_global = n_layers // (local_per_global + 1)
     n_local = n_layers - n_global
     per_tok = 2 * n_kv_heads * d_head * bytes_per_element * batch  # bytes per token per layer
     kept = min(seq_len, window)
     value = per_tok * (n_global * seq_len + n_local * kept)
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     g_label, l_label, p_label, t_label = "Global layers", "Local layers", "Bytes per token per layer", "Cache"
     steps = [
         Step(
@@ -108,44 +96,34 @@ def local_global_kv_bytes(
             p_label,
         ),
     ]
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- ring attention
 
 
 @register(
-    "ring_min_chunk",
     summary="Smallest per-device chunk c for which ring attention hides the K/V transfer behind compute: "
     "4 c^2 d / F >= 2 c d_kv b / B, so c >= F d_kv b / (2 d B).",
     unit="",
-    args=(
-        Arg("d_model", "int", "query width d (all heads)"),
-        Arg("d_kv", "int", "width of K (and of V) per token: n_kv_heads x d_head"),
-        Arg("bytes_per_element", "int", "bytes per K/V number"),
-        Arg("peak_tflops", "float", "dense throughput F in TFLOP/s"),
-        Arg("link_gb_s", "float", "bandwidth B of the link to the next device, in GB/s"),
-    ),
     misconceptions=("only-k-sent", "mac-as-one", "gb-for-tb"),
 )
 def ring_min_chunk(
-    d_model: int,
-    d_kv: int,
-    bytes_per_element: int,
-    peak_tflops: float,
-    link_gb_s: float,
+    d_model: Annotated[int, Param("query width d (all heads)", gt=0)],
+    d_kv: Annotated[int, Param("width of K (and of V) per token: n_kv_heads x d_head", gt=0)],
+    bytes_per_element: Annotated[int, Param("bytes per K/V number", gt=0)],
+    peak_tflops: Annotated[float, Param("dense throughput F in TFLOP/s")],
+    link_gb_s: Annotated[float, Param("bandwidth B of the link to the next device, in GB/s")],
     *,
     worked: bool = True,
 ) -> Derivation:
     """Each step multiplies a c x c block (Q K^T and A V: 4 c^2 d FLOPs) while the next K/V block moves."""
-    calc = "ring_min_chunk"
-    require_positive(calc, d_model=d_model, d_kv=d_kv, bytes_per_element=bytes_per_element)
     if peak_tflops <= 0 or link_gb_s <= 0:
-        raise ValueError(f"{calc}: peak_tflops={peak_tflops} and link_gb_s={link_gb_s} must be positive")
+        raise ValueError(f"peak_tflops={peak_tflops} and link_gb_s={link_gb_s} must be positive")
     f, b = peak_tflops * 1e12, link_gb_s * 1e9
     value = math.ceil(f * d_kv * bytes_per_element / (2 * d_model * b))
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     r_label, c_label = "FLOPs per byte the link must feed", "Smallest chunk (tokens)"
     per_byte = f / b
     steps = [
@@ -181,38 +159,36 @@ def ring_min_chunk(
             r_label,
         ),
     ]
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- RoPE scaling
 
 
 @register(
-    "ntk_scaled_base",
     summary="NTK-aware RoPE scaling: base' = base x s^(d / (d - 2)), so the lowest frequency is "
     "interpolated by s while the highest is left alone.",
     unit="",
-    args=(
-        Arg("base", "float", "RoPE base (theta)"),
-        Arg("scale", "float", "context extension factor s"),
-        Arg("d_head", "int", "rotary dimensions d"),
-    ),
     misconceptions=("base-times-s", "exponent-inverted"),
 )
-def ntk_scaled_base(base: float, scale: float, d_head: int, *, worked: bool = True) -> Derivation:
+def ntk_scaled_base(
+    base: Annotated[float, Param("RoPE base (theta)")],
+    scale: Annotated[float, Param("context extension factor s")],
+    d_head: RotaryDims,
+    *,
+    worked: bool = True,
+) -> Derivation:
     """The slowest pair's angle m base^(-(d-2)/d) must shrink by s: solve for the new base."""
-    calc = "ntk_scaled_base"
-    require_positive(calc, d_head=d_head)
     if d_head < 4 or d_head % 2:
-        raise ValueError(f"{calc}: d_head={d_head} must be even and at least 4")
+        raise ValueError(f"d_head={d_head} must be even and at least 4")
     if not (1 < base <= 1e9 and 1 < scale <= 1e4) or d_head > 4096:
         raise ValueError(
-            f"{calc}: base={base} must lie in (1, 1e9], scale={scale} in (1, 1e4] and d_head={d_head} <= 4096"
+            f"base={base} must lie in (1, 1e9], scale={scale} in (1, 1e4] and d_head={d_head} <= 4096"
         )
     exponent = d_head / (d_head - 2)
     value = base * scale**exponent
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     e_label, b_label = "Exponent", "New base"
     steps = [
         Step(e_label, "d / (d - 2)", f"{d_head} / ({d_head} - 2)", exponent),
@@ -235,43 +211,31 @@ def ntk_scaled_base(base: float, scale: float, d_head: int, *, worked: bool = Tr
             e_label,
         ),
     ]
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 @register(
-    "llama31_rope_factor",
     summary="Llama 3.1 RoPE scaling: the factor a pair's frequency is divided by (1 for wavelengths below "
     "orig / high_freq_factor, `factor` above orig / low_freq_factor, a smooth blend between).",
     unit="",
-    args=(
-        Arg("pair", "int", "rotary pair index i (0-based)"),
-        Arg("d_head", "int", "rotary dimensions d"),
-        Arg("base", "float", "rope_theta", 500000.0, False),
-        Arg("factor", "float", "scale factor for the low frequencies", 8.0, False),
-        Arg("low_freq_factor", "float", "low_freq_factor", 1.0, False),
-        Arg("high_freq_factor", "float", "high_freq_factor", 4.0, False),
-        Arg("original_context", "int", "original_max_position_embeddings", 8192, False),
-    ),
     misconceptions=("all-scaled", "none-scaled", "blend-inverted"),
 )
 def llama31_rope_factor(
-    pair: int,
-    d_head: int,
-    base: float = 500000.0,
-    factor: float = 8.0,
-    low_freq_factor: float = 1.0,
-    high_freq_factor: float = 4.0,
-    original_context: int = 8192,
+    pair: Annotated[int, Param("rotary pair index i (0-based)")],
+    d_head: RotaryDims,
+    base: Annotated[float, Param("rope_theta")] = 500000.0,
+    factor: Annotated[float, Param("scale factor for the low frequencies")] = 8.0,
+    low_freq_factor: Annotated[float, Param("low_freq_factor")] = 1.0,
+    high_freq_factor: Annotated[float, Param("high_freq_factor")] = 4.0,
+    original_context: OriginalContext = 8192,
     *,
     worked: bool = True,
 ) -> Derivation:
     """Short wavelengths (local detail) are kept; long ones are interpolated by `factor`."""
-    calc = "llama31_rope_factor"
-    require_positive(calc, d_head=d_head, original_context=original_context)
     if not 0 <= pair < d_head // 2:
-        raise ValueError(f"{calc}: pair={pair} must be between 0 and d_head / 2 - 1 = {d_head // 2 - 1}")
+        raise ValueError(f"pair={pair} must be between 0 and d_head / 2 - 1 = {d_head // 2 - 1}")
     if not (factor > 1 and 0 < low_freq_factor < high_freq_factor):
-        raise ValueError(f"{calc}: need factor > 1 and 0 < low_freq_factor < high_freq_factor")
+        raise ValueError("need factor > 1 and 0 < low_freq_factor < high_freq_factor")
     freq = base ** (-2 * pair / d_head)
     wavelen = 2 * math.pi / freq
     high_wl = original_context / high_freq_factor
@@ -284,7 +248,7 @@ def llama31_rope_factor(
         smooth = (original_context / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
         value = 1 / ((1 - smooth) / factor + smooth)
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     w_label, f_label = "Wavelength (tokens)", "Frequency divided by"
     steps = [
         Step(w_label, "2 pi base^(2i / d)", f"2 pi x {base:g}^(2 x {pair} / {d_head})", wavelen),
@@ -351,28 +315,28 @@ def llama31_rope_factor(
                 f_label,
             )
         )
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- Differential Transformer
 
 
 @register(
-    "diff_attention_lambda_init",
     summary="Differential Transformer: lambda_init = 0.8 - 0.6 exp(-0.3 (l - 1)) for layer l (1-based).",
     unit="",
-    args=(Arg("layer", "int", "layer index l, counted from 1"),),
     misconceptions=("zero-based-layer", "positive-exponent"),
 )
-def diff_attention_lambda_init(layer: int, *, worked: bool = True) -> Derivation:
+def diff_attention_lambda_init(
+    layer: Annotated[int, Param("layer index l, counted from 1", gt=0)],
+    *,
+    worked: bool = True,
+) -> Derivation:
     """Deeper layers start by subtracting more of the second softmax map."""
-    calc = "diff_attention_lambda_init"
-    require_positive(calc, layer=layer)
     if layer > 1000:
-        raise ValueError(f"{calc}: layer={layer} is past any real model's depth (at most 1000)")
+        raise ValueError(f"layer={layer} is past any real model's depth (at most 1000)")
     value = 0.8 - 0.6 * math.exp(-0.3 * (layer - 1))
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     label = "lambda_init"
     steps = [Step(label, "0.8 - 0.6 exp(-0.3 (l - 1))", f"0.8 - 0.6 x exp(-0.3 x ({layer} - 1))", value)]
     wrong = [
@@ -391,4 +355,4 @@ def diff_attention_lambda_init(layer: int, *, worked: bool = True) -> Derivation
             label,
         ),
     ]
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)

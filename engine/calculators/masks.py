@@ -7,21 +7,20 @@ the softmax. Every count is checked in the tests against a mask built from engin
 
 from __future__ import annotations
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_positive
+from typing import Annotated, Literal
+
+from engine.calculator import Param, register, result
 from engine.derivation import Derivation, Misconception, Step
 
 
-def parse_lengths(calculator: str, lengths: str) -> tuple[int, ...]:
+def parse_lengths(lengths: str) -> tuple[int, ...]:
     """ "300, 200, 524" -> (300, 200, 524), refusing anything but positive whole numbers."""
     try:
         values = tuple(int(part) for part in lengths.replace(" ", "").split(",") if part)
     except ValueError:
-        raise ValueError(
-            f"{calculator}: lengths={lengths!r} must be whole numbers separated by commas"
-        ) from None
+        raise ValueError(f"lengths={lengths!r} must be whole numbers separated by commas") from None
     if not values or any(v < 1 for v in values):
-        raise ValueError(f"{calculator}: lengths={lengths!r} must be positive whole numbers")
+        raise ValueError(f"lengths={lengths!r} must be positive whole numbers")
     return values
 
 
@@ -31,21 +30,22 @@ def _triangle(n: int) -> int:
 
 
 @register(
-    "packed_mask_entries",
     summary="Allowed (query, key) pairs when documents are packed into one row with a block-diagonal "
     "causal mask: the sum of L_i (L_i + 1) / 2.",
     unit="",
-    args=(Arg("lengths", "str", "the packed documents' lengths, e.g. '300, 200, 524'"),),
     misconceptions=("packed-as-one", "forgot-diagonal", "not-causal"),
 )
-def packed_mask_entries(lengths: str, *, worked: bool = True) -> Derivation:
+def packed_mask_entries(
+    lengths: Annotated[str, Param("the packed documents' lengths, e.g. '300, 200, 524'")],
+    *,
+    worked: bool = True,
+) -> Derivation:
     """Each document attends causally within itself and never across a boundary."""
-    calc = "packed_mask_entries"
-    docs = parse_lengths(calc, lengths)
+    docs = parse_lengths(lengths)
     per_doc = [_triangle(n) for n in docs]
     value = sum(per_doc)
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     total = sum(docs)
     label = "Block-diagonal causal mask"
     steps = (
@@ -82,40 +82,30 @@ def packed_mask_entries(lengths: str, *, worked: bool = True) -> Derivation:
             "Causal pairs per document",
         ),
     ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    return result(value, steps, wrong)
 
 
 @register(
-    "padded_mask_entries",
     summary="Allowed (query, key) pairs in a right-padded batch: padded keys are masked and padded "
     "queries are not counted; causal or bidirectional.",
     unit="",
-    args=(
-        Arg("lengths", "str", "each sequence's real length, e.g. '7, 4, 9'"),
-        Arg("seq_len", "int", "the padded length T of the batch"),
-        Arg(
-            "causal",
-            "bool",
-            "decoder (causal) or encoder (bidirectional) attention",
-            default=True,
-            required=False,
-        ),
-    ),
     misconceptions=("counted-padding", "forgot-causal", "padded-queries"),
 )
 def padded_mask_entries(
-    lengths: str, seq_len: int, causal: bool = True, *, worked: bool = True
+    lengths: Annotated[str, Param("each sequence's real length, e.g. '7, 4, 9'")],
+    seq_len: Annotated[int, Param("the padded length T of the batch", gt=0)],
+    causal: Annotated[bool, Param("decoder (causal) or encoder (bidirectional) attention")] = True,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Per sequence: L (L + 1) / 2 causal pairs or L^2 bidirectional ones, among real tokens only."""
-    calc = "padded_mask_entries"
-    real = parse_lengths(calc, lengths)
-    require_positive(calc, seq_len=seq_len)
+    real = parse_lengths(lengths)
     if max(real) > seq_len:
-        raise ValueError(f"{calc}: a length in lengths={lengths!r} exceeds seq_len={seq_len}")
+        raise ValueError(f"a length in lengths={lengths!r} exceeds seq_len={seq_len}")
     per_row = [_triangle(n) if causal else n * n for n in real]
     value = sum(per_row)
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     formula = "L (L + 1) / 2" if causal else "L x L"
     label = "Whole batch"
     steps = (
@@ -157,48 +147,33 @@ def padded_mask_entries(
                 "Real pairs per sequence",
             )
         )
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    return result(value, steps, wrong)
 
 
 @register(
-    "cached_chunk_visible_keys",
     summary="Keys visible to query i of a chunk of new tokens decoded after past_len cached ones "
     "(past_len + i + 1), or the chunk's whole mask (chunk x past_len + chunk (chunk + 1) / 2).",
     unit="",
-    args=(
-        Arg("past_len", "int", "tokens already in the KV cache"),
-        Arg("chunk_len", "int", "new tokens processed in this step"),
-        Arg(
-            "index", "int", "which new token (0-based); ignored for the whole mask", default=0, required=False
-        ),
-        Arg(
-            "which",
-            "str",
-            "one query's visible keys, or the chunk's allowed entries",
-            default="query",
-            required=False,
-            choices=("query", "chunk"),
-        ),
-    ),
     misconceptions=("forgot-offset", "forgot-diagonal", "whole-chunk", "square-mask"),
 )
 def cached_chunk_visible_keys(
-    past_len: int, chunk_len: int, index: int = 0, which: str = "query", *, worked: bool = True
+    past_len: Annotated[int, Param("tokens already in the KV cache", ge=0)],
+    chunk_len: Annotated[int, Param("new tokens processed in this step", gt=0)],
+    index: Annotated[int, Param("which new token (0-based); ignored for the whole mask")] = 0,
+    which: Annotated[
+        Literal["query", "chunk"], Param("one query's visible keys, or the chunk's allowed entries")
+    ] = "query",
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """New token i sits at absolute position past_len + i: the causal mask is offset by the cache."""
-    calc = "cached_chunk_visible_keys"
-    require_positive(calc, chunk_len=chunk_len)
-    if past_len < 0:
-        raise ValueError(f"{calc}: past_len={past_len} cannot be negative")
-    if which not in ("query", "chunk"):
-        raise ValueError(f"{calc}: which={which!r} must be query or chunk")
     if which == "query" and not 0 <= index < chunk_len:
-        raise ValueError(f"{calc}: index={index} must be between 0 and chunk_len - 1 = {chunk_len - 1}")
+        raise ValueError(f"index={index} must be between 0 and chunk_len - 1 = {chunk_len - 1}")
     keys = past_len + chunk_len
     if which == "query":
         value = past_len + index + 1
         if not worked:
-            return Derivation(calc, value, "", ())
+            return result(value)
         label = "Visible keys"
         steps: tuple[Step, ...] = (
             Step(
@@ -230,10 +205,10 @@ def cached_chunk_visible_keys(
                 label,
             ),
         ]
-        return Derivation(calc, value, "", steps, distinct(value, wrong))
+        return result(value, steps, wrong)
     value = chunk_len * past_len + _triangle(chunk_len)
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     label = "Allowed entries of the chunk's mask"
     steps = (
         Step(
@@ -274,34 +249,30 @@ def cached_chunk_visible_keys(
             "Causal triangle inside the chunk",
         ),
     ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    return result(value, steps, wrong)
 
 
 @register(
-    "left_pad_position_id",
     summary="Position id of the token at slot j of a left-padded row: j minus the number of pads.",
     unit="",
-    args=(
-        Arg("seq_len", "int", "the padded row length T"),
-        Arg("real_len", "int", "real tokens in the row (the rest, on the left, are pads)"),
-        Arg("slot", "int", "the token's slot in the padded row (0-based)"),
-    ),
     misconceptions=("pad-not-subtracted", "counted-from-1"),
 )
-def left_pad_position_id(seq_len: int, real_len: int, slot: int, *, worked: bool = True) -> Derivation:
+def left_pad_position_id(
+    seq_len: Annotated[int, Param("the padded row length T", gt=0)],
+    real_len: Annotated[int, Param("real tokens in the row (the rest, on the left, are pads)", gt=0)],
+    slot: Annotated[int, Param("the token's slot in the padded row (0-based)")],
+    *,
+    worked: bool = True,
+) -> Derivation:
     """With left padding the first real token sits at slot T - L but must get position 0."""
-    calc = "left_pad_position_id"
-    require_positive(calc, seq_len=seq_len, real_len=real_len)
     pads = seq_len - real_len
     if pads < 0:
-        raise ValueError(f"{calc}: real_len={real_len} exceeds seq_len={seq_len}")
+        raise ValueError(f"real_len={real_len} exceeds seq_len={seq_len}")
     if not pads <= slot < seq_len:
-        raise ValueError(
-            f"{calc}: slot={slot} is a pad or outside the row (real tokens are {pads}..{seq_len - 1})"
-        )
+        raise ValueError(f"slot={slot} is a pad or outside the row (real tokens are {pads}..{seq_len - 1})")
     value = slot - pads
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     label = "Position id"
     steps = (
         Step("Pads on the left", "T - L", f"{seq_len} - {real_len}", pads),
@@ -324,4 +295,4 @@ def left_pad_position_id(seq_len: int, real_len: int, slot: int, *, worked: bool
             label,
         ),
     ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    return result(value, steps, wrong)

@@ -9,35 +9,40 @@ QKVParallelLinear: num_kv_heads = 1, num_kv_head_replicas = tp_size / total_num_
 
 from __future__ import annotations
 
-from engine.calculator import Arg, register
+from typing import Annotated, Literal
+
+from engine.calculator import Param, register, result
 from engine.calculators.common import (
-    BYTES_PER_ELEMENT,
-    N_LAYERS,
-    distinct,
+    Batch,
+    BytesPerElement,
+    CachedLen,
+    DHead,
+    DModel,
+    NHeads,
+    NKvHeads,
+    NLayers,
     ratio,
     require_divisible,
     require_positive,
 )
 from engine.derivation import Derivation, Misconception, Step
 
-_H = Arg("n_heads", "int", "query heads")
-_G = Arg("n_kv_heads", "int", "key/value heads (MHA: n_heads, MQA: 1)")
-_TP = Arg("tp", "int", "tensor-parallel degree (GPUs sharing one layer)")
-_DH = Arg("d_head", "int", "width of one head")
-_BYTES = BYTES_PER_ELEMENT
 _KV_LOCAL = "KV heads per GPU"
 _Q_LOCAL = "Query heads per GPU"
 
 
-def _check_split(calc: str, n_heads: int, n_kv_heads: int, tp: int) -> None:
+Tp = Annotated[int, Param("tensor-parallel degree (GPUs sharing one layer)")]
+
+
+def _check_split(n_heads: int, n_kv_heads: int, tp: int) -> None:
     """TP must split the query heads evenly, and KV heads must split or replicate evenly."""
-    require_positive(calc, n_heads=n_heads, n_kv_heads=n_kv_heads, tp=tp)
-    require_divisible(calc, "n_heads", n_heads, "tp", tp)
-    require_divisible(calc, "n_heads", n_heads, "n_kv_heads", n_kv_heads)
+    require_positive(n_heads=n_heads, n_kv_heads=n_kv_heads, tp=tp)
+    require_divisible("n_heads", n_heads, "tp", tp)
+    require_divisible("n_heads", n_heads, "n_kv_heads", n_kv_heads)
     if n_kv_heads >= tp:
-        require_divisible(calc, "n_kv_heads", n_kv_heads, "tp", tp)
+        require_divisible("n_kv_heads", n_kv_heads, "tp", tp)
     else:
-        require_divisible(calc, "tp", tp, "n_kv_heads", n_kv_heads)
+        require_divisible("tp", tp, "n_kv_heads", n_kv_heads)
 
 
 def _kv_local(n_kv_heads: int, tp: int) -> int:
@@ -58,29 +63,26 @@ def _kv_step(n_kv_heads: int, tp: int) -> Step:
 
 
 @register(
-    "tp_heads_per_gpu",
     summary="Heads one GPU holds under tensor parallelism: query h / tp; KV n_kv / tp, at least 1.",
     unit="",
-    args=(
-        _H,
-        _G,
-        _TP,
-        Arg("which", "str", "query, kv or kv_replicas", choices=("query", "kv", "kv_replicas")),
-    ),
     misconceptions=("fractional-kv", "used-query-heads", "no-split", "inverted"),
 )
 def tp_heads_per_gpu(
-    n_heads: int, n_kv_heads: int, tp: int, which: str, *, worked: bool = True
+    n_heads: NHeads,
+    n_kv_heads: NKvHeads,
+    tp: Tp,
+    which: Annotated[Literal["query", "kv", "kv_replicas"], Param("query, kv or kv_replicas")],
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """The head split decides everything else: weights, cache and compute per GPU follow from it."""
-    calc = "tp_heads_per_gpu"
-    _check_split(calc, n_heads, n_kv_heads, tp)
+    _check_split(n_heads, n_kv_heads, tp)
     q_local = n_heads // tp
     kv_local = _kv_local(n_kv_heads, tp)
     replicas = tp // n_kv_heads if n_kv_heads < tp else 1
     value = {"query": q_local, "kv": kv_local, "kv_replicas": replicas}[which]
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     wrong: list[Misconception] = []
     if which == "query":
         steps: tuple[Step, ...] = (Step(_Q_LOCAL, "n_heads / tp", f"{n_heads} / {tp}", q_local),)
@@ -148,31 +150,12 @@ def tp_heads_per_gpu(
                 label,
             )
         )
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    return result(value, steps, wrong)
 
 
 @register(
-    "tp_kv_cache_bytes",
     summary="KV-cache bytes per GPU (or over the TP group) with heads sharded and, if too few, replicated.",
     unit="B",
-    args=(
-        N_LAYERS,
-        _H,
-        _G,
-        _DH,
-        Arg("seq_len", "int", "tokens cached per sequence"),
-        Arg("batch", "int", "sequences in the batch"),
-        _BYTES,
-        _TP,
-        Arg(
-            "scope",
-            "str",
-            "per_gpu or all_gpus (summed over the TP group)",
-            "per_gpu",
-            False,
-            ("per_gpu", "all_gpus"),
-        ),
-    ),
     misconceptions=(
         "fractional-kv",
         "no-split",
@@ -183,35 +166,28 @@ def tp_heads_per_gpu(
     ),
 )
 def tp_kv_cache_bytes(
-    n_layers: int,
-    n_heads: int,
-    n_kv_heads: int,
-    d_head: int,
-    seq_len: int,
-    batch: int,
-    bytes_per_element: int,
-    tp: int,
-    scope: str = "per_gpu",
+    n_layers: NLayers,
+    n_heads: NHeads,
+    n_kv_heads: NKvHeads,
+    d_head: DHead,
+    seq_len: CachedLen,
+    batch: Batch,
+    bytes_per_element: BytesPerElement,
+    tp: Tp,
+    scope: Annotated[
+        Literal["per_gpu", "all_gpus"], Param("per_gpu or all_gpus (summed over the TP group)")
+    ] = "per_gpu",
     *,
     worked: bool = True,
 ) -> Derivation:
     """Each GPU caches K and V only for the KV heads it holds, for every token of every sequence."""
-    calc = "tp_kv_cache_bytes"
-    _check_split(calc, n_heads, n_kv_heads, tp)
-    require_positive(
-        calc,
-        n_layers=n_layers,
-        d_head=d_head,
-        seq_len=seq_len,
-        batch=batch,
-        bytes_per_element=bytes_per_element,
-    )
+    _check_split(n_heads, n_kv_heads, tp)
     local = _kv_local(n_kv_heads, tp)
     per_head = 2 * n_layers * d_head * seq_len * batch * bytes_per_element
     per_gpu = local * per_head
     value = per_gpu * tp if scope == "all_gpus" else per_gpu
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     cache_label = "KV cache on one GPU"
     steps = [
         _kv_step(n_kv_heads, tp),
@@ -254,7 +230,7 @@ def tp_kv_cache_bytes(
                 _KV_LOCAL,
             ),
         ]
-        return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+        return result(value, tuple(steps), wrong)
     wrong += [
         Misconception(
             "fractional-kv",
@@ -294,20 +270,12 @@ def tp_kv_cache_bytes(
             cache_label,
         ),
     ]
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 @register(
-    "tp_attention_params_per_gpu",
     summary="Attention weights one GPU holds: W_Q, W_K, W_V column slices and W_O row slice, per layer.",
     unit="params",
-    args=(
-        Arg("d_model", "int", "model width"),
-        _H,
-        _G,
-        _TP,
-        Arg("n_layers", "int", "number of layers", 1, False),
-    ),
     misconceptions=(
         "fractional-kv",
         "used-query-heads",
@@ -318,13 +286,17 @@ def tp_kv_cache_bytes(
     ),
 )
 def tp_attention_params_per_gpu(
-    d_model: int, n_heads: int, n_kv_heads: int, tp: int, n_layers: int = 1, *, worked: bool = True
+    d_model: DModel,
+    n_heads: NHeads,
+    n_kv_heads: NKvHeads,
+    tp: Tp,
+    n_layers: NLayers = 1,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Column slices of W_Q, W_K, W_V for the local heads, and the matching rows of W_O (no biases)."""
-    calc = "tp_attention_params_per_gpu"
-    _check_split(calc, n_heads, n_kv_heads, tp)
-    require_positive(calc, d_model=d_model, n_layers=n_layers)
-    require_divisible(calc, "d_model", d_model, "n_heads", n_heads)
+    _check_split(n_heads, n_kv_heads, tp)
+    require_divisible("d_model", d_model, "n_heads", n_heads)
     d_head = d_model // n_heads
     q_local, kv_local = n_heads // tp, _kv_local(n_kv_heads, tp)
     q_cols, kv_cols = q_local * d_head, kv_local * d_head
@@ -332,7 +304,7 @@ def tp_attention_params_per_gpu(
     per_layer = wq + wkv + wo
     value = per_layer * n_layers
     if not worked:
-        return Derivation(calc, value, "params", ())
+        return result(value)
     kv_label, wo_label, layer_label = "W_K and W_V slices", "W_O row slice", "One layer on one GPU"
     steps = [
         Step("Head width", "d_head = d_model / n_heads", f"{d_model} / {n_heads}", d_head),
@@ -398,134 +370,4 @@ def tp_attention_params_per_gpu(
             "All layers" if n_layers > 1 else layer_label,
         )
     )
-    return Derivation(calc, value, "params", tuple(steps), distinct(value, wrong))
-
-
-@register(
-    "tp_allreduce_bytes",
-    summary="Attention all-reduce under TP: message B x T x d x bytes, ring traffic per GPU, per pass.",
-    unit="B",
-    args=(
-        Arg("batch", "int", "sequences in the batch"),
-        Arg("seq_len", "int", "tokens per sequence in this pass"),
-        Arg("d_model", "int", "model width"),
-        _BYTES,
-        _TP,
-        Arg("n_layers", "int", "number of layers", 1, False),
-        Arg(
-            "scope",
-            "str",
-            "message (one all-reduce), ring_per_gpu (bytes one GPU sends in a ring all-reduce) or "
-            "forward (all attention all-reduces of one forward pass)",
-            "message",
-            False,
-            ("message", "ring_per_gpu", "forward"),
-        ),
-    ),
-    misconceptions=("divided-by-tp", "forgot-bytes", "ring-no-x2", "two-per-block", "forgot-layers"),
-)
-def tp_allreduce_bytes(
-    batch: int,
-    seq_len: int,
-    d_model: int,
-    bytes_per_element: int,
-    tp: int,
-    n_layers: int = 1,
-    scope: str = "message",
-    *,
-    worked: bool = True,
-) -> Derivation:
-    """Each GPU's W_O slice gives a full-size partial sum of the output; all-reduce adds them up."""
-    calc = "tp_allreduce_bytes"
-    require_positive(
-        calc,
-        batch=batch,
-        seq_len=seq_len,
-        d_model=d_model,
-        bytes_per_element=bytes_per_element,
-        tp=tp,
-        n_layers=n_layers,
-    )
-    if scope == "ring_per_gpu" and tp < 2:
-        raise ValueError(f"{calc}: a ring all-reduce needs tp >= 2, got tp={tp}")
-    msg = batch * seq_len * d_model * bytes_per_element
-    ring = ratio(2 * (tp - 1) * msg, tp)
-    value = {"message": msg, "ring_per_gpu": ring, "forward": msg * n_layers}[scope]
-    if not worked:
-        return Derivation(calc, value, "B", ())
-    msg_label = "One all-reduce message"
-    steps = [
-        Step(
-            msg_label,
-            "batch x seq_len x d_model x bytes (a full-size partial output)",
-            f"{batch} x {seq_len:,} x {d_model} x {bytes_per_element}",
-            msg,
-            "B",
-        )
-    ]
-    wrong: list[Misconception] = []
-    if scope == "ring_per_gpu":
-        label = "Sent per GPU (ring)"
-        steps.append(
-            Step(
-                label,
-                "2 (tp - 1) / tp x message (reduce-scatter + all-gather)",
-                f"2 x {tp - 1} / {tp} x {msg:,}",
-                ring,
-                "B",
-            )
-        )
-        wrong.append(
-            Misconception(
-                "ring-no-x2",
-                "You counted only the reduce-scatter half",
-                "A ring all-reduce is a reduce-scatter then an all-gather, each sending (tp - 1) / tp of "
-                "the message from every GPU.",
-                ratio((tp - 1) * msg, tp),
-                label,
-            )
-        )
-    elif scope == "forward":
-        label = "Attention all-reduces, one forward pass"
-        steps.append(Step(label, "1 per attention block x n_layers", f"{msg:,} x {n_layers}", value, "B"))
-        wrong.append(
-            Misconception(
-                "two-per-block",
-                "You counted two all-reduces per attention block",
-                "Column-parallel W_Q/W_K/W_V need no communication in the forward pass (the input is "
-                "already on every GPU); only the row-parallel W_O output is all-reduced.",
-                2 * value,
-                label,
-            )
-        )
-        if n_layers > 1:
-            wrong.append(
-                Misconception(
-                    "forgot-layers",
-                    "You left out the layers",
-                    "Every layer's attention block ends with its own all-reduce.",
-                    msg,
-                    label,
-                )
-            )
-    if scope != "ring_per_gpu":
-        wrong.append(
-            Misconception(
-                "divided-by-tp",
-                "You divided the message by tp",
-                "After the row-parallel W_O every GPU holds a partial sum of the WHOLE (B, T, d_model) "
-                "output, not a 1/tp slice of it; the all-reduce adds these full-size tensors.",
-                ratio(int(value), tp),
-                msg_label,
-            )
-        )
-    wrong.append(
-        Misconception(
-            "forgot-bytes",
-            "You counted numbers, not bytes",
-            "Multiply the elements by the bytes per element.",
-            ratio(value, bytes_per_element) if isinstance(value, int) else value / bytes_per_element,
-            msg_label,
-        )
-    )
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)

@@ -8,12 +8,14 @@ Checked against published totals: 4 x 512^2 = 1,048,576 (Transformer base), 2,36
 
 from __future__ import annotations
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct, ratio, require_divisible, require_positive
-from engine.calculators.dimensions import D_MODEL, N_HEADS, split
+from typing import Annotated, Literal
+
+from engine.calculator import Param, register, result
+from engine.calculators.common import DModel, NHeads, NLayers, ratio, require_divisible, require_positive
+from engine.calculators.dimensions import split
 from engine.derivation import Derivation, Misconception, Step
 
-_BIAS = Arg("bias", "bool", "whether the projections have bias vectors", default=False, required=False)
+Bias = Annotated[bool, Param("whether the projections have bias vectors")]
 
 
 def count(
@@ -29,29 +31,8 @@ def count(
 
 
 @register(
-    "attention_parameters",
     summary="Parameters of one attention layer (MHA, GQA or MQA), times the number of layers.",
     unit="params",
-    args=(
-        D_MODEL,
-        N_HEADS,
-        Arg("n_kv_heads", "int", "number of key/value heads (default: h, plain MHA)", required=False),
-        _BIAS,
-        Arg("output_projection", "bool", "whether W_O is counted", default=True, required=False),
-        Arg("n_layers", "int", "number of layers", default=1, required=False),
-        Arg(
-            "d_head",
-            "int",
-            "head width when it is not d_model / h (Gemma 7B: 256 with d_model 3072 and 16 heads)",
-            required=False,
-        ),
-        Arg(
-            "o_bias",
-            "bool",
-            "whether W_O has a bias (default: same as `bias`; Qwen2 has biases on Q, K, V only)",
-            required=False,
-        ),
-    ),
     misconceptions=(
         "forgot-wo",
         "counted-wo",
@@ -71,28 +52,33 @@ def count(
     ),
 )
 def attention_parameters(
-    d_model: int,
-    n_heads: int,
-    n_kv_heads: int | None = None,
-    bias: bool = False,
-    output_projection: bool = True,
-    n_layers: int = 1,
-    d_head: int | None = None,
-    o_bias: bool | None = None,
+    d_model: DModel,
+    n_heads: NHeads,
+    n_kv_heads: Annotated[int | None, Param("number of key/value heads (default: h, plain MHA)")] = None,
+    bias: Bias = False,
+    output_projection: Annotated[bool, Param("whether W_O is counted")] = True,
+    n_layers: NLayers = 1,
+    d_head: Annotated[
+        int | None,
+        Param("head width when it is not d_model / h (Gemma 7B: 256 with d_model 3072 and 16 heads)"),
+    ] = None,
+    o_bias: Annotated[
+        bool | None,
+        Param("whether W_O has a bias (default: same as `bias`; Qwen2 has biases on Q, K, V only)"),
+    ] = None,
     *,
     worked: bool = True,
 ) -> Derivation:
     """W_Q + W_K + W_V (+ W_O) (+ biases), per layer, times the layers."""
-    calc = "attention_parameters"
     d, h = d_model, n_heads
     g = h if n_kv_heads is None else n_kv_heads
     if d_head is None or d_head * h == d:
-        d_k = split(calc, d, h)
+        d_k = split(d, h)
     else:
-        require_positive(calc, d_model=d, n_heads=h, d_head=d_head)
+        require_positive(d_model=d, n_heads=h, d_head=d_head)
         d_k = d_head
-    require_positive(calc, n_kv_heads=g, n_layers=n_layers)
-    require_divisible(calc, "n_heads", h, "n_kv_heads", g)
+    require_positive(n_kv_heads=g)
+    require_divisible("n_heads", h, "n_kv_heads", g)
     q_dim, kv_dim, out = h * d_k, g * d_k, output_projection
     ob = bias if o_bias is None else o_bias
     has_o_bias = out and ob
@@ -105,7 +91,7 @@ def attention_parameters(
     per_layer = count(d, kv_dim, bias=bias, output=out, q_dim=q_dim, o_bias=ob)
     total = per_layer * n_layers
     if not worked:
-        return Derivation(calc, total, "params", ())
+        return result(total)
 
     q_label, kv_label, o_label = "Query weights W_Q", "Key and value weights W_K, W_V", "Output weights W_O"
     b_label, per_label, all_label = "Bias vectors", "Per layer", "All layers"
@@ -280,7 +266,7 @@ def attention_parameters(
                 all_label,
             )
         )
-    return Derivation(calc, total, "params", tuple(steps), distinct(total, wrong))
+    return result(total, tuple(steps), wrong)
 
 
 def ratio_int(n: int, d: int) -> int:
@@ -289,41 +275,34 @@ def ratio_int(n: int, d: int) -> int:
 
 
 @register(
-    "single_vs_multi_head_parameters",
     summary="Parameters of h heads, of one head as wide as d_model, or of one head's Q, K, V.",
     unit="params",
-    args=(
-        D_MODEL,
-        N_HEADS,
-        _BIAS,
-        Arg(
-            "which",
-            "str",
-            "what to count: multi (h heads + W_O), single (one d_model-wide head + W_O) or per_head "
-            "(one head's Q, K, V)",
-            default="multi",
-            required=False,
-            choices=("multi", "single", "per_head"),
-        ),
-    ),
     misconceptions=("h-times", "forgot-wo", "full-width-head", "divided-by-h"),
 )
 def single_vs_multi_head_parameters(
-    d_model: int, n_heads: int, bias: bool = False, which: str = "multi", *, worked: bool = True
+    d_model: DModel,
+    n_heads: NHeads,
+    bias: Bias = False,
+    which: Annotated[
+        Literal["multi", "single", "per_head"],
+        Param(
+            "what to count: multi (h heads + W_O), single (one d_model-wide head + W_O) or per_head "
+            "(one head's Q, K, V)"
+        ),
+    ] = "multi",
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Shows that h heads of width d/h cost exactly what one d-wide head costs: 4 d^2 (+ 4 d)."""
-    calc = "single_vs_multi_head_parameters"
-    if which not in ("multi", "single", "per_head"):
-        raise ValueError(f"{calc}: which={which!r} must be multi, single or per_head")
     d, h = d_model, n_heads
-    d_k = split(calc, d, h)
+    d_k = split(d, h)
     per_head = 3 * d * d_k + (3 * d_k if bias else 0)
     w_o = d * d + (d if bias else 0)
     layer = h * per_head + w_o
     wide = 3 * d * d + (3 * d if bias else 0) + w_o
     value = {"multi": layer, "single": wide, "per_head": per_head}[which]
     if not worked:
-        return Derivation(calc, value, "params", ())
+        return result(value)
     b3, b1 = (" + 3 d_k", " + d_model") if bias else ("", "")
     per_label, o_label = "One head's Q, K, V", "Output projection W_O"
     multi_label, single_label = "h heads plus W_O", "One head of width d_model plus W_O"
@@ -398,4 +377,4 @@ def single_vs_multi_head_parameters(
                 label,
             )
         )
-    return Derivation(calc, value, "params", steps, distinct(value, wrong), notes=notes)
+    return result(value, steps, wrong, notes=notes)

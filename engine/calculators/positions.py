@@ -12,53 +12,55 @@ with head k (counted from 1) of h heads getting the slope 2^(-8k/h) when h is a 
 from __future__ import annotations
 
 import math
+from typing import Annotated, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_divisible, require_positive
+from engine.calculator import Param, register, result
+from engine.calculators.common import require_divisible, require_positive
 from engine.derivation import Derivation, Misconception, Step
 
 Matrix = npt.NDArray[np.float64]
 
-_PAIR = Arg(
-    "pair", "int", "index i of the rotated pair of coordinates, counted from 0 (coordinates 2i, 2i+1)"
-)
-_D = Arg("d_head", "int", "width d of one head (even: d/2 pairs)")
-_BASE = Arg(
-    "base", "float", "RoPE base (rope_theta), 10000 in the original paper", default=10000.0, required=False
-)
 _FREQ = "Frequency of the pair"
-_ANGLE = "Rotation angle"
+ANGLE_LABEL = "Rotation angle"
 _COMPONENTS = ("first", "second")
 
 
-def _check_rope(calc: str, pair: int, d_head: int, base: float) -> None:
-    require_positive(calc, d_head=d_head)
-    require_divisible(calc, "d_head", d_head, "2", 2)
+Base = Annotated[float, Param("RoPE base (rope_theta), 10000 in the original paper")]
+RopeDHead = Annotated[int, Param("width d of one head (even: d/2 pairs)")]
+Pair = Annotated[
+    int, Param("index i of the rotated pair of coordinates, counted from 0 (coordinates 2i, 2i+1)")
+]
+Position = Annotated[int, Param("token position m (counted from 0)", ge=0)]
+
+
+def check_rope(pair: int, d_head: int, base: float) -> None:
+    require_positive(d_head=d_head)
+    require_divisible("d_head", d_head, "2", 2)
     if not 0 <= pair < d_head // 2:
-        raise ValueError(f"{calc}: pair={pair} must lie in 0..{d_head // 2 - 1} for d_head={d_head}")
+        raise ValueError(f"pair={pair} must lie in 0..{d_head // 2 - 1} for d_head={d_head}")
     if not base > 1:
-        raise ValueError(f"{calc}: base={base} must be greater than 1")
+        raise ValueError(f"base={base} must be greater than 1")
 
 
-def _theta(pair: int, d_head: int, base: float) -> float:
+def theta_of_pair(pair: int, d_head: int, base: float) -> float:
     """theta_i = base^(-2i/d): pair 0 turns one radian per position, later pairs ever more slowly."""
     return float(base ** (-2 * pair / d_head))
 
 
-def _freq_step(pair: int, d_head: int, base: float) -> Step:
+def rope_freq_step(pair: int, d_head: int, base: float) -> Step:
     return Step(
         _FREQ,
         "theta_i = base^(-2i/d)",
         f"{base:g}^(-2 x {pair} / {d_head})",
-        _theta(pair, d_head, base),
+        theta_of_pair(pair, d_head, base),
         "rad/token",
     )
 
 
-def _angle_wrong(
+def angle_wrongs(
     angle: float, position: float, pair: int, d_head: int, base: float, *, degrees: bool = True
 ) -> list[Misconception]:
     """The usual slips in m * base^(-2i/d), each evaluated at the same position."""
@@ -95,58 +97,59 @@ def _angle_wrong(
                 "You gave the angle in degrees",
                 "theta_i is in radians per position; RoPE feeds m theta_i straight into cos and sin.",
                 math.degrees(angle),
-                _ANGLE,
+                ANGLE_LABEL,
             )
         )
     return out
 
 
 @register(
-    "rope_angle",
     summary="RoPE rotation angle of pair i at position m: m x base^(-2i/d) radians.",
     unit="rad",
-    args=(Arg("position", "int", "token position m (counted from 0)"), _PAIR, _D, _BASE),
     misconceptions=("used-i-not-2i", "positive-exponent", "pairs-counted-from-1", "degrees-not-radians"),
 )
 def rope_angle(
-    position: int, pair: int, d_head: int, base: float = 10000.0, *, worked: bool = True
+    position: Position,
+    pair: Pair,
+    d_head: RopeDHead,
+    base: Base = 10000.0,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """The frequency of the pair, then times the position: the angle fed to cos and sin."""
-    calc = "rope_angle"
-    _check_rope(calc, pair, d_head, base)
-    if position < 0:
-        raise ValueError(f"{calc}: position={position} must be 0 or more")
-    theta = _theta(pair, d_head, base)
+    check_rope(pair, d_head, base)
+    theta = theta_of_pair(pair, d_head, base)
     value = position * theta
     if not worked:
-        return Derivation(calc, value, "rad", ())
+        return result(value)
     steps = (
-        _freq_step(pair, d_head, base),
-        Step(_ANGLE, "angle = m x theta_i", f"{position:,} x {theta:.6g}", value, "rad"),
+        rope_freq_step(pair, d_head, base),
+        Step(ANGLE_LABEL, "angle = m x theta_i", f"{position:,} x {theta:.6g}", value, "rad"),
     )
-    return Derivation(
-        calc, value, "rad", steps, distinct(value, _angle_wrong(value, position, pair, d_head, base))
-    )
+    return result(value, steps, angle_wrongs(value, position, pair, d_head, base))
 
 
 @register(
-    "rope_wavelength",
     summary="Tokens for RoPE pair i to turn a full circle: 2 pi / theta_i = 2 pi x base^(2i/d).",
     unit="",
-    args=(_PAIR, _D, _BASE),
     misconceptions=("used-i-not-2i", "forgot-2pi", "pairs-counted-from-1", "gave-frequency"),
 )
-def rope_wavelength(pair: int, d_head: int, base: float = 10000.0, *, worked: bool = True) -> Derivation:
+def rope_wavelength(
+    pair: Pair,
+    d_head: RopeDHead,
+    base: Base = 10000.0,
+    *,
+    worked: bool = True,
+) -> Derivation:
     """A pair repeats after one full turn, 2 pi radians: the longest distance it can tell apart."""
-    calc = "rope_wavelength"
-    _check_rope(calc, pair, d_head, base)
-    theta = _theta(pair, d_head, base)
+    check_rope(pair, d_head, base)
+    theta = theta_of_pair(pair, d_head, base)
     value = 2 * math.pi / theta
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     label = "Wavelength"
     steps = (
-        _freq_step(pair, d_head, base),
+        rope_freq_step(pair, d_head, base),
         Step(label, "lambda_i = 2 pi / theta_i", f"2 pi / {theta:.6g}", value, "tokens"),
     )
     wrong = [
@@ -179,7 +182,7 @@ def rope_wavelength(pair: int, d_head: int, base: float = 10000.0, *, worked: bo
             label,
         ),
     ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    return result(value, steps, wrong)
 
 
 def rotate(x: Matrix, position: float, base: float) -> Matrix:
@@ -196,46 +199,29 @@ def rotate(x: Matrix, position: float, base: float) -> Matrix:
 
 
 @register(
-    "rope_rotate",
     summary="One coordinate of a RoPE-rotated pair (x0, x1) at position m: a 2-D rotation by m theta_i.",
     unit="",
-    args=(
-        Arg("x0", "float", "first coordinate of the pair (index 2i)"),
-        Arg("x1", "float", "second coordinate of the pair (index 2i+1)"),
-        Arg("position", "int", "token position m (counted from 0)"),
-        _PAIR,
-        _D,
-        _BASE,
-        Arg(
-            "component",
-            "str",
-            "which rotated coordinate: first (x0 cos - x1 sin) or second (x0 sin + x1 cos)",
-            default="first",
-            required=False,
-            choices=_COMPONENTS,
-        ),
-    ),
     misconceptions=("rotated-backwards", "degrees-not-radians", "used-i-not-2i", "unrotated"),
 )
 def rope_rotate(
-    x0: float,
-    x1: float,
-    position: int,
-    pair: int,
-    d_head: int,
-    base: float = 10000.0,
-    component: str = "first",
+    x0: Annotated[float, Param("first coordinate of the pair (index 2i)")],
+    x1: Annotated[float, Param("second coordinate of the pair (index 2i+1)")],
+    position: Position,
+    pair: Pair,
+    d_head: RopeDHead,
+    base: Base = 10000.0,
+    component: Annotated[
+        Literal["first", "second"],
+        Param("which rotated coordinate: first (x0 cos - x1 sin) or second (x0 sin + x1 cos)"),
+    ] = "first",
     *,
     worked: bool = True,
 ) -> Derivation:
     """Angle, then cos and sin, then the rotated coordinate, as one would do it with a 2x2 matrix."""
-    calc = "rope_rotate"
-    _check_rope(calc, pair, d_head, base)
+    check_rope(pair, d_head, base)
     if component not in _COMPONENTS:
-        raise ValueError(f"{calc}: component={component!r} must be first or second")
-    if position < 0:
-        raise ValueError(f"{calc}: position={position} must be 0 or more")
-    theta = _theta(pair, d_head, base)
+        raise ValueError(f"component={component!r} must be first or second")
+    theta = theta_of_pair(pair, d_head, base)
     angle = position * theta
 
     def turn(a: float) -> float:
@@ -244,7 +230,7 @@ def rope_rotate(
 
     value = turn(angle)
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     c, s = math.cos(angle), math.sin(angle)
     label = f"Rotated {component} coordinate"
     formula = "x0 cos(a) - x1 sin(a)" if component == "first" else "x0 sin(a) + x1 cos(a)"
@@ -254,8 +240,8 @@ def rope_rotate(
         else f"({x0:g})({s:.6g}) + ({x1:g})({c:.6g})"
     )
     steps = (
-        _freq_step(pair, d_head, base),
-        Step(_ANGLE, "a = m x theta_i", f"{position:,} x {theta:.6g}", angle, "rad"),
+        rope_freq_step(pair, d_head, base),
+        Step(ANGLE_LABEL, "a = m x theta_i", f"{position:,} x {theta:.6g}", angle, "rad"),
         Step("Cosine", "cos(a)", f"cos({angle:.6g})", c),
         Step("Sine", "sin(a)", f"sin({angle:.6g})", s),
         Step(label, formula, sub, value),
@@ -288,47 +274,38 @@ def rope_rotate(
             "You left the pair unrotated",
             "At position m the pair is turned by m theta_i; only position 0 leaves it unchanged.",
             x0 if component == "first" else x1,
-            _ANGLE,
+            ANGLE_LABEL,
         ),
     ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    return result(value, steps, wrong)
 
 
 @register(
-    "rope_score",
     summary="The RoPE attention logit R(m) q . R(n) k, which depends on the offset m - n only.",
     unit="",
-    args=(
-        Arg("q", "matrix", "the query, one row (1, d) with d even"),
-        Arg("k", "matrix", "the key, one row (1, d)"),
-        Arg("query_position", "int", "position m of the query"),
-        Arg("key_position", "int", "position n of the key"),
-        _BASE,
-    ),
     misconceptions=("unrotated", "added-positions", "only-query-rotated", "offset-sign-flipped"),
 )
 def rope_score(
-    q: Matrix,
-    k: Matrix,
-    query_position: int,
-    key_position: int,
-    base: float = 10000.0,
+    q: Annotated[Matrix, Param("the query, one row (1, d) with d even")],
+    k: Annotated[Matrix, Param("the key, one row (1, d)")],
+    query_position: Annotated[int, Param("position m of the query")],
+    key_position: Annotated[int, Param("position n of the key")],
+    base: Base = 10000.0,
     *,
     worked: bool = True,
 ) -> Derivation:
     """Rotate the key by the offset n - m and dot it with the unrotated query: same as rotating both."""
-    calc = "rope_score"
     q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)  # (1, d), (1, d)
     if q.ndim != 2 or q.shape[0] != 1 or q.shape != k.shape or q.shape[1] % 2:
-        raise ValueError(f"{calc}: q {q.shape} and k {k.shape} must both be one row (1, d) with d even")
+        raise ValueError(f"q {q.shape} and k {k.shape} must both be one row (1, d) with d even")
     d = q.shape[1]
-    _check_rope(calc, 0, d, base)
+    check_rope(0, d, base)
     if query_position < 0 or key_position < 0:
-        raise ValueError(f"{calc}: positions m={query_position}, n={key_position} must be 0 or more")
+        raise ValueError(f"positions m={query_position}, n={key_position} must be 0 or more")
     m, n = query_position, key_position
     value = float((rotate(q, m, base) @ rotate(k, n, base).T)[0, 0])  # (1, d) @ (d, 1) -> scalar
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     k_rel = rotate(k, n - m, base)  # (1, d): the key turned by the offset only
     theta = base ** (-2 * np.arange(d // 2) / d)  # (d/2,)
     offset_label = "Only the offset matters"
@@ -384,304 +361,4 @@ def rope_score(
             "Rotated key",
         ),
     ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
-
-
-@register(
-    "rope_decode_angle",
-    summary="RoPE angle for the next token when decoding with a KV cache: its position is the cache length.",
-    unit="rad",
-    args=(
-        Arg("cached_tokens", "int", "tokens already in the KV cache (prompt plus generated)"),
-        _PAIR,
-        _D,
-        _BASE,
-        Arg(
-            "generated",
-            "int",
-            "tokens generated since the prompt (0: not said), to recognise the prompt's positions left out",
-            0,
-            False,
-        ),
-    ),
-    misconceptions=(
-        "restarted-positions",
-        "off-by-one",
-        "used-i-not-2i",
-        "degrees-not-radians",
-        "forgot-prompt-offset",
-    ),
-)
-def rope_decode_angle(
-    cached_tokens: int,
-    pair: int,
-    d_head: int,
-    base: float = 10000.0,
-    generated: int = 0,
-    *,
-    worked: bool = True,
-) -> Derivation:
-    """Cached keys were rotated when written; the new token continues the count at the cache length."""
-    calc = "rope_decode_angle"
-    _check_rope(calc, pair, d_head, base)
-    require_positive(calc, cached_tokens=cached_tokens)
-    if not 0 <= generated <= cached_tokens:
-        raise ValueError(f"{calc}: generated={generated} must lie in 0..cached_tokens={cached_tokens}")
-    theta = _theta(pair, d_head, base)
-    position = cached_tokens
-    value = position * theta
-    if not worked:
-        return Derivation(calc, value, "rad", ())
-    pos_label = "Position of the new token"
-    steps = (
-        Step(
-            pos_label,
-            "m = tokens already cached (positions 0 .. m-1 are taken)",
-            f"m = {cached_tokens:,}",
-            position,
-        ),
-        _freq_step(pair, d_head, base),
-        Step(_ANGLE, "angle = m x theta_i", f"{position:,} x {theta:.6g}", value, "rad"),
-    )
-    wrong = [
-        Misconception(
-            "restarted-positions",
-            "You started the new token at position 0",
-            "The one-token input of a decoding step is not at position 0: its position is the cache length, "
-            "or its query would be rotated as if it were the first token.",
-            0.0,
-            pos_label,
-        ),
-        Misconception(
-            "off-by-one",
-            "You put the new token at position cached + 1",
-            "Positions count from 0, so with m tokens cached they occupy 0 .. m-1 and the next one is m.",
-            (position + 1) * theta,
-            pos_label,
-        ),
-        *[
-            w
-            for w in _angle_wrong(value, position, pair, d_head, base)
-            if w.id in ("used-i-not-2i", "degrees-not-radians")
-        ],
-    ]
-    if generated:
-        wrong.append(
-            Misconception(
-                "forgot-prompt-offset",
-                "You counted only the generated tokens, leaving out the prompt's positions",
-                f"The prompt's {cached_tokens - generated:,} tokens sit at positions 0 .. "
-                f"{cached_tokens - generated - 1:,} and the generated ones after them: the new token's "
-                "position is the whole cache length, prompt included.",
-                generated * theta,
-                pos_label,
-            )
-        )
-    return Derivation(calc, value, "rad", steps, distinct(value, wrong))
-
-
-@register(
-    "rope_interpolated_angle",
-    summary="RoPE angle under position interpolation: position m scaled by L_train / L_new, times theta_i.",
-    unit="rad",
-    args=(
-        Arg("position", "int", "token position m in the extended context"),
-        Arg("train_len", "int", "context length the model was trained on"),
-        Arg("target_len", "int", "extended context length"),
-        _PAIR,
-        _D,
-        _BASE,
-    ),
-    misconceptions=("scale-inverted", "no-interpolation", "ntk-base", "used-i-not-2i", "degrees-not-radians"),
-)
-def rope_interpolated_angle(
-    position: int,
-    train_len: int,
-    target_len: int,
-    pair: int,
-    d_head: int,
-    base: float = 10000.0,
-    *,
-    worked: bool = True,
-) -> Derivation:
-    """Position interpolation squeezes the new range into the trained one: m' = m / s, s = L_new / L_train."""
-    calc = "rope_interpolated_angle"
-    _check_rope(calc, pair, d_head, base)
-    require_positive(calc, train_len=train_len, target_len=target_len)
-    if target_len <= train_len:
-        raise ValueError(f"{calc}: target_len={target_len} must exceed train_len={train_len}")
-    if not 0 <= position < target_len:
-        raise ValueError(f"{calc}: position={position} must lie in 0..{target_len - 1}")
-    scale = target_len / train_len
-    theta = _theta(pair, d_head, base)
-    squeezed = position / scale
-    value = squeezed * theta
-    if not worked:
-        return Derivation(calc, value, "rad", ())
-    scale_label, pos_label = "Scale factor", "Interpolated position"
-    steps = (
-        Step(scale_label, "s = L_new / L_train", f"{target_len:,} / {train_len:,}", scale, "x"),
-        Step(pos_label, "m' = m / s", f"{position:,} / {scale:.6g}", squeezed),
-        _freq_step(pair, d_head, base),
-        Step(_ANGLE, "angle = m' x theta_i", f"{squeezed:.6g} x {theta:.6g}", value, "rad"),
-    )
-    wrong = [
-        Misconception(
-            "scale-inverted",
-            "You multiplied the position by s instead of dividing",
-            "Interpolation shrinks positions so that the longest new one maps inside the trained range.",
-            position * scale * theta,
-            pos_label,
-        ),
-        Misconception(
-            "no-interpolation",
-            "You used the raw position",
-            "That is plain extrapolation, to angles never seen in training: what interpolation avoids.",
-            position * theta,
-            pos_label,
-        ),
-        *(
-            [
-                Misconception(
-                    "ntk-base",
-                    "You applied NTK-aware scaling (a larger base) instead of interpolating positions",
-                    "NTK scaling keeps m and raises the base to base x s^(d/(d-2)); linear interpolation "
-                    "keeps the base and divides the position by s. The two agree only for the slowest pair.",
-                    position * _theta(pair, d_head, base * scale ** (d_head / (d_head - 2))),
-                    pos_label,
-                )
-            ]
-            if d_head > 2
-            else []
-        ),
-        *[
-            w
-            for w in _angle_wrong(value, squeezed, pair, d_head, base)
-            if w.id in ("used-i-not-2i", "degrees-not-radians")
-        ],
-    ]
-    return Derivation(calc, value, "rad", steps, distinct(value, wrong))
-
-
-def _check_alibi(calc: str, n_heads: int, head: int) -> None:
-    require_positive(calc, n_heads=n_heads)
-    if n_heads & (n_heads - 1):
-        raise ValueError(f"{calc}: n_heads={n_heads} is not a power of two (the geometric rule needs one)")
-    if not 1 <= head <= n_heads:
-        raise ValueError(f"{calc}: head={head} must lie in 1..{n_heads} (heads are counted from 1)")
-
-
-_SLOPE = "Slope of the head"
-
-
-def _slope_wrong(n_heads: int, head: int, times: float) -> list[Misconception]:
-    """Slips in 2^(-8k/h), each scaled by `times` (-distance for a bias, 1 for the slope)."""
-    return [
-        Misconception(
-            "missing-8",
-            "You used 2^(-k/h), leaving out the 8",
-            "The slopes run from 2^(-8/h) down to 2^(-8): the exponent is -8k/h.",
-            times * 2 ** (-head / n_heads),
-            _SLOPE,
-        ),
-        Misconception(
-            "heads-counted-from-0",
-            "You counted the heads from 0",
-            "Heads are numbered k = 1..h, so the first head's slope is 2^(-8/h), not 1.",
-            times * 2 ** (-8 * (head - 1) / n_heads),
-            _SLOPE,
-        ),
-        Misconception(
-            "eight-head-slopes",
-            "You used 2^(-k), the slopes of an 8-head model",
-            f"1/2, 1/4, ... 1/256 is the sequence for 8 heads only: with {n_heads} heads the ratio is "
-            f"2^(-8/{n_heads}), so slope_k = 2^(-8k/{n_heads}).",
-            times * 2.0**-head,
-            _SLOPE,
-        ),
-        Misconception(
-            "positive-exponent",
-            "You used 2^(+8k/h)",
-            "Slopes are below 1 and shrink from head to head: 2^(-8k/h).",
-            times * 2 ** (8 * head / n_heads),
-            _SLOPE,
-        ),
-    ]
-
-
-def _slope_step(n_heads: int, head: int) -> Step:
-    return Step(_SLOPE, "slope_k = 2^(-8k/h)", f"2^(-8 x {head} / {n_heads})", 2 ** (-8 * head / n_heads))
-
-
-_HEADS = Arg("n_heads", "int", "number of heads h (a power of two)")
-_HEAD = Arg("head", "int", "which head k, counted from 1")
-
-
-@register(
-    "alibi_slope",
-    summary="ALiBi slope of head k of h (h a power of two): 2^(-8k/h).",
-    unit="",
-    args=(_HEADS, _HEAD),
-    misconceptions=("missing-8", "heads-counted-from-0", "positive-exponent", "eight-head-slopes"),
-)
-def alibi_slope(n_heads: int, head: int, *, worked: bool = True) -> Derivation:
-    """A geometric sequence of slopes: some heads look far back, some stay very local."""
-    calc = "alibi_slope"
-    _check_alibi(calc, n_heads, head)
-    value = 2 ** (-8 * head / n_heads)
-    if not worked:
-        return Derivation(calc, value, "", ())
-    return Derivation(
-        calc, value, "", (_slope_step(n_heads, head),), distinct(value, _slope_wrong(n_heads, head, 1))
-    )
-
-
-@register(
-    "alibi_bias",
-    summary="ALiBi bias added to a score: -slope_k x (query position - key position).",
-    unit="",
-    args=(_HEADS, _HEAD, Arg("distance", "int", "how many positions the key lies before the query (i - j)")),
-    misconceptions=(
-        "missing-8",
-        "heads-counted-from-0",
-        "positive-exponent",
-        "positive-bias",
-        "no-slope",
-        "eight-head-slopes",
-    ),
-)
-def alibi_bias(n_heads: int, head: int, distance: int, *, worked: bool = True) -> Derivation:
-    """The penalty grows linearly with distance; a steeper head forgets faster."""
-    calc = "alibi_bias"
-    _check_alibi(calc, n_heads, head)
-    if distance < 0:
-        raise ValueError(
-            f"{calc}: distance={distance} must be 0 or more (causal: keys at or before the query)"
-        )
-    slope = 2 ** (-8 * head / n_heads)
-    value = -slope * distance
-    if not worked:
-        return Derivation(calc, value, "", ())
-    label = "Bias"
-    steps = (
-        _slope_step(n_heads, head),
-        Step(label, "bias = -slope_k x (i - j)", f"-{slope:.6g} x {distance:,}", value),
-    )
-    wrong = [
-        Misconception(
-            "positive-bias",
-            "You added +slope x distance",
-            "The bias is a penalty: far keys get a more negative score, so it is -slope x distance.",
-            -value,
-            label,
-        ),
-        Misconception(
-            "no-slope",
-            "You left out the slope",
-            "Each head scales the distance by its own slope before adding it.",
-            -float(distance),
-            label,
-        ),
-        *_slope_wrong(n_heads, head, -distance),
-    ]
-    return Derivation(calc, value, "", steps, distinct(value, wrong))
+    return result(value, steps, wrong)

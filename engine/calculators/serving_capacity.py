@@ -8,61 +8,46 @@ Each returns a worked Derivation and the named wrong turns an interviewer sees m
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
-from engine.calculator import Arg, register
-from engine.calculators.common import N_LAYERS, distinct, require_positive
+from engine.calculator import Param, register, result
+from engine.calculators.common import Batch, CachedLen, DHead, GroupSize, NKvHeads, NLayers
 from engine.derivation import Derivation, Misconception, Step
 
 # --------------------------------------------------------------------------- KIVI
 
 
 @register(
-    "kivi_cache_bytes",
     summary="Bytes of a KIVI-style quantised KV cache: b-bit K (per channel) and V (per token), one fp16 "
     "scale and zero point per group, and the most recent tokens kept in fp16.",
     unit="B",
-    args=(
-        N_LAYERS,
-        Arg("n_kv_heads", "int", "key/value heads per layer"),
-        Arg("d_head", "int", "head width"),
-        Arg("seq_len", "int", "tokens cached per sequence"),
-        Arg("batch", "int", "sequences"),
-        Arg("bits", "int", "bits per quantised number (2 or 4)"),
-        Arg("group_size", "int", "numbers sharing one scale and zero point"),
-        Arg("residual", "int", "most recent tokens kept in fp16", 0, False),
-    ),
     misconceptions=("forgot-scales", "bits-as-bytes", "no-residual", "no-x2-kv"),
 )
 def kivi_cache_bytes(
-    n_layers: int,
-    n_kv_heads: int,
-    d_head: int,
-    seq_len: int,
-    batch: int,
-    bits: int,
-    group_size: int,
-    residual: int = 0,
+    n_layers: NLayers,
+    n_kv_heads: NKvHeads,
+    d_head: DHead,
+    seq_len: CachedLen,
+    batch: Batch,
+    bits: Annotated[int, Param("bits per quantised number (2 or 4)", gt=0)],
+    group_size: GroupSize,
+    residual: Annotated[int, Param("most recent tokens kept in fp16")] = 0,
     *,
     worked: bool = True,
 ) -> Derivation:
     """Quantised numbers, their per-group scale and zero point (2 bytes each), plus an fp16 window."""
-    calc = "kivi_cache_bytes"
-    require_positive(
-        calc, n_layers=n_layers, n_kv_heads=n_kv_heads, d_head=d_head, seq_len=seq_len, batch=batch,
-        bits=bits, group_size=group_size,
-    )  # fmt: skip
     if not 0 <= residual < seq_len:
-        raise ValueError(f"{calc}: residual={residual} must be at least 0 and below seq_len={seq_len}")
+        raise ValueError(f"residual={residual} must be at least 0 and below seq_len={seq_len}")
     per_token = 2 * n_layers * n_kv_heads * d_head * batch  # K and V numbers per token position
     quant = per_token * (seq_len - residual)
     if quant % group_size:
-        raise ValueError(f"{calc}: {quant} quantised numbers do not split into groups of {group_size}")
+        raise ValueError(f"{quant} quantised numbers do not split into groups of {group_size}")
     q_bytes = quant * bits // 8 if quant * bits % 8 == 0 else quant * bits / 8
     meta = quant // group_size * 4
     fp16 = per_token * residual * 2
     value = q_bytes + meta + fp16
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     n_label, q_label, m_label, r_label, t_label = (
         "Quantised numbers",
         "Quantised bytes",
@@ -122,40 +107,37 @@ def kivi_cache_bytes(
                 r_label,
             )
         )
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- GPUs to fit
 
 
 @register(
-    "gpus_to_fit",
     summary="Fewest GPUs whose usable memory holds the weights plus the KV cache: "
     "ceil((weights + cache) / (GiB per GPU x usable share)).",
     unit="",
-    args=(
-        Arg("weights_gib", "float", "weight memory in GiB"),
-        Arg("cache_gib", "float", "KV-cache memory in GiB"),
-        Arg("gpu_gib", "float", "memory of one GPU in GiB"),
-        Arg("usable", "float", "share of each GPU's memory available to weights and cache", 1.0, False),
-    ),
     misconceptions=("rounded-down", "forgot-cache", "forgot-usable"),
 )
 def gpus_to_fit(
-    weights_gib: float, cache_gib: float, gpu_gib: float, usable: float = 1.0, *, worked: bool = True
+    weights_gib: Annotated[float, Param("weight memory in GiB")],
+    cache_gib: Annotated[float, Param("KV-cache memory in GiB")],
+    gpu_gib: Annotated[float, Param("memory of one GPU in GiB")],
+    usable: Annotated[float, Param("share of each GPU's memory available to weights and cache")] = 1.0,
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Whole GPUs only: the count is rounded up."""
-    calc = "gpus_to_fit"
     if weights_gib <= 0 or cache_gib < 0 or gpu_gib <= 0 or not 0 < usable <= 1:
         raise ValueError(
-            f"{calc}: weights_gib={weights_gib}, gpu_gib={gpu_gib} must be positive, cache_gib={cache_gib} "
+            f"weights_gib={weights_gib}, gpu_gib={gpu_gib} must be positive, cache_gib={cache_gib} "
             f"not negative and usable={usable} in (0, 1]"
         )
     need = weights_gib + cache_gib
     per_gpu = gpu_gib * usable
     value = math.ceil(need / per_gpu - 1e-12)
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     n_label, g_label, c_label = "Memory needed (GiB)", "Usable per GPU (GiB)", "GPUs"
     steps = [
         Step(n_label, "weights + cache", f"{weights_gib:g} + {cache_gib:g}", need),
@@ -189,37 +171,33 @@ def gpus_to_fit(
                 g_label,
             )
         )
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- prefix caching
 
 
 @register(
-    "prefix_cache_saving",
     summary="Share of prefill tokens a prefix cache skips when R requests share a P-token prefix and each "
     "adds U tokens of its own: (R - 1) P / (R (P + U)).",
     unit="",
-    args=(
-        Arg("requests", "int", "requests R sharing the prefix"),
-        Arg("prefix_tokens", "int", "shared prefix length P"),
-        Arg("unique_tokens", "int", "tokens U each request adds"),
-    ),
     misconceptions=("prefix-tokens-only", "prefix-share-only"),
 )
 def prefix_cache_saving(
-    requests: int, prefix_tokens: int, unique_tokens: int, *, worked: bool = True
+    requests: Annotated[int, Param("requests R sharing the prefix", gt=0)],
+    prefix_tokens: Annotated[int, Param("shared prefix length P", gt=0)],
+    unique_tokens: Annotated[int, Param("tokens U each request adds", gt=0)],
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """The first request computes the prefix; every later one reuses its cached K and V."""
-    calc = "prefix_cache_saving"
-    require_positive(calc, requests=requests, prefix_tokens=prefix_tokens, unique_tokens=unique_tokens)
     if requests < 2:
-        raise ValueError(f"{calc}: requests={requests}: a prefix cache needs at least 2 requests to save")
+        raise ValueError(f"requests={requests}: a prefix cache needs at least 2 requests to save")
     total = requests * (prefix_tokens + unique_tokens)
     saved = (requests - 1) * prefix_tokens
     value = saved / total
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     s_label, t_label, f_label = "Prefill tokens skipped", "Prefill tokens without a cache", "Share skipped"
     steps = [
         Step(t_label, "R (P + U)", f"{requests} x ({prefix_tokens:,} + {unique_tokens:,})", total),
@@ -242,4 +220,4 @@ def prefix_cache_saving(
             f_label,
         ),
     ]
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)

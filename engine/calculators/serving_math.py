@@ -8,55 +8,45 @@ Each returns a worked Derivation and the named wrong turns an interviewer sees m
 from __future__ import annotations
 
 import math
+from typing import Annotated, Literal
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_positive
+from engine.calculator import Param, register, result
 from engine.derivation import Derivation, Misconception, Step
 
+PeakTflops = Annotated[float, Param("dense peak throughput in TFLOP/s")]
 
-def _unit_interval(calc: str, name: str, value: float) -> None:
+
+def _unit_interval(name: str, value: float) -> None:
     if not 0 < value < 1:
-        raise ValueError(f"{calc}: {name}={value} must lie strictly between 0 and 1")
+        raise ValueError(f"{name}={value} must lie strictly between 0 and 1")
 
 
 # --------------------------------------------------------------------------- speculative decoding
 
 
 @register(
-    "speculative_decoding",
     summary="Expected tokens per target pass (1 - a^(k+1)) / (1 - a), and the walltime speed-up over "
     "plain decoding, E / (k c + 1).",
     unit="",
-    args=(
-        Arg("acceptance", "float", "probability a that the target accepts one drafted token"),
-        Arg("draft_tokens", "int", "tokens k the draft model proposes per round"),
-        Arg("draft_cost", "float", "cost c of one draft step relative to one target step", 0.0, False),
-        Arg("which", "str", "tokens (per target pass) or speedup", "tokens", False, ("tokens", "speedup")),
-    ),
     misconceptions=("no-bonus-token", "linear-acceptance", "ignored-draft-cost", "all-accepted"),
 )
 def speculative_decoding(
-    acceptance: float,
-    draft_tokens: int,
-    draft_cost: float = 0.0,
-    which: str = "tokens",
+    acceptance: Annotated[
+        float, Param("probability a that the target accepts one drafted token", gt=0, lt=1)
+    ],
+    draft_tokens: Annotated[int, Param("tokens k the draft model proposes per round", gt=0)],
+    draft_cost: Annotated[float, Param("cost c of one draft step relative to one target step", ge=0)] = 0.0,
+    which: Annotated[Literal["tokens", "speedup"], Param("tokens (per target pass) or speedup")] = "tokens",
     *,
     worked: bool = True,
 ) -> Derivation:
     """Leviathan et al. 2023: the accepted prefix is geometric, and the target always adds one token."""
-    calc = "speculative_decoding"
-    _unit_interval(calc, "acceptance", acceptance)
-    require_positive(calc, draft_tokens=draft_tokens)
-    if draft_cost < 0:
-        raise ValueError(f"{calc}: draft_cost={draft_cost} must not be negative")
-    if which not in ("tokens", "speedup"):
-        raise ValueError(f"{calc}: which={which!r} must be tokens or speedup")
     a, k, c = acceptance, draft_tokens, draft_cost
     tokens = (1 - a ** (k + 1)) / (1 - a)
     cost = k * c + 1
     value = tokens if which == "tokens" else tokens / cost
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     t_label, s_label = "Tokens per target pass", "Speed-up"
     steps = [
         Step(t_label, "E = (1 - a^(k+1)) / (1 - a)", f"(1 - {a:g}^{k + 1}) / (1 - {a:g})", tokens),
@@ -102,48 +92,36 @@ def speculative_decoding(
                 s_label,
             )
         )
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- roofline
 
 
 @register(
-    "roofline",
     summary="Ridge point peak / bandwidth (FLOPs per byte), or the attainable throughput "
     "min(peak, intensity x bandwidth) in TFLOP/s.",
     unit="",
-    args=(
-        Arg("peak_tflops", "float", "dense peak throughput in TFLOP/s"),
-        Arg("bandwidth_tb_s", "float", "memory bandwidth in TB/s"),
-        Arg("intensity", "float", "arithmetic intensity of the kernel in FLOPs per byte", 0.0, False),
-        Arg("which", "str", "ridge or attainable", "ridge", False, ("ridge", "attainable")),
-    ),
     misconceptions=("inverted", "gb-for-tb", "no-cap", "peak-always"),
 )
 def roofline(
-    peak_tflops: float,
-    bandwidth_tb_s: float,
-    intensity: float = 0.0,
-    which: str = "ridge",
+    peak_tflops: PeakTflops,
+    bandwidth_tb_s: Annotated[float, Param("memory bandwidth in TB/s")],
+    intensity: Annotated[float, Param("arithmetic intensity of the kernel in FLOPs per byte")] = 0.0,
+    which: Annotated[Literal["ridge", "attainable"], Param("ridge or attainable")] = "ridge",
     *,
     worked: bool = True,
 ) -> Derivation:
     """Below the ridge a kernel is bound by bandwidth; above it by compute."""
-    calc = "roofline"
     if peak_tflops <= 0 or bandwidth_tb_s <= 0:
-        raise ValueError(
-            f"{calc}: peak_tflops={peak_tflops} and bandwidth_tb_s={bandwidth_tb_s} must be positive"
-        )
-    if which not in ("ridge", "attainable"):
-        raise ValueError(f"{calc}: which={which!r} must be ridge or attainable")
+        raise ValueError(f"peak_tflops={peak_tflops} and bandwidth_tb_s={bandwidth_tb_s} must be positive")
     if which == "attainable" and intensity <= 0:
-        raise ValueError(f"{calc}: intensity={intensity} must be positive for the attainable throughput")
+        raise ValueError(f"intensity={intensity} must be positive for the attainable throughput")
     ridge = peak_tflops / bandwidth_tb_s
     memory_bound = intensity * bandwidth_tb_s
     value = ridge if which == "ridge" else min(peak_tflops, memory_bound)
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     r_label, a_label = "Ridge point (FLOPs per byte)", "Attainable TFLOP/s"
     steps = [Step(r_label, "peak / bandwidth", f"{peak_tflops:g} / {bandwidth_tb_s:g}", ridge)]
     wrong: list[Misconception] = []
@@ -193,52 +171,36 @@ def roofline(
                     a_label,
                 )
             )
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- request latency
 
 
 @register(
-    "request_latency",
     summary="TTFT = 2 N P / (peak x MFU) for the prefill; total = TTFT + (output tokens - 1) x TPOT, in ms.",
     unit="ms",
-    args=(
-        Arg("n_params", "float", "model parameters N"),
-        Arg("prompt_tokens", "int", "prompt length P"),
-        Arg("peak_tflops", "float", "dense peak throughput in TFLOP/s"),
-        Arg("mfu", "float", "model FLOPs utilisation during prefill, between 0 and 1"),
-        Arg("tpot_ms", "float", "time per output token in ms", 0.0, False),
-        Arg("output_tokens", "int", "tokens generated", 1, False),
-        Arg("which", "str", "ttft or total (both in ms)", "ttft", False, ("ttft", "total")),
-    ),
     misconceptions=("6n-for-inference", "forgot-mfu", "tpot-for-every-token", "forgot-ttft"),
 )
 def request_latency(
-    n_params: float,
-    prompt_tokens: int,
-    peak_tflops: float,
-    mfu: float,
-    tpot_ms: float = 0.0,
-    output_tokens: int = 1,
-    which: str = "ttft",
+    n_params: Annotated[float, Param("model parameters N")],
+    prompt_tokens: Annotated[int, Param("prompt length P", gt=0)],
+    peak_tflops: PeakTflops,
+    mfu: Annotated[float, Param("model FLOPs utilisation during prefill, between 0 and 1", gt=0, le=1)],
+    tpot_ms: Annotated[float, Param("time per output token in ms")] = 0.0,
+    output_tokens: Annotated[int, Param("tokens generated", gt=0)] = 1,
+    which: Annotated[Literal["ttft", "total"], Param("ttft or total (both in ms)")] = "ttft",
     *,
     worked: bool = True,
 ) -> Derivation:
     """The prefill is compute-bound (2N FLOPs per prompt token); each later token costs one TPOT."""
-    calc = "request_latency"
-    if not 0 < mfu <= 1:
-        raise ValueError(f"{calc}: mfu={mfu} must lie in (0, 1]")
-    require_positive(calc, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
     if n_params <= 0 or peak_tflops <= 0 or tpot_ms < 0:
-        raise ValueError(f"{calc}: n_params, peak_tflops must be positive and tpot_ms not negative")
-    if which not in ("ttft", "total"):
-        raise ValueError(f"{calc}: which={which!r} must be ttft or total")
+        raise ValueError("n_params, peak_tflops must be positive and tpot_ms not negative")
     flops = 2 * n_params * prompt_tokens
     ttft = flops / (peak_tflops * 1e12 * mfu) * 1e3
     value = ttft if which == "ttft" else ttft + (output_tokens - 1) * tpot_ms
     if not worked:
-        return Derivation(calc, value, "ms", ())
+        return result(value)
     f_label, t_label, e_label = "Prefill FLOPs", "TTFT (ms)", "Whole request (ms)"
     steps = [
         Step(f_label, "2 N P", f"2 x {n_params:.4g} x {prompt_tokens:,}", flops, "FLOPs"),
@@ -292,40 +254,34 @@ def request_latency(
                 e_label,
             ),
         ]
-    return Derivation(calc, value, "ms", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- FlashDecoding
 
 
 @register(
-    "split_kv_chunk",
     summary="FlashDecoding: splits of the KV sequence so batch x KV heads x splits fills the SMs, "
     "ceil(SMs / (B x h_kv)), and the keys each split reads, ceil(S / splits).",
     unit="",
-    args=(
-        Arg("batch", "int", "sequences decoding"),
-        Arg("n_kv_heads", "int", "key/value heads (one query group each)"),
-        Arg("seq_len", "int", "cached tokens S"),
-        Arg("sms", "int", "streaming multiprocessors to fill"),
-        Arg("which", "str", "splits or chunk", "chunk", False, ("splits", "chunk")),
-    ),
     misconceptions=("floor-splits", "no-split"),
 )
 def split_kv_chunk(
-    batch: int, n_kv_heads: int, seq_len: int, sms: int, which: str = "chunk", *, worked: bool = True
+    batch: Annotated[int, Param("sequences decoding", gt=0)],
+    n_kv_heads: Annotated[int, Param("key/value heads (one query group each)", gt=0)],
+    seq_len: Annotated[int, Param("cached tokens S", gt=0)],
+    sms: Annotated[int, Param("streaming multiprocessors to fill", gt=0)],
+    which: Annotated[Literal["splits", "chunk"], Param("splits or chunk")] = "chunk",
+    *,
+    worked: bool = True,
 ) -> Derivation:
     """Without splits a decode step has only B x h_kv blocks of work: too few for a GPU at small batch."""
-    calc = "split_kv_chunk"
-    require_positive(calc, batch=batch, n_kv_heads=n_kv_heads, seq_len=seq_len, sms=sms)
-    if which not in ("splits", "chunk"):
-        raise ValueError(f"{calc}: which={which!r} must be splits or chunk")
     work = batch * n_kv_heads
     splits = max(1, math.ceil(sms / work))
     chunk = math.ceil(seq_len / splits)
     value = splits if which == "splits" else chunk
     if not worked:
-        return Derivation(calc, value, "", ())
+        return result(value)
     w_label, s_label, c_label = "Blocks without splitting", "Splits", "Keys per split"
     steps = [
         Step(w_label, "B x h_kv", f"{batch} x {n_kv_heads}", work),
@@ -350,4 +306,4 @@ def split_kv_chunk(
             s_label,
         ),
     ]
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)

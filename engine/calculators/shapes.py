@@ -7,10 +7,19 @@ d_k = d / h. Weights act as x @ W, so W_Q is (d, h d_k); torch stores the transp
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated, Literal
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_divisible, require_positive
-from engine.calculators.dimensions import D_MODEL, N_HEADS, split
+from engine.calculator import Param, register, result
+from engine.calculators.common import (
+    Batch,
+    DModel,
+    KvLen,
+    NHeads,
+    QueryLen,
+    require_divisible,
+    require_positive,
+)
+from engine.calculators.dimensions import split
 from engine.derivation import Derivation, Misconception, Step
 
 Shape = tuple[int, ...]
@@ -34,18 +43,8 @@ def _chain(stage: str) -> tuple[str, ...]:
 
 
 @register(
-    "attention_shape",
     summary="The shape of a tensor or weight at one stage of multi-head attention (weights act as x @ W).",
     unit="shape",
-    args=(
-        Arg("batch", "int", "batch size B"),
-        Arg("seq_len", "int", "query length T"),
-        D_MODEL,
-        N_HEADS,
-        Arg("stage", "str", "which tensor or weight", choices=STAGES),
-        Arg("n_kv_heads", "int", "number of key/value heads (default: h)", required=False),
-        Arg("kv_len", "int", "key/value length S (default: T)", required=False),
-    ),
     misconceptions=(
         "no-batch",
         "split-too-early",
@@ -66,25 +65,40 @@ def _chain(stage: str) -> tuple[str, ...]:
     ),
 )
 def attention_shape(
-    batch: int,
-    seq_len: int,
-    d_model: int,
-    n_heads: int,
-    stage: str,
-    n_kv_heads: int | None = None,
-    kv_len: int | None = None,
+    batch: Batch,
+    seq_len: QueryLen,
+    d_model: DModel,
+    n_heads: NHeads,
+    stage: Annotated[
+        Literal[
+            "input",
+            "q",
+            "q_heads",
+            "k_heads",
+            "scores",
+            "context",
+            "merged",
+            "output",
+            "w_q",
+            "w_k",
+            "w_qkv",
+            "w_o",
+        ],
+        Param("which tensor or weight"),
+    ],
+    n_kv_heads: Annotated[int | None, Param("number of key/value heads (default: h)")] = None,
+    kv_len: KvLen = None,
     *,
     worked: bool = True,
 ) -> Derivation:
     """Follows x through the projections, the head split, the scores and the merge up to `stage`."""
-    calc = "attention_shape"
     if stage not in STAGES:
-        raise ValueError(f"{calc}: unknown stage={stage!r}; stages are {', '.join(STAGES)}")
-    d_k = split(calc, d_model, n_heads)
+        raise ValueError(f"unknown stage={stage!r}; stages are {', '.join(STAGES)}")
+    d_k = split(d_model, n_heads)
     g = n_heads if n_kv_heads is None else n_kv_heads
     s = seq_len if kv_len is None else kv_len
-    require_positive(calc, batch=batch, seq_len=seq_len, n_kv_heads=g, kv_len=s)
-    require_divisible(calc, "n_heads", n_heads, "n_kv_heads", g)
+    require_positive(n_kv_heads=g, kv_len=s)
+    require_divisible("n_heads", n_heads, "n_kv_heads", g)
     b, t, d, h = batch, seq_len, d_model, n_heads
     qkv = h * d_k + 2 * g * d_k
     # stage -> (label, formula in symbols, substituted with the numbers, shape), written only for the
@@ -150,7 +164,7 @@ def attention_shape(
         "w_o": lambda: ("Weight W_O", "(h d_v, d_model)", f"({h} x {d_k}, {d})", (h * d_k, d)),
     }
     if not worked:
-        return Derivation(calc, table[stage]()[3], "shape", ())
+        return result(table[stage]()[3])
     steps = [Step("Head width", "d_k = d_model / h", f"{d} / {h}", d_k)]
     for name in _chain(stage):
         label, formula, substituted, shape = table[name]()
@@ -260,4 +274,4 @@ def attention_shape(
                 "Each of the T queries is scored against each of the S keys: T x S, square only when S = T.",
                 (b, h, t, t),
             )
-    return Derivation(calc, answer, "shape", tuple(steps), distinct(answer, wrong))
+    return result(answer, tuple(steps), wrong)

@@ -9,13 +9,12 @@ engine.toy is imported on first use, so importing the engine stays cheap.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct
+from engine.calculator import Param, register, result
 from engine.derivation import Derivation, Heatmap, Misconception, Step
 
 if TYPE_CHECKING:
@@ -40,6 +39,10 @@ ROLE_FLOOR = 0.3
 heads score about 0.6 at their job and under 0.1 at anything else)."""
 
 
+Draw = Annotated[int, Param("seed of the random tokens (and of the panel order)")]
+Length = Annotated[int, Param("n, the number of distinct tokens before they repeat")]
+
+
 @lru_cache(maxsize=1)
 def _shipped() -> tuple[ToyModel, tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
     """The shipped model with its previous-token heads (in layer 0) and induction heads, as (layer, head)."""
@@ -55,12 +58,6 @@ def _shipped() -> tuple[ToyModel, tuple[tuple[int, int], ...], tuple[tuple[int, 
         if scores.induction[layer, h] >= ROLE_FLOOR
     )
     return model, prev, induction
-
-
-_DRAW = Arg("draw", "int", "seed of the random tokens (and of the panel order)")
-_LENGTH = Arg(
-    "length", "int", "n, the number of distinct tokens before they repeat", default=5, required=False
-)
 
 
 def _run(draw: int, length: int, attempt: int = 0) -> tuple[FloatArray, tuple[str, ...], np.random.Generator]:
@@ -85,13 +82,17 @@ def _run(draw: int, length: int, attempt: int = 0) -> tuple[FloatArray, tuple[st
 
 
 @register(
-    "toy_head_panels",
     summary="Four of the toy's heads, shuffled: which panels are induction or previous-token heads.",
     unit="shape",
-    args=(Arg("ask", "str", "which job", choices=PANEL_ASKS), _DRAW, _LENGTH),
     misconceptions=("picked-previous-token-head", "picked-induction-head"),
 )
-def toy_head_panels(ask: str, draw: int, length: int = 5, *, worked: bool = True) -> Derivation:
+def toy_head_panels(
+    ask: Annotated[Literal["induction_head", "prev_token_head"], Param("which job")],
+    draw: Draw,
+    length: Length = 5,
+    *,
+    worked: bool = True,
+) -> Derivation:
     if ask not in PANEL_ASKS:
         raise ValueError(f"ask={ask!r} is not one of {', '.join(PANEL_ASKS)}")
     from engine import toy
@@ -110,17 +111,8 @@ def toy_head_panels(ask: str, draw: int, length: int = 5, *, worked: bool = True
 
 
 @register(
-    "toy_heads",
     summary="What the trained toy transformer's heads do on a repeated sequence: targets and scores.",
     unit="",
-    args=(
-        Arg("ask", "str", "what to find", choices=ASKS),
-        _DRAW,
-        _LENGTH,
-        Arg(
-            "query", "int", "query position, in the second copy (induction_target)", default=0, required=False
-        ),
-    ),
     misconceptions=(
         "previous-occurrence",
         "previous-position",
@@ -131,7 +123,14 @@ def toy_head_panels(ask: str, draw: int, length: int = 5, *, worked: bool = True
         "counted-first-row",
     ),
 )
-def toy_heads(ask: str, draw: int, length: int = 5, query: int = 0, *, worked: bool = True) -> Derivation:
+def toy_heads(
+    ask: Annotated[Literal["induction_target", "induction_score", "prev_token_score"], Param("what to find")],
+    draw: Draw,
+    length: Length = 5,
+    query: Annotated[int, Param("query position, in the second copy (induction_target)")] = 0,
+    *,
+    worked: bool = True,
+) -> Derivation:
     if ask not in ASKS:
         raise ValueError(f"ask={ask!r} is not one of {', '.join(ASKS)}")
     _, prev_heads, induction_heads = _shipped()
@@ -173,9 +172,8 @@ def _which_heads(
     asked, other = (induction_heads, prev_heads) if ask == "induction_head" else (prev_heads, induction_heads)
     order = _panels([divmod(i, H) for i in range(L * H)], asked, other, rng)  # panel i shows head order[i]
     answer = tuple(i + 1 for i, head in enumerate(order) if head in asked)
-    calc = "toy_head_panels"
     if not worked:
-        return Derivation(calc, answer, "shape", ())
+        return result(answer)
     kind = "induction" if ask == "induction_head" else "previous-token"
     rule = "from t to t - n + 1 over the copy" if ask == "induction_head" else "from t to t - 1"
     scores_text = ", ".join(f"{i + 1}: {scores[head]:.2f}" for i, head in enumerate(order))
@@ -197,7 +195,7 @@ def _which_heads(
     )
     names = ", ".join(f"panel {i + 1} = L{layer}H{h}" for i, (layer, h) in enumerate(order))
     notes = (f"The panels are these heads of the toy: {names}.",)
-    return Derivation(calc, answer, "shape", steps, distinct(answer, wrong), heatmap=heatmap, notes=notes)
+    return result(answer, steps, wrong, heatmap=heatmap, notes=notes)
 
 
 def _panels(
@@ -241,7 +239,7 @@ def _induction_target(
     earlier = query - n
     answer = earlier + 1
     if not worked:
-        return Derivation("toy_heads", answer, "", ())
+        return result(answer)
     after = "The position after it, whose token comes next"
     steps = (
         Step("Previous occurrence of the current token", "q - n", f"{query} - {n}", earlier),
@@ -284,7 +282,7 @@ def _induction_target(
         head_labels=(f"induction head L{head[0]}H{head[1]}",),
         asked=(query, answer),
     )
-    return Derivation("toy_heads", answer, "", steps, distinct(answer, wrong), heatmap=heatmap, notes=notes)
+    return result(answer, steps, wrong, heatmap=heatmap, notes=notes)
 
 
 def _score(
@@ -304,7 +302,7 @@ def _score(
     picked = w[queries, queries - offset]  # (len(queries),)
     value = float(picked.mean())
     if not worked:
-        return Derivation("toy_heads", value, "", ())
+        return result(value)
     terms = " + ".join(f"{x:.4f}" for x in picked)
     total = float(picked.sum())
     name = "Induction score" if ask == "induction_score" else "Previous-token score"
@@ -349,4 +347,4 @@ def _score(
         col_labels=labels,
         head_labels=(f"L{head[0]}H{head[1]}",),
     )
-    return Derivation("toy_heads", value, "", steps, distinct(value, wrong), heatmap=heatmap)
+    return result(value, steps, wrong, heatmap=heatmap)

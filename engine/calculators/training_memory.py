@@ -11,37 +11,19 @@ al. 2022, arXiv:2205.05198, section 4); mixed-precision Adam holds 2 + 2 + 12 = 
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
+from typing import Annotated, Literal
 
-from engine.calculator import Arg, register
-from engine.calculators.common import distinct, require_positive
+from engine.calculator import Param, register, result
+from engine.calculators.common import Batch, CachedLen, NHeads, NLayers
 from engine.derivation import Derivation, Misconception, Step
 
-Matrix = npt.NDArray[np.float64]
 SAVED = ("softmax", "scores_and_softmax", "logsumexp")
 
 
 @register(
-    "attention_activation_bytes",
     summary="Attention tensors saved for the backward pass: P (B h T^2), S and P if unfused (2 B h T^2), "
     "or FlashAttention's logsumexp (B h T), per layer times layers.",
     unit="B",
-    args=(
-        Arg("batch", "int", "batch size B"),
-        Arg("n_heads", "int", "number of heads h"),
-        Arg("seq_len", "int", "sequence length T"),
-        Arg("bytes_per_element", "int", "bytes per saved number"),
-        Arg("n_layers", "int", "number of layers", default=1, required=False),
-        Arg(
-            "saved",
-            "str",
-            "softmax (P only), scores_and_softmax (S and P, unfused) or logsumexp (FlashAttention)",
-            default="softmax",
-            required=False,
-            choices=SAVED,
-        ),
-    ),
     misconceptions=(
         "linear-in-t",
         "quadratic-lse",
@@ -53,27 +35,21 @@ SAVED = ("softmax", "scores_and_softmax", "logsumexp")
     ),
 )
 def attention_activation_bytes(
-    batch: int,
-    n_heads: int,
-    seq_len: int,
-    bytes_per_element: int,
-    n_layers: int = 1,
-    saved: str = "softmax",
+    batch: Batch,
+    n_heads: NHeads,
+    seq_len: CachedLen,
+    bytes_per_element: Annotated[int, Param("bytes per saved number", gt=0)],
+    n_layers: NLayers = 1,
+    saved: Annotated[
+        Literal["softmax", "scores_and_softmax", "logsumexp"],
+        Param("softmax (P only), scores_and_softmax (S and P, unfused) or logsumexp (FlashAttention)"),
+    ] = "softmax",
     *,
     worked: bool = True,
 ) -> Derivation:
     """The T x T probabilities dominate at long context; FlashAttention keeps one number per row instead."""
-    calc = "attention_activation_bytes"
     if saved not in SAVED:
-        raise ValueError(f"{calc}: saved={saved!r} must be one of {', '.join(SAVED)}")
-    require_positive(
-        calc,
-        batch=batch,
-        n_heads=n_heads,
-        seq_len=seq_len,
-        bytes_per_element=bytes_per_element,
-        n_layers=n_layers,
-    )
+        raise ValueError(f"saved={saved!r} must be one of {', '.join(SAVED)}")
     b, h, t, nb, n_l = batch, n_heads, seq_len, bytes_per_element, n_layers
     per_row = 1 if saved == "logsumexp" else t
     n_mats = 2 if saved == "scores_and_softmax" else 1
@@ -81,7 +57,7 @@ def attention_activation_bytes(
     layer = n_mats * one
     value = layer * n_l
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     if saved == "logsumexp":
         one_label = "Logsumexp per layer"
         steps = [Step(one_label, "B x h x T x bytes", f"{b} x {h} x {t:,} x {nb}", one, "B")]
@@ -155,32 +131,16 @@ def attention_activation_bytes(
             one_label,
         ),
     ]
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 RECOMPUTE = ("none", "selective", "full")
 
 
 @register(
-    "layer_activation_bytes",
     summary="Activations a transformer keeps for backward, Korthikanti et al. 2022 with 16-bit activations: "
     "s b h (34 + 5 a s / h) per layer, 34 s b h with selective recomputation, 2 s b h with full.",
     unit="B",
-    args=(
-        Arg("batch", "int", "micro-batch size b"),
-        Arg("seq_len", "int", "sequence length s"),
-        Arg("d_model", "int", "hidden size h"),
-        Arg("n_heads", "int", "attention heads a"),
-        Arg("n_layers", "int", "number of layers L", default=1, required=False),
-        Arg(
-            "recompute",
-            "str",
-            "none, selective (recompute the attention core) or full (keep only each layer's input)",
-            default="none",
-            required=False,
-            choices=RECOMPUTE,
-        ),
-    ),
     misconceptions=(
         "forgot-heads",
         "linear-in-t",
@@ -192,20 +152,21 @@ RECOMPUTE = ("none", "selective", "full")
     ),
 )
 def layer_activation_bytes(
-    batch: int,
-    seq_len: int,
-    d_model: int,
-    n_heads: int,
-    n_layers: int = 1,
-    recompute: str = "none",
+    batch: Annotated[int, Param("micro-batch size b", gt=0)],
+    seq_len: Annotated[int, Param("sequence length s", gt=0)],
+    d_model: Annotated[int, Param("hidden size h", gt=0)],
+    n_heads: Annotated[int, Param("attention heads a", gt=0)],
+    n_layers: Annotated[int, Param("number of layers L", gt=0)] = 1,
+    recompute: Annotated[
+        Literal["none", "selective", "full"],
+        Param("none, selective (recompute the attention core) or full (keep only each layer's input)"),
+    ] = "none",
     *,
     worked: bool = True,
 ) -> Derivation:
     """34 s b h for the linear parts (bytes with 16-bit values), 5 a s^2 b for the attention core."""
-    calc = "layer_activation_bytes"
     if recompute not in RECOMPUTE:
-        raise ValueError(f"{calc}: recompute={recompute!r} must be one of {', '.join(RECOMPUTE)}")
-    require_positive(calc, batch=batch, seq_len=seq_len, d_model=d_model, n_heads=n_heads, n_layers=n_layers)
+        raise ValueError(f"recompute={recompute!r} must be one of {', '.join(RECOMPUTE)}")
     s, b, h, a, n_l = seq_len, batch, d_model, n_heads, n_layers
     linear = 34 * s * b * h
     core = 5 * a * s * s * b
@@ -213,7 +174,7 @@ def layer_activation_bytes(
     layer = {"none": linear + core, "selective": linear, "full": full_layer}[recompute]
     value = layer * n_l
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     lin_label, core_label, layer_label, all_label = (
         "Linear parts, per layer",
         "Attention core (h T^2 B terms), per layer",
@@ -306,146 +267,7 @@ def layer_activation_bytes(
             all_label,
         )
     )
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
-
-
-def _probs(calc: str, p: Matrix) -> Matrix:
-    arr = np.asarray(p, dtype=np.float64)  # (1, n)
-    if arr.ndim != 2 or arr.shape[0] != 1 or arr.shape[1] < 2:
-        raise ValueError(
-            f"{calc}: p must be one row of at least 2 probabilities, shape (1, n); got {arr.shape}"
-        )
-    row: Matrix = arr[0]  # (n,)
-    if (row < 0).any() or abs(float(row.sum()) - 1.0) > 1e-6:
-        raise ValueError(f"{calc}: p={row.tolist()} must be non-negative and sum to 1 (sum {row.sum():.6g})")
-    return row
-
-
-def _idx(calc: str, name: str, i: int, n: int) -> None:
-    if not 0 <= i < n:
-        raise ValueError(f"{calc}: {name}={i} is outside 0..{n - 1}")
-
-
-@register(
-    "softmax_jacobian_entry",
-    summary="One entry of the softmax Jacobian J = diag(p) - p p^T: p_i (1 - p_i) on the diagonal, "
-    "-p_i p_j off it.",
-    unit="",
-    args=(
-        Arg("p", "matrix", "softmax output, one row (1, n)"),
-        Arg("row", "int", "i, the output p_i being differentiated (0-based)"),
-        Arg("col", "int", "j, the score s_j it is differentiated by (0-based)"),
-    ),
-    misconceptions=("jacobian-sign", "diag-only", "outer-only"),
-)
-def softmax_jacobian_entry(p: Matrix, row: int, col: int, *, worked: bool = True) -> Derivation:
-    """d p_i / d s_j = p_i (delta_ij - p_j): raising one score pulls every other weight down."""
-    calc = "softmax_jacobian_entry"
-    pr = _probs(calc, p)
-    n = pr.shape[0]
-    _idx(calc, "row", row, n)
-    _idx(calc, "col", col, n)
-    jac = np.diag(pr) - np.outer(pr, pr)  # (n, n)
-    value = float(jac[row, col])
-    if not worked:
-        return Derivation(calc, value, "", ())
-    pi, pj = float(pr[row]), float(pr[col])
-    outer_label, diag_label, entry_label = "Outer term", "Diagonal term", f"J[{row}, {col}]"
-    steps = [
-        Step(outer_label, f"p_{row} x p_{col}", f"{pi:.6g} x {pj:.6g}", pi * pj),
-        Step(
-            diag_label,
-            f"diag(p)[{row}, {col}]",
-            f"p_{row}" if row == col else "0 (off the diagonal)",
-            float(row == col) * pi,
-        ),
-        Step(entry_label, "diag(p)[i, j] - p_i p_j", f"{float(row == col) * pi:.6g} - {pi * pj:.6g}", value),
-    ]
-    wrong = [
-        Misconception(
-            "jacobian-sign",
-            "You flipped the sign: p p^T - diag(p)",
-            "Raising s_i raises p_i, so the diagonal is positive, p_i (1 - p_i); off-diagonal entries are "
-            "negative.",
-            -value,
-            entry_label,
-        ),
-        Misconception(
-            "diag-only",
-            "You kept only diag(p)",
-            "Every p_i shares the normaliser, so each score moves every weight: subtract p p^T.",
-            float(row == col) * pi,
-            entry_label,
-        ),
-        Misconception(
-            "outer-only",
-            "You kept only -p p^T",
-            "The diagonal also gets + p_i from differentiating exp(s_i) itself.",
-            -pi * pj,
-            diag_label,
-        ),
-    ]
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
-
-
-@register(
-    "softmax_grad_entry",
-    summary="One entry of the softmax backward pass: dL/ds_j = p_j (g_j - sum_k p_k g_k), i.e. J^T g.",
-    unit="",
-    args=(
-        Arg("p", "matrix", "softmax output, one row (1, n)"),
-        Arg("grad", "matrix", "upstream gradient g = dL/dp, one row (1, n)"),
-        Arg("col", "int", "j, the score whose gradient is asked (0-based)"),
-    ),
-    misconceptions=("diag-only", "jacobian-sign", "unweighted-mean"),
-)
-def softmax_grad_entry(p: Matrix, grad: Matrix, col: int, *, worked: bool = True) -> Derivation:
-    """The backward pass never builds J: it needs p, g and one dot product p . g per row."""
-    calc = "softmax_grad_entry"
-    pr = _probs(calc, p)
-    g = np.asarray(grad, dtype=np.float64)  # (1, n)
-    if g.shape != (1, pr.shape[0]):
-        raise ValueError(f"{calc}: grad has shape {g.shape}; it must match p, shape (1, {pr.shape[0]})")
-    gr = g[0]  # (n,)
-    _idx(calc, "col", col, pr.shape[0])
-    jac = np.diag(pr) - np.outer(pr, pr)  # (n, n)
-    ds = jac.T @ gr  # (n, n) @ (n,) -> (n,)
-    dot = float(pr @ gr)  # (n,) . (n,) -> scalar
-    value = float(pr[col] * (gr[col] - dot))
-    if not worked:
-        return Derivation(calc, value, "", ())
-    assert abs(value - float(ds[col])) <= 1e-9 * max(1.0, abs(value))
-    terms = " + ".join([f"({a:.4g})({c:.4g})" for a, c in zip(pr.tolist(), gr.tolist(), strict=True)])
-    dot_label, entry_label = "Weighted mean of g", f"ds[{col}]"
-    pj, gj = float(pr[col]), float(gr[col])
-    steps = [
-        Step(dot_label, "p . g = sum_k p_k g_k", terms, dot),
-        Step(entry_label, f"p_{col} x (g_{col} - p . g)", f"{pj:.6g} x ({gj:.6g} - {dot:.6g})", value),
-    ]
-    wrong = [
-        Misconception(
-            "diag-only",
-            "You used only the diagonal: p_j g_j",
-            "The Jacobian also has -p p^T, which subtracts the p-weighted mean of g: p_j (g_j - p . g).",
-            pj * gj,
-            dot_label,
-        ),
-        Misconception(
-            "jacobian-sign",
-            "You flipped the sign",
-            "With J = diag(p) - p p^T the gradient is p_j (g_j - p . g), not p_j (p . g - g_j).",
-            -value,
-            entry_label,
-        ),
-        Misconception(
-            "unweighted-mean",
-            "You subtracted the plain mean of g",
-            "The term comes from p p^T, so the mean of g is weighted by p.",
-            pj * (gj - float(gr.mean())),
-            dot_label,
-        ),
-    ]
-    return Derivation(calc, value, "", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)
 
 
 RECIPES: dict[str, tuple[int, int, int, str]] = {
@@ -456,21 +278,9 @@ RECIPES: dict[str, tuple[int, int, int, str]] = {
 
 
 @register(
-    "model_state_bytes",
     summary="Weights + gradients + optimizer states per model: 2 + 2 + 12 = 16 bytes per parameter for "
     "mixed-precision Adam (ZeRO, Rajbhandari et al. 2019).",
     unit="B",
-    args=(
-        Arg("n_params", "int", "number of parameters"),
-        Arg(
-            "recipe",
-            "str",
-            "mixed-adam (fp16/bf16 weights and grads, fp32 master + m + v), fp32-adam, mixed-sgd-momentum",
-            default="mixed-adam",
-            required=False,
-            choices=tuple(RECIPES),
-        ),
-    ),
     misconceptions=(
         "forgot-master-copy",
         "one-adam-moment",
@@ -479,17 +289,23 @@ RECIPES: dict[str, tuple[int, int, int, str]] = {
         "fp32-weights-too",
     ),
 )
-def model_state_bytes(n_params: int, recipe: str = "mixed-adam", *, worked: bool = True) -> Derivation:
+def model_state_bytes(
+    n_params: Annotated[int, Param("number of parameters", gt=0)],
+    recipe: Annotated[
+        Literal["mixed-adam", "fp32-adam", "mixed-sgd-momentum"],
+        Param("mixed-adam (fp16/bf16 weights and grads, fp32 master + m + v), fp32-adam, mixed-sgd-momentum"),
+    ] = "mixed-adam",
+    *,
+    worked: bool = True,
+) -> Derivation:
     """Optimizer states, not weights, dominate: 12 of the 16 bytes per parameter with mixed-precision Adam."""
-    calc = "model_state_bytes"
     if recipe not in RECIPES:
-        raise ValueError(f"{calc}: recipe={recipe!r} must be one of {', '.join(RECIPES)}")
-    require_positive(calc, n_params=n_params)
+        raise ValueError(f"recipe={recipe!r} must be one of {', '.join(RECIPES)}")
     w, g, k, what = RECIPES[recipe]
     per = w + g + k
     value = per * n_params
     if not worked:
-        return Derivation(calc, value, "B", ())
+        return result(value)
     per_label, all_label = "Bytes per parameter", "All parameters"
     steps = [
         Step(per_label, f"weights + grads + optimizer ({what})", f"{w} + {g} + {k}", per, "B"),
@@ -545,4 +361,4 @@ def model_state_bytes(n_params: int, recipe: str = "mixed-adam", *, worked: bool
                 per_label,
             )
         )
-    return Derivation(calc, value, "B", tuple(steps), distinct(value, wrong))
+    return result(value, tuple(steps), wrong)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import textwrap
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -136,10 +136,6 @@ class Exercise:
             n_cases=base.n_cases if n_cases is None else n_cases,
             dtype=base.dtype if dtype is None else dtype,
         )
-
-    def with_inputs(self, spec: InputSpec) -> Exercise:
-        """The same exercise drawing its cases by `spec`."""
-        return replace(self, inputs=spec)
 
     def input_issues(self, spec: InputSpec) -> list[tuple[Where, str]]:
         """What is wrong with a spec, each with where (("edge", 1), ("random", "T"), ("cases",)): unknown

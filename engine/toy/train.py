@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.fast.threads import blas_on_one_thread
+from engine.blas import blas_on_one_thread
 from engine.toy.backward import loss_and_grads
 from engine.toy.data import training_batch
 from engine.toy.metrics import head_scores

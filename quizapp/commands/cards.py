@@ -13,53 +13,20 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from quizapp.commands.opening import open_store_for
+from quizapp.config import for_run, system_now
+from quizapp.content.catalog import load_catalog
 from quizapp.errors import QuizappError
+from quizapp.grading.rating import RATING_NAMES
+from quizapp.records.questions import QuestionRef
+from quizapp.study.browser import CardFilter, apply_action, card_detail, list_cards, search_texts
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
-    from quizapp.store.cards import QuestionRef
     from quizapp.study.browser import CardView
 
 
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Adds `cards`."""
-    p = sub.add_parser(
-        "cards",
-        help="browse every card (state, due, interval, reps, lapses, last rating) and suspend, bury, reset",
-        description=(
-            "List every question's card: its state (new, learning, review, relearning), when it is due, "
-            "its interval, reps, lapses and last rating. --id shows one card's whole history. An action "
-            "first (suspend, unsuspend, bury, reset, study-now) applies it to the ids given: reset starts "
-            "a card again as new (its history is kept); study-now makes it due now."
-        ),
-    )
-    p.add_argument(
-        "action",
-        nargs="?",
-        choices=("suspend", "unsuspend", "bury", "reset", "study-now"),
-        help="what to do to the cards named after it",
-    )
-    p.add_argument("ids", nargs="*", metavar="QID", help="question ids for the action")
-    p.add_argument("--deck", metavar="D", help="only this deck's cards")
-    only = p.add_mutually_exclusive_group()
-    only.add_argument("--due", action="store_true", help="only cards due now, soonest due first")
-    only.add_argument("--suspended", action="store_true", help="only suspended cards")
-    only.add_argument("--leeches", action="store_true", help="only leeches (cards forgotten 8 times)")
-    p.add_argument("--search", metavar="TEXT", default="", help="only cards whose id or prompt has TEXT")
-    p.add_argument("--id", dest="question_id", metavar="QID", help="one card and its history")
-    p.add_argument(
-        "--json", action="store_true", help="print JSON (every matching card, with --id its history)"
-    )
-    p.set_defaults(func=run_cards)
-
-
 def run_cards(args: argparse.Namespace) -> int:
-    from quizapp.commands.progress import open_store_for
-    from quizapp.config import for_run
-    from quizapp.content.catalog import load_catalog
-    from quizapp.study.browser import CardFilter, apply_action, card_detail, list_cards, search_texts
-    from quizapp.workspace import system_now
-
     now = system_now()
     catalog = load_catalog(for_run(args).deck_dirs)
     refs = _refs(catalog)
@@ -114,8 +81,6 @@ def run_cards(args: argparse.Namespace) -> int:
 
 
 def _refs(catalog: Catalog) -> list[QuestionRef]:
-    from quizapp.store.cards import QuestionRef
-
     return [QuestionRef(o.question_id, o.deck_id, o.difficulty, o.tags) for o in catalog.question_outlines()]
 
 
@@ -157,8 +122,6 @@ def _review_json(review: Any) -> dict[str, Any]:
 
 
 def _render_detail(detail: Any) -> str:
-    from quizapp.grading.rating import RATING_NAMES
-
     c = detail.card
     lines = [
         f"{c.question_id}  (deck {c.deck_id})",

@@ -11,7 +11,14 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from quizapp.config import for_run
+from quizapp.content.catalog import load_catalog
 from quizapp.errors import QuizappError
+from quizapp.grading import grade, grade_explain
+from quizapp.grading.explain import reading_text
+from quizapp.grading.grade import expected_words
+from quizapp.grading.rating import RATING_NAMES
+from quizapp.grading.scenario import grade_scenario, part_of, parts_of
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
@@ -20,48 +27,8 @@ if TYPE_CHECKING:
 EXIT_CORRECT, EXIT_WRONG, EXIT_UNREADABLE = 0, 1, 2
 
 
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Adds the `check` subcommand."""
-    p = sub.add_parser(
-        "check",
-        help="grade one answer to one question",
-        description=(
-            "Grade an answer to question ID at a seed, and print how it was read, the diagnosis and the "
-            "worked derivation. Exit status: 0 correct, 1 wrong, 2 unreadable answer or unknown id."
-        ),
-    )
-    p.add_argument("id", metavar="ID", help="question id, as listed by `quizapp list`")
-    p.add_argument(
-        "--seed", type=int, default=0, help="the seed that fixes the question's numbers (default 0)"
-    )
-    p.add_argument(
-        "--answer",
-        required=True,
-        action="append",
-        metavar="TEXT",
-        help='the answer, e.g. "80 GiB" or "a, c"; a scenario takes one --answer per step, in order',
-    )
-    p.add_argument(
-        "--covered",
-        metavar="N,N",
-        help="explain questions: the key points your answer covered, numbered from 1 (e.g. 1,3)",
-    )
-    p.add_argument("--seconds", type=float, default=None, help="time taken, for the suggested rating")
-    p.add_argument("--hints", type=int, default=0, help="hints used, for the suggested rating")
-    p.add_argument("--attempt", type=int, default=1, help="attempt number, for the suggested rating")
-    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    p.set_defaults(func=run)
-
-
 def run(args: argparse.Namespace) -> int:
     """Loads the instance, grades the answer, prints the verdict and returns the exit code."""
-    from quizapp.config import for_run
-    from quizapp.content.catalog import load_catalog
-    from quizapp.grading import grade, grade_explain
-    from quizapp.grading.explain import reading_text
-    from quizapp.grading.grade import expected_words
-    from quizapp.grading.rating import RATING_NAMES
-
     try:
         inst = load_catalog(for_run(args).deck_dirs).instance(args.id, args.seed)
     except (QuizappError, KeyError) as exc:
@@ -146,10 +113,6 @@ def run(args: argparse.Namespace) -> int:
 def _check_scenario(inst: Instance, answers: list[str], as_json: bool, timing: dict[str, Any]) -> int:
     """Grades a scenario's answers (one per step, fewer grades those given) and prints one verdict per
     step: exit 0 when every step is right, 1 otherwise, 2 when none can be read or there are too many."""
-    from quizapp.grading.explain import reading_text
-    from quizapp.grading.rating import RATING_NAMES
-    from quizapp.grading.scenario import grade_scenario, part_of, parts_of
-
     verdict = grade_scenario(inst, answers, **timing)
     if verdict.unparseable and not verdict.steps:
         print(f"quizapp: {verdict.message}", file=sys.stderr)

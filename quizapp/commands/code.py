@@ -10,49 +10,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.exercises import EXERCISES
+from engine.exercises.inputs import Between, Feature, Given, Real, Size
+from quizapp.commands.opening import open_store_for
+from quizapp.config import for_run, system_now
+from quizapp.content.catalog import load_catalog
 from quizapp.errors import QuizappError
+from quizapp.grading.code import exercise, grade_code
+from quizapp.reports.exercises import exercise_statuses
 
 EXIT_OK, EXIT_WRONG = 0, 1
 
 
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Adds `code`."""
-    p = sub.add_parser(
-        "code",
-        help="coding exercises: write attention in NumPy, graded by the engine",
-        description=(
-            "Without ID, lists the exercises with your status on each (solved, tried or new). "
-            "With ID, prints the task and the starter code (or the model "
-            "solution with --solution). With --file, runs your solution in a separate process (NumPy only, "
-            "a time and a memory limit) on the seed's inputs, edge cases first, and says which case fails "
-            "and which known mistake it is. Exit status: 0 right, 1 wrong, 2 unreadable file or unknown id."
-        ),
-    )
-    plain_help = p.format_help
-
-    def with_confinement() -> str:
-        """The help, then what confines a solution on this machine (checked only when help is asked)."""
-        from quizapp.runner.confine import describe
-
-        return f"{plain_help()}\nOn this machine: {describe()}\n"
-
-    setattr(p, "format_help", with_confinement)  # noqa: B010 (an instance's method, replaced)
-    p.add_argument("exercise", nargs="?", metavar="ID", help="an exercise id (see `quizapp code`)")
-    p.add_argument("--file", metavar="PATH", help="your solution (a .py file; - reads standard input)")
-    p.add_argument("--seed", type=int, default=0, help="which inputs to draw (default 0)")
-    p.add_argument("--solution", action="store_true", help="print the model solution")
-    p.add_argument("--json", action="store_true", help="print the verdict (or the list) as JSON")
-    p.set_defaults(func=run_code)
-
-
 def run_code(args: argparse.Namespace) -> int:
-    if args.exercise is not None and args.file is not None:
-        from quizapp.runner.standby import warm
-
-        warm(keep=False)  # the child imports NumPy while this process does the same and reads the file
-    from engine.exercises import EXERCISES
-    from quizapp.grading.code import exercise, grade_code
-
+    """(With --file, the runner's child was started before this module was imported, so that it imports
+    NumPy while this process does: quizapp.commands.parsers.warm_the_runner.)"""
     if args.exercise is None:
         return _list(args, EXERCISES)
     ex = exercise(args.exercise)
@@ -81,12 +53,6 @@ def run_code(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace, exercises: Any) -> int:
     """Every exercise with its solved status (from the deck's code questions and your answers)."""
-    from quizapp.commands.progress import open_store_for
-    from quizapp.config import for_run
-    from quizapp.content.catalog import load_catalog
-    from quizapp.reports.exercises import exercise_statuses
-    from quizapp.workspace import system_now
-
     catalog = load_catalog(for_run(args).deck_dirs)
     with open_store_for(args, system_now()) as store:
         statuses = {s.exercise_id: s for s in exercise_statuses(store, catalog)}
@@ -113,8 +79,6 @@ def _list(args: argparse.Namespace, exercises: Any) -> int:
 
 def _parameters(ex: Any) -> str:
     """Each parameter with its kind and default, then the default edge cases and random ranges."""
-    from engine.exercises.inputs import Between, Feature, Given, Real
-
     lines = []
     for name, param in ex.params.items():
         if isinstance(param, Given):
@@ -144,8 +108,6 @@ def _parameters(ex: Any) -> str:
 def _exercise_json(ex: Any, *, solution: bool) -> dict[str, Any]:
     """What `code ID` shows, for scripts: the task, the starter code (and the model solution when asked),
     each parameter and how the inputs are drawn, in the names a deck's inputs: block uses."""
-    from engine.exercises.inputs import Between, Feature, Given, Real, Size
-
     params: dict[str, dict[str, Any]] = {}
     for name, param in ex.params.items():
         kinds = {Given: "given", Feature: "feature", Real: "number", Size: "size"}

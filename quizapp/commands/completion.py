@@ -10,39 +10,20 @@ import argparse
 from collections.abc import Callable, Mapping
 from typing import Any
 
-SHELLS = ("bash", "zsh", "fish")
-INSTALL = {
-    "bash": 'eval "$(quizapp completion bash)"    # in ~/.bashrc',
-    "zsh": 'eval "$(quizapp completion zsh)"     # in ~/.zshrc',
-    "fish": "quizapp completion fish > ~/.config/fish/completions/quizapp.fish",
-}
+from argcomplete.shell_integration import shellcode
 
-
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Adds `completion`."""
-    p = sub.add_parser(
-        "completion",
-        help="print shell completion code for bash, zsh or fish",
-        description="Print the code that makes your shell complete quizapp's commands, options and ids:\\n  "
-        + "\\n  ".join(INSTALL.values()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
-    p.set_defaults(func=run)
+from engine.exercises import EXERCISES
+from quizapp.config import for_run
+from quizapp.content.catalog import load_catalog
 
 
 def run(args: argparse.Namespace) -> int:
-    from argcomplete.shell_integration import shellcode
-
     print(shellcode(["quizapp"], shell=args.shell), end="")
     return 0
 
 
 def _catalog(parsed_args: argparse.Namespace | None) -> Any:
     """The bank with the config's deck folders and any `--decks` typed so far."""
-    from quizapp.config import for_run
-    from quizapp.content.catalog import load_catalog
-
     return load_catalog(for_run(parsed_args or argparse.Namespace()).deck_dirs)
 
 
@@ -65,8 +46,6 @@ def deck_ids(prefix: str, parsed_args: argparse.Namespace | None = None, **_: An
 def exercise_ids(prefix: str, **_: Any) -> list[str]:
     """Completes a coding exercise id (argcomplete completer)."""
     try:
-        from engine.exercises import EXERCISES
-
         return [ex for ex in EXERCISES if ex.startswith(prefix)]
     except Exception:
         return []

@@ -13,19 +13,6 @@ from typing import Any
 from quizapp.config import TEXTUAL_THEMES, UserConfig, for_run
 
 
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Adds `config`."""
-    p = sub.add_parser(
-        "config",
-        help="show which config.toml is used, what it sets, and any problem in it",
-        description="Print the config file quizapp reads (QUIZAPP_CONFIG, else config.toml in the config "
-        "folder), the setting defaults, deck folders and keymap it gives, and one line per problem. "
-        "Exit 0 when the file is fine (or absent), 1 when something in it was ignored.",
-    )
-    p.add_argument("--json", action="store_true", help="print the same as JSON")
-    p.set_defaults(func=run, quiet_config=True)
-
-
 def run(args: argparse.Namespace) -> int:
     config = for_run(args)
     problems = [*config.messages, *_theme_problems(config)]

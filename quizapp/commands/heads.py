@@ -12,7 +12,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+import numpy as np
+
+from engine import toy
+from quizapp.commands.terminal import own_controls
 from quizapp.errors import QuizappError
+from quizapp.explore.trained import progress_text, toy_model, user_model_path
 
 if TYPE_CHECKING:
     from engine.toy import TrainProgress
@@ -22,46 +27,7 @@ ICL_LENGTH, ICL_SEQUENCES = 24, 16
 """The in-context loss `quizapp heads` prints: repeats as long as the longest the toy trained on."""
 
 
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Adds `heads` and `heads train`."""
-    p = sub.add_parser(
-        "heads",
-        help="the trained toy transformer: its heads' scores, or train it again",
-        description=(
-            "A 2-layer attention-only toy transformer trained on repeated random tokens (not a language "
-            "model). Without a command, prints every head's previous-token and induction score and the "
-            "in-context loss, measured on sequences drawn from --seed. `heads train` trains it again."
-        ),
-    )
-    p.add_argument("--seed", type=int, default=0, help="which sequences to measure on (default 0)")
-    p.add_argument(
-        "--model", metavar="PATH", help="a model saved by `heads train` (default: yours, else shipped)"
-    )
-    p.set_defaults(func=run_scores)
-    heads_sub = p.add_subparsers(
-        dest="heads_command", metavar="COMMAND", title="commands", help="train: train the toy again"
-    )
-    t = heads_sub.add_parser(
-        "train",
-        help="train the toy transformer from a seed, with live loss and head scores",
-        description=(
-            "Trains the toy from scratch on this machine (under a minute on 2 cores) and saves it. "
-            "Explore's trained mode and `quizapp heads` then use your model instead of the shipped one. "
-            "Ctrl+C stops without writing anything."
-        ),
-    )
-    t.add_argument("--seed", type=int, default=0, help="initial weights and training data (default 0)")
-    t.add_argument("--steps", type=int, default=None, help="Adam steps (default: the shipped model's)")
-    t.add_argument("--out", metavar="PATH", help="where to save (default: heads.npz in the data folder)")
-    t.set_defaults(func=run_train)
-
-
 def run_scores(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from engine import toy
-    from quizapp.explore.trained import toy_model
-
     _check_seed(args.seed)
     model, where = toy_model(args.model)
     scores = toy.head_scores(model, seed=args.seed)
@@ -91,9 +57,6 @@ def _check_seed(seed: int) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from engine import toy
-    from quizapp.explore.trained import user_model_path
-
     steps = toy.DEFAULT_STEPS if args.steps is None else args.steps
     if not 1 <= steps <= MAX_STEPS:
         raise QuizappError(f"--steps must be between 1 and {MAX_STEPS}, not {steps}")
@@ -136,15 +99,11 @@ class ProgressLine:
     """One line redrawn in place on a terminal (a line per report elsewhere), so a long run shows it lives."""
 
     def __init__(self, stream: TextIO, steps: int) -> None:
-        from quizapp.commands.terminal import own_controls
-
         self.stream, self.steps, self.step = own_controls(stream), steps, 0  # its \r is ours
         self.started = time.monotonic()
         self.live = stream.isatty()
 
     def show(self, p: TrainProgress) -> None:
-        from quizapp.explore.trained import progress_text
-
         self.step = p.step
         self.stream.write(("\r" if self.live else "") + progress_text(p, time.monotonic() - self.started))
         self.stream.write("" if self.live else "\n")

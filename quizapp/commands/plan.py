@@ -8,11 +8,19 @@ out and why.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from quizapp.commands.opening import workspace_for
+from quizapp.config import system_now
 from quizapp.errors import QuizappError
+from quizapp.reports.plan_text import render_plan
+from quizapp.store import load_settings, save_setting
+from quizapp.store.settings import check_interview_date
+from quizapp.study.queues import QuestionSet
+from quizapp.study.session import StudySession
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -23,67 +31,7 @@ if TYPE_CHECKING:
     from quizapp.workspace import Workspace
 
 
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Adds `plan`."""
-    plan = sub.add_parser(
-        "plan",
-        help="set the interview date and a daily time budget; see the plan in minutes and what it leaves out",
-        description=(
-            "With a date, new cards are spread so that every question is seen at least twice before the "
-            "interview, every card answered comes back before the day, and each deck's expected recall on "
-            "the day is predicted with FSRS. Minutes a day come from your own answer times per question "
-            "type (a guess per type until you have answered 3 of it). With a budget (--minutes), the plan "
-            "leaves out, in this order, until the day fits: decks marked --low-priority; reviews of easy "
-            "questions you already know; new questions of the least interview yield (every deck keeps its "
-            "basics, a case study a day fits when it can, serving, KV cache and FlashAttention come "
-            "first); the best-known reviews. `--json` lists today's questions in study's order (queue). "
-            "The date, budget and priorities are saved as settings."
-        ),
-    )
-    when = plan.add_mutually_exclusive_group()
-    when.add_argument("--date", metavar="YYYY-MM-DD", help="the day of your interview (saved)")
-    when.add_argument("--clear", action="store_true", help="forget the interview date")
-    plan.add_argument(
-        "--minutes",
-        type=_minutes,
-        metavar="N",
-        help="the minutes you have a day (saved as daily_minutes; 0 removes the budget)",
-    )
-    plan.add_argument(
-        "--low-priority",
-        action="append",
-        default=[],
-        metavar="DECK",
-        help="mark a deck low priority: left out first when time is short (saved; repeatable)",
-    )
-    plan.add_argument(
-        "--normal-priority",
-        action="append",
-        default=[],
-        metavar="DECK",
-        help="take a deck off the low-priority list (repeatable)",
-    )
-    plan.add_argument("--json", action="store_true", help="print the plan as JSON")
-    plan.set_defaults(func=run_plan)
-
-
-def _minutes(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"minutes must be a whole number, got {text!r}") from None
-    if not 0 <= value <= 1440:
-        raise argparse.ArgumentTypeError(f"minutes must be between 0 and 1440, got {value}")
-    return value
-
-
 def run_plan(args: argparse.Namespace) -> int:
-    from quizapp.commands.progress import workspace_for
-    from quizapp.reports.plan_text import render_plan
-    from quizapp.store import load_settings, save_setting
-    from quizapp.store.settings import check_interview_date
-    from quizapp.workspace import system_now
-
     now = system_now()
     if args.date is not None:
         if not args.date.strip():
@@ -123,7 +71,7 @@ def run_plan(args: argparse.Namespace) -> int:
         doc["low_priority_decks"] = list(settings.low_priority_decks)
         print(json.dumps(doc, default=str, indent=2))
     else:
-        headers = catalog.deck_headers()
+        headers = catalog.deck_refs()
         deck_of = {q: d.id for d in headers for q in d.question_ids}
         print(render_plan(plan, titles={d.id: d.title for d in headers}, queue=queue, deck_of=deck_of))
     return 0
@@ -132,9 +80,6 @@ def run_plan(args: argparse.Namespace) -> int:
 def today_queue(ws: Workspace, plan: Plan, now: datetime) -> tuple[str, ...]:
     """Today's question ids in the order a study session started now asks them (the session's own
     set-up and queue, with the workspace's plan)."""
-    from quizapp.study.queues import QuestionSet
-    from quizapp.study.session import StudySession
-
     questions = QuestionSet.from_catalog(ws.catalog)
     return StudySession.today_queue(
         ws.catalog, ws.store, questions, now=now, plan_questions=ws.plan_questions, plan=plan
@@ -158,11 +103,7 @@ def _no_date_json(today: str, questions: int, settings: Any) -> dict[str, Any]:
 
 def _set_priorities(store: Store, catalog: Catalog, low: list[str], normal: list[str]) -> None:
     """Adds `low` to the saved low-priority decks and takes `normal` off; an unknown deck is refused."""
-    import difflib
-
-    from quizapp.store import load_settings, save_setting
-
-    known = [d.id for d in catalog.deck_headers()]
+    known = [d.id for d in catalog.deck_refs()]
     for deck in (*low, *normal):
         if deck not in known:
             close = difflib.get_close_matches(deck, known, n=3, cutoff=0.5)

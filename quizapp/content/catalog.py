@@ -18,13 +18,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from quizapp.collector import no_collections
 from quizapp.content.deck import DeckData, DeckRef
 from quizapp.content.load import (
     Loaded,
     default_sources,
     display_path,
     find_deck_files,
-    gc_paused,
     load_file,
 )
 from quizapp.content.problems import Problem, SkippedDeck, compose, locate
@@ -83,12 +83,12 @@ class _Decks(Mapping[str, "Deck"]):
     def __contains__(self, deck_id: object) -> bool:
         return deck_id in self._data
 
-    def header(self, deck_id: str) -> DeckHeader:
+    def fields(self, deck_id: str) -> DeckFields:
         """The deck's own fields, read from its cache header: not one question model is built."""
         d = self._data[deck_id]
-        return DeckHeader(d.id, d.title, d.topic, d.description, d.after)
+        return DeckFields(d.id, d.title, d.topic, d.description, d.after)
 
-    def headers(self) -> tuple[DeckRef, ...]:
+    def refs(self) -> tuple[DeckRef, ...]:
         """Every deck's id, title and question ids, without building a single question model."""
         return tuple(DeckRef(d.id, d.title, d.ids) for d in self._data.values())
 
@@ -97,7 +97,7 @@ class _Decks(Mapping[str, "Deck"]):
 
 
 @dataclass(frozen=True)
-class DeckHeader:
+class DeckFields:
     """A deck's own fields without its questions: what an instance or a report shows of its deck."""
 
     id: str
@@ -133,11 +133,11 @@ class Catalog:
     """Deck id -> the file it came from."""
     _deck_of: Mapping[str, str]
 
-    def deck_headers(self) -> tuple[DeckRef, ...]:
+    def deck_refs(self) -> tuple[DeckRef, ...]:
         """Every deck's id, title and question ids, in load order; cheap, for plans and counts."""
         decks = self.decks
         if isinstance(decks, _Decks):
-            return decks.headers()
+            return decks.refs()
         return tuple(DeckRef(d.id, d.title, tuple(q.id for q in d.questions)) for d in decks.values())
 
     def question_outlines(self) -> tuple[QuestionOutline, ...]:
@@ -175,11 +175,11 @@ class Catalog:
 
     def deck_of(self, question_id: str) -> Deck:
         """The deck a question belongs to, with every question model built (for the deck's header alone,
-        `deck_header` is cheap: a 10,000-question deck costs a second to build)."""
+        `deck_fields` is cheap: a 10,000-question deck costs a second to build)."""
         self.question(question_id)
         return self.decks[self._deck_of[question_id]]
 
-    def deck_header(self, question_id: str) -> DeckHeader:
+    def deck_fields(self, question_id: str) -> DeckFields:
         """The id, title and topic of a question's deck, without building its questions; an unknown id is
         a QuizappError with the closest known ids."""
         if question_id not in self._deck_of:
@@ -187,16 +187,16 @@ class Catalog:
         deck_id = self._deck_of[question_id]
         decks = self.decks
         if isinstance(decks, _Decks):
-            return decks.header(deck_id)
+            return decks.fields(deck_id)
         deck = decks[deck_id]
-        return DeckHeader(deck.id, deck.title, deck.topic, deck.description, tuple(deck.after))
+        return DeckFields(deck.id, deck.title, deck.topic, deck.description, tuple(deck.after))
 
     def instance(self, question_id: str, seed: int) -> Instance:
         """The question made concrete for `seed`; the same seed always gives the same instance."""
         from quizapp.content.instantiate import instantiate
 
         question = self.question(question_id)
-        deck = self.deck_header(question_id)
+        deck = self.deck_fields(question_id)
         return instantiate(question, deck_id=deck.id, deck_title=deck.title, seed=seed)
 
 
@@ -208,7 +208,7 @@ def load_catalog(
     When two files use the same deck or question id, the one loaded first wins (bundled, then the user's
     folder, then extra paths in order) and the other deck is skipped with both places named.
     """
-    with gc_paused():  # loading builds many long-lived containers; collecting midway only costs time
+    with no_collections():  # loading builds many long-lived containers; collecting midway only costs time
         return _load(extra_paths, use_cache=use_cache, include_default=include_default)
 
 

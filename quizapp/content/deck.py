@@ -57,10 +57,11 @@ class DeckData:
 
     def question(self, index: int) -> Question:
         """The model of question `index`, built once from the cached JSON if need be."""
+        from pydantic import ValidationError
+
         built = self._built[index]
         if built is None:
             start = self._ends[index - 1] if index else 0
-            from pydantic import ValidationError
 
             try:
                 built = question_adapter().validate_json(self._blob[start : self._ends[index]])

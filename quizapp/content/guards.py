@@ -62,9 +62,10 @@ def alias_problem(text: str) -> tuple[int, int, str] | None:
     """(line, column, message) of the alias that takes the deck past MAX_ALIASES or MAX_EXPANDED, found
     by walking libyaml's events (a linear pass that never expands anything), before yaml_rs sees the text.
     A text libyaml cannot read is refused here with its syntax error."""
+    import yaml
+
     if _ANCHOR.search(text) is None:
         return None
-    import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     sizes: dict[str, int] = {}  # an anchor's node, expanded
@@ -118,10 +119,11 @@ MULTILINE."""
 def _too_deep_brackets(text: str) -> int | None:
     """Offset of the first `[` or `{` nested deeper than MAX_FLOW_DEPTH, counting as a parser would
     (a stray closer never takes the depth below zero), or None."""
+    import numpy as np
+
     brackets = text.encode("utf-8").translate(None, _NOT_BRACKETS)  # only [ ] { }, in order: C speed
     if len(brackets) <= MAX_FLOW_DEPTH:
         return None
-    import numpy as np
 
     codes = np.frombuffer(brackets, dtype=np.uint8)  # (k,) the brackets
     walk = np.cumsum(np.where((codes == 91) | (codes == 123), 1, -1))  # (k,) depth without the floor

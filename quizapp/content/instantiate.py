@@ -15,7 +15,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import engine
+from engine.exercises import EXERCISES
+from quizapp.content import scenario  # (scenario calls back into this module for each step)
 from quizapp.content.blind_spots import blind_spots
+from quizapp.content.code_inputs import input_spec
 from quizapp.content.instance import ChoiceOption, Instance
 from quizapp.content.params import pick_params, place_params
 from quizapp.content.patterns import PointSpec, RejectSpec
@@ -152,9 +155,6 @@ def build_instance(
     if isinstance(question, ExplainQuestion):
         return Instance(kind="explain", expected=question.model_answer, **explain_parts(question), **common)
     if isinstance(question, CodeQuestion):
-        from engine.exercises import EXERCISES
-        from quizapp.content.code_inputs import input_spec
-
         exercise = EXERCISES[question.exercise]  # checked when the deck loaded
         return Instance(
             kind="code",
@@ -167,9 +167,7 @@ def build_instance(
             **common,
         )
     if isinstance(question, ScenarioQuestion):
-        from quizapp.content.scenario import build_scenario
-
-        return build_scenario(question, values, common, calculate)
+        return scenario.build_scenario(question, values, common, calculate)
     answer = compute_answer(question, resolve_args(question.args, values, loc=("args",)), calculate)
     derivation = answer.derivation
     if question.heatmap_in_prompt and derivation.heatmap is None:
@@ -286,12 +284,6 @@ def _inputs_ready(spec: ParamSpec, values: Mapping[str, Any], params: Mapping[st
             if name not in values and name in params:
                 return False
     return True
-
-
-def resolve_ref(ref: str, values: Mapping[str, Any]) -> Any:
-    """The value a `name` or `name.field` reference points at."""
-    name, *fields = ref.split(".")
-    return _follow(ref, name, tuple(fields), values)
 
 
 def _follow(ref: str, name: str, fields: tuple[str, ...], values: Mapping[str, Any]) -> Any:

@@ -19,19 +19,23 @@ thread checks the templates at its head (quizapp.content.checks.during_parse).
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+try:
+    import yaml_rs
+except ImportError:  # pragma: no cover (a dependency; without it, PyYAML's C loader parses: see parse_yaml)
+    yaml_rs = None  # type: ignore[assignment]
+
 from quizapp import __version__, paths
+from quizapp.collector import no_collections
 from quizapp.content import guards
 from quizapp.content.deck import DeckData, Parsed, question_adapter
 from quizapp.content.memos import MEMOS
@@ -236,19 +240,17 @@ def control_warnings(path: Path) -> tuple[Problem, ...]:
 
 def parse_yaml(text: str) -> Any:
     """The fastest safe parse available: yaml_rs, else PyYAML's C safe loader. Raises ValueError."""
-    try:
-        import yaml_rs
-    except ImportError:  # pragma: no cover (yaml_rs is a dependency; the fallback keeps odd installs working)
-        import yaml
+    if yaml_rs is None:  # pragma: no cover (yaml_rs is a dependency; the fallback keeps odd installs working)
+        import yaml  # only without yaml_rs: importing PyYAML costs the catalog's start about 10 ms
 
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         try:
-            with gc_paused():
+            with no_collections():
                 return yaml.load(text, Loader=loader)
         except yaml.YAMLError as exc:
             raise ValueError(str(exc)) from None
     try:
-        with gc_paused():
+        with no_collections():
             return yaml_rs.loads(text, parse_datetime=False)
     except BaseException as exc:  # a Rust panic arrives as PanicException, a BaseException: skip the deck
         if type(exc).__name__ != "PanicException":
@@ -256,26 +258,13 @@ def parse_yaml(text: str) -> Any:
         raise ValueError(f"the YAML parser failed on this file: {exc}") from None
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Parsing builds many small containers; pausing the cyclic GC meanwhile is several times faster.
-
-    On the way out, what was built moves straight to the oldest generation (freeze + unfreeze is a list
-    splice): it is long-lived, and a young-generation pass over it would cost tens of ms for nothing.
-    Garbage among it is still collected by the next full collection."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
-
-
 def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed | None]:
     """Parses and checks a file's bytes; every problem in the file is reported, not just the first."""
+    from pydantic import ValidationError
+
+    from quizapp.content.checks import static as static_checks
+    from quizapp.content.schema import Deck
+
     try:
         text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark some editors write
     except UnicodeDecodeError as exc:
@@ -303,12 +292,9 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
     if guards.may_hold_controls(raw):
         data, _ = guards.clean_text(data)
     issues: list[Issue] = []
-    from pydantic import ValidationError
-
-    from quizapp.content.schema import Deck
 
     deck: Deck | None = None
-    with gc_paused():
+    with no_collections():
         try:
             deck = Deck.model_validate(data)
         except ValidationError as exc:
@@ -316,15 +302,13 @@ def _validate(raw: bytes, proven: Path | None = None) -> tuple[_Outcome, Parsed 
     questions = _valid_questions(deck, data, issues)
     keys: list[str | None] = []
     if questions:
-        from quizapp.content.checks import static as static_checks
-
         if proven is not None:
             static_checks.remember_proven(proven)
         models = [question for _, question in questions]
         raws = [data["questions"][index] for index, _ in questions]
         keys = [static_checks.signature(question, item) for question, item in zip(models, raws, strict=True)]
         try:
-            with gc_paused():
+            with no_collections():
                 found = static_checks.check_questions(models, raws, keys)
         except (MemoryError, OverflowError, ValueError, RecursionError) as exc:
             # sizes or values no bound foresaw: this deck is skipped, the others load
@@ -351,10 +335,10 @@ def _check_ahead(text: str, proven: Path | None) -> Ahead | None:
     (quizapp.content.checks.during_parse), told
     first which templates earlier runs proved."""
     from quizapp.content.checks import during_parse
+    from quizapp.content.checks import static as static_checks
 
     if len(text) < during_parse.MIN_TEXT:
         return None
-    from quizapp.content.checks import static as static_checks
 
     if proven is not None:
         static_checks.remember_proven(proven)
@@ -363,12 +347,13 @@ def _check_ahead(text: str, proven: Path | None) -> Ahead | None:
 
 def _valid_questions(deck: Deck | None, data: dict[str, Any], issues: list[Issue]) -> list[tuple[int, Any]]:
     """The schema-valid questions with their index (validated one by one when the deck failed)."""
+    from pydantic import ValidationError
+
     if deck is not None:
         return list(enumerate(deck.questions))
     items = data.get("questions")
     if not isinstance(items, list):
         return []
-    from pydantic import ValidationError
 
     bad = {i.loc[1] for i in issues if len(i.loc) >= 2 and i.loc[0] == "questions"}
     out = []

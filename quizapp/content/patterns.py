@@ -23,7 +23,17 @@ a shape such as `(B, h, T, d_k)` is one clause) and before `but`, `whereas`, `wh
 `because`, `so`, `instead` and their kin; a sentence ends at `.` `!` `?` before the next word (not a
 product such as `q . k`), a blank line or a new bullet. The reader (quizapp.grading.explain) decides
 negation: a pattern met after `not`, `no`, `never` or `n't` in its clause is stated the other way round,
-unless the pattern names that negator itself (`@token ~ can not ~ attend*` states a prohibition).
+unless the pattern names that negator itself (`@token ~ can not ~ attend*` states a prohibition), and
+a pattern met before a dismissal in its clause ("subtracting the max is not needed", "is pointless") is
+denied too.
+
+The reader widens every accepted form (never a rejected one) with general steps that no form needs to spell
+out (quizapp.grading.explain_lexicon): a concept lexicon of words and phrases that say one thing (`grows`
+also matches "increases" and "gets bigger", `dk` "head dimension" and "key size", `memory` "VRAM"), light
+lemmas (`scaled` matches "scaling"; `-ise` and `-ize` alike), symbols in answers (`↑` increases, `↓`
+decreases, `≪`, `Σ`, `KV$`), one typo in a word of six letters or more, and `a ~ b` reaching up to four
+words past a comma when the clause after it goes on with the one before (`..., on the queries`). Write a
+form for what the point says; leave synonyms, inflections and typos to these steps.
 
 `compile_pattern` checks a pattern once, with a ValueError that says what is wrong and where; the schema calls
 it when a deck loads, so a deck with a broken pattern names its file, question and field.

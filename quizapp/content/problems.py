@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from quizapp.terminal_text import terminal_text
 
-if TYPE_CHECKING:  # PyYAML and pydantic are imported only on the error path, never for a valid deck
+if TYPE_CHECKING:
     import yaml
     from pydantic import BaseModel
     from pydantic_core import ErrorDetails

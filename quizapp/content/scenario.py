@@ -13,6 +13,7 @@ from typing import Any
 
 import engine
 from engine.derivation import Step
+from quizapp.content import instantiate  # each step is a question of its own: instantiate builds it
 from quizapp.content.instance import Instance
 from quizapp.content.schema import ScenarioQuestion, ScenarioStep
 from quizapp.content.template import TemplateError, render
@@ -52,15 +53,15 @@ def build_scenario(
     last = steps[-1]
     follow_up = None
     if question.explain is not None:
-        from quizapp.content.instantiate import explain_parts
-
         part = question.explain
         try:
             prompt = render(part.prompt, values)
         except TemplateError as exc:
             raise InstanceError(exc.message, loc=("explain", "prompt"), offset=exc.offset) from None
         parts = {**common, "prompt": prompt}
-        follow_up = Instance(kind="explain", expected=part.model_answer, **explain_parts(part), **parts)
+        follow_up = Instance(
+            kind="explain", expected=part.model_answer, **instantiate.explain_parts(part), **parts
+        )
     return Instance(
         kind="scenario",
         expected=None,
@@ -85,8 +86,6 @@ def build_step(
     calculate: Any,
 ) -> Instance:
     """Step k as a numeric Instance, its args resolved against the params and the given earlier answers."""
-    from quizapp.content.instantiate import compute_answer, resolve_args
-
     step: ScenarioStep = question.steps[k]
     where: tuple[str | int, ...] = ("steps", k)
     try:
@@ -95,8 +94,8 @@ def build_step(
         raise InstanceError(exc.message, loc=(*where, "prompt"), offset=exc.offset) from None
     earlier = {s.name: answers[s.name] for s in question.steps[:k] if s.name in answers}
     try:
-        args = resolve_args(step.args, {**values, **earlier}, loc=(*where, "args"))
-        answer = compute_answer(step, args, calculate)
+        args = instantiate.resolve_args(step.args, {**values, **earlier}, loc=(*where, "args"))
+        answer = instantiate.compute_answer(step, args, calculate)
     except InstanceError as exc:
         raise InstanceError(exc.message, loc=(*where, *_after_args(exc.loc)), offset=exc.offset) from None
     if isinstance(answer.expected, tuple):

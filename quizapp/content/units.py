@@ -89,12 +89,3 @@ def to_display(value_base: int | float, display: str) -> int | float:
     if isinstance(value_base, int) and isinstance(factor, int) and value_base % factor == 0:
         return value_base // factor
     return value_base / factor
-
-
-def to_base(value: int | float, display: str) -> int | float:
-    """Converts a value in a display unit into base units."""
-    factor = unit(display).factor
-    product = value * factor
-    if isinstance(product, float) and product.is_integer() and abs(product) < 2**53:
-        return int(product)
-    return product

@@ -16,10 +16,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from engine import toy
+from engine.derivation import Heatmap
 from quizapp.errors import QuizappError
+from quizapp.explore.transforms import transformed_toy
+from quizapp.paths import data_dir
 
 if TYPE_CHECKING:
-    from engine.derivation import Heatmap
     from engine.toy import ToyModel, TrainProgress
 
 HONEST_LABEL = "a 2-layer toy trained on repeated random tokens; not a language model"
@@ -77,15 +82,11 @@ class TrainedView:
 
 def user_model_path() -> Path:
     """Where `quizapp heads train` saves by default, and where the trained mode looks for it first."""
-    from quizapp.paths import data_dir
-
     return data_dir() / "heads.npz"
 
 
 def toy_model(path: str | Path | None = None) -> tuple[ToyModel, str]:
     """(model, where it came from in words): the file given, else the user's trained one, else shipped."""
-    from engine import toy
-
     if path is None and user_model_path().is_file():
         path = user_model_path()
     if path is None:
@@ -98,10 +99,6 @@ def toy_model(path: str | Path | None = None) -> tuple[ToyModel, str]:
 
 def sequence(inputs: TrainedInputs, vocab_size: int) -> tuple[Any, tuple[str, ...], int]:
     """(token ids (T,), their labels, period): the sentence or random tokens, then the same again."""
-    import numpy as np
-
-    from engine import toy
-
     if inputs.sentence.strip():
         words = tuple(inputs.sentence.split())
         if not MIN_WORDS <= len(words) <= MAX_WORDS:
@@ -118,10 +115,6 @@ def sequence(inputs: TrainedInputs, vocab_size: int) -> tuple[Any, tuple[str, ..
 
 def trained_view(inputs: TrainedInputs, model: ToyModel, *, note: str = "") -> TrainedView:
     """The toy on the inputs' sequence: per-layer heatmaps labelled with each head's score on it."""
-    from engine import toy
-    from engine.derivation import Heatmap
-    from quizapp.explore.transforms import transformed_toy
-
     for layer, head in inputs.ablate:
         if not (0 <= layer < model.n_layers and 0 <= head < model.n_heads):
             raise QuizappError(f"the toy has no head L{layer}H{head}")

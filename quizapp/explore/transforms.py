@@ -12,14 +12,12 @@ engine.multi_head_attention, and what changed is only the numbers it is given.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.attention import AttentionParams, FloatArray
-
-if TYPE_CHECKING:
-    from engine.toy import ToyModel
+from engine.toy import ToyModel
+from engine.toy.model import LAYER_WEIGHTS
 
 
 def _head_zero(a: FloatArray, d_head: int, copies: int) -> FloatArray:
@@ -60,8 +58,6 @@ def transformed_toy(model: ToyModel, *, tie: bool, drop_wo: bool) -> ToyModel:
     """The toy with the experiments applied to every layer (the model itself when neither is on)."""
     if not (tie or drop_wo):
         return model
-    from engine.toy import ToyModel
-    from engine.toy.model import LAYER_WEIGHTS
 
     params = dict(model.params)
     h = model.n_heads

@@ -3,8 +3,11 @@
 The text is cut into sentences and clauses (quizapp.content.patterns says where), each key point's accepted
 forms and the question's rejected forms are looked for, and each key point comes out covered, missing or
 contradicted, with the words that decided it. A form met in a clause that negates it (`not`, `never`, `n't`
-before it, outside an `if`) does not state the point: an accepted form met only that way contradicts it.
-Deterministic, no model, and a few milliseconds for a page of text.
+before it, outside an `if`; or a dismissal after it: "is not needed", "is pointless") does not state the
+point: an accepted form met only that way contradicts it, and a dismissal contradicts it even where another
+sentence states it. Accepted forms are read through the general steps of quizapp.grading.explain_lexicon
+(concept lexicon, lemmas, symbols, typos) and reach a little past a comma (CLAUSE_SLACK); rejected forms
+are read as written. Deterministic, no model, and a few milliseconds for a page of text.
 """
 
 from __future__ import annotations
@@ -31,6 +34,15 @@ from quizapp.content.patterns import (
     stem,
     tokens,
 )
+from quizapp.grading.explain_lexicon import (
+    SYMBOLS,
+    TYPO_LENGTH,
+    deletions,
+    expand,
+    lemma,
+    one_typo_apart,
+    spell_symbols,
+)
 from quizapp.grading.rating import AGAIN, GOOD, HARD
 
 Status = Literal["covered", "missing", "contradicted"]
@@ -39,6 +51,16 @@ NEGATORS = frozenset(
     map(stem, {"not", "no", "never", "none", "nothing", "neither", "nor", "nobody", "nowhere"})
 )
 """Words that state what follows them in their clause the other way round."""
+DISMISSED = frozenset(
+    map(
+        stem, {"needed", "necessary", "required", "help", "helps", "matter", "matters", "useful", "important"}
+    )
+)
+DISMISSIVE = frozenset(
+    map(stem, {"unnecessary", "useless", "pointless", "irrelevant", "needless", "unneeded"})
+)
+"""A clause that dismisses what it names ("subtracting the max is not needed", "does not help", "is
+useless") denies what stands before the dismissal as well as after it."""
 NOT_NEGATING_AFTER = frozenset(map(stem, {"only", "matter", "doubt"}))
 """`not only`, `no matter`, `no doubt`: a negator followed by one of these negates nothing."""
 HYPOTHETICAL = frozenset(map(stem, {"if", "unless", "without", "otherwise", "whether", "when", "else"}))
@@ -232,12 +254,23 @@ class _Text:
     """For each token, the next one that is not an article (-1 at a sentence's end)."""
     positions: dict[str, tuple[int, ...]]
     """Each word (articles aside) and where it stands, so a pattern looks up its words, not every token."""
-    memo: dict[int, list[_Match]]
+    memo: dict[tuple[int, bool], list[_Match]]
     """Matches found so far in this text, by pattern node (see _match)."""
     forms: dict[str, tuple[int, ...]]
     """Each word as stemmed and as typed, and where it stands: what a prefix form looks through."""
     prefixes: dict[str, frozenset[int]]
     """Where each prefix looked up so far matched (many forms share `satur*` and its kin)."""
+    lemmas: dict[str, tuple[int, ...]]
+    """Each word's lemma (explain_lexicon.lemma) and where it stands: `scaled` finds `scaling`."""
+    near: dict[str, tuple[int, ...]]
+    """Each long word and each of its one-letter deletions, and where the word stands: what a typo looks
+    through (explain_lexicon.one_typo_apart decides)."""
+    words: dict[str, frozenset[int]]
+    """Where each plain word looked up so far matched, lemmas and typos included."""
+    starts: dict[int, frozenset[int]]
+    """Where each group or phrase node can start, by node (the lexicon's groups recur in many forms)."""
+    ends: dict[tuple[int, int], frozenset[int]]
+    """Where each group or phrase node that starts at a position can end, by node and position."""
 
 
 _SENTENCE_END = re.compile(r"(?<![.!?])[.!?](?=\s|$)")
@@ -286,7 +319,7 @@ def _digit_after(text: str, match: re.Match[str]) -> bool:
 def _read(text: str) -> _Text:
     """The answer cut up once; every form of every point reads the same cut (the last few kept: the gates
     and a re-rating read the same text again)."""
-    toks = tokens(text)
+    toks = _tokens(text) if _HAS_SYMBOL.search(text) else tokens(text)
     sentence_breaks, clause_breaks = _breaks(text)
     sentence: list[int] = []
     clause: list[int] = []
@@ -312,11 +345,17 @@ def _read(text: str) -> _Text:
             following = i
     positions: dict[str, list[int]] = {}
     forms: dict[str, list[int]] = {}
+    lemmas: dict[str, list[int]] = {}
+    near: dict[str, list[int]] = {}
     for i, tok in enumerate(toks):
         if tok.word not in ARTICLES:
             positions.setdefault(tok.word, []).append(i)
+            lemmas.setdefault(lemma(tok.word), []).append(i)
             for form in {tok.word, tok.raw}:
                 forms.setdefault(form, []).append(i)
+            if len(tok.word) >= TYPO_LENGTH and tok.word.isalpha() and not _no_typo(tok.word):
+                for variant in deletions(tok.word):
+                    near.setdefault(variant, []).append(i)
     return _Text(
         text,
         tuple(toks),
@@ -329,7 +368,43 @@ def _read(text: str) -> _Text:
         {},
         {form: tuple(at) for form, at in forms.items()},
         {},
+        {word: tuple(at) for word, at in lemmas.items()},
+        {word: tuple(at) for word, at in near.items()},
+        {},
+        {},
+        {},
     )
+
+
+_HAS_SYMBOL = re.compile("|".join(map(re.escape, SYMBOLS)))
+
+
+def _tokens(text: str) -> list[Token]:
+    """The words of `text` as quizapp.content.patterns reads them, with symbols spelled out first (`↑` is
+    "increases", see explain_lexicon.SYMBOLS); each word keeps the span of its run of text as typed."""
+    out: list[Token] = []
+    for piece in re.finditer(r"\S+", text):
+        for tok in tokens(spell_symbols(piece.group())):
+            out.append(Token(tok.word, piece.start(), piece.end(), tok.raw))
+    return out
+
+
+def _word_positions(node: Word, text: _Text) -> frozenset[int]:
+    """Where a plain word of a form stands in `text`: as written, as another inflection of it (its
+    lemma), or typed with one typo when it is long (see explain_lexicon)."""
+    known = text.words.get(node.text)
+    if known is not None:
+        return known
+    at = set(text.positions.get(node.text, ())) | set(text.lemmas.get(lemma(node.text), ()))
+    word = node.text
+    if len(word) >= TYPO_LENGTH and word.isalpha() and not _no_typo(word):
+        for variant in deletions(word):
+            for i in text.near.get(variant, ()):
+                typed = text.tokens[i].word
+                if typed[0] == word[0] and one_typo_apart(typed, word):
+                    at.add(i)
+    found = text.words[node.text] = frozenset(at)
+    return found
 
 
 def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: Sequence[int]) -> list[bool]:
@@ -361,9 +436,11 @@ def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: S
 
 def _negation(toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
     """For each token, the negator earlier in its clause that states it the other way round (its index), or
-    -1. A form that names the negator itself ("can not attend to future tokens") states a prohibition, so
-    _find counts a negator as negating a match only when the match does not include it."""
+    the dismissal later in it (DISMISSED, DISMISSIVE), or -1. A form that names the negator itself ("can not
+    attend to future tokens") states a prohibition, so _find counts a negator as negating a match only when
+    the match does not include it."""
     negated: list[int] = []
+    dismissal: dict[int, int] = {}  # clause -> its first dismissal ("is not needed", "is useless")
     active = -1
     hypothetical = False
     for i, tok in enumerate(toks):
@@ -374,10 +451,27 @@ def _negation(toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
             active = -1  # "S and P never go to HBM and memory becomes linear": the second claim stands
         if tok.word in HYPOTHETICAL:
             hypothetical = True
-        if tok.word in NEGATORS and not hypothetical:
-            following = toks[i + 1].word if i + 1 < len(toks) and clause[i + 1] == clause[i] else ""
-            if following not in NOT_NEGATING_AFTER and active < 0:
+        following = toks[i + 1].word if i + 1 < len(toks) and clause[i + 1] == clause[i] else ""
+        if hypothetical:
+            continue
+        if tok.word in NEGATORS and following not in NOT_NEGATING_AFTER:
+            if active < 0:
                 active = i  # the first negator of the clause: a form may include a later one, not this
+            near = toks[i + 1 : i + 3]
+            if any(
+                t.word in DISMISSED
+                for t, c in zip(near, clause[i + 1 : i + 3], strict=False)
+                if c == clause[i]
+            ):
+                dismissal.setdefault(clause[i], i)
+        elif tok.word in DISMISSIVE:
+            dismissal.setdefault(clause[i], i)
+    for j in dismissal.values():
+        i = j - 1  # "subtracting the max is not needed": what stands before the dismissal is denied too,
+        while i >= 0 and clause[i] == clause[j] and toks[i].word not in SCOPE_ENDS:  # back to an `and`
+            if negated[i] < 0:
+                negated[i] = j
+            i -= 1
     return negated
 
 
@@ -393,23 +487,24 @@ class _Match:
     used: frozenset[int]
 
 
-def _match(node: Node, text: _Text) -> list[_Match]:
+def _match(node: Node, text: _Text, slack: bool = False) -> list[_Match]:
     """Every place `node` matches in `text`, at most MAX_MATCHES; memoised per text by node, since the
-    concepts of a question (and the same pattern in several forms) share their compiled nodes."""
-    key = id(node)
+    concepts of a question (and the same pattern in several forms) share their compiled nodes. With
+    `slack`, `a ~ b` reaches a little across a comma (see CLAUSE_SLACK)."""
+    key = (id(node), slack)
     known = text.memo.get(key)
     if known is None:
-        known = text.memo[key] = _match_fresh(node, text)
+        known = text.memo[key] = _match_fresh(node, text, slack)
     return known
 
 
-def _match_fresh(node: Node, text: _Text) -> list[_Match]:
+def _match_fresh(node: Node, text: _Text, slack: bool) -> list[_Match]:
     if isinstance(node, Together):
-        return _together(node, text)
-    if isinstance(node, Either) and any(has_together(o) for o in node.options):
+        return _together(node, text, slack)
+    if isinstance(node, Either) and _holds_together(node):
         out: list[_Match] = []
         for option in node.options:
-            out.extend(_match(option, text))
+            out.extend(_match(option, text, slack))
         return out[:MAX_MATCHES]
     found: list[_Match] = []
     for start in sorted(_starts(node, text)):
@@ -420,19 +515,41 @@ def _match_fresh(node: Node, text: _Text) -> list[_Match]:
     return found
 
 
-def _starts(node: Node, text: _Text) -> set[int]:
+_TOGETHER: dict[int, tuple[Node, bool]] = {}
+
+
+def _holds_together(node: Either) -> bool:
+    """has_together for an option of `node`, remembered by node (kept, so its id stays its own)."""
+    known = _TOGETHER.get(id(node))
+    if known is None:
+        known = _TOGETHER[id(node)] = (node, any(has_together(o) for o in node.options))
+    return known[1]
+
+
+def _starts(node: Node, text: _Text) -> frozenset[int]:
     """Where a phrase-like node can start: the positions of the words its first part may be."""
     if isinstance(node, Word):
-        if not node.prefix:
-            return set(text.positions.get(node.text, ()))
-        known = text.prefixes.get(node.text)
-        if known is None:
-            known = text.prefixes[node.text] = frozenset(
-                i for form, at in text.forms.items() if form.startswith(node.text) for i in at
-            )
-        return set(known)
+        return _word_starts(node, text)
+    known = text.starts.get(id(node))
+    if known is None:
+        known = text.starts[id(node)] = frozenset(_starts_fresh(node, text))
+    return known
+
+
+def _word_starts(node: Word, text: _Text) -> frozenset[int]:
+    if not node.prefix:
+        return _word_positions(node, text)
+    known = text.prefixes.get(node.text)
+    if known is None:
+        known = text.prefixes[node.text] = frozenset(
+            i for form, at in text.forms.items() if form.startswith(node.text) for i in at
+        )
+    return known
+
+
+def _starts_fresh(node: Node, text: _Text) -> set[int]:
     if isinstance(node, Optional):
-        return _starts(node.part, text)
+        return set(_starts(node.part, text))
     if isinstance(node, Either):
         return set().union(*(_starts(o, text) for o in node.options))
     if isinstance(node, Phrase):
@@ -453,13 +570,26 @@ def _walk(start: int, end: int, text: _Text) -> list[int]:
     return out
 
 
-def _spans(node: Node, start: int, text: _Text) -> set[int]:
-    """The positions where a phrase-like node that starts at `start` can end."""
+_NOWHERE: frozenset[int] = frozenset()
+
+
+def _spans(node: Node, start: int, text: _Text) -> frozenset[int]:
+    """The positions where a phrase-like node that starts at `start` can end (only words it may start
+    with are tried: the lexicon's groups hold many phrases, most of which start elsewhere)."""
     if start < 0:
-        return set()
+        return _NOWHERE
     if isinstance(node, Word):
-        tok = text.tokens[start]
-        return {start} if node.fits(tok.word, tok.raw) else set()
+        return frozenset((start,)) if start in _word_starts(node, text) else _NOWHERE
+    key = (id(node), start)
+    known = text.ends.get(key)
+    if known is None:
+        known = text.ends[key] = (
+            frozenset(_spans_fresh(node, start, text)) if start in _starts(node, text) else _NOWHERE
+        )
+    return known
+
+
+def _spans_fresh(node: Node, start: int, text: _Text) -> set[int]:
     if isinstance(node, Either):
         ends: set[int] = set()
         for option in node.options:
@@ -479,16 +609,55 @@ def _spans(node: Node, start: int, text: _Text) -> set[int]:
     return set()  # a Together never stands in a phrase (the parser refuses it)
 
 
-def _together(node: Together, text: _Text) -> list[_Match]:
+CLAUSE_SLACK = 4
+"""In an accepted form, `a ~ b` holds across a comma too when at most this many words stand between its
+sides in one sentence, none of them starts a clause (`but`, `because`...) and each clause crossed into goes
+on with the one before (ATTACHING): "an rmsnorm, with learnable gains, on the queries" states the norm on
+the queries; "keys per token, values per channel" never states keys per channel."""
+
+
+ATTACHING = frozenset(
+    {"on", "with", "to", "by", "in", "for", "of", "from", "at", "into", "onto", "over", "across", "along"}
+    | {"via", "through", "using", "per", "like", "within", "inside", "under", "without"}
+)
+"""Words that carry a clause on from the one before it, so `a ~ b` may reach into it (CLAUSE_SLACK)."""
+
+
+def _near(a: _Match, b: _Match, text: _Text) -> bool:
+    """True when two matches in neighbouring clauses of one sentence are within CLAUSE_SLACK words."""
+    lo, hi = (a, b) if a.last < b.first else (b, a)
+    if lo.last >= hi.first or hi.first - lo.last - 1 > 2 * CLAUSE_SLACK:
+        return False
+    if sum(text.tokens[i].word not in ARTICLES for i in range(lo.last + 1, hi.first)) > CLAUSE_SLACK:
+        return False
+    if text.sentence[lo.last] != text.sentence[hi.first]:
+        return False
+    between = text.source[text.tokens[lo.last].end : text.tokens[hi.first].start]
+    if _CLAUSE_MARK.sub(",", between).count(",") != between.count(",") or ";" in between:
+        return False  # only commas: a semicolon, colon, arrow or dash parts two claims
+    if any(text.tokens[i].word in CLAUSE_WORDS for i in range(lo.last + 1, hi.first + 1)):
+        return False
+    # each clause crossed into must go on with what came before ("..., on the queries"), never start a
+    # claim of its own ("keys per token, values per channel")
+    return all(
+        text.tokens[i].word in ATTACHING
+        for i in range(lo.last + 1, hi.first + 1)
+        if text.clause[i] != text.clause[i - 1]
+    )
+
+
+def _together(node: Together, text: _Text, slack: bool) -> list[_Match]:
     scope = text.clause if node.scope == "clause" else text.sentence
-    left, right = _match(node.left, text), _match(node.right, text)
+    left, right = _match(node.left, text, slack), _match(node.right, text, slack)
     out: list[_Match] = []
     for a in left:
         group = scope[a.first]
         if scope[a.last] != group:
             continue
         for b in right:
-            if scope[b.first] != group or scope[b.last] != group or a.used & b.used:
+            if scope[b.first] != scope[b.last] or a.used & b.used:
+                continue
+            if scope[b.first] != group and not (slack and node.scope == "clause" and _near(a, b, text)):
                 continue
             if node.ordered and a.last >= b.first:
                 continue
@@ -499,16 +668,20 @@ def _together(node: Together, text: _Text) -> list[_Match]:
 
 
 @cache
-def _compiled(pattern: str) -> Node:
-    return compile_pattern(pattern).root
+def _compiled(pattern: str, widen: bool = True) -> Node:
+    """A form's tree, with the concept lexicon applied when `widen` (explain_lexicon.expand): accepted
+    forms are widened, rejected ones are not (a misconception is a precise claim; widened, it would find
+    right answers wrong)."""
+    root = compile_pattern(pattern).root
+    return expand(root) if widen else root
 
 
-def _find(patterns: Sequence[str], text: _Text) -> tuple[_Match | None, _Match | None]:
+def _find(patterns: Sequence[str], text: _Text, widen: bool = True) -> tuple[_Match | None, _Match | None]:
     """The shortest match stated plainly, and the shortest stated the other way round (negated)."""
     plain: _Match | None = None
     negated: _Match | None = None
     for pattern in patterns:
-        for m in _match(_compiled(pattern), text):
+        for m in _match(_compiled(pattern, widen), text, slack=widen):
             if any(text.soup[i] for i in m.used):
                 continue
             if _negated(m, text):
@@ -541,6 +714,13 @@ swapped ("the variance shrinks with d_k", "the mask is added after the softmax")
 _OPPOSITE = {a: b for a, b in OPPOSITES} | {b: a for a, b in OPPOSITES if b not in {x for x, _ in OPPOSITES}}
 
 
+@cache
+def _no_typo(word: str) -> bool:
+    """Words never read as another's typo, nor another word as theirs: an opposite (`larger`, `smaller`) or
+    a negator is one letter from nothing it could mean."""
+    return word in NEGATORS or any(word.startswith(w) for w in _OPPOSITE)
+
+
 def _reverse(node: Node) -> Node | None:
     """`node` with every word of OPPOSITES swapped for its opposite, or None when it has none to swap."""
     if isinstance(node, Word):
@@ -569,7 +749,8 @@ def _reverse(node: Node) -> Node | None:
 
 @cache
 def _reversed(pattern: str) -> Node | None:
-    return _reverse(_compiled(pattern))
+    node = _reverse(compile_pattern(pattern).root)  # the opposites swapped first, then the lexicon applied
+    return None if node is None else expand(node)
 
 
 def _find_reversed(patterns: Sequence[str], text: _Text) -> _Match | None:
@@ -590,6 +771,12 @@ def _find_reversed(patterns: Sequence[str], text: _Text) -> _Match | None:
 def _negated(m: _Match, text: _Text) -> bool:
     """A negator the match does not include stands before one of its words in its clause."""
     return any(text.negated[i] >= 0 and text.negated[i] not in m.used for i in m.used)
+
+
+def _dismissed(m: _Match, text: _Text) -> bool:
+    """True when the match is denied by a dismissal after it ("subtracting the max is pointless"): that
+    contradicts the point even where another sentence states it, as an interviewer hears it."""
+    return any(text.negated[i] > m.last for i in m.used)
 
 
 def _shorter(a: _Match, b: _Match) -> bool:
@@ -619,7 +806,7 @@ def read_explanation(text: str, points: Sequence[PointSpec], rejects: Sequence[R
     found: list[MisconceptionFound] = []
     broken: dict[int, Evidence] = {}
     for reject in rejects:
-        plain, _ = _find(reject.forms, cut)
+        plain, _ = _find(reject.forms, cut, widen=False)
         if plain is None:
             continue
         evidence = _evidence(plain, cut)
@@ -632,6 +819,8 @@ def read_explanation(text: str, points: Sequence[PointSpec], rejects: Sequence[R
         plain, negated = _find(point.accept, cut)
         if i in broken:
             readings.append(PointReading(i, point.text, "contradicted", broken[i], i in core))
+        elif negated is not None and _dismissed(negated, cut):
+            readings.append(PointReading(i, point.text, "contradicted", _evidence(negated, cut), i in core))
         elif plain is not None:
             readings.append(PointReading(i, point.text, "covered", _evidence(plain, cut), i in core))
         elif negated is not None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from quizapp.content.checks.gates import GateFailure, GateInput, Instantiate
+from quizapp.content.checks.gate_types import GateFailure, GateInput, Instantiate
 from quizapp.content.instance import Instance
 from quizapp.content.schema import (
     ExplainQuestion,

@@ -16,6 +16,8 @@ from quizapp.content.patterns import PointSpec
 from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import unit
 from quizapp.errors import QuizappError
+from quizapp.grading.code import grade_code
+from quizapp.grading.code_try import not_counted, not_counted_reason
 from quizapp.grading.diagnose import Diagnosis, diagnose_number, diagnose_shape, tolerance_of
 from quizapp.grading.explain import Reading, rating_from_ticks, read_explanation
 from quizapp.grading.parse import (
@@ -29,6 +31,7 @@ from quizapp.grading.parse import (
 from quizapp.grading.rating import AGAIN, GOOD, HARD, RATING_NAMES, Suggestion, suggest
 from quizapp.grading.tokens import AnswerParseError
 from quizapp.grading.words import DIMENSION_WORDS, dimension_words, rate_mismatch
+from quizapp.runner import confine
 
 VerdictValue = int | float | tuple[int, ...] | frozenset[str] | str | None
 
@@ -132,6 +135,7 @@ def _grade(inst: Instance, text: str, rate: _Rater) -> Verdict:
         if inst.kind == "code":
             return _grade_code(inst, text, rate)
         if inst.kind == "scenario":
+            # here, not at the top: scenario grades each of its steps with grade (a cycle)
             from quizapp.grading.scenario import grade_scenario, parts_of, split_answers
 
             answers = split_answers(text, parts_of(inst))
@@ -326,10 +330,6 @@ def _compatible(got: str, asked: str) -> bool:
 def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
     """Runs the solution in a child process (see quizapp.grading.code); slow for the event loop, so the
     TUI grades in its save worker."""
-    from quizapp.grading.code import grade_code
-    from quizapp.grading.code_try import not_counted, not_counted_reason
-    from quizapp.runner import confine
-
     if not text.strip():
         raise AnswerParseError("the code is empty")
     run = grade_code(

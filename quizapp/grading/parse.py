@@ -19,7 +19,7 @@ from quizapp.content.units import unit
 from quizapp.errors import QuizappError
 from quizapp.grading.expr import Evaluator, Num, Quantity
 from quizapp.grading.tokens import MAX_INPUT_CHARS, AnswerParseError, normalize, tokenize
-from quizapp.grading.words import BASE_OF_DIMENSION, accepted_forms, base_of
+from quizapp.grading.words import BASE_OF_DIMENSION, accepted_forms, base_of, lookup
 
 MAX_VALUE = 1e300
 MAX_SHAPE_DIMS = 16
@@ -131,8 +131,6 @@ def _unit_factor(name: str) -> Fraction:
     try:
         return Fraction(str(unit(name).factor))  # via its decimal text: a nanosecond is exactly 1e-6 ms
     except QuizappError:  # a unit the parser knows but units.py does not (KFLOPs, PFLOPs, TFLOP/s)
-        from quizapp.grading.words import lookup
-
         word = lookup(name, "") or lookup(name.replace("FLOP/s", "FLOPS"), "")
         return Fraction(word.factor if word else 1)
 

@@ -215,7 +215,7 @@ def _item(number: int, a: InterviewAnswer, catalog: Catalog, unscored: bool = Fa
     deck_title, topic = a.deck_id, a.deck_id
     try:
         inst = catalog.instance(a.question_id, a.seed)
-        deck = catalog.deck_header(a.question_id)
+        deck = catalog.deck_fields(a.question_id)
         deck_title, topic = deck.title, deck.topic
     except Exception:  # the question left the catalog or its template broke: keep what was saved
         inst = None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading import Verdict, grade
+from quizapp.grading.code_try import try_code
 from quizapp.grading.explain import points_code
 from quizapp.interview.report import SCORED_KINDS, InterviewReport, build_report, expected_for
 from quizapp.store import (
@@ -36,9 +37,11 @@ from quizapp.store import (
     add_interview_answer,
     finish_interview,
     load_interview,
+    load_settings,
     start_interview,
 )
 from quizapp.store.browse import make_due
+from quizapp.store.interviews import last_setup, save_last_setup
 from quizapp.store.reviews import answered_before, missed_since
 from quizapp.store.times import day_start
 from quizapp.study import QuestionRef, QuestionSet, fresh_seed, record_review, scheduler_for
@@ -87,9 +90,6 @@ def config_from_settings(settings: Settings, **changes: object) -> InterviewConf
 def setup_defaults(store: Store) -> InterviewConfig:
     """The set-up the form starts from: the last one used (InterviewSession.start remembers it), else
     the interview settings."""
-    from quizapp.store import load_settings
-    from quizapp.store.interviews import last_setup
-
     settings = load_settings(store)
     last = last_setup(store)
     if last is None:
@@ -292,8 +292,6 @@ class InterviewSession:
                 problems.append(f"{ref.question_id}: {exc}")
         if not plan:
             raise QuizappError("None of the chosen questions could be built: " + "; ".join(problems))
-        from quizapp.store import load_settings
-        from quizapp.store.interviews import save_last_setup
 
         misses = config.misses_to_review
         if misses is None:
@@ -364,7 +362,6 @@ class InterviewSession:
         inst = self._open().instance
         if inst.kind != "code":
             raise QuizappError("Only code is tried before it is submitted.")
-        from quizapp.grading.code_try import try_code  # the runner, loaded with the first try
 
         return try_code(inst, text)
 

@@ -1,7 +1,7 @@
 """Provides the progress file format: its marker and version, its sections and limits.
 
 A file is one JSON object: the head (`format`, `version`, `exported_at`), then `cards`, `reviews` and
-`interviews` (arrays of the records in quizapp.progress.records) and `settings` (an object). Times are
+`interviews` (arrays of the records in quizapp.progress.file_records) and `settings` (an object). Times are
 fixed-format UTC ISO strings with microseconds; floats are JSON numbers, which round-trip exactly. This
 module stays free of pydantic, so export never loads it.
 """

@@ -15,8 +15,8 @@ import ijson
 from pydantic import TypeAdapter, ValidationError
 
 from quizapp.errors import QuizappError
+from quizapp.progress.file_records import CardEntry, InterviewEntry, ReviewEntry, When
 from quizapp.progress.format import FORMAT_MARKER, HEAD, READ_VERSIONS_TEXT, SECTIONS, readable_version
-from quizapp.progress.records import CardEntry, InterviewEntry, ReviewEntry, When
 
 CHUNK = 500
 """Records validated at a time: large enough for pydantic's fast path, small enough to never matter."""

@@ -19,9 +19,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+import numpy as np
 from pydantic import TypeAdapter, ValidationError
 
 from quizapp.errors import QuizappError
+from quizapp.progress.file_records import CardEntry, InterviewEntry, ReviewEntry, When
 from quizapp.progress.format import (
     FORMAT_MARKER,
     HEAD,
@@ -39,7 +41,6 @@ from quizapp.progress.plain_json import (
     open_file,
     settings_value,
 )
-from quizapp.progress.records import CardEntry, InterviewEntry, ReviewEntry, When
 from quizapp.store import backup
 from quizapp.store.cards import card_id_for, unsound
 from quizapp.store.database import Store
@@ -433,8 +434,6 @@ def _check_strings(path: Path, not_ours: str) -> None:
     in one linear pass: NumPy finds the quotes (one preceded by a backslash is inside a string). The JSON
     parser re-reads a token that spans its buffers, so a single huge string would cost it quadratic
     time, and hold it whole in memory."""
-    import numpy as np
-
     last, at, before = 0, 0, 0  # the previous unescaped quote's offset, this chunk's, the byte before it
     with open_file(path) as fh:
         while chunk := fh.read(SCAN_BYTES):

@@ -19,9 +19,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+import genanki
+from markdown_it import MarkdownIt
+
 from engine.derivation import format_quantity
 from quizapp import paths
 from quizapp.errors import QuizappError
+from quizapp.store.anki_notes import previous_anki_notes
 
 ANKI_SEEDS = 50
 """A card in Anki cannot change its numbers, so each question is exported at one seed below this (the seeds
@@ -80,8 +84,6 @@ _MD: list[Any] = []
 
 def _markdown() -> Any:
     if not _MD:
-        from markdown_it import MarkdownIt
-
         _MD.append(MarkdownIt("commonmark", {"html": False, "breaks": False}))
     return _MD[0]
 
@@ -255,8 +257,6 @@ def export_anki(
     deck_ids: Iterable[str] | None = None,
 ) -> AnkiExport:
     """Writes an .apkg with one Anki deck per quizapp deck ("quizapp::<title>"); returns what it wrote."""
-    import genanki
-
     wanted = None if deck_ids is None else set(deck_ids)
     previous = _previous_notes(Path(file))
     _Note = _note_class(genanki)
@@ -343,8 +343,6 @@ def _content(note: Any) -> tuple[str, str]:
 
 def _previous_notes(path: Path) -> dict[str, tuple[int, str, str]]:
     """guid -> (mod, fields, tags) of an earlier export at `path` (read by the store: SQL lives there)."""
-    from quizapp.store.anki_notes import previous_anki_notes
-
     return previous_anki_notes(path)
 
 

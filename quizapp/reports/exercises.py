@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from engine.exercises import EXERCISES
 from quizapp.store.database import Store
 from quizapp.store.stats_queries import answer_records
 from quizapp.store.times import from_us
@@ -36,8 +37,6 @@ class ExerciseStatus:
 
 def exercise_statuses(store: Store, catalog: Catalog) -> tuple[ExerciseStatus, ...]:
     """Every code question of `catalog`, in load order, with its solved status from the store."""
-    from engine.exercises import EXERCISES
-
     questions = [
         catalog.questions[o.question_id]
         for o in catalog.question_outlines()

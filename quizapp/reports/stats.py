@@ -12,6 +12,8 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from quizapp.store.database import Store
+from quizapp.store.fsrs_inputs import card_memories
+from quizapp.store.settings import load_settings
 from quizapp.store.stats_queries import (
     CALENDAR_DAYS,
     FORECAST_DAYS,
@@ -32,7 +34,7 @@ from quizapp.store.stats_queries import (
 )
 from quizapp.store.times import day_start
 from quizapp.study.counts import DueCounts, due_counts
-from quizapp.study.readiness import Readiness
+from quizapp.study.readiness import Readiness, forgetting_decay, readiness
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
@@ -155,9 +157,6 @@ def readiness_for(
     interview `plan` over `decks` (Workspace.plan) carries it already, so with one nothing is computed."""
     if plan is not None:
         return plan.readiness
-    from quizapp.store.fsrs_inputs import card_memories
-    from quizapp.store.settings import load_settings
-    from quizapp.study.readiness import forgetting_decay, readiness
 
     settings = load_settings(store)
     return readiness(

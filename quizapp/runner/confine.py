@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import importlib.util
 import json
 import os
 import signal
+import site
 import stat
 import subprocess
 import sys
@@ -24,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from quizapp import paths
 from quizapp.runner.confine_child import remove_tree
 
 FORCE_ENV = "QUIZAPP_CODE_CONFINE"
@@ -75,11 +78,8 @@ def switched_off() -> list[str]:
 
 def _hidden_roots() -> list[str]:
     """The app's own code: each package folder, and the checkout holding it (with its git store)."""
-    import engine
-    import quizapp
-
     found: list[str] = []
-    folders = [Path(m.__file__ or "").parent for m in (quizapp, engine)]
+    folders = [package_folder(name) for name in ("quizapp", "engine")]
     for entry in sys.path:
         for name in ("quizapp", "engine"):
             candidate = Path(entry or ".") / name
@@ -98,12 +98,16 @@ def _hidden_roots() -> list[str]:
     return found
 
 
+def package_folder(name: str) -> Path:
+    """Where an installed package lives, found without importing it (the engine would load NumPy)."""
+    spec = importlib.util.find_spec(name)
+    return Path(spec.origin if spec is not None and spec.origin else "").parent
+
+
 def package_folders() -> list[str]:
     """Every folder where this Python, or the one a virtual environment is made from, or the system's,
     installs packages (site-packages, dist-packages): the app may be installed in any of them, and a run is
     granted the standard library without them (NumPy's own folders are granted on their own)."""
-    import site
-
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     found = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
     base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
@@ -120,15 +124,11 @@ def package_folders() -> list[str]:
 def child_conf() -> str:
     """What the child is told, as JSON: NumPy's folder, the folders to hide (see confine_child) and the
     package folders (package_folders)."""
-    import numpy
-
-    from quizapp import paths
-
     hide = ["/home", "/root", "/run", "/sys", "/var/tmp", "/dev/shm", "/mnt", "/media", str(Path.home())]
     with contextlib.suppress(Exception):  # a bad QUIZAPP_HOME is the app's to report, not the runner's
         hide += [str(paths.data_dir()), str(paths.config_path().parent), str(paths.cache_dir())]
     hide += _hidden_roots()
-    conf = {"numpy": str(Path(numpy.__file__).parent), "hide": hide, "force_limits": forced_limits()}
+    conf = {"numpy": str(package_folder("numpy")), "hide": hide, "force_limits": forced_limits()}
     conf["without"] = switched_off()
     conf["packages"] = package_folders()
     return json.dumps(conf)

@@ -31,9 +31,12 @@ import contextlib
 import ctypes
 import os
 import resource
+import select
 import signal
+import stat
 import struct
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -278,8 +281,6 @@ def _hold_folder(folder: str | None) -> None:
 def _open_dir(parent: int, name: str, info: os.stat_result) -> int | None:
     """`name` in `parent`, a folder `info` described (lstat), opened (first made readable and searchable
     for its owner, as a run may make it with mode 0); None where it cannot be, or is no longer that one."""
-    import stat
-
     if info.st_mode & 0o700 != 0o700:
         with contextlib.suppress(OSError, NotImplementedError):
             os.chmod(name, stat.S_IMODE(info.st_mode) | 0o700, dir_fd=parent, follow_symlinks=False)
@@ -300,8 +301,6 @@ def remove_tree(parent: int, name: str) -> None:
     recursion limit and than the descriptors a process may hold): one folder is open at a time, and it
     climbs back by "..", checked against the folder it came from. Never raises; what cannot be removed
     stays."""
-    import stat
-
     try:
         top = os.lstat(name, dir_fd=parent)
         if not stat.S_ISDIR(top.st_mode):
@@ -373,8 +372,6 @@ def _remove_folder() -> None:
 
 def outside_gone() -> bool:
     """Whether the process the app started has ended (killed from outside): then no job is taken."""
-    import select
-
     return bool(select.select([_lifeline], [], [], 0)[0]) if _lifeline >= 0 else False
 
 
@@ -400,8 +397,6 @@ def _outside(child: int) -> None:
         if wait is not None:
             wait([signal.SIGCHLD], 0.5)
         else:
-            import time
-
             time.sleep(0.01)
     _remove_folder()
     if os.WIFSIGNALED(status):

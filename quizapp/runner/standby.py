@@ -38,6 +38,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: the pipes keep the system's size (see _widen)
+    fcntl = None  # type: ignore[assignment]
+
 from quizapp.runner import confine
 from quizapp.runner.standby_child import CHILD
 
@@ -280,12 +285,10 @@ class _Standby:
 
 def _widen(fd: int) -> None:
     """Sets the pipe's size to PIPE_BYTES where the system allows (Linux); elsewhere it stays as it is."""
-    try:
-        import fcntl
-
+    if fcntl is None:
+        return
+    with contextlib.suppress(AttributeError, OSError):
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-    except (ImportError, AttributeError, OSError):
-        pass
 
 
 def _payload(out: bytearray, token: bytes) -> bytes | None:

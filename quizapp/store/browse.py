@@ -11,7 +11,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Literal
 
-from quizapp.store.cards import CardRecord, QuestionRef, ensure_card, read_card, write_card
+from quizapp.records.questions import QuestionRef
+from quizapp.store.cards import CardRecord, ensure_card, read_card, write_card
 from quizapp.store.database import Store
 from quizapp.store.times import to_us, utc
 

@@ -18,20 +18,11 @@ from typing import Any, Protocol
 from fsrs import Card, State
 
 from quizapp.errors import QuizappError
+from quizapp.records.questions import QuestionRef
 from quizapp.store.database import Store
 from quizapp.store.times import from_us, to_us, utc
 
 _CARD_ID_MASK = (1 << 63) - 1
-
-
-@dataclass(frozen=True)
-class QuestionRef:
-    """What the store and the queues need to know about a question, independent of any catalog."""
-
-    question_id: str
-    deck_id: str
-    difficulty: int = 1
-    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

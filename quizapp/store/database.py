@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from quizapp.errors import QuizappError
-from quizapp.paths import db_path
+from quizapp.paths import backups_dir, data_dir, db_path
 from quizapp.store.migrations import (
     SCHEMA_VERSION,
     TALLY_TRIGGER_NAMES,
@@ -32,10 +32,11 @@ from quizapp.store.migrations import (
     schema_version,
 )
 from quizapp.store.times import utc
+from quizapp.terminal_text import terminal_text
 
 if TYPE_CHECKING:
+    from quizapp.records.settings import Settings
     from quizapp.store.rolling_backup import DailyBackup
-    from quizapp.store.settings import Settings
 
 BUSY_TIMEOUT_S = 10.0
 """How long a writer waits for another process's transaction before giving up."""
@@ -156,6 +157,7 @@ class Store:
         with self._write_lock:
             if self.backup is not None:
                 self.backup.before_write(self.conn)  # the day's copy before its first change, as any write
+                self.backup.wait()  # whole before the file it reads is replaced
             self.conn.close()
             shared = any(self.path.with_name(self.path.name + s).exists() for s in ("-wal", "-shm"))
             if shared or not self.path.is_file():
@@ -189,10 +191,13 @@ class Store:
         return [tuple(r) for r in rows] == [("ok",)]
 
     def close(self) -> None:
-        """Closes the database (again is fine), after a write a worker is in the middle of."""
+        """Closes the database (again is fine), after a write a worker is in the middle of and after the
+        day's backup copy, if one is being made (the app's exit waits for it)."""
         with self._write_lock:
             if not self._closed:
                 self._closed = True
+                if self.backup is not None:
+                    self.backup.wait()
                 self.conn.close()
 
     def __del__(self) -> None:
@@ -270,8 +275,6 @@ def _sync_folder(folder: Path) -> None:
 
 def _inside_data_folder(file: Path) -> bool:
     """Only files in quizapp's own data folder are ever moved aside; anything else is the user's."""
-    from quizapp.paths import data_dir
-
     try:
         return file.resolve().is_relative_to(data_dir().resolve())
     except OSError:
@@ -444,8 +447,6 @@ def _strip_foreign_schema(conn: sqlite3.Connection) -> list[str]:
 
 
 def _removed_notice(file: Path, stripped: list[str]) -> str:
-    from quizapp.terminal_text import terminal_text
-
     what = ", ".join(terminal_text(s) for s in stripped[:5]) + (
         f" and {len(stripped) - 5} more" if len(stripped) > 5 else ""
     )
@@ -518,8 +519,6 @@ def damaged(exc: BaseException, file: Path | None = None) -> QuizappError | None
     corrupt = code is not None and code & 0xFF in _CORRUPT_CODES
     if not isinstance(exc, sqlite3.DatabaseError) or not (corrupt or "malformed" in str(exc)):
         return None
-    from quizapp.paths import backups_dir, db_path
-
     where = file or db_path()
     return QuizappError(
         f"The progress database {where} is damaged ({exc}). Daily copies are in {backups_dir()}: restore "

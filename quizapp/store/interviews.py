@@ -6,49 +6,15 @@ reopened with everything answered up to that point.
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from quizapp.errors import QuizappError
+from quizapp.records.interviews import InterviewConfig, InterviewSummary
 from quizapp.store.database import Store
 from quizapp.store.times import from_us, to_us
 from quizapp.terminal_text import terminal_text
-
-
-@dataclass(frozen=True)
-class InterviewConfig:
-    """How the interview was set up; stored as JSON so later versions can add fields."""
-
-    questions: int = 10
-    minutes: int = 30
-    deck_ids: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    difficulty_mix: tuple[int, ...] = ()
-    update_schedule: bool = False
-    seed: int = 0
-    unscored: tuple[int, ...] = ()
-    """Positions (1-based) of the questions asked that are not scored (explain answers, to compare)."""
-    misses_to_review: bool | None = None
-    """A missed question is due for review at once; None: as the setting interview_misses_to_review."""
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> InterviewConfig:
-        """The set-up stored as JSON; its ids pass terminal_text (a `--db` or an import may be someone
-        else's)."""
-        data = json.loads(text)
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        for key in ("deck_ids", "tags", "difficulty_mix", "unscored"):
-            if key in known:
-                known[key] = tuple(known[key])
-        for key in ("deck_ids", "tags"):
-            if key in known:
-                known[key] = tuple(terminal_text(v) if isinstance(v, str) else v for v in known[key])
-        return cls(**known)
 
 
 @dataclass(frozen=True)
@@ -82,23 +48,6 @@ class InterviewRecord:
     @property
     def score(self) -> int:
         return sum(a.correct for a in self.answers)
-
-
-@dataclass(frozen=True)
-class InterviewSummary:
-    """One line of the list of past interviews."""
-
-    id: int
-    started_at: datetime
-    finished_at: datetime | None
-    answered: int
-    """Questions answered (skips not included)."""
-    correct: int
-    questions: int
-    skipped: int = 0
-    scored: int = 0
-    """The score's denominator, as the report counts it: scored questions asked (an explain answer is
-    not scored unless skipped) plus those never reached."""
 
 
 def start_interview(store: Store, config: InterviewConfig, *, now: datetime) -> int:

@@ -98,10 +98,6 @@ def review_totals(store: Store) -> tuple[int, float]:
     return int(n), int(ms) / 1000
 
 
-def _day_of(index: int) -> date:
-    return date.fromordinal(_EPOCH_ORDINAL + index)
-
-
 def _index_of(day: date) -> int:
     return day.toordinal() - _EPOCH_ORDINAL
 

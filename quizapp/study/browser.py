@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from quizapp.errors import QuizappError
 from quizapp.grading.rating import RATING_NAMES
+from quizapp.records.questions import QuestionRef
 from quizapp.store.browse import (
     last_ratings,
     make_due,
@@ -24,7 +25,7 @@ from quizapp.store.browse import (
     unscheduled_counts,
 )
 from quizapp.store.buried import buried_on, bury
-from quizapp.store.cards import CardRecord, QuestionRef, cards_among, read_card, set_suspended
+from quizapp.store.cards import CardRecord, cards_among, read_card, set_suspended
 from quizapp.store.database import Store
 from quizapp.store.reviews import ReviewRecord, reviews_for
 from quizapp.store.times import day_start

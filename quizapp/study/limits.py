@@ -64,10 +64,10 @@ def new_cards_per_day(
     budget cannot be priced and the rule below applies). Otherwise planned_new_limit: the setting,
     raised by an interview date to meet every unseen question before it. `plan`: that plan, computed
     already by the caller (Workspace.plan, priced as `questions` would price it)."""
+    from quizapp.study.stored_plan import interview_plan
+
     settings = load_settings(store)
     if (questions is not None or plan is not None) and settings.interview_date and settings.daily_minutes:
-        from quizapp.study.planning import interview_plan
-
         if plan is None:
             plan = interview_plan(store, decks, now=now, questions=questions)
         if plan is not None and plan.days_left > 0:

@@ -14,7 +14,17 @@ from datetime import UTC, datetime
 from itertools import groupby
 from typing import TYPE_CHECKING
 
+from fsrs import Card, Rating, Scheduler
+
+try:
+    import fsrs_rs_python as rs
+except ImportError:  # a dependency; without it `quizapp optimize` says to reinstall (see optimize)
+    rs = None  # type: ignore[assignment]
+
 from quizapp.errors import QuizappError
+from quizapp.store import load_settings
+from quizapp.store.fsrs_inputs import save_weights_and_memory, scheduled_reviews
+from quizapp.store.settings import check_setting
 
 if TYPE_CHECKING:
     from quizapp.store.database import Store
@@ -74,16 +84,14 @@ def optimize(history: Sequence[tuple[str, int, int]], current: Sequence[float] =
             f"Optimizing needs at least {MIN_ITEMS} reviews of cards seen on an earlier day; you have "
             f"{len(items)}. Keep studying: the default weights serve until then."
         )
+    if rs is None:
+        raise QuizappError("Optimizing needs the fsrs-rs-python package; reinstall quizapp.")
     try:
-        import fsrs_rs_python as rs
-
         data = [rs.FSRSItem([rs.FSRSReview(rating, days) for rating, days in item]) for item in items]
         before_weights = list(current) or list(rs.DEFAULT_PARAMETERS)
         fitted = tuple(float(w) for w in rs.FSRS(before_weights).compute_parameters(data))
         before = rs.FSRS(before_weights).evaluate(data)
         after = rs.FSRS(list(fitted)).evaluate(data)
-    except ImportError as exc:
-        raise QuizappError("Optimizing needs the fsrs-rs-python package; reinstall quizapp.") from exc
     except BaseException as exc:  # a Rust panic arrives as PanicException, a BaseException
         if isinstance(exc, KeyboardInterrupt | SystemExit):
             raise
@@ -102,10 +110,6 @@ def fit_and_save(store: Store) -> tuple[Optimized, bool]:
     """Fits weights to the user's scheduled reviews; when they predict the history better, stores them
     and recomputes every card's memory state under them, in one transaction. (The fit, whether the new
     weights are now in use.) Raises QuizappError with too few reviews."""
-    from quizapp.store import load_settings
-    from quizapp.store.fsrs_inputs import save_weights_and_memory, scheduled_reviews
-    from quizapp.store.settings import check_setting
-
     history = scheduled_reviews(store)
     result = optimize(history, load_settings(store).fsrs_parameters)
     if not result.improved:
@@ -122,8 +126,6 @@ def memory_states(
     """Each card's (stability, difficulty) after replaying its scheduled reviews (question id, time in
     UTC microseconds, rating; grouped by card, in time order) through fsrs with `parameters`: what the
     card would hold had these weights been in use all along. Due dates are left as they are."""
-    from fsrs import Card, Rating, Scheduler
-
     scheduler = Scheduler(parameters=tuple(parameters), enable_fuzzing=False)
     out: dict[str, tuple[float, float]] = {}
     for qid, rows in groupby(history, key=lambda row: row[0]):

@@ -19,7 +19,7 @@ caller brings the cards' memory state, the question types, the answer times and 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, cast
@@ -262,8 +262,3 @@ def _review_days(scheduler: Scheduler, now: datetime, *, horizon: int) -> list[f
         days.append((card.due - now).total_seconds() / 86_400)
         card, _ = scheduler.review_card(card, Rating.Good, card.due)
     return days
-
-
-def _mean(values: Iterable[float]) -> float:
-    items = list(values)
-    return sum(items) / len(items) if items else 0.0

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
+from quizapp.content.deck import DeckRef
 from quizapp.errors import QuizappError
+from quizapp.records.questions import QuestionRef
 from quizapp.store.cards import (
-    QuestionRef,
     due_page,
     due_rows,
     not_new_ids,
@@ -27,9 +28,8 @@ from quizapp.study.limits import new_left_today
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
-    from quizapp.content.deck import DeckRef
     from quizapp.content.instance import Instance
-    from quizapp.study.records import InstanceSource
+    from quizapp.study.views import InstanceSource
 
 SEED_LIMIT = 2**31 - 1
 QueueReason = Literal["due", "new", "drill", "cram"]
@@ -104,8 +104,6 @@ class QuestionSet:
     def decks(self) -> tuple[DeckRef, ...]:
         """These questions grouped by deck (decks in order of first appearance), for the plan and the
         counts; a QuestionSet knows no titles, so each deck is titled by its id."""
-        from quizapp.content.deck import DeckRef
-
         grouped: dict[str, list[str]] = {}
         for ref in self.ordered:  # one pass: scanning every ref per deck was quadratic
             grouped.setdefault(ref.deck_id, []).append(ref.question_id)

@@ -68,9 +68,10 @@ class Readiness:
 
 def forgetting_decay(parameters: Sequence[float] = ()) -> float:
     """FSRS-6's decay (its 21st weight) from fitted weights, or fsrs's default decay."""
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
     if len(parameters) > 20:
         return float(parameters[20])
-    from fsrs.scheduler import DEFAULT_PARAMETERS
 
     return float(DEFAULT_PARAMETERS[20])
 
@@ -127,19 +128,6 @@ def recall_table(memories: CardMemories, wanted: Sequence[str], at: datetime, de
         recall=recall,
         due_us=np.where(has_card, due[take], NEVER_US),
     )
-
-
-def recall_at(
-    memories: CardMemories, wanted: Iterable[str], at: datetime, decay: float
-) -> tuple[dict[str, float], set[str], set[str]]:
-    """(retrievability at `at` of every seen card among `wanted`, the seen ids, the suspended ids): the
-    RecallTable as dictionaries, for callers that look cards up one by one."""
-    ids = list(dict.fromkeys(wanted))
-    table = recall_table(memories, ids, at, decay)
-    seen_ids = [q for q, s in zip(ids, table.seen.tolist(), strict=True) if s]
-    recall = [r for r, s in zip(table.recall.tolist(), table.seen.tolist(), strict=True) if s]
-    suspended = {q for q, s in zip(ids, table.suspended.tolist(), strict=True) if s}
-    return dict(zip(seen_ids, recall, strict=True)), set(seen_ids), suspended
 
 
 def deck_index(decks: Sequence[DeckRef]) -> tuple[list[str], NDArray[np.int64]]:

@@ -13,9 +13,9 @@ from datetime import date, datetime, time, timedelta
 from fsrs import Card, Rating, Scheduler, State
 
 from quizapp.errors import QuizappError
+from quizapp.records.questions import QuestionRef
 from quizapp.store.cards import (
     CardRecord,
-    QuestionRef,
     card_unchanged,
     ensure_card,
     get_card,

@@ -14,17 +14,20 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
+from quizapp.content.prose import reflow
 from quizapp.errors import QuizappError
+from quizapp.grading.code_try import try_code
 from quizapp.grading.explain import points_code
 from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard, read_answer
 from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
 from quizapp.store.buried import buried_on, bury, unbury
-from quizapp.store.cards import set_suspended
+from quizapp.store.cards import not_new_ids, set_suspended
 from quizapp.store.database import Store
 from quizapp.store.reviews import answered_before, missed_since
+from quizapp.store.settings import load_settings
 from quizapp.store.times import day_start
 from quizapp.study import (
     QuestionSet,
@@ -37,21 +40,24 @@ from quizapp.study import (
     record_review,
     scheduler_for,
 )
+from quizapp.study.coming_back import coming_back
 from quizapp.study.counts import DueCounts, due_counts
 from quizapp.study.hints import hint_ladder
-from quizapp.study.limits import new_left_today
+from quizapp.study.limits import new_cards_per_day, new_left_today
+from quizapp.study.plan import FINAL_DAYS
 from quizapp.study.queues import drawable_instance, due_questions, new_questions
-from quizapp.study.records import (
+from quizapp.study.scheduler import ReviewOutcome, preview_before, rerate_review, undo_review
+from quizapp.study.stored_plan import interview_plan
+from quizapp.study.views import (
     Card,
     ExplainPending,
     Feedback,
     Hint,
     InstanceSource,
-    Progress,
     RatingChoice,
+    SessionCounts,
     Unreadable,
 )
-from quizapp.study.scheduler import ReviewOutcome, preview_before, rerate_review, undo_review
 
 __all__ = [
     "UNDO_LIMIT",
@@ -60,8 +66,8 @@ __all__ = [
     "Feedback",
     "Hint",
     "InstanceSource",
-    "Progress",
     "RatingChoice",
+    "SessionCounts",
     "StudySession",
     "Unreadable",
     "hint_ladder",
@@ -278,7 +284,7 @@ class StudySession:
             return "Nothing is due and today's new cards are done. Drill a deck (d) or cram (c) instead."
         return "There is nothing to show in this selection."
 
-    def progress(self) -> Progress:
+    def progress(self) -> SessionCounts:
         """Done, correct and left; in study mode `left` is counted fresh from the store."""
         left: int | None
         if self.mode == "drill":
@@ -288,7 +294,7 @@ class StudySession:
             left = max(0, (self._draw.total or 0) - self._draw.taken) + waiting
         else:  # the same count as home and stats (study.counts): bury, suspend, undo and limits included
             left = self.counts().total
-        return Progress(done=self._tally.done, correct=self._tally.correct, left=left)
+        return SessionCounts(done=self._tally.done, correct=self._tally.correct, left=left)
 
     def counts(self) -> DueCounts:
         """New, Learning and Review cards waiting now over this session's questions (study mode)."""
@@ -300,7 +306,6 @@ class StudySession:
         nothing."""
         if self.mode != "study":
             return None
-        from quizapp.study.coming_back import coming_back
 
         return coming_back(self.store, self._pool().by_id, now=self.clock())
 
@@ -356,12 +361,6 @@ class StudySession:
         """In the last days before the interview, the weakest decks (lowest expected recall on the day)
         come first: their new cards lead, and once nothing is due and no new card is left, their cards
         due before the interview are reviewed early. Reviews stay ordinary FSRS reviews."""
-        from datetime import date
-
-        from quizapp.store.settings import load_settings
-        from quizapp.study.plan import FINAL_DAYS
-        from quizapp.study.planning import interview_plan
-
         day = load_settings(self.store).interview_date
         now = self.clock()
         today = now.astimezone().date()
@@ -501,7 +500,6 @@ class StudySession:
         card = self._require_open()
         if card.instance.kind != "code":
             raise QuizappError("Only code is tried before it is submitted.")
-        from quizapp.grading.code_try import try_code  # the runner, loaded with the first try
 
         return try_code(card.instance, text)
 
@@ -857,8 +855,6 @@ def _interview_plan(
     store: Store, questions: QuestionSet, now: datetime, plan_questions: Mapping[str, PlanQuestion]
 ) -> Plan | None:
     """The interview plan over `questions` (None without a date), priced and ordered by `plan_questions`."""
-    from quizapp.study.planning import interview_plan
-
     return interview_plan(store, questions.decks(), now=now, questions=plan_questions)
 
 
@@ -870,10 +866,6 @@ def _planned_new_per_day(
     plan: Plan | None = None,
 ) -> int | None:
     """With an interview date ahead, today's new-card limit (limits.new_cards_per_day, as home counts)."""
-    from quizapp.store.cards import not_new_ids
-    from quizapp.store.settings import load_settings
-    from quizapp.study.limits import new_cards_per_day
-
     if not load_settings(store).interview_date:
         return None
     taken = not_new_ids(store)
@@ -886,8 +878,6 @@ def _planned_new_per_day(
 def _shown_answer(inst: Instance) -> str:
     """What "I don't know" says, by the kind of question: a model answer is read, a number is worked.
     A back or model answer is reflowed: the breaks its YAML was wrapped at made ragged lines on screen."""
-    from quizapp.content.prose import reflow
-
     if inst.kind == "code":
         return "The model solution is below. Read it, then write it yourself again soon."
     if inst.kind == "flashcard":  # its back is the answer, not a model to say in other words

@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from rich.console import Console
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -24,8 +25,13 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
+from quizapp.collector import freeze_loaded
+from quizapp.content.remembered_decks import RememberedDeck, remember_decks
 from quizapp.crash import write_crash_log, write_crash_text
+from quizapp.errors import QuizappError
+from quizapp.terminal_text import terminal_text
 from quizapp.tui.backend import AppConfig, Backend, Clock, load_backend
+from quizapp.tui.keys import binding_ids
 from quizapp.tui.messages import (
     BackendFailed,
     BackendLoaded,
@@ -36,6 +42,10 @@ from quizapp.tui.messages import (
     WorkerDone,
 )
 from quizapp.tui.routing import REGISTRY
+from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.screens.help import listed
+from quizapp.tui.screens.home import HomeScreen
+from quizapp.tui.warm_up import import_ahead
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -107,8 +117,6 @@ class QuizApp(App[None]):
             return
         problems = list(user.messages)
         if user.keymap:
-            from quizapp.tui.keys import binding_ids
-
             known = binding_ids()
             unknown = [binding_id for binding_id, _ in user.keymap if binding_id not in known]
             if unknown:
@@ -139,8 +147,6 @@ class QuizApp(App[None]):
         """Every notification as plain text: messages carry paths, deck titles, ids and error text, in
         which "[" is markup (a home folder named `qa[/]home` crashed the app with a MarkupError), and
         which may hold escape sequences (a file name): both pass terminal_text."""
-        from quizapp.terminal_text import terminal_text
-
         super().notify(
             terminal_text(message),
             title=terminal_text(title),
@@ -159,8 +165,6 @@ class QuizApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load(self) -> None:
         """Loads the catalog and opens the store off the event loop (the first run parses every deck)."""
-        from quizapp.errors import QuizappError
-
         try:
             backend = load_backend(self.config)
         except QuizappError as exc:
@@ -170,9 +174,6 @@ class QuizApp(App[None]):
             log = write_crash_log()
             self.post_message(BackendFailed(f"Loading failed: {exc!r} (details in {log})"))
             return
-        from quizapp.content.remembered_decks import RememberedDeck, remember_decks
-        from quizapp.tui.collector import freeze_loaded
-
         remember_decks(  # for the next start's first frame
             self.config.deck_key(),
             [RememberedDeck(d.id, d.title, len(d.question_ids)) for d in backend.decks],
@@ -186,8 +187,6 @@ class QuizApp(App[None]):
         first: OverviewLoaded | None = None
         theme = ""
         try:  # what home shows next, read here too: no second trip to a worker before the decks show
-            import quizapp.tui.widgets.deck_table  # noqa: F401
-
             with backend.store.one_at_a_time():  # closing the store on exit waits for these reads
                 first = OverviewLoaded(backend.overview(), backend.plan_line())
                 theme = backend.settings().theme
@@ -205,7 +204,6 @@ class QuizApp(App[None]):
             self.notify(notice, title="Progress database", severity="warning", timeout=30)
         if message.backend.skipped_decks:
             self.notify_skipped(message.backend.skipped_decks)
-        from quizapp.tui.screens.home import HomeScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, HomeScreen):
@@ -221,8 +219,6 @@ class QuizApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="warm-up")
     def warm_up(self) -> None:
         """Imports what the first card needs while home is idle (see quizapp.tui.warm_up)."""
-        from quizapp.tui.warm_up import import_ahead
-
         import_ahead()
         self.from_worker(lambda _: self._freeze_if_home(), None)
 
@@ -240,16 +236,10 @@ class QuizApp(App[None]):
         """What the warm-up imported lives until the app ends: out of the collector's sight with the
         catalog, so a full collection on stats or the interview does not walk every module again. Only on
         home: a screen opened meanwhile freezes what is alive itself, and frees it when it goes."""
-        from quizapp.tui.collector import freeze_loaded
-        from quizapp.tui.screens.home import HomeScreen
-
         if isinstance(self.screen, HomeScreen):
             freeze_loaded()
 
     def on_backend_failed(self, message: BackendFailed) -> None:
-        from quizapp.terminal_text import terminal_text
-        from quizapp.tui.screens.home import HomeScreen
-
         text = terminal_text(message.message)  # it names files: their names are someone else's text
         self._deferred = None
         self._failed = text
@@ -330,7 +320,6 @@ class QuizApp(App[None]):
         backend = self.require_backend()
         if backend is None:
             return
-        from quizapp.tui.screens.base import QuizScreen
 
         if isinstance(self.screen, QuizScreen):
             self.screen.show_busy(True)
@@ -395,8 +384,6 @@ class QuizApp(App[None]):
             self.notify(message.message, title="Nothing to do", timeout=8)
 
     def _not_busy(self) -> None:
-        from quizapp.tui.screens.base import QuizScreen
-
         for screen in self.screen_stack:
             if isinstance(screen, QuizScreen):
                 screen.show_busy(False)
@@ -437,8 +424,6 @@ class QuizApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every key shown in the current screen's footer, or left out of it for room, is also a command
         in the palette (Ctrl+P)."""
-        from quizapp.tui.screens.help import listed
-
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
@@ -459,8 +444,7 @@ class QuizApp(App[None]):
 
     def report_error(self, exc: BaseException) -> None:
         """Turns an exception into a notification: the user's words for QuizappError, a log for bugs."""
-        from quizapp.errors import QuizappError
-        from quizapp.store.database import damaged, from_the_store
+        from quizapp.workspace import damaged, from_the_store
 
         if self._closed_down and from_the_store(exc):
             return  # a worker that read the store after the app closed it on the way out: nothing was lost
@@ -488,8 +472,6 @@ class QuizApp(App[None]):
         its error console): the user sees one line and exit code 3, and the traceback goes to the crash
         log. Anything else on the error console (an exit message) is printed as it is.
         """
-        from rich.console import Console
-
         buffer = io.StringIO()
         self.error_console = Console(file=buffer, markup=False, highlight=False, width=120, no_color=True)
         self.run(headless=headless)

@@ -14,18 +14,21 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quizapp import __version__, paths
+from quizapp.config import system_now
+from quizapp.errors import QuizappError
 from quizapp.terminal_text import terminal_text
 
 if TYPE_CHECKING:
     from quizapp.config import UserConfig
     from quizapp.content.catalog import Catalog
     from quizapp.content.deck import DeckRef
+    from quizapp.records.settings import Settings
     from quizapp.reports.overview import Overview
-    from quizapp.store import Settings, Store
     from quizapp.study import QuestionSet
     from quizapp.study.plan import Plan
     from quizapp.study.readiness import Readiness
-    from quizapp.workspace import Workspace
+    from quizapp.workspace import Store, Workspace
 
 Clock = Callable[[], datetime]
 
@@ -50,18 +53,14 @@ class AppConfig:
 
     def now(self) -> datetime:
         """The current time from the injected clock, or the system's (aware, local zone, moved by
-        $QUIZAPP_TODAY: quizapp.workspace.system_now)."""
+        $QUIZAPP_TODAY: quizapp.config.system_now)."""
         if self.clock is not None:
             return self.clock()
-        from quizapp.workspace import system_now
-
         return system_now()
 
     def deck_key(self) -> tuple[str, ...]:
         """What a remembered deck list is good for (quizapp.content.remembered_decks): this version, its
         bundled decks and this run's deck folders."""
-        from quizapp import __version__, paths
-
         folders = (*self.content_paths, *(self.user.deck_dirs if self.user is not None else ()))
         # resolved: `--decks decks` from two folders is two keys
         return (__version__, str(paths.bundled_content_dir()), *(str(p.resolve()) for p in folders))
@@ -73,10 +72,10 @@ class Backend:
 
     config: AppConfig
     catalog: Catalog
-    store: Store
     rng: random.Random
     workspace: Workspace
-    """The store and catalog as opened (quizapp.workspace), which caches the interview plan."""
+    """The store and catalog as opened (quizapp.workspace), which caches the interview plan; screens reach
+    the store through it (and hand `store` on to core functions in their workers)."""
     skipped_decks: tuple[str, ...] = ()
     """Names of the deck files that failed to load (their questions are left out)."""
     notices: tuple[str, ...] = ()
@@ -86,6 +85,11 @@ class Backend:
 
     def now(self) -> datetime:
         return self.config.now()
+
+    @property
+    def store(self) -> Store:
+        """The workspace's open progress database, for the core functions a worker calls."""
+        return self.workspace.store
 
     @functools.cached_property
     def questions(self) -> QuestionSet:
@@ -97,17 +101,13 @@ class Backend:
 
     def settings(self) -> Settings:
         """Reads the settings (a store read: call it in a worker) and keeps them in last_settings."""
-        from quizapp.store import load_settings
-
-        self.last_settings = load_settings(self.store)
+        self.last_settings = self.workspace.settings()
         return self.last_settings
 
     def save_settings(self, settings: Settings, *, today: date | None = None) -> Settings:
         """Saves the settings (a write: call it in a worker); returns them as the store validated them.
         With `today`, a changed interview date in the past is refused."""
-        from quizapp.store import save_settings
-
-        self.last_settings = save_settings(self.store, settings, today=today)
+        self.last_settings = self.workspace.save_settings(settings, today=today)
         return self.last_settings
 
     def code_text(self, question_id: str, starter: str) -> str:
@@ -115,14 +115,12 @@ class Backend:
         starter code, with the code last submitted below it as comments. That code may come from an
         imported progress file, someone else's: Ctrl+R must never run it unread, so it is text until the
         learner uncomments it."""
-        from quizapp.store import reviews_for
-        from quizapp.study.drafts import load_draft
+        from quizapp.study.drafts import load_draft  # quizapp.study's package: 80 ms, in a worker
 
         draft = load_draft(question_id)
         if draft is not None:
             return terminal_text(draft)
-        answered = [r.answer for r in reviews_for(self.store, question_id) if r.answer.strip()]
-        return with_last_answer(starter, answered[-1] if answered else None)
+        return with_last_answer(starter, self.workspace.last_answer(question_id))
 
     def overview(self) -> Overview:
         """Home's counts; a daily budget's new-card limit comes from the workspace's cached plan."""
@@ -180,7 +178,6 @@ class Backend:
 
     def fit_weights(self) -> tuple[str, bool]:
         """Runs the FSRS optimizer on the user's history: (what it found in words, whether it ran)."""
-        from quizapp.errors import QuizappError
         from quizapp.study.optimize import describe_fit, fit_and_save
 
         try:
@@ -212,12 +209,11 @@ def load_backend(config: AppConfig) -> Backend:
         report=config.report,
     )
     store, catalog = workspace.store, workspace.catalog
-    decks = catalog.deck_headers()
+    decks = catalog.deck_refs()
     skipped = tuple(s.deck_id or Path(s.file).stem for s in catalog.skipped)
     return Backend(
         config=config,
         catalog=catalog,
-        store=store,
         rng=random.Random(config.rng_seed),
         workspace=workspace,
         skipped_decks=skipped,

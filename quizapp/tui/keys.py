@@ -9,11 +9,12 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.dom import DOMNode
 
+from quizapp.tui.routing import SCREENS
+
 
 def bindings() -> dict[str, Binding]:
     """Binding id -> its default Binding, for every Binding with an id in quizapp's TUI."""
     from quizapp.tui.app import QuizApp
-    from quizapp.tui.routing import SCREENS
 
     for entry in SCREENS:  # importing the screens imports their widgets
         entry.screen_class()

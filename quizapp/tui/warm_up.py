@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib
 
+import textual.widgets
+
 MODULES = (
     "quizapp.study.session",
     "quizapp.grading.grade",
@@ -29,8 +31,6 @@ WIDGETS = ("Markdown", "TextArea", "SelectionList", "DataTable", "Checkbox")
 
 def import_ahead() -> None:
     """Imports MODULES and WIDGETS (call from a worker thread)."""
-    import textual.widgets
-
     for name in MODULES:
         importlib.import_module(name)
     for widget in WIDGETS:

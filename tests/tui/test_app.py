@@ -123,7 +123,7 @@ async def test_the_highlighted_deck_is_drilled_by_d_by_enter_and_by_a_click(
     from quizapp.tui.widgets.deck_table import DeckTable
 
     # the coding exercises' deck opens a picker instead (tests/tui/test_browser.py): two others are drilled
-    headers = catalog.deck_headers()
+    headers = catalog.deck_refs()
     drillable = [i for i, deck in enumerate(headers) if deck.id != "code"]
     assert drillable[0] == 0
     downs = ("down",) * drillable[1]

@@ -187,6 +187,34 @@ async def test_at_80x24_the_footer_shows_every_key_of_the_browser(
         await until(pilot, lambda: not _card(db_file, qid).suspended, "the card back in the queues")
 
 
+async def test_moving_onto_a_suspended_card_offers_unsuspend_and_shows_its_history(
+    new_app: Callable[..., QuizApp], db_file: Path
+) -> None:
+    """Each Down or Up shows the highlighted card's history (made in the worker) and the footer offers
+    suspend or unsuspend as that card takes, though the footer is redrawn only when that changes."""
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _browse(app, pilot)
+        _table(app).focus()
+        first, second = _ids(app)[:2]
+
+        def history() -> str:
+            return str(app.screen.query_one("#browser-history").render())
+
+        await until(pilot, lambda: history().startswith(first) and "s" in _footer(app), "the first card")
+        await press(pilot, "down")
+        await until(pilot, lambda: history().startswith(second), "the second card's history")
+        await press(pilot, "s")
+        await until(pilot, lambda: _card(db_file, second).suspended, "the second card suspended")
+        await until(pilot, lambda: "u" in _footer(app) and "s" not in _footer(app), "unsuspend offered")
+        await press(pilot, "up")
+        await until(pilot, lambda: history().startswith(first), "the first card's history again")
+        await until(pilot, lambda: "s" in _footer(app) and "u" not in _footer(app), "suspend offered")
+        await press(pilot, "down")
+        await until(pilot, lambda: history().startswith(second), "the suspended card's history")
+        await until(pilot, lambda: "u" in _footer(app) and "s" not in _footer(app), "unsuspend offered again")
+
+
 async def test_a_card_only_drilled_says_so_instead_of_new_with_0_reps(
     new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
 ) -> None:

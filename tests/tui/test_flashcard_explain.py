@@ -17,8 +17,8 @@ from quizapp.grading.grade import grade_explain, read_answer
 from quizapp.store import open_store, reviews_for
 from quizapp.store.settings import save_setting
 from quizapp.study import make_scheduler, preview_intervals
-from quizapp.study.records import EASY_HELD
 from quizapp.study.scheduler import interview_deadline
+from quizapp.study.views import EASY_HELD
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
 from quizapp.tui.widgets.feedback import KeyPointList

@@ -22,7 +22,7 @@ async def test_a_second_start_shows_the_decks_before_the_store_opens(
     async with first.run_test(size=SIZE) as pilot:
         await loaded(first, pilot)
         assert not first.screen.query("#decks-remembered")  # nothing remembered yet: a loading indicator
-        titles = [deck.title for deck in catalog.deck_headers()]
+        titles = [deck.title for deck in catalog.deck_refs()]
         assert [d.title for d in remembered_decks(first.config.deck_key())] == titles
         table_header = text_of(first, "#decks-header")
 
@@ -36,7 +36,7 @@ async def test_a_second_start_shows_the_decks_before_the_store_opens(
             assert app.backend is None and not app.screen.query(DeckTable)
             rows = text_of(app, "#decks-remembered").splitlines()
             assert len(rows) == len(titles)
-            for row, title in zip(rows, (d.title for d in catalog.deck_headers()), strict=True):
+            for row, title in zip(rows, (d.title for d in catalog.deck_refs()), strict=True):
                 assert row.startswith(title[:20]) and row.split()[-4:-2] == ["…", "…"], row
             assert text_of(app, "#decks-header") == table_header  # the same columns as the table's
             assert "Counting your cards" in text_of(app, "#home-status")

@@ -52,7 +52,7 @@ async def test_settings_refuse_a_past_interview_date_and_save_nothing(
 async def test_settings_keep_the_budget_the_low_priority_decks_and_interview_misses(
     new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
 ) -> None:
-    low = [d.id for d in catalog.deck_headers()][:2]
+    low = [d.id for d in catalog.deck_refs()][:2]
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await _settings(app, pilot)
@@ -75,7 +75,7 @@ async def test_settings_keep_the_budget_the_low_priority_decks_and_interview_mis
 async def test_the_interview_set_up_starts_from_the_last_one_used(
     new_app: Callable[..., QuizApp], catalog: Catalog, db_file: Path
 ) -> None:
-    deck = catalog.deck_headers()[3].id
+    deck = catalog.deck_refs()[3].id
     last = InterviewConfig(
         questions=6,
         minutes=12,
@@ -116,7 +116,7 @@ async def test_home_shows_each_decks_readiness_and_what_it_means(
     qid, _ = seed_history(db_file, catalog)
     deck = catalog.deck_of(qid).id
     with open_store(db_file, now=NOW) as store:
-        expected = readiness_for(store, catalog.deck_headers(), now=NOW)
+        expected = readiness_for(store, catalog.deck_refs(), now=NOW)
     recall = next(d.recall for d in expected.decks if d.deck_id == deck)
     assert recall > 0
     app = new_app()

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Input, TextArea
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.interview.report import summary_line
 from quizapp.store import list_interviews, load_settings, open_store, save_setting
-from quizapp.study.records import EASY_HELD
+from quizapp.study.views import EASY_HELD
 from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.interview import InterviewScreen

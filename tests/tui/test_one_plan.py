@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from quizapp.store import open_store, review_count, save_setting
-from quizapp.study import plan as plan_module
+from quizapp.study import stored_plan
 from quizapp.study.plan import FINAL_DAYS, Plan
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.home import HomeScreen
@@ -31,15 +31,16 @@ class _Clock:
 
 @pytest.fixture
 def plans_made(monkeypatch: pytest.MonkeyPatch) -> list[date]:
-    """The day of every plan computed: the real make_plan, wrapped to count its calls."""
+    """The day of every plan computed: the real make_plan, wrapped to count its calls where the one
+    module that plans for the stored cards calls it."""
     made: list[date] = []
-    real = plan_module.make_plan
+    real = stored_plan.make_plan
 
     def counted(*args: Any, **kwargs: Any) -> Plan:
         made.append(kwargs["today"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(plan_module, "make_plan", counted)
+    monkeypatch.setattr(stored_plan, "make_plan", counted)
     return made
 
 

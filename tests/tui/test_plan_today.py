@@ -27,7 +27,7 @@ async def test_home_names_todays_queue_and_study_asks_its_first_question_first(
         queue = StudySession.today_queue(
             catalog, store, QuestionSet.from_catalog(catalog), now=NOW, plan_questions=ws.plan_questions
         )
-    deck_of = {q: d.id for d in catalog.deck_headers() for q in d.question_ids}
+    deck_of = {q: d.id for d in catalog.deck_refs() for q in d.question_ids}
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)

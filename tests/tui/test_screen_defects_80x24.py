@@ -17,7 +17,7 @@ from quizapp.tui.app import QuizApp, make_app
 from quizapp.tui.screens.help import help_text
 from quizapp.tui.screens.study import StudyScreen
 from quizapp.tui.widgets.footer import FooterKey, KeyFooter
-from tests.tui.helpers import NOW, SEED, current, drill, loaded, opened, press, question_ids, text_of
+from tests.tui.helpers import NOW, SEED, current, drill, loaded, opened, press, question_ids, settled, text_of
 
 SIZE = (80, 24)
 
@@ -87,7 +87,7 @@ async def test_a_wrong_choice_states_the_right_answer_once(tmp_path: Path) -> No
         await press(pilot, right.key, "enter")
         panel = " ".join(str(w.render()) for w in screen.query("#feedback Static") if w.display)
         assert panel.count(right.text) == 1, panel
-        assert not screen.query("#choice-answer")
+        assert not [line for line in screen.query("#choice-answer") if line.display]  # kept, hidden
 
 
 def _footer_keys(pilot: Pilot[None]) -> dict[str, FooterKey]:
@@ -130,3 +130,16 @@ async def test_the_rating_just_saved_shows_in_the_session_bar_not_a_toast(
         await press(pilot, "ctrl+o")  # the next card's verdict: the note on the one before goes
         assert "saved Good" not in text_of(app, "#session-bar")
         assert screen.bar.note == ""
+
+
+async def test_explore_keeps_every_key_in_the_key_bar_at_80x24(new_app: Callable[..., QuizApp]) -> None:
+    """Explore's bar ran past the right edge and cut Presets to "Pr" and Reset off; the toggles' full
+    names are on the checkbox row and in their tooltips."""
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await press(pilot, "e")
+        await settled(pilot)
+        keys = _footer_keys(pilot)
+        assert {"Home", "Causal", "Tie", "No W_O", "Trained", "Values", "Presets", "Reset"} <= set(keys)
+        assert all(key.region.right <= SIZE[0] for key in keys.values())

@@ -24,7 +24,7 @@ def _log(db: Path, catalog: Catalog, codes: list[str]) -> tuple[str, tuple[str, 
     with open_store(db, now=NOW) as store:
         for k, code in enumerate(codes):
             record_review(
-                store, QuestionRef(qid, catalog.deck_header(qid).id), seed=k, answer="…", correct=True,
+                store, QuestionRef(qid, catalog.deck_fields(qid).id), seed=k, answer="…", correct=True,
                 rating=3, duration_ms=1000, now=NOW - timedelta(hours=k), mode="drill",
                 points=code.ljust(n, "m"),
             )  # fmt: skip

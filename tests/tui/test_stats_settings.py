@@ -45,7 +45,7 @@ async def test_stats_show_the_history_and_a_misconception_opens_its_drill(
         deck = catalog.deck_of(qid)
         headings, rule, *rows = text_of(app, "#deck-stats").splitlines()
         assert headings.split() == ["Deck", "Retention", "Mastery", "Ready", "Cards"] and set(rule) == {"─"}
-        assert len(rows) == len(catalog.deck_headers())
+        assert len(rows) == len(catalog.deck_refs())
         row = next(line for line in rows if deck.title.startswith(line.split("  ")[0].rstrip("…")))
         # three failed first answers: one card seen, none reviewed yet, so no retention to show
         assert row.split()[-2:] == [f"1/{len(deck.questions)}", "seen"] and "  —  " in row

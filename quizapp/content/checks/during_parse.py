@@ -19,7 +19,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import yaml_rs
 from pydantic import ValidationError
+
+from quizapp.content.checks import static as static_checks
+from quizapp.content.deck import question_adapter
 
 MIN_TEXT = 1_000_000
 """Files smaller than this (some 20 ms of parsing) are not worth a thread."""
@@ -47,9 +51,6 @@ class Ahead:
 def prove_head(text: str, stop: threading.Event) -> None:
     """Checks the parametrisations of the questions at the head of `text`, one by one until `stop` is
     set, and records those that pass (static_checks.prove). Never raises: it is only a head start."""
-    from quizapp.content.checks import static as static_checks
-    from quizapp.content.deck import question_adapter
-
     try:
         tried: set[str] = set()
         for item in _head_questions(text):
@@ -70,8 +71,6 @@ def prove_head(text: str, stop: threading.Event) -> None:
 def _head_questions(text: str) -> list[Any]:
     """The questions in the first HEAD characters of a deck's text, parsed on their own; [] when the
     text has no block list under `questions:` to cut, or the cut does not parse."""
-    import yaml_rs
-
     start = text.find("\nquestions:")
     line_end = text.find("\n", start + 1) if start >= 0 else -1
     dash = text.find("- ", line_end) if line_end >= 0 else -1

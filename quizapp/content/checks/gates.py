@@ -18,17 +18,20 @@ import math
 import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import engine
 from engine import Derivation
 from quizapp.content.blind_spots import blind_spots
+from quizapp.content.checks import grammar_gates, order_gates, text_gates
+from quizapp.content.checks.gate_types import GateFailure, GateInput, Instantiate, MoreGates
+from quizapp.content.checks.order_gates import shape_warnings
 from quizapp.content.instance import Instance
+from quizapp.content.load import display_path
+from quizapp.content.problems import Problem, compose, locate
 from quizapp.content.schema import (
     ChoiceQuestion,
     NumericQuestion,
-    Question,
     ScenarioQuestion,
     ScenarioStep,
     ShapeQuestion,
@@ -37,7 +40,6 @@ from quizapp.content.schema import (
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog
-    from quizapp.content.problems import Problem
 
 LONGEST_SHARE = 0.30
 """At most this share of single-answer choice questions may have the correct option as the unique longest."""
@@ -48,36 +50,6 @@ MIN_DISTINCT = 8
 FORMAT_CONSTANT = "a constant of"
 """A `fixed` reason starting so marks a number with nothing to draw (a float format's limit)."""
 DIAGNOSIS_SEEDS = 500
-
-
-@dataclass(frozen=True)
-class GateFailure:
-    """One gate a question fails; `loc` is inside its deck file, `seed` the first seed that shows it."""
-
-    deck_id: str
-    question_id: str
-    loc: tuple[str | int, ...]
-    message: str
-    seed: int | None = None
-
-    def text(self) -> str:
-        return f"{self.message} (seed {self.seed})" if self.seed is not None else self.message
-
-
-Instantiate = Callable[[str, int], Instance]
-
-
-@dataclass(frozen=True)
-class GateInput:
-    """A question to check, where it is, and how to make it concrete at a seed."""
-
-    deck_id: str
-    index: int
-    question: Question
-
-
-MoreGates = Callable[[Sequence[GateInput], Instantiate], list[GateFailure]]
-"""Gates a later room adds over the same questions (it may not be imported from here)."""
 
 
 # --------------------------------------------------------------------------- choice
@@ -353,8 +325,6 @@ def gate_failures(
 ) -> list[GateFailure]:
     """Every gate over `items`; `progress(done, total)` is called after each computed template. `more`: gates
     a later room adds (grading's reading of explanations), run over the same items."""
-    from quizapp.content.checks import grammar_gates, order_gates, text_gates
-
     out = [failure for gates in more for failure in gates(items, instantiate)]
     out += choice_failures(items) + order_gates.position_failures(items, instantiate)
     out += order_gates.shape_failures(items)
@@ -411,8 +381,6 @@ def gate_problems(
 def gate_warnings(catalog: Catalog, deck_ids: Iterable[str] | None = None) -> list[Problem]:
     """What validate reports without failing: the questions feeding a bank-wide shape cue (the right option
     second-longest or most punctuated more often than chance), for an author to reshape."""
-    from quizapp.content.checks.order_gates import shape_warnings
-
     chosen = list(catalog.decks) if deck_ids is None else list(deck_ids)
     items = [
         GateInput(deck_id, index, question)
@@ -424,9 +392,6 @@ def gate_warnings(catalog: Catalog, deck_ids: Iterable[str] | None = None) -> li
 
 def _located(catalog: Catalog, failures: Sequence[GateFailure]) -> list[Problem]:
     """Failures as problems with the file, line and column of the question."""
-    from quizapp.content.load import display_path
-    from quizapp.content.problems import Problem, compose, locate
-
     trees: dict[str, object] = {}
     out = []
     for f in failures:

@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from quizapp.content.checks.gate_types import GateFailure, GateInput
 from quizapp.content.checks.text_gates import CUE_GAP
 from quizapp.content.schema import ChoiceQuestion
-
-if TYPE_CHECKING:
-    from quizapp.content.checks.gates import GateFailure, GateInput
 
 Cue = Literal["a", "an", "plural"]
 
@@ -152,8 +150,6 @@ _FIT_WORDS = {
 
 def grammar_failures(items: Sequence[GateInput]) -> list[GateFailure]:
     """Single-answer questions whose stem's grammar admits only the right option."""
-    from quizapp.content.checks.gates import GateFailure
-
     out = []
     for it, q, cue in _cued(items):
         right = [fits(cue, o.text) for o in q.options if o.correct]
@@ -185,8 +181,6 @@ def grammar_shares(items: Sequence[GateInput]) -> tuple[float, float]:
 def grammar_cue_failures(items: Sequence[GateInput]) -> list[GateFailure]:
     """Bank-wide: when right options fit their stem's grammar far more often than wrong ones (or the
     reverse), each question where one side alone fits is named."""
-    from quizapp.content.checks.gates import GateFailure
-
     right_share, wrong_share = grammar_shares(items)
     if abs(right_share - wrong_share) <= CUE_GAP:
         return []

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from quizapp.content.checks.gates import GateFailure, GateInput, Instantiate
+from quizapp.content.checks.gate_types import GateFailure, GateInput, Instantiate
 from quizapp.content.schema import ChoiceQuestion
 
 POSITION_SHARE = 0.40

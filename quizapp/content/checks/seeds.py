@@ -25,6 +25,7 @@ from quizapp.content.instantiate import (
     build_instance,
     compute_answer,
     derive_params,
+    instantiate,
     prompt_error,
 )
 from quizapp.content.memos import MEMOS
@@ -118,8 +119,6 @@ def seed_issues(
 
 def _scenario_seed_issues(question: Question, seeds: Sequence[int]) -> list[Issue]:
     """A scenario worked whole at every seed (each step's numbers depend on the earlier answers)."""
-    from quizapp.content.instantiate import instantiate
-
     for seed in seeds:
         try:
             instantiate(question, deck_id="-", deck_title="-", seed=seed)

@@ -7,6 +7,7 @@ decorator, a default or an annotation that computes) is refused, with its line."
 from __future__ import annotations
 
 import ast
+import importlib.util
 
 from quizapp.content.problems import Issue
 
@@ -70,7 +71,6 @@ def _bad_imports(node: ast.Import | ast.ImportFrom) -> list[str]:
         return [f"* from {module}"]
     if module != "numpy":  # math is one module; __future__ holds compiler directives
         return []
-    import importlib.util
 
     return [f"numpy.{a.name}" for a in node.names if importlib.util.find_spec(f"numpy.{a.name}") is not None]
 

@@ -18,10 +18,13 @@ from typing import Any
 
 import engine
 from engine import Arg, Calculator
+from engine.exercises import EXERCISES
 from quizapp.content import units
 from quizapp.content.checks import proof_cache
 from quizapp.content.checks.proof_cache import remember_proven, save_proven, signature
 from quizapp.content.checks.seeds import SEEDS, seed_issues, unproven
+from quizapp.content.checks.starter import starter_issues
+from quizapp.content.code_inputs import input_issues
 from quizapp.content.problems import Issue, Loc
 from quizapp.content.schema import (
     ANSWER_TYPES,
@@ -37,7 +40,7 @@ from quizapp.content.schema import (
     ScenarioQuestion,
     ValueParam,
 )
-from quizapp.content.template import TemplateError, lookup, placeholders, render_value
+from quizapp.content.template import TemplateError, is_matrix, lookup, placeholders, render_value
 from quizapp.content.units import BASE_DIMENSION
 
 __all__ = [
@@ -188,8 +191,6 @@ def _scenario_issues(question: ScenarioQuestion) -> list[Issue]:
 def _code_issues(question: CodeQuestion) -> list[Issue]:
     """A code question names an exercise the engine has, only mistakes that exercise knows, and inputs it
     can build."""
-    from engine.exercises import EXERCISES
-
     exercise = EXERCISES.get(question.exercise)
     if exercise is None:
         return [
@@ -198,8 +199,6 @@ def _code_issues(question: CodeQuestion) -> list[Issue]:
                 f"unknown exercise {question.exercise!r}{_suggest(question.exercise, EXERCISES)}",
             )
         ]
-    from quizapp.content.checks.starter import starter_issues
-    from quizapp.content.code_inputs import input_issues
 
     known = {m.id for m in exercise.mistakes}
     names = [m if isinstance(m, str) else m.id for m in question.mistakes]
@@ -393,11 +392,8 @@ def _kind_problem(arg: Arg, value: Any) -> str:
             return f"{need} text"
         if arg.choices and value not in arg.choices:
             return f"{need} one of {', '.join(arg.choices)}"
-    if arg.kind == "matrix":
-        from quizapp.content.template import is_matrix
-
-        if not is_matrix(value):
-            return f"{need} a matrix (a list of equally long lists of numbers)"
+    if arg.kind == "matrix" and not is_matrix(value):
+        return f"{need} a matrix (a list of equally long lists of numbers)"
     if arg.kind == "tokens" and not (
         isinstance(value, str) or (isinstance(value, list) and all(isinstance(t, str) for t in value))
     ):

@@ -11,16 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+from markdown_it import MarkdownIt
 
+from quizapp.content.checks.gate_types import GateFailure, GateInput
+from quizapp.content.instantiate import resolve_args, sample_params
 from quizapp.content.schema import ChoiceQuestion, PresetParam, Question
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-
-    from quizapp.content.checks.gates import GateFailure, GateInput
 
 JUSTIFY = re.compile(r"\b(because|since)\b", re.IGNORECASE)
 """A justification clause: wrong options that argue for themselves while the right one does not."""
@@ -34,8 +32,6 @@ CONTEXT_SEEDS = 50
 
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
-    from markdown_it import MarkdownIt
-
     return MarkdownIt("commonmark")
 
 
@@ -70,8 +66,6 @@ def _texts(q: Question) -> list[tuple[str, str]]:
 
 def markdown_failures(it: GateInput) -> list[GateFailure]:
     """Every prompt, option and explanation of one question renders with whole code fences."""
-    from quizapp.content.checks.gates import GateFailure
-
     out = []
     for field, text in _texts(it.question):
         why = broken_fence(text)
@@ -82,9 +76,6 @@ def markdown_failures(it: GateInput) -> list[GateFailure]:
 
 def context_failures(it: GateInput) -> list[GateFailure]:
     """A prompt that runs a published model past its context window says the case is hypothetical."""
-    from quizapp.content.checks.gates import GateFailure
-    from quizapp.content.instantiate import resolve_args, sample_params
-
     q = it.question
     params = q.params or {}
     if not any(isinstance(p, PresetParam) for p in params.values()):
@@ -123,8 +114,6 @@ def context_failures(it: GateInput) -> list[GateFailure]:
 def justification_failures(items: Sequence[GateInput]) -> list[GateFailure]:
     """Single-answer questions where two or more wrong options justify themselves ("because", "since")
     and the right one does not: a style cue that picks the answer without knowing it."""
-    from quizapp.content.checks.gates import GateFailure
-
     out = []
     for it in items:
         q = it.question
@@ -156,8 +145,6 @@ PUNCTUATION = {
 def punctuation_failures(items: Sequence[GateInput]) -> list[GateFailure]:
     """Single-answer questions whose right option alone carries a colon/semicolon, or brackets: a reader
     who picks the only elaborate-looking option wins without knowing the answer."""
-    from quizapp.content.checks.gates import GateFailure
-
     out = []
     for it in items:
         q = it.question
@@ -187,8 +174,6 @@ CUE_GAP = 0.10
 def cue_failures(items: Sequence[GateInput]) -> list[GateFailure]:
     """Bank-wide: a cue (justification, colon/semicolon, brackets, hedge) far more common on one side
     is a tell even when no single question shows it; each question where only one side has it is named."""
-    from quizapp.content.checks.gates import GateFailure
-
     out = []
     for name, (right, wrong) in cue_shares(items).items():
         if abs(right - wrong) <= CUE_GAP:

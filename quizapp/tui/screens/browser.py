@@ -16,18 +16,22 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Header, Static
 
+from quizapp.study.browser import apply_action, card_detail, list_cards, next_order, order_name, search_texts
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.card_detail import CardDetailPane
 from quizapp.tui.widgets.card_filters import CardFilterBar
-from quizapp.tui.widgets.card_table import CardTable
-from quizapp.tui.widgets.card_text import page_text
+from quizapp.tui.widgets.card_table import CardTable, Layout, Row, page_rows
+from quizapp.tui.widgets.card_text import history_text, page_text
 from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from datetime import datetime
 
-    from quizapp.store.cards import QuestionRef
+    from rich.text import Text
+
+    from quizapp.records.questions import QuestionRef
     from quizapp.study.browser import CardDetail, CardFilter, CardOrder, CardPage, CardView
     from quizapp.tui.backend import Backend
 
@@ -119,6 +123,8 @@ class BrowserScreen(QuizScreen[None]):
         """The card whose reset the last `r` asked to confirm."""
         self._order: CardOrder = "catalog"
         """The order the cards are listed in (`o` steps to the next)."""
+        self._suspended_shown: bool | None = None
+        """Whether the footer's keys are the ones for a suspended card (None: for no card)."""
 
     def compose(self) -> ComposeResult:
         backend = self.router.backend
@@ -141,8 +147,6 @@ class BrowserScreen(QuizScreen[None]):
         self.reload()  # a drill from here may have changed the cards
 
     def _show_order(self) -> None:
-        from quizapp.study.browser import order_name
-
         self.sub_title = f"sorted by {order_name(self._order)} (o)"
 
     # -- reading ----------------------------------------------------------------------------------------
@@ -158,41 +162,45 @@ class BrowserScreen(QuizScreen[None]):
             self._list(backend, self.card_filter, self._offset)
 
     def _list(self, backend: Backend, filt: CardFilter, offset: int) -> None:
+        layout = self.query_one(CardTable).layout_now()
         self.fetch(
-            partial(self._read_page, backend, filt, offset),
+            partial(self._read_page, backend, filt, offset, layout),
             partial(self._listed, filt),
             group="browser-list",
             exclusive=True,
             store=False,  # it holds the store itself, after the search texts are built
         )
 
-    def _read_page(self, backend: Backend, filt: CardFilter, offset: int) -> CardPage:
-        """In the worker: the page of cards `filt` and `offset` ask for."""
-        from quizapp.study.browser import list_cards, search_texts
-
+    def _read_page(
+        self, backend: Backend, filt: CardFilter, offset: int, layout: Layout
+    ) -> tuple[CardPage, datetime, Layout, tuple[Row, ...]]:
+        """In the worker: the page of cards `filt` and `offset` ask for, and its rows' cells for the
+        table's `layout` (the event loop only puts them in)."""
         if filt.search.strip() and self._texts is None:
             self._texts = search_texts(backend.catalog.questions)  # the search looks in them
+        now = backend.now()
         with backend.store.one_at_a_time():
-            return list_cards(
+            page = list_cards(
                 backend.store,
                 _refs(backend),
                 filt,
-                now=backend.now(),
+                now=now,
                 limit=PAGE_SIZE,
                 offset=offset,
                 texts=self._texts,
                 last_page=True,  # the list got shorter (a card unsuspended): its last page
             )
+        return page, now, layout, page_rows(page, now, layout)
 
-    def _listed(self, filt: CardFilter, page: CardPage) -> None:
+    def _listed(self, filt: CardFilter, read: tuple[CardPage, datetime, Layout, tuple[Row, ...]]) -> None:
         if filt != self.card_filter:
             return  # typed on since: the list for the newer filter is on its way
+        page, now, layout, rows = read
         self._page = page
         self._offset = page.offset
-        backend = self.router.backend
-        if backend is None:
+        if self.router.backend is None:
             return
-        self.query_one(CardTable).show(page, backend.now())
+        self.query_one(CardTable).show(page, now, (layout, rows))
         self.query_one("#browser-status", Static).update(page_text(page))
         if not page.total:
             self.query_one(CardDetailPane).clear()
@@ -214,20 +222,23 @@ class BrowserScreen(QuizScreen[None]):
         self._show_highlighted()
 
     def _show_highlighted(self) -> None:
-        self.refresh_bindings()  # suspend or unsuspend: whichever the highlighted card takes
+        card = self._highlighted_card()
+        suspended = None if card is None else card.suspended
+        if suspended != self._suspended_shown:  # suspend or unsuspend: whichever the card takes
+            self._suspended_shown = suspended  # (redrawing the footer on every Down cost a frame)
+            self.refresh_bindings()
         backend = self.router.backend
         ref = self._ref(self.highlighted_id)
         if backend is not None and ref is not None:
-            from quizapp.study.browser import card_detail
+            self.fetch(
+                partial(_read_detail, backend, ref), self._detailed, group="browser-detail", exclusive=True
+            )  # a newer read wins
 
-            read = partial(card_detail, backend.store, ref, now=backend.now())
-            self.fetch(read, self._detailed, group="browser-detail", exclusive=True)  # a newer read wins
-
-    def _detailed(self, detail: CardDetail) -> None:
-        backend = self.router.backend
-        if backend is None or detail.card.question_id != self.highlighted_id:
+    def _detailed(self, read: tuple[CardDetail, Text]) -> None:
+        detail, text = read
+        if self.router.backend is None or detail.card.question_id != self.highlighted_id:
             return
-        self.query_one(CardDetailPane).show(detail, backend.now())
+        self.query_one(CardDetailPane).show_text(text)
 
     # -- filters ----------------------------------------------------------------------------------------
 
@@ -247,8 +258,6 @@ class BrowserScreen(QuizScreen[None]):
 
     def action_sort(self) -> None:
         """Lists the cards in the next order, from the first page (the core sorts them)."""
-        from quizapp.study.browser import next_order
-
         self._order = next_order(self._order)
         self._show_order()
         self._offset = 0
@@ -299,18 +308,18 @@ class BrowserScreen(QuizScreen[None]):
         self._act(backend, ref, action)
 
     def _act(self, backend: Backend, ref: QuestionRef, action: str) -> None:
-        from quizapp.study.browser import apply_action
-
         act = partial(apply_action, backend.store, ref, action, now=backend.now())
         self.fetch(act, self._acted, group="browser-act", failed=self._not_acted)
 
     def _acted(self, said: str) -> None:
         self._acting = False
+        self.refresh_bindings()
         self.notify(said, timeout=5, markup=False)
         self.reload()
 
     def _not_acted(self, error: Exception) -> None:
         self._acting = False  # the next key may try again
+        self.refresh_bindings()
         self.router.report_error(error)
 
     def action_drill(self) -> None:
@@ -323,6 +332,13 @@ class BrowserScreen(QuizScreen[None]):
         if backend is None or qid is None:
             return None
         return backend.questions.by_id.get(qid)
+
+
+def _read_detail(backend: Backend, ref: QuestionRef) -> tuple[CardDetail, Text]:
+    """In the worker: the card's history, and the text that shows it (the event loop only puts it in)."""
+    now = backend.now()
+    detail = card_detail(backend.store, ref, now=now)
+    return detail, history_text(detail, now)
 
 
 def _refs(backend: Backend) -> list[QuestionRef]:

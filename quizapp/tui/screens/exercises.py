@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from quizapp.reports.exercises import exercise_statuses
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
@@ -92,8 +93,6 @@ class ExercisePickerScreen(QuizScreen[None]):
             self._read(backend)
 
     def _read(self, backend: Backend) -> None:
-        from quizapp.reports.exercises import exercise_statuses
-
         deck = {q for d in backend.decks if d.id == self.deck_id for q in d.question_ids}
 
         def read() -> tuple[ExerciseStatus, ...]:

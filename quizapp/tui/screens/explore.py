@@ -17,6 +17,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Header, Input, Label, Select, Static
 
+from quizapp.errors import QuizappError
+from quizapp.explore.model import DTYPES, ExploreInputs, apply_preset, explore, presets, toggled, with_text
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView, derivation_table
@@ -24,7 +26,7 @@ from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
 
 if TYPE_CHECKING:
-    from quizapp.explore.model import ExploreInputs, ExploreResult
+    from quizapp.explore.model import ExploreResult
 
 TOGGLES: dict[str, str] = {
     "causal": "ex-causal",
@@ -56,7 +58,7 @@ class ExploreScreen(QuizScreen[None]):
         Binding(
             "s",
             "flip('tie_heads')",
-            "Same heads",
+            "Tie",
             tooltip="Give every head the same weights",
             id="explore.same_heads",
         ),
@@ -70,7 +72,7 @@ class ExploreScreen(QuizScreen[None]):
         Binding(
             "t",
             "trained",
-            "Trained model",
+            "Trained",
             tooltip="Heads of a toy transformer trained here: previous-token and induction heads",
             id="explore.trained",
         ),
@@ -82,15 +84,11 @@ class ExploreScreen(QuizScreen[None]):
     ]
 
     def __init__(self, inputs: ExploreInputs | None = None) -> None:
-        from quizapp.explore.model import ExploreInputs, explore
-
         super().__init__()
         self.inputs = inputs or ExploreInputs()
         self.result: ExploreResult = explore(self.inputs)
 
     def compose(self) -> ComposeResult:
-        from quizapp.explore.model import DTYPES, presets
-
         i = self.inputs
         yield Header()
         with Vertical(id="explore-controls"):
@@ -210,8 +208,6 @@ class ExploreScreen(QuizScreen[None]):
         self._compute(inputs)
 
     def _compute(self, inputs: ExploreInputs) -> None:
-        from quizapp.explore.model import explore
-
         self.fetch(
             partial(explore, inputs),
             self._computed,
@@ -228,8 +224,6 @@ class ExploreScreen(QuizScreen[None]):
     def _refused(self, inputs: ExploreInputs, error: Exception) -> None:
         """Inputs the core refused: its words under the fields (if they are still the ones on screen);
         a bug is reported."""
-        from quizapp.errors import QuizappError
-
         if not isinstance(error, QuizappError):
             self.router.report_error(error)
         elif inputs == self.inputs:
@@ -244,9 +238,6 @@ class ExploreScreen(QuizScreen[None]):
 
     @on(Input.Changed)
     def _field_changed(self, event: Input.Changed) -> None:
-        from quizapp.errors import QuizappError
-        from quizapp.explore.model import with_text
-
         name = (event.input.id or "").removeprefix("ex-")
         if name not in TEXT_FIELDS and name not in COST_FIELDS:
             return
@@ -259,17 +250,12 @@ class ExploreScreen(QuizScreen[None]):
 
     @on(Checkbox.Changed)
     def _toggled(self, event: Checkbox.Changed) -> None:
-        from quizapp.explore.model import toggled
-
         for name, box_id in TOGGLES.items():
             if event.checkbox.id == box_id and getattr(self.inputs, name) != event.value:
                 self.apply(toggled(self.inputs, name, event.value))
 
     @on(Select.Changed, "#ex-preset")
     def _preset(self, event: Select.Changed) -> None:
-        from quizapp.errors import QuizappError
-        from quizapp.explore.model import apply_preset
-
         key = None if event.value in (NO_PRESET, Select.NULL) else str(event.value)
         if key == self.inputs.preset:
             return
@@ -280,17 +266,12 @@ class ExploreScreen(QuizScreen[None]):
 
     @on(Select.Changed, "#ex-dtype")
     def _dtype(self, event: Select.Changed) -> None:
-        from quizapp.errors import QuizappError
-        from quizapp.explore.model import with_text
-
         try:
             self.apply(with_text(self.inputs, "dtype", str(event.value)))
         except QuizappError as exc:
             self.show_error(str(exc))
 
     def action_flip(self, name: str) -> None:
-        from quizapp.explore.model import toggled
-
         if name in TOGGLES:
             self.apply(toggled(self.inputs, name))
 
@@ -315,6 +296,4 @@ class ExploreScreen(QuizScreen[None]):
         ring[(here + step) % len(ring)].focus()
 
     def action_reset(self) -> None:
-        from quizapp.explore.model import ExploreInputs
-
         self.apply(ExploreInputs())

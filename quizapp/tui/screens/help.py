@@ -13,6 +13,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from quizapp.tui.keys import bindings
+from quizapp.tui.routing import SCREENS
+
 INTRO = (
     "Every answer is saved the moment you submit it, so Escape is always safe. Ctrl+P opens the command "
     "palette with the keys of the screen you are on; Ctrl+Q quits from anywhere."
@@ -67,8 +70,6 @@ def _keys(title: str, screen: type[Screen[Any]]) -> Text:
 def help_text(keymap: Mapping[str, str] | None = None) -> Text:
     """The help: one block of keys per registered screen (quizapp.tui.routing), from its own bindings, then
     every binding id with its key (after config.toml's `keymap`), for remapping."""
-    from quizapp.tui.routing import SCREENS
-
     out = Text()
     out.append("quizapp keys\n", style="bold underline")
     out.append(INTRO + "\n")
@@ -84,8 +85,6 @@ def help_text(keymap: Mapping[str, str] | None = None) -> Text:
 
 
 def _ids(keymap: Mapping[str, str]) -> Text:
-    from quizapp.tui.keys import bindings
-
     text = Text()
     text.append("\nBinding ids, for [keymap] in config.toml (see the README)\n", style="bold")
     for binding_id, binding in bindings().items():

@@ -11,8 +11,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Header, LoadingIndicator, Static
 
+from quizapp.content.remembered_decks import remembered_decks
 from quizapp.tui.messages import OverviewLoaded
 from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.widgets.deck_table import DeckTable, column_names, remembered_rows, title_width_for
 from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -22,7 +24,6 @@ if TYPE_CHECKING:
     from quizapp.reports.overview import Overview
     from quizapp.study.readiness import Readiness
     from quizapp.tui.backend import Backend
-    from quizapp.tui.widgets.deck_table import DeckTable
 
 
 SLOW_START_S = 2.0
@@ -116,7 +117,6 @@ class HomeScreen(QuizScreen[None]):
         are here already."""
         if self.router.backend is not None:
             return None
-        from quizapp.content.remembered_decks import remembered_decks
 
         self._remembered_decks = remembered_decks(self.router.config.deck_key())
         if not self._remembered_decks:
@@ -126,8 +126,6 @@ class HomeScreen(QuizScreen[None]):
         return header, rows
 
     def _draw_remembered(self, header: Static, rows: Static) -> None:
-        from quizapp.tui.widgets.deck_table import column_names, remembered_rows, title_width_for
-
         width = self.app.size.width - HOME_PADDING
         header.update(column_names(title_width_for(width)))
         rows.update(remembered_rows(self._remembered_decks, width))
@@ -151,10 +149,10 @@ class HomeScreen(QuizScreen[None]):
         or a first start reading every deck."""
         if self.router.backend is not None or self.deck_table is not None or self._failed:
             return
-        from quizapp.store.database import BUSY_TIMEOUT_S
+        from quizapp.workspace import busy_timeout_s
 
         status = self.query_one("#home-status", Static)
-        status.update(Text(STILL_LOADING.format(seconds=BUSY_TIMEOUT_S), style="dim"))
+        status.update(Text(STILL_LOADING.format(seconds=busy_timeout_s()), style="dim"))
 
     def on_screen_resume(self) -> None:
         backend = self.router.backend
@@ -164,8 +162,6 @@ class HomeScreen(QuizScreen[None]):
     @property
     def deck_table(self) -> DeckTable | None:
         """The decks, once counted (the table comes with the counts: see on_overview_loaded)."""
-        from quizapp.tui.widgets.deck_table import DeckTable
-
         found = self.query(DeckTable)
         return found.first() if found else None
 
@@ -202,8 +198,6 @@ class HomeScreen(QuizScreen[None]):
 
     async def on_overview_loaded(self, message: OverviewLoaded) -> None:
         if self.deck_table is None:  # the table comes with the counts: the first frame does without it
-            from quizapp.tui.widgets.deck_table import DeckTable
-
             body = self.query_one("#home-body")
             found = self.query("#decks-header")
             header = found.first(Static) if found else Static(id="decks-header", markup=False)

@@ -18,6 +18,8 @@ from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Button, Header, SelectionList, Static
 
+from quizapp.interview.report import InterviewReport
+from quizapp.study.session import Unreadable
 from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked
 from quizapp.tui.screens.base import QuizScreen
@@ -28,7 +30,6 @@ from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
     from quizapp.grading.code_try import CodeTry
-    from quizapp.interview.report import InterviewReport
     from quizapp.interview.session import Asked, InterviewSession
 
 TICK_SECONDS = 0.25
@@ -251,9 +252,6 @@ class InterviewScreen(QuizScreen[None]):
         self.write(lambda: self._then_report(self.session.submit(text, now=now)), self._show_submitted)
 
     async def _show_submitted(self, result: object) -> None:
-        from quizapp.interview.report import InterviewReport
-        from quizapp.study.session import Unreadable
-
         if isinstance(result, Unreadable):
             self.pane.show_error(result.message)
             return

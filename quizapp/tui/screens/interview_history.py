@@ -10,13 +10,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Header, Static
 
+from quizapp.interview.report import summary_line
+from quizapp.interview.session import open_report as read_report
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from quizapp.interview.report import InterviewReport
-    from quizapp.store import InterviewSummary
+    from quizapp.records.interviews import InterviewSummary
 
 
 class InterviewHistoryScreen(QuizScreen[None]):
@@ -44,17 +46,13 @@ class InterviewHistoryScreen(QuizScreen[None]):
 
     def show_rows(self) -> None:
         """Lists the interviews in the fetch worker; the table fills in when they arrive."""
-        from quizapp.store import list_interviews
-
         backend = self.router.require_backend()
         if backend is None:
             return
         self.query_one("#history-status", Static).update(Text("Reading past interviews…", style="dim"))
-        self.fetch(lambda: list_interviews(backend.store), self._listed)
+        self.fetch(backend.workspace.interviews, self._listed)
 
     async def _listed(self, past: tuple[InterviewSummary, ...]) -> None:
-        from quizapp.interview.report import summary_line
-
         table = self.query_one("#history-table", DataTable)
         status = self.query_one("#history-status", Static)
         table.clear(columns=True)
@@ -87,12 +85,10 @@ class InterviewHistoryScreen(QuizScreen[None]):
 
     def open_report(self, key: str | None) -> None:
         """Reads the report in the fetch worker and opens it."""
-        from quizapp.interview.session import open_report
-
         backend = self.router.require_backend()
         if backend is None or key is None:
             return
-        self.fetch(lambda: open_report(backend.store, backend.catalog, int(key)), self._opened)
+        self.fetch(lambda: read_report(backend.store, backend.catalog, int(key)), self._opened)
 
     async def _opened(self, report: InterviewReport) -> None:
         self.router.open_screen("report", report)

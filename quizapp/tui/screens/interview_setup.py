@@ -17,14 +17,25 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, SelectionList, Static
 
+from quizapp.errors import QuizappError
+from quizapp.interview.session import (
+    DIFFICULTY_MIXES,
+    MAX_MINUTES,
+    MAX_QUESTIONS,
+    InterviewSession,
+    candidates,
+    config_from_settings,
+    parse_count,
+    parse_tags,
+    setup_defaults,
+)
+from quizapp.records.interviews import InterviewConfig
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.ticklist import TickList
 
 if TYPE_CHECKING:
-    from quizapp.interview.session import InterviewSession
-    from quizapp.store import InterviewConfig
     from quizapp.tui.backend import Backend
 
 MIX_LABELS: tuple[tuple[str, str], ...] = (
@@ -111,23 +122,47 @@ class InterviewSetupScreen(QuizScreen[None]):
         self.sub_title = "set-up"
         self.router.set_blink(self)
         self.query_one("#setup-questions", Input).focus()
-        self.show_pool()
         backend = self.router.backend
         if backend is None:  # opened while the decks load: fill the form when they arrive
+            self.show_pool()
             self._waiting = self.set_interval(0.2, self._backend_arrived, name="wait for decks")
         else:
             self._read_defaults(backend)
 
     def _read_defaults(self, backend: Backend) -> None:
-        """The last set-up used (else the settings), read in a worker; the form is filled in with it."""
-        from quizapp.interview.session import setup_defaults
+        """The last set-up used (else the settings) and how many questions it allows, both in one
+        worker; the form and its count are then put in together, in one frame (at 10,000 questions the
+        form used to be drawn three times: empty, counted, then filled and counted again)."""
 
-        self.fetch(partial(setup_defaults, backend.store), self.fill, group="setup-defaults", exclusive=True)
+        def prepare() -> tuple[InterviewConfig, int | QuizappError]:
+            with backend.store.one_at_a_time():
+                config = setup_defaults(backend.store)
+            try:
+                return config, len(candidates(backend.catalog, backend.questions, config))
+            except QuizappError as exc:  # its words go under the form, as when typed
+                return config, exc
 
-    def fill(self, config: InterviewConfig) -> None:
+        self.query_one("#setup-status", Static).update(Text("Reading your last set-up…", style="dim"))
+        self.fetch(prepare, self._prepared, group="setup-defaults", exclusive=True, store=False)
+
+    def _prepared(self, prepared: tuple[InterviewConfig, int | Exception]) -> None:
+        """Fills the form and says what it allows, from one worker's outcome: the count read there is
+        shown if the form now says just what was counted (a deck since removed is left out: counted again)."""
+        config, pool = prepared
+        self.fill(config, count=False)
+        try:
+            shown = self.read_config()
+        except QuizappError:
+            shown = None
+        if shown != config:
+            self.show_pool()
+        elif isinstance(pool, Exception):
+            self._pool_refused(pool)
+        else:
+            self._pool_counted(config, pool)
+
+    def fill(self, config: InterviewConfig, *, count: bool = True) -> None:
         """Puts `config` in the form: counts, difficulty mix, tags, decks ticked, the two switches."""
-        from quizapp.interview.session import DIFFICULTY_MIXES
-
         with self.prevent(Input.Changed, Select.Changed, Checkbox.Changed, SelectionList.SelectedChanged):
             self.query_one("#setup-questions", Input).value = str(config.questions)
             self.query_one("#setup-minutes", Input).value = str(config.minutes)
@@ -143,7 +178,8 @@ class InterviewSetupScreen(QuizScreen[None]):
                     continue
             self.query_one("#setup-schedule", Checkbox).value = config.update_schedule
             self.query_one("#setup-misses", Checkbox).value = config.misses_to_review is not False
-        self.show_pool()
+        if count:
+            self.show_pool()
 
     def _backend_arrived(self) -> None:
         backend = self.router.backend
@@ -162,15 +198,6 @@ class InterviewSetupScreen(QuizScreen[None]):
 
     def read_config(self) -> InterviewConfig:
         """The form as an InterviewConfig; text the core cannot read raises QuizappError."""
-        from quizapp.interview.session import (
-            DIFFICULTY_MIXES,
-            MAX_MINUTES,
-            MAX_QUESTIONS,
-            parse_count,
-            parse_tags,
-        )
-        from quizapp.store import InterviewConfig
-
         mix = self.query_one("#setup-mix", Select).value
         return InterviewConfig(
             questions=parse_count(
@@ -187,8 +214,6 @@ class InterviewSetupScreen(QuizScreen[None]):
     def show_pool(self) -> None:
         """Says how many questions the current choices allow, or what is wrong with them; the count runs
         in a worker (it filters every question of the catalog: 10,000 in a big deck)."""
-        from quizapp.errors import QuizappError
-
         status = self.query_one("#setup-status", Static)
         backend = self.router.backend
         if backend is None:
@@ -202,8 +227,6 @@ class InterviewSetupScreen(QuizScreen[None]):
         self._count_pool(backend, config)
 
     def _count_pool(self, backend: Backend, config: InterviewConfig) -> None:
-        from quizapp.interview.session import candidates
-
         self.fetch(
             lambda: len(candidates(backend.catalog, backend.questions, config)),
             partial(self._pool_counted, config),
@@ -224,8 +247,6 @@ class InterviewSetupScreen(QuizScreen[None]):
 
     def _pool_refused(self, error: Exception) -> None:
         """The choices match nothing (the core's words, in red under the form); a bug is reported."""
-        from quizapp.errors import QuizappError
-
         if not isinstance(error, QuizappError):
             self.router.report_error(error)
             return
@@ -252,8 +273,6 @@ class InterviewSetupScreen(QuizScreen[None]):
     def action_start(self) -> None:
         """Starts in the save worker: choosing the questions reads the store, and the interview's row is
         written before the first question shows."""
-        from quizapp.errors import QuizappError
-
         backend = self.router.require_backend()
         if backend is None:
             return
@@ -264,8 +283,6 @@ class InterviewSetupScreen(QuizScreen[None]):
             return
 
         def start() -> InterviewSession | QuizappError:
-            from quizapp.interview.session import InterviewSession
-
             try:
                 return InterviewSession.start(
                     backend.catalog,
@@ -296,9 +313,6 @@ class InterviewSetupScreen(QuizScreen[None]):
 
 
 def _defaults(backend: Backend | None) -> InterviewConfig:
-    from quizapp.interview.session import config_from_settings
-    from quizapp.store import InterviewConfig
-
     if backend is None or backend.last_settings is None:  # unreadable settings: the documented defaults
         return InterviewConfig()
     return config_from_settings(backend.last_settings)  # read in a worker (start-up, home, a save)

@@ -14,12 +14,13 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Input, Label, Select, Static
 
+from quizapp.errors import QuizappError
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
-    from quizapp.store import Settings
+    from quizapp.records.settings import Settings
 
 FIELDS: tuple[tuple[str, str, str], ...] = (
     ("desired_retention", "Desired retention", "0.70-0.99; higher: more reviews"),
@@ -203,8 +204,6 @@ class SettingsScreen(QuizScreen[None]):
 
     def read_form(self, base: Settings) -> Settings:
         """The form's values over `base`; a value that is not a number raises QuizappError naming it."""
-        from quizapp.errors import QuizappError
-
         values: dict[str, object] = {}
         for key, label, _ in FIELDS:
             raw = self.query_one(f"#setting-{key}", Input).value.strip()
@@ -228,8 +227,6 @@ class SettingsScreen(QuizScreen[None]):
 
     def _deck_ids(self, raw: str, label: str) -> tuple[str, ...]:
         """The deck ids typed (commas or spaces between them); one the catalog lacks is refused."""
-        from quizapp.errors import QuizappError
-
         wanted = tuple(dict.fromkeys(part for part in raw.replace(",", " ").split() if part))
         backend = self.router.backend
         known = [d.id for d in backend.decks] if backend is not None else []
@@ -245,7 +242,6 @@ class SettingsScreen(QuizScreen[None]):
         backend = self.router.require_backend()
         if backend is None:
             return
-        from quizapp.errors import QuizappError
 
         base = backend.last_settings
         try:

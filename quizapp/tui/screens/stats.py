@@ -4,6 +4,7 @@ of explain answers the grader misses most (when the learner ever overruled it)."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
@@ -14,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from quizapp.reports.stats import compute_stats
 from quizapp.reports.text import disagreement_counts, format_hours
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
@@ -77,6 +79,53 @@ def _point_misses(stats: Stats) -> Text:
     return text
 
 
+@dataclass(frozen=True)
+class StatsPage:
+    """Everything the page shows, made in the fetch worker: the event loop only mounts it, in one go
+    (at 100,000 cards the page used to be drawn in three mounts, its texts built between them)."""
+
+    stats: Stats
+    room: int
+    """The page's width the deck table was laid out for."""
+    summary: Text
+    deck_table: Text
+    readiness: Text
+    misconceptions: tuple[Option, ...]
+    point_misses: Text | None
+
+
+def _summary(stats: Stats) -> Text:
+    """The reviews of the year and of today, the streak, time spent, retention, what is waiting."""
+    year = sum(d.reviews for d in stats.calendar)
+    summary = Text()
+    summary.append(f"{year:,}", style="bold")
+    summary.append(f" reviews in the last {len(stats.calendar)} days · today ")
+    summary.append(f"{stats.reviews_today:,}", style="bold")
+    summary.append(" · streak ")
+    summary.append(f"{stats.streak_days} day{'s' if stats.streak_days != 1 else ''}", style="bold")
+    summary.append(f" · time spent {format_hours(stats.total_seconds)}")
+    summary.append(" · retention ")
+    summary.append(_percent(stats.overall_retention), style="bold")
+    if stats.counts is not None:  # the same three numbers as home and the study session
+        c = stats.counts
+        summary.append(f"\nWaiting now: {c.new} new · {c.learning} learning · {c.review} review")
+    return summary
+
+
+def _misconception_options(stats: Stats) -> tuple[Option, ...]:
+    return tuple(
+        Option(
+            Text.assemble(
+                (f"{d.count:>4}× ", "bold"),
+                d.label,
+                (f"  ({len(d.question_ids)} question{'s' if len(d.question_ids) != 1 else ''})", "dim"),
+            ),
+            id=f"diagnosis-{n}",  # not the diagnosis id: a wrong option of two questions shares one
+        )
+        for n, d in enumerate(stats.diagnoses)
+    )
+
+
 class StatsScreen(QuizScreen[None]):
     """What the user has done and what is coming; Enter on a misconception drills it."""
 
@@ -103,27 +152,36 @@ class StatsScreen(QuizScreen[None]):
         backend = self.router.require_backend()
         if backend is None:
             return
-        from quizapp.reports.stats import compute_stats
 
         self.show_busy(True)
-        decks = backend.catalog.deck_headers()
-        self.fetch(
-            lambda: compute_stats(
+        room = self._room()  # read here: the page is laid out in the worker, to the width it has now
+
+        def prepare() -> StatsPage:
+            stats = compute_stats(
                 backend.store,
                 now=backend.now(),
-                decks=decks,
+                decks=backend.catalog.deck_refs(),
                 questions=backend.workspace.plan_questions,
                 catalog=backend.catalog,  # the key points' text: a question model each, built here too
                 plan=backend.plan(backend.now()),  # readiness and the new-card count: home's cached plan
-            ),
-            self._computed,
-        )
+            )
+            return StatsPage(
+                stats=stats,
+                room=room,
+                summary=_summary(stats),
+                deck_table=_deck_table(stats, backend, room),
+                readiness=_readiness_meaning(stats),
+                misconceptions=_misconception_options(stats),
+                point_misses=_point_misses(stats) if stats.point_misses else None,
+            )
 
-    async def _computed(self, stats: Stats) -> None:
+        self.fetch(prepare, self._computed)
+
+    async def _computed(self, page: StatsPage) -> None:
         self.show_busy(False)
         backend = self.router.backend
         if backend is not None:
-            await self.show(stats, backend)
+            await self.show(page, backend)
 
     def show_busy(self, busy: bool) -> None:
         self.query_one("#stats-body", VerticalScroll).loading = busy
@@ -132,9 +190,10 @@ class StatsScreen(QuizScreen[None]):
         """The calendar and the deck table refit the page's new width (both are text)."""
         found = self.query("#deck-stats")
         if found and self._shown is not None:
-            found.first(Static).update(self._deck_table(*self._shown))
+            stats, backend = self._shown
+            found.first(Static).update(_deck_table(stats, backend, self._room()))
             self.query_one("#calendar", CalendarView).update(
-                calendar_text(self._calendar_days(self._shown[0]))
+                calendar_text(_calendar_days(stats, self._room()))
             )
 
     def _room(self) -> int:
@@ -142,132 +201,56 @@ class StatsScreen(QuizScreen[None]):
         body = self.query_one("#stats-body")
         return self.size.width - body.styles.gutter.width - body.styles.scrollbar_size_vertical
 
-    def _calendar_days(self, stats: Stats) -> tuple[DayCount, ...]:
-        """The days whose weeks fit the page, the latest ones (a narrow terminal wrapped each row in two)."""
-        weeks = max(MIN_CALENDAR_WEEKS, self._room() - CALENDAR_MARGIN)
-        return stats.calendar[-(weeks - 1) * 7 :]
-
-    async def show(self, stats: Stats, backend: Backend) -> None:
+    async def show(self, page: StatsPage, backend: Backend) -> None:
+        """Puts the prepared page in place: the old one removed, the new one mounted in one go."""
+        stats = page.stats
         self._shown = (stats, backend)
         body = self.query_one("#stats-body", VerticalScroll)
         forget_drawing(body.children)
         await body.remove_children()  # gone before the new page's widgets, which reuse their ids (r)
-        year = sum(d.reviews for d in stats.calendar)
-        summary = Text()
-        summary.append(f"{year:,}", style="bold")
-        summary.append(f" reviews in the last {len(stats.calendar)} days · today ")
-        summary.append(f"{stats.reviews_today:,}", style="bold")
-        summary.append(" · streak ")
-        summary.append(f"{stats.streak_days} day{'s' if stats.streak_days != 1 else ''}", style="bold")
-        summary.append(f" · time spent {format_hours(stats.total_seconds)}")
-        overall = stats.overall_retention
-        summary.append(" · retention ")
-        summary.append(_percent(overall), style="bold")
-        if stats.counts is not None:  # the same three numbers as home and the study session
-            c = stats.counts
-            summary.append(f"\nWaiting now: {c.new} new · {c.learning} learning · {c.review} review")
-
-        body.mount_all(
-            [
-                Static(summary, id="stats-summary"),
-                Static("Reviews per day", classes="section-title"),
-                CalendarView(self._calendar_days(stats), id="calendar"),
-                Static("Retention, mastery and readiness per deck", classes="section-title"),
-                Static(self._deck_table(stats, backend), id="deck-stats"),
-                Static(_readiness_meaning(stats), id="stats-readiness"),
-                Static(
-                    f"Due in the next {len(stats.forecast)} days (overdue now: {stats.overdue})",
-                    classes="section-title",
-                ),
-                ForecastChart(stats.forecast, id="forecast"),
-                Static(
-                    "Your most frequent misconceptions (Tab to the list; Enter drills the questions that "
-                    "showed one)",
-                    classes="section-title",
-                ),
-            ]
-        )
-        if stats.diagnoses:
-            options = [
-                Option(
-                    Text.assemble(
-                        (f"{d.count:>4}× ", "bold"),
-                        d.label,
-                        (
-                            f"  ({len(d.question_ids)} question{'s' if len(d.question_ids) != 1 else ''})",
-                            "dim",
-                        ),
-                    ),
-                    id=f"diagnosis-{n}",  # not the diagnosis id: a wrong option of two questions shares one
-                )
-                for n, d in enumerate(stats.diagnoses)
-            ]
-            self._diagnoses = {f"diagnosis-{n}": d for n, d in enumerate(stats.diagnoses)}
-            body.mount(OptionList(*options, id="misconceptions"))
-        else:
-            body.mount(
-                Static(
-                    Text(
-                        "None diagnosed yet: wrong answers that match a known mistake show up here.",
-                        style="dim",
-                    ),
-                    id="misconceptions-empty",
-                )
-            )
-        if stats.point_misses:
-            body.mount_all(
-                [
-                    Static(
-                        "Key points the grader misses most (missed: you ticked it, the grader did not; "
-                        "over-credited: the reverse)",
-                        classes="section-title",
-                    ),
-                    Static(_point_misses(stats), id="point-misses"),
-                ]
-            )
-        body.focus()  # the arrows and page keys scroll the whole page; Tab reaches the list
-
-    def _deck_table(self, stats: Stats, backend: Backend) -> Text:
-        """Columns padded in one Text: nothing in the table is picked, and a DataTable (or a Rich Table,
-        measured three times per layout) took a third of the page's first frame at 100k cards."""
-        retention = {r.deck_id: r for r in stats.retention}
-        mastery = {m.deck_id: m for m in stats.mastery}
-        ready = {d.deck_id: d.recall for d in stats.readiness.decks} if stats.readiness else {}
-        rows: list[tuple[Text, ...]] = [tuple(Text(h, style="bold") for h in DECK_STATS_HEADINGS)]
-        for deck in backend.decks:
-            r = retention.get(deck.id)
-            m = mastery.get(deck.id)
-            share = m.share_of(len(deck.question_ids)) if m else 0.0
-            recall = ready.get(deck.id)
-            rows.append(
-                (
-                    Text(deck.title),
-                    Text(f"{_percent(r.retention)} ({r.passed}/{r.total})") if r else Text("—", style="dim"),
-                    mastery_bar(share, width=MASTERY_WIDTH),
-                    Text(_percent(recall), style="bold" if recall else "dim"),
-                    Text(f"{m.cards if m else 0}/{len(deck.question_ids)} seen"),
-                )
-            )
-        widths = [max(cell_len(row[c].plain) for row in rows) for c in range(len(DECK_STATS_HEADINGS))]
-        # the titles take what the other columns leave of the page's width (the numbers never get cut)
         room = self._room()
-        widths[0] = min(widths[0], max(MIN_TITLE_WIDTH, room - sum(widths[1:]) - 2 * (len(widths) - 1)))
-        for row in rows[1:]:
-            row[0].plain = shorten(row[0].plain, widths[0])
-        table = Text(no_wrap=True, overflow="ellipsis")
-        for n, row in enumerate(rows):
-            if n:
-                table.append("\n")
-            for c, cell in enumerate(row):
-                gap = widths[c] - cell_len(cell.plain)
-                if c == DECK_STATS_RIGHT:
-                    table.append(" " * gap)
-                table.append_text(cell)
-                if c < len(row) - 1:
-                    table.append(" " * (0 if c == DECK_STATS_RIGHT else gap) + "  ")
-            if n == 0:
-                table.append("\n" + "─" * (sum(widths) + 2 * (len(widths) - 1)), style="dim")
-        return table
+        deck_table = page.deck_table if room == page.room else _deck_table(stats, backend, room)
+        misconceptions: Static | OptionList
+        if page.misconceptions:
+            self._diagnoses = {f"diagnosis-{n}": d for n, d in enumerate(stats.diagnoses)}
+            misconceptions = OptionList(*page.misconceptions, id="misconceptions")
+        else:
+            misconceptions = Static(
+                Text(
+                    "None diagnosed yet: wrong answers that match a known mistake show up here.", style="dim"
+                ),
+                id="misconceptions-empty",
+            )
+        widgets = [
+            Static(page.summary, id="stats-summary"),
+            Static("Reviews per day", classes="section-title"),
+            CalendarView(_calendar_days(stats, room), id="calendar"),
+            Static("Retention, mastery and readiness per deck", classes="section-title"),
+            Static(deck_table, id="deck-stats"),
+            Static(page.readiness, id="stats-readiness"),
+            Static(
+                f"Due in the next {len(stats.forecast)} days (overdue now: {stats.overdue})",
+                classes="section-title",
+            ),
+            ForecastChart(stats.forecast, id="forecast"),
+            Static(
+                "Your most frequent misconceptions (Tab to the list; Enter drills the questions that "
+                "showed one)",
+                classes="section-title",
+            ),
+            misconceptions,
+        ]
+        if page.point_misses is not None:
+            widgets += [
+                Static(
+                    "Key points the grader misses most (missed: you ticked it, the grader did not; "
+                    "over-credited: the reverse)",
+                    classes="section-title",
+                ),
+                Static(page.point_misses, id="point-misses"),
+            ]
+        await body.mount_all(widgets)
+        body.focus()  # the arrows and page keys scroll the whole page; Tab reaches the list
 
     @on(OptionList.OptionSelected, "#misconceptions")
     def _drill_misconception(self, event: OptionList.OptionSelected) -> None:
@@ -278,3 +261,51 @@ class StatsScreen(QuizScreen[None]):
         self.router.start_session(
             "drill", question_ids=found.question_ids, title=f"Drill: {found.label[:40]}"
         )
+
+
+def _calendar_days(stats: Stats, room: int) -> tuple[DayCount, ...]:
+    """The days whose weeks fit the page, the latest ones (a narrow terminal wrapped each row in two)."""
+    weeks = max(MIN_CALENDAR_WEEKS, room - CALENDAR_MARGIN)
+    return stats.calendar[-(weeks - 1) * 7 :]
+
+
+def _deck_table(stats: Stats, backend: Backend, room: int) -> Text:
+    """Columns padded in one Text: nothing in the table is picked, and a DataTable (or a Rich Table,
+    measured three times per layout) took a third of the page's first frame at 100k cards."""
+    retention = {r.deck_id: r for r in stats.retention}
+    mastery = {m.deck_id: m for m in stats.mastery}
+    ready = {d.deck_id: d.recall for d in stats.readiness.decks} if stats.readiness else {}
+    rows: list[tuple[Text, ...]] = [tuple(Text(h, style="bold") for h in DECK_STATS_HEADINGS)]
+    for deck in backend.decks:
+        r = retention.get(deck.id)
+        m = mastery.get(deck.id)
+        share = m.share_of(len(deck.question_ids)) if m else 0.0
+        recall = ready.get(deck.id)
+        rows.append(
+            (
+                Text(deck.title),
+                Text(f"{_percent(r.retention)} ({r.passed}/{r.total})") if r else Text("—", style="dim"),
+                mastery_bar(share, width=MASTERY_WIDTH),
+                Text(_percent(recall), style="bold" if recall else "dim"),
+                Text(f"{m.cards if m else 0}/{len(deck.question_ids)} seen"),
+            )
+        )
+    widths = [max(cell_len(row[c].plain) for row in rows) for c in range(len(DECK_STATS_HEADINGS))]
+    # the titles take what the other columns leave of the page's width (the numbers never get cut)
+    widths[0] = min(widths[0], max(MIN_TITLE_WIDTH, room - sum(widths[1:]) - 2 * (len(widths) - 1)))
+    for row in rows[1:]:
+        row[0].plain = shorten(row[0].plain, widths[0])
+    table = Text(no_wrap=True, overflow="ellipsis")
+    for n, row in enumerate(rows):
+        if n:
+            table.append("\n")
+        for c, cell in enumerate(row):
+            gap = widths[c] - cell_len(cell.plain)
+            if c == DECK_STATS_RIGHT:
+                table.append(" " * gap)
+            table.append_text(cell)
+            if c < len(row) - 1:
+                table.append(" " * (0 if c == DECK_STATS_RIGHT else gap) + "  ")
+        if n == 0:
+            table.append("\n" + "─" * (sum(widths) + 2 * (len(widths) - 1)), style="dim")
+    return table

@@ -20,6 +20,8 @@ from rich.text import Text
 from textual.app import SuspendNotSupported
 from textual.widgets import Static
 
+from quizapp.runner.standby import warm_soon
+from quizapp.study.drafts import save_draft
 from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked
 from quizapp.tui.widgets.answer import CodeArea
 
@@ -52,7 +54,6 @@ class CodeEditing(_Screen):
         read in the worker that drew the card); a standby child starts importing NumPy, so Ctrl+R does
         not wait for a new interpreter."""
         self.query(CodeArea).first().load(text)
-        from quizapp.runner.standby import warm_soon
 
         warm_soon()  # a plain thread starts the child: off the event loop, and no worker to wait for
 
@@ -86,16 +87,12 @@ class CodeEditing(_Screen):
         self._draft_timer = None
         draft = self._draft()
         if draft is not None:
-            from quizapp.study.drafts import save_draft
-
             try:
                 save_draft(*draft)
             except OSError as exc:
                 self._draft_not_kept(exc)
 
     def _write_draft(self, question_id: str, text: str) -> None:
-        from quizapp.study.drafts import save_draft
-
         self.fetch(
             partial(save_draft, question_id, text),
             _kept,
@@ -152,7 +149,6 @@ class CodeEditing(_Screen):
         card = self.session.current
         if card is None or not self.query(CodeArea):
             return
-        from quizapp.study.drafts import save_draft
 
         path = save_draft(card.instance.question_id, self.query(CodeArea).first().text)
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"

@@ -19,7 +19,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Header, Input, Label, Static
+from textual.worker import get_current_worker
 
+from engine import toy
+from quizapp.errors import QuizappError
+from quizapp.explore.trained import (
+    HONEST_LABEL,
+    TrainedInputs,
+    progress_text,
+    toggled,
+    toggled_head,
+    toy_model,
+    trained_view,
+)
 from quizapp.tui.guard import on
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.footer import KeyFooter
@@ -27,7 +39,7 @@ from quizapp.tui.widgets.heatmap import HeatmapView
 
 if TYPE_CHECKING:
     from engine.toy import ToyModel
-    from quizapp.explore.trained import TrainedInputs, TrainedView
+    from quizapp.explore.trained import TrainedView
 
 N_LAYERS, N_HEADS = 2, 4
 """The shipped toy's shape: one checkbox per head (a retrained toy has the same shape)."""
@@ -77,7 +89,7 @@ class TrainedScreen(QuizScreen[None]):
         Binding(
             "s",
             "flip('tie_heads')",
-            "Same heads",
+            "Tie",
             tooltip="Give every head head 0's weights",
             id="trained.same",
         ),
@@ -101,8 +113,6 @@ class TrainedScreen(QuizScreen[None]):
     ]
 
     def __init__(self) -> None:
-        from quizapp.explore.trained import TrainedInputs, toy_model, trained_view
-
         super().__init__()
         self.model, self.source = toy_model()
         self.inputs = TrainedInputs()
@@ -111,8 +121,6 @@ class TrainedScreen(QuizScreen[None]):
         self.stopping = False
 
     def _note(self) -> str:
-        from quizapp.explore.trained import HONEST_LABEL
-
         return f"Trained model ({self.source}): {HONEST_LABEL}. The sequence is shown twice."
 
     def compose(self) -> ComposeResult:
@@ -187,8 +195,6 @@ class TrainedScreen(QuizScreen[None]):
             self._compute(inputs, self.model)
 
     def _compute(self, inputs: TrainedInputs, model: Any) -> None:
-        from quizapp.explore.trained import trained_view
-
         self.fetch(
             lambda: trained_view(inputs, model, note=self._note()),
             self._computed,
@@ -204,8 +210,6 @@ class TrainedScreen(QuizScreen[None]):
 
     def _refused(self, inputs: TrainedInputs, error: Exception) -> None:
         """Inputs the core refused: its words under the heads (if still on screen); a bug is reported."""
-        from quizapp.errors import QuizappError
-
         if not isinstance(error, QuizappError):
             self.router.report_error(error)
         elif inputs == self.inputs:
@@ -239,12 +243,6 @@ class TrainedScreen(QuizScreen[None]):
     def _training(self, seed: int, shown: Callable[[Trained], None]) -> ToyModel | None:
         """In the worker: trains the toy from `seed`, handing each report to `shown`; the model, or None
         when stopped (the worker cancelled by a second t)."""
-        from textual.worker import get_current_worker
-
-        from engine import toy
-        from quizapp.errors import QuizappError
-        from quizapp.explore.trained import progress_text, trained_view
-
         worker = get_current_worker()
         started = time.monotonic()
 
@@ -305,8 +303,6 @@ class TrainedScreen(QuizScreen[None]):
 
     @on(Checkbox.Changed)
     def _toggled(self, event: Checkbox.Changed) -> None:
-        from quizapp.explore.trained import toggled, toggled_head
-
         box_id = event.checkbox.id or ""
         for name, (toggle_id, _) in TOGGLES.items():
             if box_id == toggle_id and getattr(self.inputs, name) != event.value:
@@ -317,14 +313,10 @@ class TrainedScreen(QuizScreen[None]):
                 self.apply(toggled_head(self.inputs, layer, head))
 
     def action_flip(self, name: str) -> None:
-        from quizapp.explore.trained import toggled
-
         if name in TOGGLES:
             self.apply(toggled(self.inputs, name))
 
     def action_ablate(self, layer: int, head: int) -> None:
-        from quizapp.explore.trained import toggled_head
-
         self.apply(toggled_head(self.inputs, layer, head))
 
     def action_new_tokens(self) -> None:
@@ -337,8 +329,6 @@ class TrainedScreen(QuizScreen[None]):
             view.toggle_values()
 
     def action_reset(self) -> None:
-        from quizapp.explore.trained import TrainedInputs
-
         self.query_one("#tr-seed", Input).value = "0"
         self.query_one("#tr-sentence", Input).value = ""
         self.apply(TrainedInputs())

@@ -15,11 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import Button, Markdown, OptionList, Static, TextArea
+from textual.widgets import Button, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from quizapp.study.records import EASY_HELD, easy_held
+from quizapp.study.views import EASY_HELD, easy_held
 from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked, RatingChosen
+from quizapp.tui.widgets.rendered import RenderedBlock, flowing
 from quizapp.tui.widgets.scenario import ScenarioInput
 from quizapp.tui.widgets.text_boxes import TextBox, TextEditor
 from quizapp.tui.widgets.ticklist import TickList
@@ -278,12 +279,22 @@ class CodeArea(Vertical):
         return self.query_one(TextArea).text
 
     def load(self, text: str) -> None:
-        """Puts `text` in the editor (a saved draft, the last answer, or the starter code)."""
+        """Puts `text` in the editor (a saved draft, the last answer, or the starter code), with a fresh
+        undo history. The text is replaced in the document the editor has: `load_text`, like setting
+        `language`, compiles tree-sitter's highlight query again (up to 185 ms on the event loop), so
+        the language is only set when highlighting starts or stops (HIGHLIGHT_MAX_CHARS)."""
         area = self.query_one(TextArea)
         text = capped(text)
-        if area.text != text:
-            area.language = "python" if len(text) <= HIGHLIGHT_MAX_CHARS else None
-            area.load_text(text)
+        if area.text == text:
+            return
+        wanted = "python" if len(text) <= HIGHLIGHT_MAX_CHARS else None
+        if wanted is None and area.language is not None:
+            area.language = None  # before the long text goes in: it is never parsed
+        area.replace(text, area.document.start, area.document.end, maintain_selection_offset=False)
+        if area.language != wanted:
+            area.language = wanted
+        area.history.clear()  # Ctrl+Z in the editor must not bring back the last question's code
+        area.move_cursor((0, 0))
 
     @on(TextArea.Changed)
     def _highlight_while_small(self, event: TextArea.Changed) -> None:
@@ -326,7 +337,11 @@ class CodeArea(Vertical):
 
 
 class FlashcardBack(Vertical):
-    """The back of a flashcard and the four rating buttons, each with its next interval."""
+    """The back of a flashcard and the four rating buttons, each with its next interval.
+
+    The study screen builds one at the first reveal and `show`s every later flashcard in it: the back
+    and the why are Rich Markdown in one widget each (Textual's Markdown mounts a widget per block), and
+    the buttons are relabelled, so a reveal mounts nothing."""
 
     DEFAULT_CSS = """
     FlashcardBack { height: auto; }
@@ -334,30 +349,40 @@ class FlashcardBack(Vertical):
     FlashcardBack Button { margin: 0 1 0 0; min-width: 14; }
     """
 
-    def __init__(self, inst: Instance, choices: tuple[RatingChoice, ...], *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.instance = inst
-        self.choices = choices
+        self._back = RenderedBlock("", id="flashcard-back")
+        self._why_title = Static("Why", classes="section-title")
+        self._why = RenderedBlock("", id="flashcard-explanation")
+        self._ask = Static("", classes="instructions")
+        self._buttons = [
+            Button(str(r), id=f"rate-{r}", compact=True, variant="error" if r == 1 else "default")
+            for r in (1, 2, 3, 4)
+        ]
 
     def compose(self) -> ComposeResult:
         yield Static("Answer", classes="section-title")
-        yield Markdown(str(self.instance.expected or ""), id="flashcard-back")
-        if self.instance.explanation.strip():
-            yield Static("Why", classes="section-title")
-            yield Markdown(self.instance.explanation, id="flashcard-explanation")
-        ask = "How well did you know it? Press 1-4."
-        yield Static(f"{ask} {EASY_HELD}" if easy_held(self.choices) else ask, classes="instructions")
+        yield self._back
+        yield self._why_title
+        yield self._why
+        yield self._ask
         with Horizontal(classes="ratings"):
-            for choice in self.choices:
-                label = f"{choice.rating} {choice.name}" + (
-                    f" · {choice.interval}" if choice.interval else ""
-                )
-                yield Button(
-                    label,
-                    id=f"rate-{choice.rating}",
-                    compact=True,
-                    variant="error" if choice.rating == 1 else "default",
-                )
+            yield from self._buttons
+
+    def show(self, inst: Instance, choices: tuple[RatingChoice, ...]) -> None:
+        """Shows `inst`'s back and why, and labels the buttons with `choices`' next intervals."""
+        self._back.update(flowing(str(inst.expected or "")))
+        explained = bool(inst.explanation.strip())
+        self._why.update(flowing(inst.explanation) if explained else "")
+        self._why_title.display = self._why.display = explained
+        ask = "How well did you know it? Press 1-4."
+        self._ask.update(f"{ask} {EASY_HELD}" if easy_held(choices) else ask)
+        labels = {
+            c.rating: f"{c.rating} {c.name}" + (f" · {c.interval}" if c.interval else "") for c in choices
+        }
+        for rating, button in enumerate(self._buttons, start=1):
+            button.label = labels.get(rating, "")
+            button.display = rating in labels
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

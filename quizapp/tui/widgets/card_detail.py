@@ -15,6 +15,8 @@ from quizapp.tui.widgets.card_text import history_text
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from rich.text import Text
+
     from quizapp.study.browser import CardDetail
 
 
@@ -25,7 +27,11 @@ class CardDetailPane(VerticalScroll, can_focus=False):  # Tab goes from the card
         yield Static("", id="browser-history")
 
     def show(self, detail: CardDetail, now: datetime) -> None:
-        self.query_one("#browser-history", Static).update(history_text(detail, now))
+        self.show_text(history_text(detail, now))
+
+    def show_text(self, text: Text) -> None:
+        """Shows a history already made into text (in the browser's worker)."""
+        self.query_one("#browser-history", Static).update(text)
 
     def clear(self) -> None:
         self.query_one("#browser-history", Static).update("")

@@ -11,13 +11,14 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Select
 
+from quizapp.study.browser import CardFilter
 from quizapp.tui.guard import on
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from quizapp.study.browser import CardFilter, CardOrder
+    from quizapp.study.browser import CardOrder
 
 FILTERS: tuple[tuple[str, str], ...] = (
     ("All cards", "all"),
@@ -58,8 +59,6 @@ class CardFilterBar(Horizontal):
 
     def card_filter(self, order: CardOrder) -> CardFilter:
         """The filter the row describes, listing in `order`."""
-        from quizapp.study.browser import CardFilter
-
         kind = self.query_one("#browser-filter", Select).value
         deck = self.query_one("#browser-deck", Select).value
         return CardFilter(

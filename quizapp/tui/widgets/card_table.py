@@ -54,6 +54,25 @@ def fit_columns(room: int, padding: int) -> tuple[int, tuple[tuple[str, str, int
     return max(ID_LEAST, id_width()), tuple(shown)
 
 
+Layout = tuple[int, tuple[tuple[str, str, int], ...]]
+"""The id column's width and the other columns shown (fit_columns)."""
+Row = tuple[object, ...]
+
+
+def page_rows(page: CardPage, now: datetime, layout: Layout) -> tuple[Row, ...]:
+    """The cells of each card of `page` under `layout`: made in the browser's worker, so the event loop
+    only puts them in the table (its first page at 100,000 cards froze the screen for 80-90 ms)."""
+    width, columns = layout
+    rows = []
+    for card in page.cards:
+        leech = LEECH if card.leech else ""
+        cells = _cells(card, now)
+        rows.append(
+            (shorten(card.question_id, width - len(leech)) + leech, *(cells[k] for k, _, _ in columns))
+        )
+    return tuple(rows)
+
+
 class CardTable(DataTable[Any]):
     """The browser's cards: `show` lays out a page; a resize lays it out again to the new width."""
 
@@ -71,6 +90,12 @@ class CardTable(DataTable[Any]):
         if self._fit(event.size.width) and self._shown is not None:
             self.show(*self._shown)
 
+    def layout_now(self) -> Layout:
+        """The columns the table has now (laid out for its width first, if they never were)."""
+        if self._layout is None:
+            self._fit(self.size.width)
+        return self._layout or fit_columns(0, 0)
+
     def _fit(self, width: int) -> bool:
         """Sets the columns for `width` cells; True if they changed."""
         room = width - self.styles.scrollbar_size_vertical  # kept for the scrollbar a page brings
@@ -84,23 +109,18 @@ class CardTable(DataTable[Any]):
             self.add_column(label, width=col_width, key=key)
         return True
 
-    def show(self, page: CardPage, now: datetime) -> None:
-        """Lays out `page` (keeping the highlighted card highlighted if it is still there)."""
+    def show(
+        self, page: CardPage, now: datetime, prepared: tuple[Layout, tuple[Row, ...]] | None = None
+    ) -> None:
+        """Lays out `page` (keeping the highlighted card highlighted if it is still there), with the rows
+        `prepared` for a layout (page_rows, in a worker) if it is still the table's."""
         self._shown = (page, now)
-        if self._layout is None:
-            self._fit(self.size.width)
-        width, columns = self._layout or fit_columns(0, 0)
-        keep = self.cursor_row
-        kept_id = self._row_id(keep)
+        layout = self.layout_now()
+        rows = prepared[1] if prepared is not None and prepared[0] == layout else page_rows(page, now, layout)
+        kept_id = self._row_id(self.cursor_row)
         self.clear()
-        for card in page.cards:
-            leech = LEECH if card.leech else ""
-            cells = _cells(card, now)
-            self.add_row(
-                shorten(card.question_id, width - len(leech)) + leech,
-                *(cells[key] for key, _, _ in columns),
-                key=card.question_id,
-            )
+        for card, row in zip(page.cards, rows, strict=True):
+            self.add_row(*row, key=card.question_id)
         ids = [c.question_id for c in page.cards]
         if kept_id in ids:
             self.move_cursor(row=ids.index(kept_id))

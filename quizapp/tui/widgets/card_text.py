@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from quizapp.grading.rating import RATING_NAMES
+from quizapp.study import format_interval
 from quizapp.tui.widgets.heatmap import shorten
 
 if TYPE_CHECKING:
@@ -27,8 +29,6 @@ def when_text(due: datetime | None, now: datetime) -> str:
 
 
 def interval_text(days: float | None) -> str:
-    from quizapp.study import format_interval
-
     return "—" if days is None else format_interval(timedelta(days=days))
 
 
@@ -82,7 +82,6 @@ def history_text(detail: CardDetail, now: datetime) -> Text:
         text.append("\nNever answered.", style="dim")
         return text
     text.append(f"\n{len(history)} answer{'s' * (len(history) != 1)}, newest first:", style="dim")
-    from quizapp.grading.rating import RATING_NAMES
 
     for review in reversed(history[-HISTORY_LINES:]):
         local = review.reviewed_at.astimezone(now.tzinfo)

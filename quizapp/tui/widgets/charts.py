@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
+from quizapp.reports.text import calendar_grid
+
 if TYPE_CHECKING:
     from quizapp.reports.stats import DayCount, DueDay
 
@@ -21,8 +23,6 @@ CHART_ROWS = 5
 
 def calendar_text(calendar: tuple[DayCount, ...]) -> Text:
     """GitHub-style weeks-as-columns calendar, shade characters coloured green."""
-    from quizapp.reports.text import calendar_grid
-
     out = Text()
     for n, line in enumerate(calendar_grid(calendar)):
         if n:

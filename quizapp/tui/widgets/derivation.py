@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
+from engine.derivation import format_quantity
 from quizapp.tui.widgets.rendered import RenderedBlock
 
 if TYPE_CHECKING:
@@ -16,8 +17,6 @@ if TYPE_CHECKING:
 
 def step_text(step: Step, *, astray: bool = False) -> Text:
     """One step: its label and formula, then the formula with the numbers put in and the value."""
-    from engine.derivation import format_quantity
-
     text = Text()
     text.append(step.label, style="bold red" if astray else "bold")
     text.append(": ")
@@ -35,8 +34,6 @@ def step_text(step: Step, *, astray: bool = False) -> Text:
 
 def derivation_table(derivation: Derivation, *, astray_step: str | None = None) -> Table:
     """The whole derivation as a two-column grid (numbers, then steps), so long lines wrap indented."""
-    from engine.derivation import format_quantity
-
     table = Table.grid(padding=(0, 1))
     table.add_column(justify="right", style="bold", no_wrap=True)
     table.add_column(ratio=1)

@@ -11,23 +11,23 @@ from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.await_remove import AwaitRemove
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widget import AwaitMount, Widget
-from textual.widgets import Markdown, SelectionList, Static
+from textual.widget import AwaitMount
+from textual.widgets import SelectionList, Static
 
 from quizapp.grading.explain import MARKS, Reading, rating_from_ticks
 from quizapp.grading.rating import EASY, HINT_CAPS, RATING_NAMES
-from quizapp.study.records import EASY_HELD, easy_held
+from quizapp.study.views import EASY_HELD, easy_held
 from quizapp.tui.widgets.derivation import DerivationView
-from quizapp.tui.widgets.drawing import forget_drawing
 from quizapp.tui.widgets.heatmap import HeatmapView
-from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
+from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock, flowing
 from quizapp.tui.widgets.ticklist import TickList
 
 NEXT_KEYS = "1-4: rate & next · Enter or Space: accept & next · Ctrl+Z: undo · Esc: home"
 """The one rule for keys after an answer, on every kind of question (the help and README say it too)."""
+REASON_LINES = 7
+"""The lines kept for why each chosen option is wrong: a choice question has at most 8 options, one right."""
 DONT_KNOW = "I don't know"
 """The answer the session saves for Ctrl+O (StudySession.dont_know)."""
 
@@ -93,7 +93,8 @@ class FeedbackPanel(Vertical):
     The study screen keeps one panel and `load`s each question into it, hidden: the derivation, heatmap
     and explanation depend only on the instance, so they are built (and rendered, by `prepare`) while
     the question is being answered, and `show` only fills in the verdict and what it says about the
-    answer, then reveals the panel. Nothing is mounted per question but a choice question's option lines.
+    answer, then reveals the panel. Nothing is mounted per question: a choice question's lines (why each
+    chosen wrong option is wrong, the right answer) are Statics kept hidden between choice questions.
     """
 
     DEFAULT_CSS = """
@@ -109,7 +110,9 @@ class FeedbackPanel(Vertical):
         self._choices = Static(id="rating-choices")
         self._message = Static(id="verdict-message")
         self._diagnosis = Static(id="diagnosis")
-        self._option_lines = Vertical(id="choice-lines")
+        self._reasons = [Static(classes="option-feedback") for _ in range(REASON_LINES)]
+        self._choice_answer = Static(id="choice-answer")
+        self._option_lines = Vertical(*self._reasons, self._choice_answer, id="choice-lines")
         self._derivation = DerivationView(None, id="derivation")
         self._heatmap = HeatmapView(None, id="feedback-heatmap")
         self._explanation = RenderedBlock("", id="explanation")
@@ -128,10 +131,8 @@ class FeedbackPanel(Vertical):
         yield self._explanation
         yield self._next_hint
 
-    def load(self, inst: Instance) -> AwaitRemove | None:
-        """Hides the panel and fills in what depends only on `inst`, for its answer to `show` later.
-
-        Returns the removal of the last choice question's option lines (None when there were none)."""
+    def load(self, inst: Instance) -> None:
+        """Hides the panel and fills in what depends only on `inst`, for its answer to `show` later."""
         self.instance = inst
         self.display = False
         self._verdict.remove_class("correct", "wrong")
@@ -159,10 +160,8 @@ class FeedbackPanel(Vertical):
             closing.append(f"Source: {inst.source}\n", style="dim")
         closing.append(NEXT_KEYS, style="dim")
         self._next_hint.update(closing)
-        if self._option_lines.children:
-            forget_drawing(self._option_lines.children)
-            return self._option_lines.remove_children()
-        return None
+        for line in (*self._reasons, self._choice_answer):  # built hidden, and hidden again
+            line.display = False
 
     def prepare(self, width: int) -> None:
         """Renders the derivation, heatmap and explanation for a panel `width` wide (its content box)."""
@@ -173,14 +172,15 @@ class FeedbackPanel(Vertical):
     def show(self, feedback: Feedback) -> AwaitMount | None:
         """Fills in the verdict, what the answer was read as and the diagnosis, and reveals the panel.
 
-        Returns the mount of a choice question's per-option lines (None for the other kinds)."""
+        Returns the mount of a choice question's reason lines when it has more wrong options chosen than
+        any before it (None otherwise: the lines are kept)."""
         v = feedback.verdict
         self._verdict.add_class("correct" if v.correct else "wrong")
         self.rerated(feedback)
         mounting = None
         if feedback.instance.kind == "choice":
             self._message.update(chosen_line(feedback))
-            mounting = self._option_lines.mount_all(choice_lines(feedback))
+            mounting = self._show_choice_lines(feedback)
         else:
             self._message.update(answer_lines(feedback))
             diagnosis = diagnosis_text(feedback)
@@ -192,6 +192,22 @@ class FeedbackPanel(Vertical):
             self._heatmap.set_heatmap(v.heatmap)
             self._heatmap.display = True
         self.display = True
+        return mounting
+
+    def _show_choice_lines(self, feedback: Feedback) -> AwaitMount | None:
+        reasons, answer = choice_lines(feedback)
+        mounting = None
+        if len(reasons) > len(self._reasons):  # more than any question before: the pool grows, once
+            more = [Static(classes="option-feedback") for _ in range(len(reasons) - len(self._reasons))]
+            self._reasons += more
+            mounting = self._option_lines.mount_all(more, before=self._choice_answer)
+        for i, line in enumerate(self._reasons):
+            if i < len(reasons):
+                line.update(reasons[i])
+            line.display = i < len(reasons)
+        if answer is not None:
+            self._choice_answer.update(answer)
+        self._choice_answer.display = answer is not None
         return mounting
 
     def rerated(self, feedback: Feedback) -> None:
@@ -271,30 +287,31 @@ def chosen_line(feedback: Feedback) -> Text:
     return text
 
 
-def choice_lines(feedback: Feedback) -> list[Widget]:
-    """For choice questions: why each chosen wrong option is wrong, then the right answer, said once.
+def choice_lines(feedback: Feedback) -> tuple[list[Text], Text | None]:
+    """For choice questions: why each chosen wrong option is wrong, then the right answer, said once
+    (None after a right answer).
 
     "You chose" above already names the options chosen, so a wrong one is named by its letter; the right
     options are listed only in the answer line (they were also listed as "missed", the answer twice)."""
     v = feedback.verdict
-    lines: list[Widget] = []
+    lines: list[Text] = []
     for opt in v.option_feedback:
         line = Text()
         line.append(f"✗ {opt.key}) ", style="bold red")
         line.append(opt.feedback)
-        lines.append(Static(line, classes="option-feedback"))
-    if not v.correct:
-        right = [o for o in feedback.instance.options if o.correct]
-        answer = Text()
-        answer.append("Correct answer: " if len(right) == 1 else "Correct answers: ", style="bold")
-        for i, option in enumerate(right):
-            if i:
-                answer.append(" · ", style="dim")
-            answer.append(f"{option.key}) {option.text}")
-            if len(right) > 1 and option.key in v.missed_options:
-                answer.append(" (you left it out)", style="dim")
-        lines.append(Static(answer, id="choice-answer"))
-    return lines
+        lines.append(line)
+    if v.correct:
+        return lines, None
+    right = [o for o in feedback.instance.options if o.correct]
+    answer = Text()
+    answer.append("Correct answer: " if len(right) == 1 else "Correct answers: ", style="bold")
+    for i, option in enumerate(right):
+        if i:
+            answer.append(" · ", style="dim")
+        answer.append(f"{option.key}) {option.text}")
+        if len(right) > 1 and option.key in v.missed_options:
+            answer.append(" (you left it out)", style="dim")
+    return lines, answer
 
 
 class KeyPointList(TickList[int]):
@@ -324,41 +341,64 @@ class KeyPointsPanel(Vertical):
     KeyPointsPanel #explain-rating { margin: 0 0 1 0; }
     """
 
-    def __init__(self, pending: ExplainPending, *, id: str | None = None) -> None:
+    def __init__(self, pending: ExplainPending | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.pending = pending
-        self.reading = pending.reading if pending.reading is not None and pending.reading.readable else None
+        self.reading: Reading | None = None
+        self._instructions = Static("", classes="instructions")
+        self._points: KeyPointList = KeyPointList(id="key-points")
+        self._full = Static("", id="key-point-full")
+        self._rating_line = Static("", id="explain-rating")
+        self._misconceptions = Static("", id="misconceptions")
+        self._marked = Static("", id="marked-answer")
+        self._model = RenderedBlock("", id="model-answer")
 
     def compose(self) -> ComposeResult:
-        reading = self.reading
-        if reading is None:
-            yield Static(
-                "Tick the key points your answer covered (Space), then press Enter or Ctrl+S to save.",
-                classes="instructions",
-            )
-        else:
-            yield Static(
-                "Your answer, read point by point (✓ covered · ✗ stated wrongly · · missing). "
-                "Space changes a tick if the reading is wrong; Enter or Ctrl+S saves.",
-                classes="instructions",
-            )
+        yield self._instructions
         # One line each, cut with an ellipsis: Textual's SelectionList draws a wrapped prompt's second line
         # with a checkbox of its own and shifts every point after it, so the boxes no longer match the
         # points. The highlighted point is shown in full under the list: nothing is ticked unread.
-        covered = reading.covered() if reading is not None else frozenset()
-        yield KeyPointList(
-            *((self._line(i), i, i in covered) for i in range(len(self.pending.key_points))), id="key-points"
-        )
-        yield Static(self._in_full(0), id="key-point-full")
-        if reading is not None:
-            yield Static(self._rating(covered), id="explain-rating")
-            if reading.misconceptions:
-                yield Static(misconceptions_text(reading), id="misconceptions")
-            yield Static(marked_answer(self.pending.answer, reading), id="marked-answer")
+        yield self._points
+        yield self._full
+        yield self._rating_line
+        yield self._misconceptions
+        yield self._marked
         yield Static("Model answer", classes="section-title")
-        yield Markdown(self.pending.model_answer, id="model-answer")
+        yield self._model
+
+    def on_mount(self) -> None:
+        if self.pending is not None:
+            self.show(self.pending)
+
+    def show(self, pending: ExplainPending) -> None:
+        """Shows the reading of another explanation in the same widgets (the study screen keeps one
+        panel: a new one per explain question mounted some dozen widgets)."""
+        self.pending = pending
+        reading = pending.reading if pending.reading is not None and pending.reading.readable else None
+        self.reading = reading
+        self._instructions.update(
+            "Tick the key points your answer covered (Space), then press Enter or Ctrl+S to save."
+            if reading is None
+            else "Your answer, read point by point (✓ covered · ✗ stated wrongly · · missing). "
+            "Space changes a tick if the reading is wrong; Enter or Ctrl+S saves."
+        )
+        covered = reading.covered() if reading is not None else frozenset()
+        points = self._points
+        points.clear_options()
+        points.add_options([(self._line(i), i, i in covered) for i in range(len(pending.key_points))])
+        points.highlighted = 0 if pending.key_points else None
+        self._full.update(self._in_full(0))
+        self._rating_line.display = self._marked.display = reading is not None
+        self._misconceptions.display = reading is not None and bool(reading.misconceptions)
+        if reading is not None:
+            self._rating_line.update(self._rating(covered))
+            if reading.misconceptions:
+                self._misconceptions.update(misconceptions_text(reading))
+            self._marked.update(marked_answer(pending.answer, reading))
+        self._model.update(flowing(pending.model_answer))
 
     def _line(self, index: int) -> Text:
+        assert self.pending is not None
         point = self.pending.key_points[index]
         if self.reading is None:
             return Text(f"{index + 1}. {point}", no_wrap=True, overflow="ellipsis")
@@ -369,7 +409,7 @@ class KeyPointsPanel(Vertical):
         return line
 
     def _in_full(self, index: int) -> Text:
-        points = self.pending.key_points
+        points = self.pending.key_points if self.pending is not None else ()
         if not 0 <= index < len(points):
             return Text("")
         text = Text(f"{index + 1}. {points[index]}")
@@ -396,16 +436,16 @@ class KeyPointsPanel(Vertical):
 
     @on(SelectionList.SelectionHighlighted, "#key-points")
     def _show_in_full(self, event: SelectionList.SelectionHighlighted[int]) -> None:
-        self.query_one("#key-point-full", Static).update(self._in_full(event.selection_index))
+        self._full.update(self._in_full(event.selection_index))
 
     @on(SelectionList.SelectedChanged, "#key-points")
     def _rerate(self, event: SelectionList.SelectedChanged[int]) -> None:
         if self.reading is not None:
-            self.query_one("#explain-rating", Static).update(self._rating(frozenset(self.ticked)))
+            self._rating_line.update(self._rating(frozenset(self.ticked)))
 
     @property
     def ticked(self) -> list[int]:
-        return list(self.query_one(KeyPointList).selected)
+        return list(self._points.selected)
 
 
 def misconceptions_text(reading: Reading) -> Text:

@@ -19,7 +19,7 @@ from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
-    from quizapp.study.session import Progress
+    from quizapp.study.session import SessionCounts
 
 TITLE_WIDTH = 32
 """The session bar shortens long titles ("Drill: <deck>") so done and left always fit 80 columns."""
@@ -97,7 +97,7 @@ class QuestionCard(Vertical):
         view.display = shown
 
 
-def progress_text(title: str, progress: Progress, number: int | None) -> Text:
+def progress_text(title: str, progress: SessionCounts, number: int | None) -> Text:
     text = Text()
     text.append(f" {shorten(title, TITLE_WIDTH)} ", style="bold reverse")
     if number is not None:
@@ -121,7 +121,7 @@ class SessionBar(Static):
     _counts = Text()
     _note = ""
 
-    def show(self, title: str, progress: Progress, number: int | None = None) -> None:
+    def show(self, title: str, progress: SessionCounts, number: int | None = None) -> None:
         self._counts = progress_text(title, progress, number)
         self._draw()
 

@@ -2,9 +2,11 @@
 the mock interview.
 
 The pane is built once per screen and shows each new question in the same widgets: the card is filled
-in again, the input is reset when the new question takes the same kind of answer, and only an input of
-another kind is swapped (remounting some 25 widgets per question took about 100 ms and left their
-strips and styles to the garbage collector).
+in again, and each kind of input (a typed box, an option list, a text area, the code editor, a case
+study's steps) is built with the first question of its kind, then kept: shown and reset for the next
+question of that kind, hidden for the others. Nothing is mounted or removed per question (remounting
+some 25 widgets per question took about 100 ms and left their strips and styles to the garbage
+collector; a new code editor compiled tree-sitter's highlight query, up to 185 ms).
 """
 
 from __future__ import annotations
@@ -28,12 +30,19 @@ from quizapp.tui.widgets.answer import (
     answer_kind,
     answer_widgets,
 )
-from quizapp.tui.widgets.drawing import forget_drawing
 from quizapp.tui.widgets.question_card import QuestionCard
 from quizapp.tui.widgets.ticklist import BOX_WIDTH
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
+
+
+class AnswerSlot(Vertical):
+    """The input of one kind of question with its reminder line: built once, shown or hidden."""
+
+    DEFAULT_CSS = """
+    AnswerSlot { height: auto; }
+    """
 
 
 class QuestionPane(Vertical):
@@ -50,11 +59,26 @@ class QuestionPane(Vertical):
         self._kind = answer_kind(inst)
         self.reveal = reveal
         """A case study shows each step's verdict as it goes; a mock interview keeps them for its report."""
+        self._slots: dict[str, AnswerSlot] = {}
+        """The input of each kind of question shown so far, by `answer_kind`."""
+        self._slot: AnswerSlot | None = None
 
     def compose(self) -> ComposeResult:
         yield QuestionCard(self.instance, id="card")
-        yield from answer_widgets(self.instance, reveal=self.reveal)
+        yield self._slot_for(self.instance)
         yield Static("", id="answer-error")
+
+    def _slot_for(self, inst: Instance) -> AnswerSlot:
+        slot = AnswerSlot(*answer_widgets(inst, reveal=self.reveal))
+        self._slots[answer_kind(inst)] = self._slot = slot
+        return slot
+
+    @property
+    def slot(self) -> AnswerSlot:
+        """The input shown now, with its reminder: where `#answer` is looked up (the hidden kinds have
+        one each too)."""
+        assert self._slot is not None, "composed"
+        return self._slot
 
     def on_mount(self) -> None:
         self.error_line.display = False
@@ -67,27 +91,31 @@ class QuestionPane(Vertical):
         """Shows `inst` in the widgets the last question used; the input starts empty and enabled."""
         self.instance = inst
         self.error_line.display = False
-        self.query_one(QuestionCard).show(inst)
+        card = self.query_one(QuestionCard)
+        card.show(inst)
         kind = answer_kind(inst)
-        if kind == self._kind and inst.kind != "scenario":  # a case study's steps are built afresh
-            for widget in self.query("#answer, #answer *").results(Widget):
+        slot = self._slots.get(kind)
+        if slot is None:  # the first question of its kind: its input is built, and kept
+            await self.mount(self._slot_for(inst), after=card)
+        else:
+            if slot is not self._slot:
+                # First after the card: a screen's lookup of #answer (breadth first) finds the one shown.
+                self.move_child(slot, after=card)
+            self._slot = slot
+            for widget in slot.query("#answer, #answer *").results(Widget):
                 widget.disabled = False
-            for field in self.query("#answer"):
+            for field in slot.query_children("#answer"):
                 if isinstance(field, ANSWER_WIDGETS):
                     field.reset(inst)
             self.hint_line(answer_hint(inst))
-            return
-        # Looked up with query, not query_one: these widgets come and go, and query_one keeps its results.
-        leaving = self.query("#answer, #answer-hint")
-        forget_drawing(leaving)
-        await leaving.remove()
-        await self.mount_all(answer_widgets(inst, reveal=self.reveal), before=self.error_line)
+        for other in self._slots.values():
+            other.display = other is self._slot
         self._kind = kind
 
     def restore_answer(self, answer: str) -> bool:
         """Puts the answer Ctrl+Z took back in the input, to fix rather than retype; False when this input
         does not take one back (see RESTORABLE)."""
-        for field in self.query("#answer"):
+        for field in self.slot.query_children("#answer"):
             if isinstance(field, RESTORABLE):
                 field.restore(answer)
                 return True
@@ -116,14 +144,14 @@ class QuestionPane(Vertical):
 
     def hint_line(self, text: Text) -> None:
         """Replaces the reminder under the input (the accepted forms, or "Running your code…")."""
-        for line in self.query("#answer-hint").results(Static):
+        for line in self.slot.query_children("#answer-hint").results(Static):
             line.update(text)
 
     def show_error(self, message: str) -> Widget:
         """Says why the answer could not be read, and returns the line that says it; the question stays
         open. Under the input; for code, above the editor (which shrinks meanwhile): at 80x24 a line
         under an editor of half the screen was below the bottom edge."""
-        for area in self.query(CodeArea).results(CodeArea):
+        for area in self.slot.query_children(CodeArea).results(CodeArea):
             return area.show_error(message)
         self.error_line.update(Text(message, style="red"))
         self.error_line.display = True
@@ -131,13 +159,13 @@ class QuestionPane(Vertical):
 
     def hide_error(self) -> None:
         self.error_line.display = False
-        for area in self.query(CodeArea).results(CodeArea):
+        for area in self.slot.query_children(CodeArea).results(CodeArea):
             area.show_error("")
 
     def focus_answer(self) -> bool:
         """Focuses the input without scrolling to it (the screen decides where a long question opens);
         False when the question has no input (a flashcard)."""
-        found = self.query("#answer")
+        found = self.slot.query_children("#answer")
         if not found:
             return False
         widget = found.first()
@@ -149,7 +177,7 @@ class QuestionPane(Vertical):
 
     def answer_text(self) -> str:
         """What the input holds right now (a highlighted option is not an answer until chosen)."""
-        found = self.query("#answer")
+        found = self.slot.query_children("#answer")
         if not found:
             return ""
         widget = found.first()

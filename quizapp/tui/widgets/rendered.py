@@ -46,6 +46,34 @@ class CompactMarkdown(Markdown):
     }
 
 
+class Flowing:
+    """Markdown whose lines end where their words do, as Textual's Markdown widget draws them (Rich pads
+    a paragraph's lines to the width in the text's style): one widget for text that used to be a
+    Markdown widget of a block each (a flashcard's back, a model answer), and drawn the same."""
+
+    def __init__(self, markdown: str) -> None:
+        self.markdown = CompactMarkdown(markdown)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in console.render_lines(self.markdown, options, pad=False):
+            while line and not line[-1].control:
+                text, style, _ = line[-1]
+                if style is not None and style.bgcolor is not None:
+                    break  # a code block's background is drawn to its edge
+                kept = text.rstrip(" ")
+                if kept:
+                    line[-1] = Segment(kept, style)
+                    break
+                line.pop()
+            yield from line
+            yield Segment.line()
+
+
+def flowing(markdown: str) -> Flowing:
+    """`markdown` drawn as Textual's Markdown widget draws it (see Flowing)."""
+    return Flowing(markdown)
+
+
 CACHED_WIDTHS = 4
 """Renders kept per renderable (a resize brings a new width; the old ones are rarely needed again)."""
 

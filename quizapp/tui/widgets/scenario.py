@@ -86,10 +86,13 @@ class ScenarioInput(Vertical):
         return len(self.answers)
 
     def reset(self, inst: Instance) -> None:
-        """Step 1 of the next case study."""
+        """Step 1 of the next case study (the last one's end hid the step and the box)."""
         self.instance = inst
         self.answers, self.verdicts = [], []
-        self.query_one("#scenario-input", Input).value = ""
+        box = self.query_one("#scenario-input", Input)
+        box.value = ""
+        box.display = True
+        self.query_one("#scenario-step", Static).display = True
         self._draw()
 
     def focus(self, scroll_visible: bool = True) -> ScenarioInput:

@@ -111,7 +111,7 @@ class Feedback:
 
 
 @dataclass(frozen=True)
-class Progress:
+class SessionCounts:
     """The session bar: answers saved, how many were right, and what is left (None: endless drill)."""
 
     done: int

@@ -3,7 +3,8 @@
 Tensors are feature-major (Q^T rather than Q) and scores key-major (S before T), so NumPy's calls run long
 and contiguous; groups of heads (or sequences of the batch) run on both cores at once with single-threaded
 BLAS (groups.py, kernels.py, threads.py). The app uses the reference; this path exists for the benchmark
-against torch and for anyone who wants attention at T = 2048 in NumPy. A hypothesis test holds it to the
+against torch (engine_vs_torch.py) and for anyone who wants attention at T = 2048 in NumPy, so it lives
+here, not in engine/. A hypothesis test holds it to the
 reference for every mask kind, cross-attention, bias and GQA/MQA.
 """
 
@@ -17,10 +18,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from benchmarks.fast.groups import ForwardPass, StackedWeights, head_groups, stack_weights
+from benchmarks.fast.kernels import GroupMask
+from benchmarks.fast.threads import parallel_parts, run_in_parallel
 from engine.attention import AttentionParams, AttentionResult
-from engine.fast.groups import ForwardPass, StackedWeights, head_groups, stack_weights
-from engine.fast.kernels import GroupMask
-from engine.fast.threads import blas_on_one_thread, parallel_parts, run_in_parallel
+from engine.blas import blas_on_one_thread
 from engine.validation import check_call
 
 FloatType = type[np.floating[Any]]

@@ -7,14 +7,19 @@ study session's focus on weak decks alike. quizapp.workspace caches what it retu
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from quizapp.collector import no_collections
+from quizapp.records.settings import Settings
 from quizapp.store.database import Store
-from quizapp.store.settings import Settings, load_settings
+from quizapp.store.fsrs_inputs import card_memories
+from quizapp.store.settings import load_settings
+from quizapp.store.stats_queries import recent_answer_times
+from quizapp.study.budget import answer_times
+from quizapp.study.plan import make_plan
+from quizapp.study.scheduler import scheduler_for
 
 if TYPE_CHECKING:
     from quizapp.content.deck import DeckRef
@@ -34,23 +39,9 @@ def interview_plan(
     the daily budget and low-priority decks in the settings decide what is left out."""
     settings = load_settings(store)
     if not settings.interview_date:
-        return None  # before the imports: starting without a date needs neither the scheduler nor fsrs
-    with _collection_deferred():
+        return None  # no interview date: no plan
+    with no_collections():  # ~100k short-lived objects: a collection midway would walk the heap
         return _plan(store, decks, settings, now=now, questions=questions)
-
-
-@contextlib.contextmanager
-def _collection_deferred() -> Iterator[None]:
-    """Defers Python's cyclic garbage collector while the plan runs: it makes no cycles, but its ~100k
-    short-lived objects set off collections that walk the whole heap (the catalog's 10k question models
-    included) and cost more than the plan. The collector's state before is restored after."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _plan(
@@ -61,12 +52,6 @@ def _plan(
     now: datetime,
     questions: Mapping[str, PlanQuestion] | None,
 ) -> Plan:
-    from quizapp.store.fsrs_inputs import card_memories
-    from quizapp.store.stats_queries import recent_answer_times
-    from quizapp.study.budget import answer_times
-    from quizapp.study.plan import make_plan
-    from quizapp.study.scheduler import scheduler_for
-
     ids = [qid for deck in decks for qid in deck.question_ids]
     times = None
     if questions is not None:

@@ -24,40 +24,9 @@ import ctypes
 import functools
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 
-import numpy as np
-
-_SET_LOCAL = "openblas_set_num_threads_local"
-
-
-@functools.cache
-def _openblas_set_local() -> Callable[[int], int] | None:
-    """OpenBLAS's per-thread thread count setter, from the library NumPy loaded; None if not found."""
-    for path in _loaded_openblas_paths():
-        try:
-            lib = ctypes.CDLL(str(path))  # already loaded by NumPy: the same library, the same state
-            setter = getattr(lib, _SET_LOCAL)
-        except (OSError, AttributeError):
-            continue
-        setter.argtypes, setter.restype = [ctypes.c_int], ctypes.c_int
-        return setter  # type: ignore[no-any-return]
-    return None
-
-
-def _loaded_openblas_paths() -> list[Path]:
-    """Paths of OpenBLAS libraries this process has mapped (Linux), else those NumPy's wheel ships."""
-    found: list[Path] = []
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/maps").read_text().splitlines():
-            fields = line.split(maxsplit=5)  # address, perms, offset, device, inode, [path]
-            if len(fields) == 6 and "openblas" in fields[5].lower() and Path(fields[5]) not in found:
-                found.append(Path(fields[5]))
-    numpy_dir = Path(np.__file__).resolve().parent
-    for folder in (numpy_dir.parent / "numpy.libs", numpy_dir / ".dylibs"):
-        found.extend(p for p in sorted(folder.glob("*openblas*")) if p not in found)
-    return found
+from engine.blas import openblas_set_local
 
 
 @functools.cache
@@ -148,7 +117,7 @@ class _Worker:
         self._done.acquire()
 
     def _serve(self) -> None:
-        setter = _openblas_set_local()
+        setter = openblas_set_local()
         if setter is not None:
             setter(1)
         while True:
@@ -194,25 +163,9 @@ if hasattr(os, "register_at_fork"):
 
 def parallel_parts() -> int:
     """How many groups of heads to run at once: one per core, or 1 when BLAS threads cannot be tamed."""
-    if _openblas_set_local() is None:
+    if openblas_set_local() is None:
         return 1
     return _cores()
-
-
-@contextlib.contextmanager
-def blas_on_one_thread() -> Iterator[None]:
-    """Limits BLAS calls from the calling thread to one core, then restores its previous setting.
-
-    The engine holds this for a whole forward pass: a single BLAS call that used OpenBLAS's own pool
-    would leave that pool's threads spinning on the cores the engine's workers need next.
-    """
-    setter = _openblas_set_local()
-    previous = setter(1) if setter is not None else None
-    try:
-        yield
-    finally:
-        if setter is not None and previous is not None:
-            setter(previous)
 
 
 def run_in_parallel(tasks: Sequence[Callable[[], None]], *, pin: bool = False) -> None:
@@ -220,7 +173,7 @@ def run_in_parallel(tasks: Sequence[Callable[[], None]], *, pin: bool = False) -
     the caller and each worker keep a CPU of their own for the call (see _pin_apart).
 
     Every task has run when this returns, and the first error (the caller's own first) is re-raised.
-    Call it inside blas_on_one_thread(): the workers' BLAS calls already use one core each. When
+    Call it inside engine.blas.blas_on_one_thread(): the workers' BLAS calls already use one core each. When
     another thread is using the workers (two engine calls at once), the tasks run here, one by one.
     """
     if len(tasks) <= 1 or not _pool_lock.acquire(blocking=False):

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.fast.kernels import GroupMask, scores_and_weights, weighted_values
-from engine.fast.threads import even_cuts
+from benchmarks.fast.kernels import GroupMask, scores_and_weights, weighted_values
+from benchmarks.fast.threads import even_cuts
 
 if TYPE_CHECKING:
     from engine.attention import AttentionParams
@@ -50,7 +50,7 @@ class StackedWeights:
 
 
 def stack_weights(p: AttentionParams, dtype: np.dtype[Any]) -> StackedWeights:
-    """Builds the StackedWeights of p (engine.fast keeps one per params object and dtype)."""
+    """Builds the StackedWeights of p (benchmarks.fast keeps one per params object and dtype)."""
     n_kv, g, d_head, d = p.n_kv_heads, p.group_size, p.d_head, p.d_model
     scale = 1.0 / math.sqrt(d_head)
     weights = [p.w_q.T * scale, p.w_k.T, p.w_v.T]  # (h*d_head, d), (n_kv*d_head, d) x 2
