@@ -398,3 +398,32 @@ def test_check_json_reads_an_explanation_point_by_point_and_names_its_misconcept
     )
     statuses = [p["status"] for p in json.loads(ticked.stdout)["key_points"]]
     assert statuses[:2] == ["covered", "covered"]
+
+
+def test_general_synonyms_read_comms_serving_and_pipeline_points_in_other_words() -> None:
+    def covered(form: str, text: str) -> bool:
+        return read(text, (PointSpec("p", (form,), core=True),), ()).points[0].status == "covered"
+
+    assert covered("small message* ~ latency", "For small messages you mostly pay a fixed startup cost.")
+    assert covered("more micro batch* ~ shrink* ~ bubble", "With more microbatches the idle time shrinks.")
+    assert covered("1 (1 rho)", "The mean wait goes as 1/(1 - ρ).")
+    assert covered("1 (1 rho)", "The mean wait goes as 1/(1 - utilization).")
+    assert covered("kv cache ~ unchanged", "The stored keys and values stay unchanged.")
+    assert covered("kv cache ~ not shrink*", "The cached keys and values were not made any smaller.")
+    assert covered("decod* ~ memory bound", "Decoding is limited by how fast you can read the weights.")
+    assert covered("decod* ~ memory bound", "Each decode step is BW-bound.")
+    assert covered("large batch ~ compute bound", "At a large batch you are limited by arithmetic.")
+    assert covered("send* ~ expert*", "Each token is scattered to the GPUs that hold its experts.")
+    assert covered("check* ~ several ~ token*", "The target checks a few draft tokens at once.")
+    assert covered("utili* ~ misleading", "GPU util is misleading here.")
+    # extras never widen back: utilisation alone is not the symbol rho
+    assert not covered("utilisation ~ misleading", "rho is misleading.")
+
+
+def test_a_short_label_before_a_colon_belongs_to_the_clause_after_it() -> None:
+    bound = (PointSpec("At small batch decode is memory-bound", ("small batch ~ memory bound",), core=True),)
+    assert read("Small batch: decoding is memory bound.", bound, ()).points[0].status == "covered"
+    # a long clause before the colon is a claim of its own, and a semicolon still parts two claims
+    long_clause = "We ran it at small batch for a whole week: decoding is memory bound."
+    assert read(long_clause, bound, ()).points[0].status == "missing"
+    assert read("Small batch; decoding is memory bound.", bound, ()).points[0].status == "missing"

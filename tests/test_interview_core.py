@@ -19,16 +19,12 @@ from hypothesis import strategies as st
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.errors import QuizappError
 from quizapp.interview.report import ReportItem, summary_line
-from quizapp.interview.session import (
+from quizapp.interview.session import TIME_UP, InterviewSession, Saved, format_clock, open_report
+from quizapp.interview.setup import (
     DIFFICULTY_MIXES,
-    TIME_UP,
-    InterviewSession,
-    Saved,
     candidates,
     choose,
     config_from_settings,
-    format_clock,
-    open_report,
     parse_count,
     parse_tags,
     setup_defaults,

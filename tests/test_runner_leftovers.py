@@ -82,6 +82,7 @@ def test_every_runs_folder_is_removed_even_one_it_locked(path: str, temp: Path) 
 
 _APP = """
 import signal, sys, time
+signal.signal(signal.SIGHUP, signal.SIG_DFL)  # as in a terminal, even if the suite runs under nohup
 from quizapp.runner.standby import POOL
 POOL.warm()
 assert POOL.wait_ready(60)

@@ -21,7 +21,8 @@ from quizapp.content.instance import Instance
 from quizapp.content.schema import ScenarioQuestion
 from quizapp.grading import AGAIN, HARD, grade
 from quizapp.grading.scenario import grade_scenario, parts_of
-from quizapp.interview.session import MAX_SCENARIOS, InterviewSession, _at_most_one_code
+from quizapp.interview.session import InterviewSession
+from quizapp.interview.setup import MAX_SCENARIOS, _at_most_one_code
 from quizapp.reports.anki import card_sides
 from quizapp.store import InterviewConfig, open_store
 from quizapp.study import QuestionSet

@@ -17,7 +17,8 @@ from quizapp.content.units import to_display
 from quizapp.errors import QuizappError
 from quizapp.store import Store, open_store, review_count, reviews_for
 from quizapp.study import QuestionSet, fresh_seed, make_scheduler, preview_intervals
-from quizapp.study.session import UNDO_LIMIT, ExplainPending, Feedback, StudySession, Unreadable
+from quizapp.study.session import ExplainPending, Feedback, StudySession, Unreadable
+from quizapp.study.session_state import UNDO_LIMIT
 
 T0 = datetime(2025, 3, 3, 9, 30, tzinfo=UTC)
 

@@ -623,6 +623,27 @@ ATTACHING = frozenset(
 """Words that carry a clause on from the one before it, so `a ~ b` may reach into it (CLAUSE_SLACK)."""
 
 
+LABEL_WORDS = 3
+"""A clause of at most this many words before a colon is a label for what follows ("small batch: decode is
+bandwidth-bound" states the bound at small batch)."""
+
+
+def _labelled(lo: _Match, hi: _Match, text: _Text) -> bool:
+    """True when `lo` stands in a short label (a clause of at most LABEL_WORDS words) and one colon, nothing
+    else that parts clauses, leads to the clause right after it, where `hi` stands."""
+    c = text.clause[lo.last]
+    between = text.source[text.tokens[lo.last].start : text.tokens[hi.first].start]  # a piece holds its `:`
+    if ":" not in between or len(_CLAUSE_MARK.findall(between)) != 1 or text.clause[hi.first] != c + 1:
+        return False
+    start = lo.first
+    while start > 0 and text.clause[start - 1] == c:
+        start -= 1
+    end = lo.last
+    while end + 1 < len(text.tokens) and text.clause[end + 1] == c:
+        end += 1
+    return end - start + 1 <= LABEL_WORDS
+
+
 def _near(a: _Match, b: _Match, text: _Text) -> bool:
     """True when two matches in neighbouring clauses of one sentence are within CLAUSE_SLACK words."""
     lo, hi = (a, b) if a.last < b.first else (b, a)
@@ -633,6 +654,8 @@ def _near(a: _Match, b: _Match, text: _Text) -> bool:
     if text.sentence[lo.last] != text.sentence[hi.first]:
         return False
     between = text.source[text.tokens[lo.last].end : text.tokens[hi.first].start]
+    if _labelled(lo, hi, text):
+        return True
     if _CLAUSE_MARK.sub(",", between).count(",") != between.count(",") or ";" in between:
         return False  # only commas: a semicolon, colon, arrow or dash parts two claims
     if any(text.tokens[i].word in CLAUSE_WORDS for i in range(lo.last + 1, hi.first + 1)):

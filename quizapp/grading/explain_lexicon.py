@@ -50,6 +50,9 @@ SYMBOLS: dict[str, str] = {
     "≡": " same as ",
     "∀": " for all ",
     "±": " plus or minus ",
+    "α": " alpha ",
+    "β": " beta ",
+    "ρ": " rho ",
 }
 """Symbols a terse answer uses for words (`KV$` is the KV cache), spelled out before the words are read."""
 _SYMBOL = re.compile("|".join(map(re.escape, SYMBOLS)))
@@ -64,7 +67,8 @@ GROUPS: tuple[str, ...] = (
     # how things change
     "grow* | grew | increas* | get* bigger | get* larger | go* up | goes up | scale* up | rise* | rose"
     " | balloon*",
-    "shrink* | shrank | decreas* | get* smaller | go* down | goes down | drop* | fall* | fell",
+    "shrink* | shrank | decreas* | get* smaller | go* down | goes down | drop* | fall* | fell | made smaller"
+    " | made any smaller",
     "larger | bigger | greater",
     "double* | twice | 2x | 2 times | factor of 2",
     "halv* | half | 2x less | 50 percent",
@@ -101,13 +105,26 @@ GROUPS: tuple[str, ...] = (
     "query | queries | q",
     "key | keys | k",
     "value | values | v",
-    "kv cache | key value cache | kv store | k v cache",
+    "kv cache | key value cache | kv store | k v cache | cached keys and values | stored keys and values"
+    " | cached k and v | key value memory > attention history | stored history",
+    "several | multiple | a few | handful",
+    "send* | sent | ship* | transmit* | scatter*",
     "kv head* | key value head* | k v head*",
     "parameter* | param*",
     "flop* | floating point operation*",
     "arithmetic intensity | flops per byte | flop per byte | ops per byte",
-    "memory bound | bandwidth bound | io bound | memory limited | bandwidth limited",
-    "compute bound | compute limited | flop bound | math bound",
+    "memory bound | bandwidth bound | io bound | memory limited | bandwidth limited | bw bound | hbm bound"
+    " | limited by bandwidth | limited by memory bandwidth | bound by bandwidth"
+    " | limited by how fast you can read | limited by how fast you can stream"
+    " | limited by how fast you can fetch | limited by how fast you can load",
+    "latency > fixed cost* | startup cost* | startup time* | fixed overhead* | per message overhead*"
+    " | per hop cost*",
+    "bubble > idle time | idle fraction | pipeline idle",
+    "micro batch* | microbatch* | mb | mbs",
+    "rho > utilis* | utiliz*",
+    "utili* | util",
+    "compute bound | compute limited | flop bound | math bound | limited by compute | limited by arithmetic"
+    " | limited by math | bound by compute",
     "quadratic* | squared in | square of",
     "squared > 2 | square",
     "token* > word*",

@@ -7,47 +7,40 @@ best rating by one; the suggested rating comes with every rating's interval and 
 (`override`); `undo` takes the last answers back, `set_aside` suspends or buries a question, `dont_know`
 shows the answer as Again. Flashcards are self-rated; explain answers are rated from the key points the
 user ticks. Everything handed back is a frozen dataclass.
+
+Built from two mixins: the order of questions (quizapp.study.ordering) and grading and saving answers
+(quizapp.study.answering); the state they share is in quizapp.study.session_state.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
-from quizapp.content.prose import reflow
 from quizapp.errors import QuizappError
-from quizapp.grading.code_try import try_code
-from quizapp.grading.explain import points_code
-from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard, read_answer
-from quizapp.grading.rating import AGAIN, HINT_CAPS, RATING_NAMES
-from quizapp.store.buried import buried_on, bury, unbury
-from quizapp.store.cards import not_new_ids, set_suspended
+from quizapp.grading.rating import HINT_CAPS, RATING_NAMES
+from quizapp.store.buried import bury, unbury
+from quizapp.store.cards import set_suspended
 from quizapp.store.database import Store
-from quizapp.store.reviews import answered_before, missed_since
-from quizapp.store.settings import load_settings
 from quizapp.store.times import day_start
 from quizapp.study import (
     QuestionSet,
     QueueItem,
     cram_queue,
     drill_queue,
-    format_interval,
-    next_card,
-    preview_for,
-    record_review,
     scheduler_for,
 )
+from quizapp.study.answering import SessionAnswers
 from quizapp.study.coming_back import coming_back
 from quizapp.study.counts import DueCounts, due_counts
 from quizapp.study.hints import hint_ladder
-from quizapp.study.limits import new_cards_per_day, new_left_today
-from quizapp.study.plan import FINAL_DAYS
-from quizapp.study.queues import drawable_instance, due_questions, new_questions
-from quizapp.study.scheduler import ReviewOutcome, preview_before, rerate_review, undo_review
-from quizapp.study.stored_plan import interview_plan
+from quizapp.study.ordering import SessionOrdering
+from quizapp.study.queues import drawable_instance
+from quizapp.study.scheduler import undo_review
+from quizapp.study.session_state import Clock, Draw, Focus, Saved, SessionMode, SetAside, Tally, Turn
 from quizapp.study.views import (
     Card,
     ExplainPending,
@@ -60,7 +53,6 @@ from quizapp.study.views import (
 )
 
 __all__ = [
-    "UNDO_LIMIT",
     "Card",
     "ExplainPending",
     "Feedback",
@@ -68,6 +60,7 @@ __all__ = [
     "InstanceSource",
     "RatingChoice",
     "SessionCounts",
+    "SessionMode",
     "StudySession",
     "Unreadable",
     "hint_ladder",
@@ -76,19 +69,11 @@ __all__ = [
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
-    from quizapp.content.instance import Instance
-    from quizapp.grading.code_try import CodeTry
     from quizapp.study.coming_back import ComingBack
     from quizapp.study.plan import Plan, PlanQuestion
 
-SessionMode = Literal["study", "drill", "cram"]
-Clock = Callable[[], datetime]
-UNDO_LIMIT = 30
-"""Ctrl+Z takes back at most this many of the session's last steps (answers and questions set aside), as
-Anki's undo does; older ones stay saved and can no longer be undone."""
 
-
-class StudySession:
+class StudySession(SessionOrdering, SessionAnswers):
     """A state machine over one queue; the screen calls advance, then submit / reveal+rate / hint."""
 
     def __init__(
@@ -113,12 +98,12 @@ class StudySession:
         self.rng = rng
         self.scheduler = scheduler
         self.title = title or {"study": "Study", "drill": "Drill", "cram": "Cram"}[mode]
-        self._draw = _Draw(items=items, total=total)
-        self._turn = _Turn()
-        self._tally = _Tally()
-        self._saved: list[_Saved | _SetAside] = []
+        self._draw = Draw(items=items, total=total)
+        self._turn = Turn()
+        self._tally = Tally()
+        self._saved: list[Saved | SetAside] = []
         """Every answer saved and card set aside in this session, newest last: what Ctrl+Z takes back."""
-        self._focus = _Focus()
+        self._focus = Focus()
         self._decks = sorted({ref.deck_id for ref in questions.ordered})
         """The decks this session draws from, for the progress bar's counts."""
         self.new_per_day: int | None = None
@@ -216,42 +201,6 @@ class StudySession:
         )
         session._follow_plan(questions, plan_questions, plan)
         return session.queue()
-
-    def _follow_plan(
-        self,
-        questions: QuestionSet,
-        plan_questions: Mapping[str, PlanQuestion] | None,
-        plan: Plan | None,
-    ) -> None:
-        """Study's set-up: the day's new-card limit and, with an interview date, the plan's order for new
-        cards (quizapp.study.priority) and its focus on the weakest decks in the last days."""
-        now = self.clock()
-        if plan is None and plan_questions is not None:
-            plan = _interview_plan(self.store, questions, now, plan_questions)
-        self.new_per_day = _planned_new_per_day(self.store, questions, now, plan_questions, plan)
-        if plan is not None and plan.order:
-            self.questions = self.questions.led_by(plan.order)
-        self._focus_on_weak_decks(plan)
-
-    def queue(self) -> tuple[str, ...]:
-        """The questions this study session asks from now on, in order, if each is answered once and
-        comes back no sooner than tomorrow: the question on screen, the cards due now (most overdue
-        first), in the last days the weakest decks' cards due before the interview, then today's new
-        cards in the plan's order."""
-        pool, now = self._pool(), self.clock()
-        ids = due_questions(self.store, pool, now)
-        if self._focus.until is not None:
-            asked = {qid for qid, n in self._tally.attempts.items() if n}
-            weak = [r.question_id for r in pool.ordered if r.deck_id in self._focus.decks]
-            early = due_questions(self.store, pool.select(question_ids=weak), self._focus.until)
-            ids += [q for q in early if q not in asked and q not in ids]
-        new_left, _ = new_left_today(self.store, now=now, new_per_day=self.new_per_day)
-        ids += new_questions(self.store, pool, new_left)
-        card = self.current
-        if card is not None and not self.answered:
-            qid = card.instance.question_id
-            ids = [qid, *(q for q in ids if q != qid)]
-        return tuple(ids)
 
     # -- state ------------------------------------------------------------------------------------------
 
@@ -357,77 +306,6 @@ class StudySession:
             )
             return self._turn.card
 
-    def _focus_on_weak_decks(self, plan: Plan | None = None) -> None:
-        """In the last days before the interview, the weakest decks (lowest expected recall on the day)
-        come first: their new cards lead, and once nothing is due and no new card is left, their cards
-        due before the interview are reviewed early. Reviews stay ordinary FSRS reviews."""
-        day = load_settings(self.store).interview_date
-        now = self.clock()
-        today = now.astimezone().date()
-        if not day or not 0 <= (date.fromisoformat(day) - today).days <= FINAL_DAYS:
-            return
-        refs = self.questions.ordered
-        if plan is None:
-            plan = interview_plan(self.store, self.questions.decks(), now=now)
-        if plan is None or not plan.focus:
-            return
-        weak = set(plan.focus)
-        self._focus.decks = plan.focus
-        self.questions = QuestionSet(
-            by_id=self.questions.by_id,
-            ordered=tuple(r for r in refs if r.deck_id in weak)
-            + tuple(r for r in refs if r.deck_id not in weak),
-        )
-        self._focus.until = now + timedelta(days=max(plan.days_left, 0) + 1)
-
-    def _next_item(self) -> QueueItem | None:
-        if self._draw.pushback:
-            return self._draw.pushback.pop()
-        if self._draw.items is not None:
-            done = self._draw.broken | (self._tally.solved if self.until_solved else set())
-            if self.until_solved and all(r.question_id in done for r in self.questions.ordered):
-                return None  # checked first: a drill's queue never runs out
-            for item in self._draw.items:
-                if item.question.question_id not in done:
-                    return item
-            return None
-        pool, now = self._pool(), self.clock()
-        if self._focus.until is not None:  # the last days: due cards, then weak decks' reviews, then new
-            found = next_card(self.store, pool, now=now, rng=self.rng, new_per_day=0)
-            return found or self._weak_ahead(pool, now) or self._next_new_or_due(pool, now)
-        return self._next_new_or_due(pool, now)
-
-    def _next_new_or_due(self, pool: QuestionSet, now: datetime) -> QueueItem | None:
-        return next_card(self.store, pool, now=now, rng=self.rng, new_per_day=self.new_per_day)
-
-    def _weak_ahead(self, pool: QuestionSet, now: datetime) -> QueueItem | None:
-        """A card of a weak deck due before the interview, reviewed early; each at most once a session
-        (answered, the interview date brings it back before the day, so it would be due again at once)."""
-        assert self._focus.until is not None
-        asked = {qid for qid, n in self._tally.attempts.items() if n}
-        weak = [
-            r.question_id
-            for r in pool.ordered
-            if r.deck_id in self._focus.decks and r.question_id not in asked
-        ]
-        if not weak:
-            return None
-        return next_card(
-            self.store,
-            pool.select(question_ids=weak),
-            now=now,
-            rng=self.rng,
-            new_per_day=0,
-            learn_ahead=self._focus.until - now,
-        )
-
-    def _pool(self) -> QuestionSet:
-        skip = self._draw.broken | buried_on(self.store, day_start(self.clock()).date())
-        if not skip:
-            return self.questions
-        keep = [qid for qid in self.questions.by_id if qid not in skip]
-        return self.questions.select(question_ids=keep)
-
     def hint(self) -> Hint | None:
         """The next rung of the hint ladder (None for questions without a derivation, or past the last)."""
         card = self._require_open()
@@ -458,121 +336,6 @@ class StudySession:
             for n in range(1, min(self._turn.hints, len(ladder)) + 1)
         )
 
-    def submit(self, text: str) -> Feedback | Unreadable | ExplainPending:
-        """Grades a typed answer (numeric, tensor, shape, choice letters, explain text).
-
-        Readable answers are recorded before this returns. Explain answers wait for `finish_explain`.
-        """
-        card = self._require_open()
-        inst = card.instance
-        if inst.kind == "flashcard":
-            raise QuizappError("Flashcards are rated, not answered: reveal the back, then press 1-4.")
-        if inst.kind == "explain":
-            if not text.strip():
-                return Unreadable("Write your explanation first (Ctrl+S submits it).")
-            reading = read_answer(inst, text)
-            self._turn.pending = ExplainPending(
-                instance=inst,
-                answer=text,
-                model_answer=inst.expected_text(),
-                key_points=inst.key_points,
-                reading=reading,
-            )
-            self._turn.ticked = set(reading.covered())
-            return self._turn.pending
-        seconds = self._seconds(card)
-        verdict = grade(
-            inst,
-            text,
-            hints_used=self._turn.hints,
-            seconds=seconds,
-            attempt=card.attempt,
-            new_card=self._is_new(),
-            missed_today=self._missed_today(),
-        )
-        if verdict.unparseable:
-            return Unreadable(verdict.message)
-        return self._save(card, verdict, text, seconds, typed=True)
-
-    def try_code(self, text: str) -> CodeTry:
-        """Tries the code on practice cases (quizapp.grading.code_try): nothing is rated or saved, the
-        model solution stays hidden and the question stays open; `submit` grades it."""
-        card = self._require_open()
-        if card.instance.kind != "code":
-            raise QuizappError("Only code is tried before it is submitted.")
-
-        return try_code(card.instance, text)
-
-    def tick(self, covered: Iterable[int]) -> None:
-        """Sets which key points of the pending explain answer are covered (0-based), as the user ticks."""
-        self._turn.ticked = set(covered)
-
-    def finish_explain(self, covered: Iterable[int] | None = None) -> Feedback:
-        """Rates and records the pending explain answer from the key points ticked."""
-        card = self._require_open()
-        pending = self._turn.pending
-        if pending is None:
-            raise QuizappError("Submit the explanation before rating it.")
-        if covered is not None:
-            self._turn.ticked = set(covered)
-        seconds = self._seconds(card)
-        verdict = grade_explain(
-            card.instance,
-            pending.answer,
-            frozenset(self._turn.ticked),
-            self._turn.hints,
-            seconds,
-            card.attempt,
-            new_card=self._is_new(),
-            reading=pending.reading,
-            missed_today=self._missed_today(),
-        )
-        self._turn.pending = None
-        ticked = frozenset(self._turn.ticked)
-        feedback = self._save(card, verdict, pending.answer, seconds, typed=True, ticked=ticked)
-        return replace(feedback, covered=tuple(sorted(ticked)))
-
-    def reveal(self) -> tuple[RatingChoice, ...]:
-        """The four ratings of a flashcard, each with its next interval in study mode (as Anki does)."""
-        card = self._require_open()
-        intervals = {}
-        if self.mode == "study":
-            previews = preview_for(self.store, card.instance.question_id, self.scheduler, now=self.clock())
-            intervals = {int(p.rating): p.label for p in previews}
-        return tuple(RatingChoice(r, RATING_NAMES[r], intervals.get(r, "")) for r in (1, 2, 3, 4))
-
-    def rate(self, rating: int) -> Feedback:
-        """Records the user's own rating of a flashcard (1 Again .. 4 Easy)."""
-        card = self._require_open()
-        if rating not in (1, 2, 3, 4):
-            raise QuizappError(f"A rating is 1 (again) to 4 (easy), got {rating!r}.")
-        verdict = grade_flashcard(card.instance, rating)
-        return self._save(card, verdict, RATING_NAMES[rating].lower(), self._seconds(card))
-
-    def dont_know(self) -> Feedback:
-        """ "I don't know": the answer and its derivation are shown, and the card is saved as Again."""
-        card = self._require_open()
-        inst = card.instance
-        verdict = Verdict(
-            correct=False,
-            parsed="I don't know",
-            value=None,
-            diagnosis=None,
-            diagnosis_id=None,
-            step=None,
-            message=_shown_answer(inst),
-            rating=AGAIN,
-            expected=inst.expected_text(),
-        )
-        self._turn.pending = None
-        return self._save(card, verdict, "I don't know", self._seconds(card))
-
-    @property
-    def can_override(self) -> bool:
-        """Whether the answer just saved can be re-rated (it was the last one saved, in study mode)."""
-        last = self._saved[-1] if self._saved else None
-        return self._turn.answered and isinstance(last, _Saved) and last.outcome.scheduled
-
     def set_aside(self, how: Literal["suspend", "bury"]) -> Card | None:
         """Suspends the question on screen (out of every queue until brought back) or buries it (until
         tomorrow, its schedule untouched), then moves on. Ctrl+Z brings it back."""
@@ -585,26 +348,10 @@ class StudySession:
             set_suspended(self.store, item.question, True)
         else:
             bury(self.store, item.question.question_id, day_start(self.clock()).date())
-        self._remember(_SetAside(item, card, how, self._turn.hints))
+        self._remember(SetAside(item, card, how, self._turn.hints))
         self._turn.answered = True  # nothing pending: advance() moves on without saving anything
         self._turn.pending = None
         return self.advance()
-
-    def override(self, rating: int) -> Feedback:
-        """Replaces the suggested rating of the answer just saved with the user's own (1 Again .. 4 Easy):
-        its review is recorded again with `rating`, in one transaction."""
-        if rating not in (1, 2, 3, 4):
-            raise QuizappError(f"A rating is 1 (again) to 4 (easy), got {rating!r}.")
-        if not self.can_override:
-            raise QuizappError("Only the answer just saved, in a scheduled study session, can be re-rated.")
-        saved = self._saved[-1]
-        assert isinstance(saved, _Saved)
-        outcome = rerate_review(
-            self.store, saved.item.question, saved.outcome, rating, scheduler=self.scheduler
-        )
-        feedback = _with_outcome(saved.feedback, outcome, rating)
-        self._saved[-1] = replace(saved, outcome=outcome, feedback=feedback)
-        return feedback
 
     @property
     def can_undo(self) -> bool:
@@ -621,7 +368,7 @@ class StudySession:
             self._draw.taken -= 1
             if self._turn.pending is not None:  # an explanation waiting for its key points: kept for later
                 self._draw.held[self._turn.item.question.question_id] = self._turn.pending.answer
-        if isinstance(saved, _SetAside):
+        if isinstance(saved, SetAside):
             if saved.how == "suspend":
                 set_suspended(self.store, saved.item.question, False)
             else:
@@ -637,7 +384,7 @@ class StudySession:
         self._tally.done -= 1
         self._tally.correct -= int(saved.feedback.verdict.correct)
         if saved.feedback.verdict.correct and not any(
-            isinstance(s, _Saved) and s.feedback.verdict.correct and s.card.instance.question_id == qid
+            isinstance(s, Saved) and s.feedback.verdict.correct and s.card.instance.question_id == qid
             for s in self._saved
         ):
             self._tally.solved.discard(qid)  # solved only by the answer taken back
@@ -655,234 +402,3 @@ class StudySession:
         if self._turn.pending is not None and self._turn.card is not None and not self._turn.answered:
             return self.finish_explain()
         return None
-
-    # -- internals --------------------------------------------------------------------------------------
-
-    def _require_open(self) -> Card:
-        if self._turn.card is None:
-            raise QuizappError("There is no question to answer; the session is over.")
-        if self._turn.answered:
-            raise QuizappError("This question is already answered; go on to the next one.")
-        return self._turn.card
-
-    def _is_new(self) -> bool:
-        """The card on screen counts as new, so it is never suggested Easy: Easy sends a card far away, and
-        one right answer to a question never met before is no evidence it is known that well (a first
-        success suggests Good at most). New means offered by the study queue as new (never scheduled,
-        whatever drills logged), or, in any mode, no answer to the question logged at all (a drill or cram
-        of a question never seen)."""
-        item = self._turn.item
-        if item is None:
-            return False
-        return item.reason == "new" or not answered_before(self.store, item.question.question_id)
-
-    def _missed_today(self) -> bool:
-        """A wrong answer to the card on screen was logged today, in any mode (a miss in this morning's
-        interview): a right answer now is not suggested Easy."""
-        item = self._turn.item
-        if item is None:
-            return False
-        return missed_since(self.store, item.question.question_id, day_start(self.clock()))
-
-    def _seconds(self, card: Card) -> float:
-        return max(0.0, (self.clock() - card.shown_at).total_seconds())
-
-    def _save(
-        self,
-        card: Card,
-        verdict: Verdict,
-        answer: str,
-        seconds: float,
-        *,
-        typed: bool = False,
-        ticked: frozenset[int] | None = None,
-    ) -> Feedback:
-        """Records the answer and keeps what Ctrl+Z needs; `typed`: the learner wrote `answer` (not a
-        flashcard's rating or "I don't know"), so Ctrl+Z puts it back in the input. `ticked`: an
-        explanation's key points as the learner left them, saved beside the reader's statuses."""
-        assert self._turn.item is not None
-        rating = verdict.rating  # the hint ladder's cap is already in it (grading.rating.suggest_rating)
-        outcome = record_review(
-            self.store,
-            self._turn.item.question,
-            seed=card.instance.seed,
-            answer=answer,
-            correct=verdict.correct,
-            rating=rating,
-            duration_ms=round(seconds * 1000),
-            now=self.clock(),
-            mode=self.mode,
-            diagnosis=verdict.diagnosis,
-            diagnosis_id=verdict.diagnosis_id,
-            scheduler=self.scheduler,
-            points=points_code(verdict.reading, ticked),
-        )
-        qid = card.instance.question_id
-        self._tally.attempts[qid] = self._tally.attempts.get(qid, 0) + 1
-        self._turn.answered = True
-        self._tally.done += 1
-        self._tally.correct += int(verdict.correct)
-        if verdict.correct:
-            self._tally.solved.add(qid)
-        choices: tuple[RatingChoice, ...] = ()
-        if outcome.scheduled:
-            labels = {int(p.rating): p.label for p in preview_before(outcome, self.scheduler)}
-            choices = tuple(RatingChoice(r, RATING_NAMES[r], labels[r]) for r in (1, 2, 3, 4))
-        feedback = _with_outcome(
-            Feedback(
-                instance=card.instance,
-                verdict=verdict,
-                answer=answer,
-                rating=rating,
-                hints_used=self._turn.hints,
-                seconds=seconds,
-                review_id=0,
-                scheduled=False,
-                next_interval=None,
-                became_leech=False,
-                choices=choices,
-                suggested=rating,
-            ),
-            outcome,
-            rating,
-        )
-        if outcome.repaired:
-            notice = (
-                f"The saved schedule of {qid} was damaged ({outcome.repaired}), so it started again as a new "
-                "card; its review history is kept."
-            )
-            feedback = replace(feedback, notice=notice)
-        self._remember(_Saved(self._turn.item, card, outcome, feedback, answer if typed else ""))
-        return feedback
-
-    def _remember(self, saved: _Saved | _SetAside) -> None:
-        """Keeps `saved` for Ctrl+Z, and only the last UNDO_LIMIT steps: each keeps its question's instance
-        and worked steps, so an unbounded history grows memory with every review of a long session."""
-        self._saved.append(saved)
-        if len(self._saved) > UNDO_LIMIT:
-            del self._saved[: len(self._saved) - UNDO_LIMIT]
-
-
-@dataclass
-class _Turn:
-    """The question on screen: what is asked, and how far its answer has got."""
-
-    card: Card | None = None
-    item: QueueItem | None = None
-    answered: bool = False
-    """The answer is saved; the next call is advance()."""
-    hints: int = 0
-    pending: ExplainPending | None = None
-    """An explain answer submitted and waiting for its key points to be ticked."""
-    ticked: set[int] = field(default_factory=set)
-
-
-@dataclass
-class _Tally:
-    """What this session saved: answers, right ones, and attempts per question."""
-
-    done: int = 0
-    correct: int = 0
-    attempts: dict[str, int] = field(default_factory=dict)
-    solved: set[str] = field(default_factory=set)
-    """Questions answered right in this session (an until-solved drill asks them no more)."""
-
-
-@dataclass
-class _Draw:
-    """Where the next question comes from besides the store's study queue."""
-
-    items: Iterator[QueueItem] | None = None
-    """A drill or cram queue; None: study, asked from the store after every answer."""
-    total: int | None = None
-    """The cram queue's length, for the progress bar."""
-    taken: int = 0
-    pushback: list[QueueItem] = field(default_factory=list)
-    """Items to ask again before the queue's next (an undone answer's question)."""
-    held: dict[str, str] = field(default_factory=dict)
-    """The explanation written for a pushed-back question (Ctrl+Z while its key points were being
-    ticked), by question id: it is back in the editor when the question is asked again."""
-    broken: set[str] = field(default_factory=set)
-    """Questions whose instance could not be built: skipped for the rest of the session."""
-
-
-@dataclass
-class _Focus:
-    """In the interview's last days: the weakest decks, which come first, and how far ahead their due
-    cards may be reviewed early."""
-
-    decks: tuple[str, ...] = ()
-    until: datetime | None = None
-
-
-@dataclass(frozen=True)
-class _Saved:
-    """One saved answer of the session, with what undoing or re-rating it needs."""
-
-    item: QueueItem
-    card: Card
-    outcome: ReviewOutcome
-    feedback: Feedback
-    typed: str = ""
-    """What the learner wrote or chose, put back in the input when Ctrl+Z asks the question again."""
-
-
-@dataclass(frozen=True)
-class _SetAside:
-    """A question suspended or buried in this session, so Ctrl+Z can bring it back."""
-
-    item: QueueItem
-    card: Card
-    how: Literal["suspend", "bury"]
-    hints: int = 0
-    """Hints shown before it was set aside, shown again when it comes back."""
-
-
-def _with_outcome(feedback: Feedback, outcome: ReviewOutcome, rating: int) -> Feedback:
-    """The feedback for `outcome`: its review id, the rating saved and where the card goes next."""
-    interval = outcome.interval
-    return replace(
-        feedback,
-        rating=rating,
-        review_id=outcome.review.id,
-        scheduled=outcome.scheduled,
-        next_interval=format_interval(interval) if interval is not None else None,
-        became_leech=outcome.became_leech,
-    )
-
-
-def _interview_plan(
-    store: Store, questions: QuestionSet, now: datetime, plan_questions: Mapping[str, PlanQuestion]
-) -> Plan | None:
-    """The interview plan over `questions` (None without a date), priced and ordered by `plan_questions`."""
-    return interview_plan(store, questions.decks(), now=now, questions=plan_questions)
-
-
-def _planned_new_per_day(
-    store: Store,
-    questions: QuestionSet,
-    now: datetime,
-    plan_questions: Mapping[str, PlanQuestion] | None,
-    plan: Plan | None = None,
-) -> int | None:
-    """With an interview date ahead, today's new-card limit (limits.new_cards_per_day, as home counts)."""
-    if not load_settings(store).interview_date:
-        return None
-    taken = not_new_ids(store)
-    unseen = sum(1 for qid in questions.by_id if qid not in taken)
-    return new_cards_per_day(
-        store, questions.decks(), unseen=unseen, now=now, questions=plan_questions, plan=plan
-    )
-
-
-def _shown_answer(inst: Instance) -> str:
-    """What "I don't know" says, by the kind of question: a model answer is read, a number is worked.
-    A back or model answer is reflowed: the breaks its YAML was wrapped at made ragged lines on screen."""
-    if inst.kind == "code":
-        return "The model solution is below. Read it, then write it yourself again soon."
-    if inst.kind == "flashcard":  # its back is the answer, not a model to say in other words
-        return f"The answer: {reflow(inst.expected_text())}\nRecall it again soon."
-    if inst.kind == "explain":
-        return f"A model answer: {reflow(inst.expected_text())}\nTry it in your own words again soon."
-    steps = " Read the worked steps, then try it again soon." if inst.derivation else " Try it again soon."
-    return f"The answer is {inst.expected_text()}.{steps}"

@@ -285,7 +285,7 @@ async def test_an_explanation_that_states_a_misconception_is_wrong_in_the_report
 
 async def test_the_set_up_counts_the_questions_its_choices_allow(catalog: Catalog) -> None:
     """The count follows each change of the form (counted in a worker), and a tag no question has says so."""
-    from quizapp.interview.session import INTERVIEW_KINDS
+    from quizapp.interview.setup import INTERVIEW_KINDS
     from tests.tui.helpers import text_of, until
 
     tag = typed_tag(catalog)

@@ -97,3 +97,30 @@ async def test_a_tall_tensor_question_opens_with_its_sentence_and_box_in_view_an
         assert review.correct and review.mode == "interview"
         await press(pilot, "escape", "y")
         await until(pilot, lambda: isinstance(app.screen, InterviewReportScreen), "the report")
+
+
+async def test_skip_and_flag_say_so_in_the_bar_not_in_a_toast_over_the_question(
+    new_app: Callable[..., QuizApp],
+) -> None:
+    """A toast covered the question's text at 80x24; the bar says what the key did, on one line."""
+    app = new_app(now=Clock(NOW))
+    async with app.run_test(size=SMALL) as pilot:
+        await start_interview(app, pilot, WORKED, questions=3, minutes=60)
+        await until(pilot, lambda: isinstance(app.screen, InterviewScreen), "the interview screen")
+        screen = app.screen
+        assert isinstance(screen, InterviewScreen)
+        bar = screen.query_one("#interview-bar")
+
+        def said() -> str:
+            return str(bar.render())
+
+        await skip(pilot, screen)
+        await until(pilot, lambda: "Q1 counts as not answered" in said(), "the skip said in the bar")
+        assert "1 skipped" in said() and bar.size.height == 1
+        await press(pilot, "ctrl+f")
+        assert "⚑ flagged for the report" in said() and "Q1" not in said()
+        await press(pilot, "ctrl+f")
+        assert "flag removed" in said() and "⚑" not in said()
+        await skip(pilot, screen)  # the note goes with the question it was about
+        assert "flag removed" not in said() and "Q2 counts as not answered" in said()
+        assert not app.query("Toast")  # by type name: Toast is not public API

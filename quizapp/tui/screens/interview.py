@@ -8,6 +8,7 @@ the countdown from the app's injected clock, and when time is up submits whateve
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -119,6 +120,9 @@ class InterviewScreen(QuizScreen[None]):
         super().__init__()
         self.session = session
         self._stopping = False
+        self._note: tuple[int, str] | None = None
+        """What the last skip or flag did, and the question number whose bar says it (a toast covered the
+        question's text at 80x24)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -169,6 +173,7 @@ class InterviewScreen(QuizScreen[None]):
     def update_bar(self) -> None:
         asked = self.session.current
         text = Text()
+        note = ""
         if asked is None:
             text.append(" Interview over ", style="bold reverse")
         else:
@@ -177,8 +182,13 @@ class InterviewScreen(QuizScreen[None]):
             if self.session.skipped:
                 text.append(f"  ·  {self.session.skipped} skipped")
             if asked.flagged:
-                text.append("  ·  ⚑ flagged", style="bold yellow")
-        text.append("  ·  no feedback until the end", style="dim")
+                text.append("  ·  ⚑ flagged for the report", style="bold yellow")
+            if self._note is not None and self._note[0] == asked.number:
+                note = self._note[1]
+        if note:  # what the last skip or flag did, in place of the reminder (80 columns hold one)
+            text.append(f"  ·  {note}", style="italic")
+        else:
+            text.append("  ·  no feedback until the end", style="dim")
         self.query_one("#interview-bar", Static).update(text)
 
     def tick(self) -> None:
@@ -271,17 +281,25 @@ class InterviewScreen(QuizScreen[None]):
         if self._stopping or self.session.current is None:
             return
         now = self.router.config.now()
-        self.write(lambda: self._then_report(self.session.skip(now=now)), self._show_skipped)
+        skipped = self.session.current.number
+        self.write(
+            lambda: self._then_report(self.session.skip(now=now)), partial(self._show_skipped, skipped)
+        )
 
-    async def _show_skipped(self, result: object) -> None:
-        self.notify("Skipped; it counts as not answered.", timeout=2)
+    async def _show_skipped(self, skipped: int, result: object) -> None:
         await self._show_submitted(result)
+        if (asked := self.session.current) is not None:
+            self._say(asked.number, f"Q{skipped} counts as not answered")
 
     def action_flag(self) -> None:
         if self._stopping or self.session.current is None:
             return
         flagged = self.session.toggle_flag()
-        self.notify("Flagged for the report." if flagged else "Flag removed.", timeout=2)
+        self._say(self.session.current.number, "" if flagged else "flag removed")
+
+    def _say(self, number: int, note: str) -> None:
+        """Shows `note` in the bar while question `number` is on screen."""
+        self._note = (number, note)
         self.update_bar()
 
     def action_submit_explain(self) -> None:

@@ -1,9 +1,9 @@
 """Provides InterviewSetupScreen: the mock interview's form (questions, minutes, decks or tags, difficulty
 mix, whether answers move the schedule), then the start.
 
-The form starts from the last set-up used (quizapp.interview.session.setup_defaults, read in a worker),
+The form starts from the last set-up used (quizapp.interview.setup.setup_defaults, read in a worker),
 else from the user's settings (10 questions in 30 minutes). The form only collects text;
-quizapp.interview.session parses it, checks it and chooses the questions.
+quizapp.interview.setup parses it, checks it and chooses the questions.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, SelectionList, Static
 
 from quizapp.errors import QuizappError
-from quizapp.interview.session import (
+from quizapp.interview.session import InterviewSession
+from quizapp.interview.setup import (
     DIFFICULTY_MIXES,
     MAX_MINUTES,
     MAX_QUESTIONS,
-    InterviewSession,
     candidates,
     config_from_settings,
     parse_count,
