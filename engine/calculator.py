@@ -260,7 +260,10 @@ def _kind(calc: str, name: str, base: Any) -> tuple[ArgKind, tuple[str, ...]]:
     simple: dict[Any, ArgKind] = {int: "int", float: "float", bool: "bool", str: "str"}
     if base in simple:
         return simple[base], ()
-    if get_origin(base) is np.ndarray:
+    origin = get_origin(base)
+    if hasattr(origin, "__value__"):  # a `type` alias: numpy 2.5's NDArray (on Python 3.12+) is one
+        origin = get_origin(origin.__value__)
+    if origin is np.ndarray:
         return "matrix", ()
     if get_origin(base) is tuple and get_args(base)[:1] == (str,):
         return "tokens", ()

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Literal
 
+import numpy as np
 import pytest
+from typing_extensions import TypeAliasType, TypeVar
 
 from engine.calculator import CALCULATORS, Param, calculate, calculate_value, register, result
 from engine.calculators.case_common import formula_result
@@ -105,3 +107,22 @@ def test_bad_sizes_name_the_values_whichever_way_the_calculator_is_called() -> N
         head_dim(d_model=6, n_heads=4)
     with pytest.raises(ValueError, match="without bound"):
         calculate("queue_wait_ms", service_ms=100, utilisation=1.0)
+
+
+_Scalar = TypeVar("_Scalar", bound=np.generic)
+AliasedMatrix = TypeAliasType(
+    "AliasedMatrix", np.ndarray[tuple[int, ...], np.dtype[_Scalar]], type_params=(_Scalar,)
+)
+"""An array type written as a `type` alias, as numpy 2.5 writes NDArray (on Python 3.13 CI met it)."""
+
+
+def test_an_array_declared_through_a_type_alias_is_a_matrix(scratch: list[str]) -> None:
+    scratch.append("scratch_aliased")
+
+    @register(summary="The first entry of a matrix.", unit="")
+    def scratch_aliased(
+        q: Annotated[AliasedMatrix[np.float64], Param("a matrix")], *, worked: bool = True
+    ) -> Derivation:
+        return result(float(q[0, 0]))
+
+    assert CALCULATORS["scratch_aliased"].arg("q").kind == "matrix"
