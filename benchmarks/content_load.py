@@ -61,13 +61,13 @@ def main(argv: list[str] | None = None) -> int:
 
         import engine  # noqa: F401  (imported before timing, as an app would have it)
         from quizapp import paths
+        from quizapp.content import deck_cache, template
         from quizapp.content import load as loader
-        from quizapp.content import template
         from quizapp.content.catalog import load_catalog
         from quizapp.content.schema import Deck
 
         def median(fn: Callable[[], object], reps: int) -> float:
-            return _median(fn, reps, settle=loader.finish_cache_writes)
+            return _median(fn, reps, settle=deck_cache.finish_cache_writes)
 
         def clear_process() -> None:
             loader.reset_memos()
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def big_cold_written() -> None:
             big_cold()
-            loader.finish_cache_writes()
+            deck_cache.finish_cache_writes()
 
         rows.append(
             (
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             load_catalog([big], include_default=False)
 
         big_cold()  # remembers the templates it proved
-        loader.finish_cache_writes()
+        deck_cache.finish_cache_writes()
         rows.append(
             (
                 f"{count:,} cold, templates proven before",
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             load_catalog([big], include_default=False)
 
         as_json = load_catalog([big], include_default=False).decks["bench"].model_dump_json().encode()
-        loader.finish_cache_writes()
+        deck_cache.finish_cache_writes()
         rows.append(
             (
                 f"{count:,} questions warm",

@@ -40,7 +40,7 @@ async def run(repeats: int) -> dict[str, list[float]]:
     from quizapp.content.catalog import load_catalog
     from quizapp.tui.app import make_app
     from quizapp.tui.screens.study import StudyScreen
-    from quizapp.tui.widgets.answer import CodeArea
+    from quizapp.tui.widgets.code_editor import CodeArea
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from feedback import Painted, reference_timer, wait_painted  # the same paint watcher and reference

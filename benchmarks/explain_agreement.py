@@ -118,7 +118,7 @@ def main() -> int:
 def _timing(catalog: object, repeats: int) -> list[float]:
     """Reading times of 600-character answers, each text new so no cache helps. The texts come from the
     tuning splits only, so timing never reads the held-out answers."""
-    from quizapp.grading.explain import _read
+    from quizapp.grading.explain_text import cut_answer
 
     tuning = [a for split in TUNING for a in labelled(split)]
     known = [a for a in tuning if a.question_id in catalog.questions]  # type: ignore[attr-defined]
@@ -128,7 +128,7 @@ def _timing(catalog: object, repeats: int) -> list[float]:
         a = long[i % len(long)]
         inst = catalog.instance(a.question_id, 0)  # type: ignore[attr-defined]
         text = (a.text * 3)[: LENGTH - 8] + f" #{i:06d}"
-        _read.cache_clear()
+        cut_answer.cache_clear()
         start = time.perf_counter()
         read_explanation(text, inst.point_specs, inst.rejects)
         out.append((time.perf_counter() - start) * 1000)

@@ -43,7 +43,7 @@ def question_id(i: int) -> str:
 def bundled_questions() -> list[dict[str, Any]]:
     """Every question of the bundled bank (content/*.yaml), as the app's own YAML parser reads it (YAML
     1.2: a key `on` stays a string), in file order."""
-    from quizapp.content.load import parse_yaml
+    from quizapp.content.deck_validation import parse_yaml
 
     found: list[dict[str, Any]] = []
     for path in sorted((Path(__file__).resolve().parents[1] / "content").glob("*.yaml")):

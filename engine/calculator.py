@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 import numpy as np
 
-from engine.derivation import RESULT_UNIT, Derivation, Heatmap, Misconception, Step, Value, distinct
+from engine.derivation import RESULT_UNIT, Derivation, Heatmap, Misconception, Mistake, Step, Value, distinct
 
 ArgKind = Literal["int", "float", "bool", "str", "matrix", "tokens"]
 
@@ -59,8 +59,15 @@ class Calculator:
     summary: str
     unit: str
     args: tuple[Arg, ...]
-    misconception_ids: tuple[str, ...]
+    mistakes: tuple[Mistake, ...]
+    """The wrong turns it recognises, declared once at module level: every Misconception it returns is
+    one of these `.gives(...)`."""
     fn: Callable[..., Derivation]
+
+    @functools.cached_property
+    def misconception_ids(self) -> tuple[str, ...]:
+        """The ids of `mistakes`, the names a deck's `trap` may use."""
+        return tuple(m.id for m in self.mistakes)
 
     def arg(self, name: str) -> Arg:
         for a in self.args:
@@ -172,19 +179,25 @@ def register(
     *,
     summary: str,
     unit: str,
-    misconceptions: tuple[str, ...] = (),
+    misconceptions: tuple[Mistake, ...] = (),
 ) -> Callable[[Callable[..., Derivation]], Callable[..., Derivation]]:
     """Adds a calculator function to CALCULATORS, declared once by its signature.
 
     The name is the function's name; every argument but `worked` is `Annotated[type, Param(...)]`, its
-    default the signature's. The function returns `result(...)` (no name, no unit): the registry stamps
-    the name and `unit` on, and prefixes the name to any ValueError it raises.
+    default the signature's. `misconceptions` names the module-level Mistakes it can return (their ids
+    are read from them, never written again). The function returns `result(...)` (no name, no unit):
+    the registry stamps the name and `unit` on, and prefixes the name to any ValueError it raises.
     """
 
     def wrap(fn: Callable[..., Derivation]) -> Callable[..., Derivation]:
         name = fn.__name__
         if name in CALCULATORS:
             raise ValueError(f"calculator {name!r} is registered twice")
+        bad = [m for m in misconceptions if not isinstance(m, Mistake)]
+        if bad:
+            raise TypeError(
+                f"calculator {name!r}: misconceptions must be Mistakes declared once, got {bad!r}"
+            )
         calc = Calculator(name, summary, unit, _args_of(fn), misconceptions, _stamped(fn, name, unit))
         CALCULATORS[name] = calc
         signature = inspect.signature(fn)
@@ -242,13 +255,29 @@ def _args_of(fn: Callable[..., Derivation]) -> tuple[Arg, ...]:
         if get_origin(hint) is not Annotated:
             raise TypeError(f"calculator {fn.__name__!r}: argument {p.name!r} needs Annotated[type, Param]")
         base, *extras = get_args(hint)
-        spec = next(e for e in extras if isinstance(e, Param))
+        spec = _merged(fn.__name__, p.name, [e for e in extras if isinstance(e, Param)])
         kind, choices = _kind(fn.__name__, p.name, base)
         required = p.default is inspect.Parameter.empty
         default = None if required else p.default
         bounds = (spec.gt, spec.ge, spec.lt, spec.le)
         out.append(Arg(p.name, kind, spec.meaning, default, required, choices, *bounds))
     return tuple(out)
+
+
+def _merged(calc: str, name: str, specs: list[Param]) -> Param:
+    """One Param from the ones an annotation stacks: `Annotated[Share, Param("model FLOPs utilisation")]`
+    takes its range from the alias and its meaning from the argument (a later Param overrides)."""
+    if not specs:
+        raise TypeError(f"calculator {calc!r}: argument {name!r} needs Annotated[type, Param]")
+    if len(specs) == 1:
+        return specs[0]
+    out = specs[0]
+    for spec in specs[1:]:
+        bounds = {k: v for k in ("gt", "ge", "lt", "le") if (v := getattr(spec, k)) is not None}
+        out = replace(out, meaning=spec.meaning or out.meaning, **bounds)
+    if not out.meaning:
+        raise TypeError(f"calculator {calc!r}: argument {name!r} needs a Param saying what it means")
+    return out
 
 
 def _kind(calc: str, name: str, base: Any) -> tuple[ArgKind, tuple[str, ...]]:

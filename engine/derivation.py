@@ -54,6 +54,31 @@ class Misconception:
     """The label of the Step where this mistake goes astray."""
 
 
+@dataclass(frozen=True)
+class Mistake:
+    """A wrong turn a calculator recognises, declared once at module level and named in its
+    `@register(misconceptions=...)`, so the ids a calculator declares and the ids it returns are one.
+
+    `gives(value, step)` is the Misconception for one instance; a calculator whose wording names the
+    instance's numbers (or differs from the declared one) passes `label=` or `explanation=` there."""
+
+    id: str
+    label: str
+    explanation: str = ""
+
+    def gives(
+        self, value: Value, step: str = "", *, label: str | None = None, explanation: str | None = None
+    ) -> Misconception:
+        """This mistake's wrong value for one instance, going astray at the Step labelled `step`."""
+        return Misconception(
+            self.id,
+            self.label if label is None else label,
+            self.explanation if explanation is None else explanation,
+            value,
+            step,
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class Heatmap:
     """Attention weights to draw, with the token labels for rows (queries) and columns (keys)."""

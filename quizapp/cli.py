@@ -156,7 +156,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # a bug: say so in one line and keep the details in a log
-        from quizapp.store.database import damaged  # launch time: see quizapp/launch.py
+        from quizapp.store.sqlite_errors import damaged  # launch time: see quizapp/launch.py
 
         told = damaged(exc)
         if told is not None:  # not a bug: a damaged page of the database, found while reading it

@@ -15,13 +15,13 @@ function-level import not listed here counts against its small budget.
 | quizapp/cli.py | quizapp.launch | 265 ms | only with no command: Textual and the TUI |
 | quizapp/cli.py | quizapp.commands.completion | 212 ms | only when the shell asks to complete |
 | quizapp/cli.py | argcomplete | - | only when the shell asks to complete |
-| quizapp/cli.py | quizapp.store.database | 24 ms | only after an unexpected error |
+| quizapp/cli.py | quizapp.store.sqlite_errors | 24 ms | only after an unexpected error |
 | quizapp/cli.py | (importlib) quizapp.commands.* | 655 ms | command(): the chosen command's alone |
 | quizapp/commands/parsers.py | quizapp.runner.confine | 22 ms | only for `quizapp code --help` |
 | quizapp/commands/parsers.py | quizapp.runner.standby | 22 ms | `code ID --file`: the child starts first |
-| quizapp/tui/app.py | quizapp.study.session | 950 ms | a study session's start, in its worker (and warm-up) |
+| quizapp/tui/session_opening.py | quizapp.study.session | 950 ms | a session's start (worker; warm-up) |
 | quizapp/tui/app.py | textual.widgets | 24 ms | set_blink's TextArea: only with blink off (tests) |
-| quizapp/tui/app.py | quizapp.workspace | 100 ms | report_error: after an error, once the store is open |
+| quizapp/tui/app_backend.py | quizapp.workspace | 100 ms | report_error: after an error, the store open |
 | quizapp/tui/backend.py | quizapp.workspace | 100 ms | load_backend, in the load worker |
 | quizapp/tui/backend.py | quizapp.study | 66 ms | Backend.questions, in the load worker after home's counts |
 | quizapp/tui/backend.py | quizapp.study.drafts | 57 ms | code_text (quizapp.study's package), in a worker |

@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING
 
 from quizapp.content.catalog import load_catalog
 from quizapp.errors import QuizappError
-from quizapp.store.database import BUSY_TIMEOUT_S, open_store
-from quizapp.store.database import damaged as damaged_page
-from quizapp.store.database import from_the_store as sqlite_error
+from quizapp.store.connection import BUSY_TIMEOUT_S
 from quizapp.store.interviews import list_interviews
+from quizapp.store.opening import open_store
 from quizapp.store.reviews import reviews_for
 from quizapp.store.rolling_backup import automatic_backup
 from quizapp.store.settings import load_settings, save_settings
+from quizapp.store.sqlite_errors import damaged as damaged_page
+from quizapp.store.sqlite_errors import from_the_store as sqlite_error
 
 if TYPE_CHECKING:
     from quizapp.config import UserConfig
@@ -184,13 +185,13 @@ def open_workspace(
 
 def from_the_store(exc: BaseException) -> bool:
     """True for an error SQLite raised: after the app closed the store on its way out, a worker still
-    reading meets one, and nothing is lost (quizapp.store.database.from_the_store)."""
+    reading meets one, and nothing is lost (quizapp.store.sqlite_errors.from_the_store)."""
     return sqlite_error(exc)
 
 
 def damaged(exc: BaseException) -> QuizappError | None:
     """The user's words for a database page SQLite found damaged while the app runs (where the backups are
-    and how to restore one), or None: not that (quizapp.store.database.damaged)."""
+    and how to restore one), or None: not that (quizapp.store.sqlite_errors.damaged)."""
     return damaged_page(exc)
 
 

@@ -34,9 +34,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
         monkeypatch.setenv(name, str(tmp_path / "xdg" / name.lower()))
     monkeypatch.delenv("NO_COLOR", raising=False)
     yield home
-    from quizapp.content import load as loader
+    from quizapp.content import deck_cache
 
-    loader.finish_cache_writes()  # a deck cache written in the background lands in this test's folder
+    deck_cache.finish_cache_writes()  # a deck cache written in the background lands in this test's folder
 
 
 @pytest.fixture(autouse=True)

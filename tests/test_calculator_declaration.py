@@ -3,17 +3,23 @@ choices and ranges from there, checks the ranges, and stamps the name and unit o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Annotated, Literal
 
 import numpy as np
 import pytest
 from typing_extensions import TypeAliasType, TypeVar
 
+import engine.calculators
 from engine.calculator import CALCULATORS, Param, calculate, calculate_value, register, result
 from engine.calculators.case_common import formula_result
+from engine.calculators.common import OpenShare, Share
 from engine.calculators.dimensions import head_dim
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
+
+FORGOT_X2 = Mistake("forgot-x2", "You did not double", "Twice.")
 
 
 @pytest.fixture
@@ -45,7 +51,7 @@ def test_the_registry_reads_arguments_from_the_signature() -> None:
 def test_a_declared_calculator_gets_its_name_unit_and_range_checks(scratch: list[str]) -> None:
     ran: list[float] = []
 
-    @register(summary="Twice a positive width.", unit="B", misconceptions=("forgot-x2",))
+    @register(summary="Twice a positive width.", unit="B", misconceptions=(FORGOT_X2,))
     def scratch_double(
         width: Annotated[float, Param("a width", gt=0)],
         share: Annotated[float, Param("a share", ge=0, le=1)] = 0.5,
@@ -62,7 +68,7 @@ def test_a_declared_calculator_gets_its_name_unit_and_range_checks(scratch: list
             "Double",
             "2 x width",
             f"2 x {width}",
-            [Misconception("forgot-x2", "You did not double", "Twice.", width)],
+            [FORGOT_X2.gives(width)],
             worked=worked,
         )
 
@@ -71,6 +77,7 @@ def test_a_declared_calculator_gets_its_name_unit_and_range_checks(scratch: list
     assert (d.calculator, d.unit, d.value) == ("scratch_double", "B", 6.0)
     assert d.steps[-1].unit == "B"  # the formula's line is in the declared unit
     assert d.misconception("forgot-x2").step == "Double"
+    assert CALCULATORS["scratch_double"].misconception_ids == ("forgot-x2",)  # read from the Mistake
     assert calculate_value("scratch_double", width=3.0).unit == "B"
     assert scratch_double(3.0).calculator == "scratch_double"  # a direct call is checked and stamped too
     with pytest.raises(ValueError, match=r"scratch_double: width must be > 0, got width=0"):
@@ -91,6 +98,73 @@ def test_a_calculator_argument_without_a_declaration_is_refused(scratch: list[st
         @register(summary="No declaration.", unit="")
         def scratch_bare(width: float, *, worked: bool = True) -> Derivation:
             return result(width)
+
+
+def test_a_misconception_named_by_a_bare_id_is_refused(scratch: list[str]) -> None:
+    """An id written in `register` and again in the body could drift apart; only a Mistake is taken."""
+    scratch.append("scratch_bare_id")
+    with pytest.raises(TypeError, match="misconceptions must be Mistakes declared once"):
+
+        @register(summary="A bare id.", unit="", misconceptions=("forgot-x2",))  # type: ignore[arg-type]
+        def scratch_bare_id(width: Annotated[float, Param("a width")], *, worked: bool = True) -> Derivation:
+            return result(width)
+
+
+def test_a_mistake_gives_its_declared_words_unless_an_instance_rewords_them() -> None:
+    assert FORGOT_X2.gives(3, "Double") == Misconception(
+        "forgot-x2", "You did not double", "Twice.", 3, "Double"
+    )
+    reworded = FORGOT_X2.gives(3, explanation="Twice 1.5.")
+    assert (reworded.id, reworded.label, reworded.explanation) == (
+        "forgot-x2",
+        "You did not double",
+        "Twice 1.5.",
+    )
+
+
+def test_each_calculator_module_writes_each_misconception_id_once() -> None:
+    """Misconceptions come from module-level Mistakes: no module builds one from a bare id, and none
+    declares an id twice (which would let two wordings of one mistake drift apart)."""
+    folder = Path(engine.calculators.__file__).parent
+    for path in sorted(folder.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert "Misconception(" not in text, f"{path.name} builds a Misconception from a bare id"
+        ids = re.findall(r'Mistake\(\s*"([^"]+)"', text)
+        assert len(ids) == len(set(ids)), (
+            f"{path.name} declares {sorted(i for i in ids if ids.count(i) > 1)} twice"
+        )
+
+
+def test_a_share_takes_its_range_from_the_alias_and_its_meaning_from_the_argument(scratch: list[str]) -> None:
+    scratch.append("scratch_share")
+
+    @register(summary="A share of a width.", unit="")
+    def scratch_share(
+        share: Annotated[Share, Param("the part kept")],
+        odds: Annotated[OpenShare, Param("a probability")] = 0.5,
+        *,
+        worked: bool = True,
+    ) -> Derivation:
+        return result(share * odds)
+
+    calc = CALCULATORS["scratch_share"]
+    kept, odds = calc.arg("share"), calc.arg("odds")
+    assert (kept.meaning, kept.gt, kept.ge, kept.lt, kept.le) == ("the part kept", 0, None, None, 1)
+    assert (odds.meaning, odds.gt, odds.lt, odds.le) == ("a probability", 0, 1, None)
+    assert calculate("scratch_share", share=1.0).value == 0.5
+    with pytest.raises(ValueError, match=r"share must be > 0 and <= 1, got share=-0.5 \(the part kept\)"):
+        calculate("scratch_share", share=-0.5)  # the range said once, not "> 0 and >= 0 and <= 1"
+    with pytest.raises(ValueError, match=r"odds must be > 0 and < 1, got odds=1"):
+        calculate("scratch_share", share=1.0, odds=1)
+
+
+def test_a_fraction_is_checked_before_the_calculator_runs() -> None:
+    with pytest.raises(ValueError, match=r"gpus_to_fit: usable must be > 0 and <= 1, got usable=1.5"):
+        calculate("gpus_to_fit", weights_gib=10.0, cache_gib=2.0, gpu_gib=80.0, usable=1.5)
+    with pytest.raises(ValueError, match=r"compute_time_ms: mfu must be > 0 and <= 1, got mfu=1.2"):
+        calculate("compute_time_ms", flops=1e15, tflops=989.0, n_gpus=8, mfu=1.2)
+    target = CALCULATORS["prefill_instances"].arg("target_utilisation")
+    assert (target.gt, target.ge, target.le) == (0, None, 1)
 
 
 def test_result_keeps_only_misconceptions_that_differ_from_the_answer() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.content.instance import Instance
-from quizapp.content.schema import ScenarioQuestion
+from quizapp.content.scenario_question import ScenarioQuestion
 from quizapp.errors import QuizappError
 from quizapp.grading import HARD
 from quizapp.grading.scenario import grade_scenario

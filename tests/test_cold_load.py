@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizapp import paths
+from quizapp.content import deck_cache, deck_validation
 from quizapp.content import load as loader
 from quizapp.content.catalog import load_catalog
 from quizapp.content.checks import during_parse as ahead
@@ -166,14 +167,14 @@ def test_only_placeholders_the_static_checks_cannot_prove_are_filled_at_every_se
 def test_a_cache_written_in_the_background_is_whole_and_the_same_as_a_synchronous_one(tmp_path: Path) -> None:
     sources = [FIXTURES / "sample.yaml", *sorted(paths.bundled_content_dir().glob("*.yaml"))[:3]]
     cold = load_catalog(sources, include_default=False)
-    loader.finish_cache_writes()
+    deck_cache.finish_cache_writes()
     for source in sources:
         raw = source.read_bytes()
-        key = loader._cache_key(hashlib.sha256(raw).hexdigest())
-        written = loader._cache_file(key).read_bytes()
-        outcome, parsed = loader._validate(raw)
+        key = deck_cache.cache_key(hashlib.sha256(raw).hexdigest())
+        written = deck_cache.cache_file(key).read_bytes()
+        outcome, parsed = deck_validation.validate_deck(raw)
         by_hand = tmp_path / f"{source.stem}.json"
-        loader._write_cache(by_hand, outcome, parsed)
+        deck_cache.write_cache(by_hand, outcome, parsed)
         assert written == by_hand.read_bytes()
     loader.reset_memos()
     warm = load_catalog(sources, include_default=False)
@@ -184,18 +185,18 @@ def test_a_cache_written_in_the_background_is_whole_and_the_same_as_a_synchronou
 def test_a_torn_cache_file_is_never_read_as_valid() -> None:
     source = FIXTURES / "sample.yaml"
     load_catalog([source], include_default=False)
-    loader.finish_cache_writes()
-    key = loader._cache_key(hashlib.sha256(source.read_bytes()).hexdigest())
-    cache = loader._cache_file(key)
+    deck_cache.finish_cache_writes()
+    key = deck_cache.cache_key(hashlib.sha256(source.read_bytes()).hexdigest())
+    cache = deck_cache.cache_file(key)
     whole = cache.read_bytes()
-    assert loader._read_cache(key) is not None
+    assert deck_cache.read_cache(key) is not None
     for cut in (0, 1, 40, 64, 65, 66, len(whole) // 3, len(whole) // 2, len(whole) - 1):
         cache.write_bytes(whole[:cut])
-        assert loader._read_cache(key) is None, cut
+        assert deck_cache.read_cache(key) is None, cut
     loader.reset_memos()
     again = load_catalog([source], include_default=False)  # rebuilt from the YAML, then cached afresh
     assert "sample-card" in again.questions and not again.problems
-    loader.finish_cache_writes()
+    deck_cache.finish_cache_writes()
     assert cache.read_bytes() == whole
 
 
@@ -208,7 +209,7 @@ def test_clearing_the_memory_waits_for_the_writes_so_the_next_load_is_warm(
     def refuse(text: str) -> None:
         raise AssertionError("parsed YAML although the cache was written")
 
-    monkeypatch.setattr(loader, "parse_yaml", refuse)
+    monkeypatch.setattr(deck_validation, "parse_yaml", refuse)
     assert list(load_catalog([FIXTURES], include_default=False).questions) == list(first.questions)
 
 

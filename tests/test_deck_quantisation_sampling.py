@@ -8,7 +8,8 @@ from functools import cache
 
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.content.instance import Instance
-from quizapp.grading.explain import Reading, read_explanation
+from quizapp.grading.explain import read_explanation
+from quizapp.grading.explain_reading import Reading
 from quizapp.grading.grade import grade
 
 SIZED = (

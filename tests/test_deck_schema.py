@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator, ValidationError
 
 import engine
 from quizapp.content.json_schema import args_def, keywords, subschemas
-from quizapp.content.schema import QUESTION_TYPES
+from quizapp.content.schema_common import QUESTION_TYPES
 
 ROOT = Path(__file__).resolve().parent.parent
 DECKS = sorted((ROOT / "content").glob("*.yaml"))

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 
 from quizapp.content.catalog import load_catalog
 from quizapp.content.patterns import PointSpec, RejectSpec, compile_pattern, tokens, vocabulary
-from quizapp.content.schema import FlashcardQuestion
-from quizapp.grading.explain import points_code, rate_points, read_explanation
+from quizapp.content.questions import FlashcardQuestion
+from quizapp.grading.explain import read_explanation
 from quizapp.grading.explain_gates import negate_main_verbs
-from quizapp.grading.grade import read_answer
+from quizapp.grading.explain_grade import read_answer
+from quizapp.grading.explain_reading import points_code, rate_points
 from quizapp.grading.rating import AGAIN, GOOD, HARD
 from tests.labelled_explanations import RIGHT_KINDS, WRONG_KINDS, LabelledAnswer, labelled
 

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.content.instance import Instance
-from quizapp.content.schema import NumericQuestion
+from quizapp.content.questions import NumericQuestion
 from quizapp.content.tolerance import ESTIMATE, Tolerance, resolve_tolerance
 from quizapp.content.units import UNITS
 from quizapp.grading import grade

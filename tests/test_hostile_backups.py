@@ -200,7 +200,8 @@ def test_a_version_or_setting_of_the_wrong_type_is_refused(
 
 
 def test_a_huge_string_is_refused_in_one_linear_pass_before_any_parser(filled: Store, tmp_path: Path) -> None:
-    from quizapp.progress.reader import MAX_STRING_BYTES, read_progress_file
+    from quizapp.progress.long_strings import MAX_STRING_BYTES
+    from quizapp.progress.reader import read_progress_file
 
     doc = json.loads(json.dumps(progress_document(filled, now=NOW)))
     doc["reviews"][0]["answer"] = "\\" + '"' + "a" * (3 * MAX_STRING_BYTES)  # escaped quotes do not end it

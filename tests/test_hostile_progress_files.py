@@ -17,7 +17,7 @@ from quizapp.errors import QuizappError
 from quizapp.progress.writer import export_progress
 from quizapp.store import QuestionRef, open_store, reviews_for
 from quizapp.store.backup import FreshDatabase
-from quizapp.store.database import OUR_TRIGGERS, connect
+from quizapp.store.connection import OUR_TRIGGERS, connect
 from quizapp.store.migrations import MIGRATIONS
 from quizapp.study import record_review
 

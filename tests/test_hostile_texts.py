@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from quizapp.content.catalog import load_catalog
-from quizapp.content.load import display_path
+from quizapp.content.deck_files import display_path
 from quizapp.errors import QuizappError
 from quizapp.progress.reader import import_progress
 from quizapp.progress.writer import export_progress

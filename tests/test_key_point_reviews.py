@@ -17,7 +17,7 @@ import pytest
 
 from quizapp.cli import main
 from quizapp.content.catalog import load_catalog
-from quizapp.content.schema import ExplainQuestion
+from quizapp.content.questions import ExplainQuestion
 from quizapp.errors import QuizappError
 from quizapp.progress.reader import import_progress, read_progress_file
 from quizapp.progress.writer import export_progress

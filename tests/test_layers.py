@@ -230,13 +230,33 @@ def test_only_the_store_runs_sql() -> None:
 
 
 def test_the_runners_child_program_imports_only_the_standard_library() -> None:
-    """The child runs `python -I -S` on the text of seccomp.py and confine_child.py followed by
+    """The child runs `python -I -S` on the text of seccomp.py and the confinement's modules followed by
     standby_child's program: there nothing but the standard library (and NumPy, which the program adds
-    itself) can be imported."""
-    from quizapp.runner import standby_child
+    itself) can be imported. A module's imports of another runner module's names are dropped from the
+    text the child runs (child_library): each must name a module whose text runs before it there and
+    defines those names at its top level."""
+    from quizapp.runner import child_library, standby_child
 
     root = Path(quizapp.__file__).parent / "runner"
-    texts = {name: (root / name).read_text(encoding="utf-8") for name in standby_child.LIBRARY}
+    defined: dict[str, set[str]] = {}
+    for name in standby_child.LIBRARY:
+        tree = ast.parse((root / name).read_text(encoding="utf-8"))
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("quizapp"):
+                taken = {a.name for a in stmt.names}
+                assert taken <= defined.get(stmt.module or "", set()), (
+                    f"{name} takes {taken} from {stmt.module}"
+                )
+        top: set[str] = set()
+        for stmt in tree.body:
+            if isinstance(stmt, ast.FunctionDef | ast.ClassDef):
+                top.add(stmt.name)
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+                for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                    top |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        defined["quizapp.runner." + name.removesuffix(".py")] = top
+    texts = {name: child_library.text([name]) for name in standby_child.LIBRARY}
+    assert "".join(texts.values()) + standby_child._PROGRAM == standby_child.CHILD
     texts["standby_child._PROGRAM"] = standby_child._PROGRAM
     for name, text in texts.items():
         for node in ast.walk(ast.parse(text.replace("__", "_x_"))):
@@ -251,11 +271,11 @@ def test_the_runners_child_program_imports_only_the_standard_library() -> None:
 
 def test_screens_run_workers_only_through_quizscreen_fetch_and_write() -> None:
     """A worker's result comes back one way: QuizScreen's helper (screens/base.py) runs every screen's
-    worker and posts its outcome or error back; the app's own workers (app.py: loading, warm-up, session
-    start) post theirs too. Nothing in the TUI calls `call_from_thread`, and no other module starts a
-    worker (`@work`, `run_worker`) with results of its own."""
+    worker and posts its outcome or error back; the app's own workers (app.py: session start; its base
+    app_backend.py: loading, warm-up) post theirs too. Nothing in the TUI calls `call_from_thread`, and
+    no other module starts a worker (`@work`, `run_worker`) with results of its own."""
     root = Path(quizapp.__file__).parent / "tui"
-    helpers = {root / "screens" / "base.py", root / "app.py"}
+    helpers = {root / "screens" / "base.py", root / "app.py", root / "app_backend.py"}
     for path in root.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}

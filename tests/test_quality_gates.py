@@ -21,7 +21,7 @@ from quizapp.content.checks.gates import (
     gate_problems,
 )
 from quizapp.content.instance import Instance
-from quizapp.content.schema import NumericQuestion
+from quizapp.content.questions import NumericQuestion
 from quizapp.content.tolerance import Tolerance
 from quizapp.grading.explain_gates import explain_failures
 
@@ -127,7 +127,7 @@ def test_step_arithmetic_is_read_the_way_it_is_written(a: int, b: int, c: int) -
 
 
 def test_only_a_unique_longest_correct_option_counts_as_a_tell() -> None:
-    from quizapp.content.schema import ChoiceQuestion
+    from quizapp.content.questions import ChoiceQuestion
 
     def q(right: str, *wrong: str) -> ChoiceQuestion:
         options = [{"text": right, "correct": True}] + [{"text": w, "feedback": "no"} for w in wrong]

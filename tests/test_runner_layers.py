@@ -19,7 +19,7 @@ import pytest
 from runner_attacks import attack, bystander, on_path, printed_lines, raw_calls, without
 
 from quizapp.runner import confine, seccomp
-from quizapp.runner.confine_child import landlock_abi
+from quizapp.runner.lockdown_child import landlock_abi
 from quizapp.runner.standby import POOL
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's layers")

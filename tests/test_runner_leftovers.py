@@ -18,7 +18,8 @@ import pytest
 from runner_attacks import alive, attack, path, wait_until, without
 
 from quizapp.runner import confine
-from quizapp.runner.confine_child import grants, remove_tree
+from quizapp.runner.folder_child import remove_tree
+from quizapp.runner.lockdown_child import grants
 from quizapp.runner.standby import POOL
 
 __all__ = ["path"]

@@ -18,7 +18,7 @@ import engine
 from engine import ACCELERATORS, accelerators
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.content.instance import Instance
-from quizapp.content.schema import ScenarioQuestion
+from quizapp.content.scenario_question import ScenarioQuestion
 from quizapp.grading import AGAIN, HARD, grade
 from quizapp.grading.scenario import grade_scenario, parts_of
 from quizapp.interview.session import InterviewSession

@@ -14,9 +14,12 @@ from pydantic import ValidationError
 
 import engine
 from quizapp import paths
+from quizapp.content import deck_cache, deck_validation
 from quizapp.content import load as loader
 from quizapp.content.instantiate import sample_params
-from quizapp.content.schema import Deck, FlashcardQuestion, MatrixParam, MatrixSpec, RangeParam
+from quizapp.content.param_specs import MatrixParam, MatrixSpec, RangeParam
+from quizapp.content.questions import FlashcardQuestion
+from quizapp.content.schema import Deck
 from quizapp.content.template import TemplateError, parse_template, render
 from quizapp.content.units import UNITS
 
@@ -220,7 +223,7 @@ def test_a_missing_path_and_a_non_utf8_file_are_problems_not_crashes(tmp_path: P
 
 
 def _sample_deck() -> Deck:
-    return Deck.model_validate(loader.parse_yaml((FIXTURES / "sample.yaml").read_text()))
+    return Deck.model_validate(deck_validation.parse_yaml((FIXTURES / "sample.yaml").read_text()))
 
 
 def test_target_seconds_default_by_difficulty_unless_given() -> None:
@@ -343,7 +346,7 @@ def test_a_matrix_param_draws_both_of_its_inclusive_bounds() -> None:
 
 
 def _cache_files() -> list[Path]:
-    loader.finish_cache_writes()
+    deck_cache.finish_cache_writes()
     return sorted((paths.cache_dir() / "decks").glob("*.json"))
 
 
@@ -357,7 +360,7 @@ def test_an_unchanged_deck_loads_from_the_cache_without_parsing(monkeypatch: pyt
     def refuse(text: str) -> None:
         raise AssertionError("parsed YAML although the cache was warm")
 
-    monkeypatch.setattr(loader, "parse_yaml", refuse)
+    monkeypatch.setattr(deck_validation, "parse_yaml", refuse)
     again = load_catalog([FIXTURES], include_default=False)
     assert list(again.questions) == list(first.questions)
     assert again.questions["sample-kv-cache"] == first.questions["sample-kv-cache"]

@@ -9,8 +9,8 @@ from typing import Annotated
 
 from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num
-from engine.calculators.common import PromptTokens, ceil_exact, floor_exact
-from engine.derivation import Derivation, Misconception, Step
+from engine.calculators.common import PromptTokens, Share, ceil_exact, floor_exact
+from engine.derivation import Derivation, Mistake, Step
 
 # --------------------------------------------------------------------------- admission and the KV cache
 
@@ -21,10 +21,22 @@ PerRequestBytes = Annotated[float, Param("KV cache one request holds, bytes", gt
 PerTokenBytes = Annotated[float, Param("KV-cache bytes of one token across all layers", gt=0)]
 
 
+PROMPT_ONLY = Mistake(
+    "prompt-only",
+    "You sized the cache for the prompt alone",
+    "Every generated token is cached too; the request can grow to prompt + max new tokens.",
+)
+NEW_TOKENS_ONLY = Mistake(
+    "new-tokens-only",
+    "You left out the prompt",
+    "The prompt's keys and values stay cached for the whole answer.",
+)
+
+
 @register(
     summary="KV cache an admitted request may grow to: bytes per token x (prompt + max new tokens).",
     unit="B",
-    misconceptions=("prompt-only", "new-tokens-only"),
+    misconceptions=(PROMPT_ONLY, NEW_TOKENS_ONLY),
 )
 def admission_kv_bytes(
     per_token_bytes: PerTokenBytes,
@@ -42,28 +54,26 @@ def admission_kv_bytes(
         "bytes per token x (prompt + max new tokens)",
         f"{num(per_token_bytes)} x ({num(prompt_tokens)} + {num(max_new_tokens)})",
         [
-            Misconception(
-                "prompt-only",
-                "You sized the cache for the prompt alone",
-                "Every generated token is cached too; the request can grow to prompt + max new tokens.",
-                per_token_bytes * prompt_tokens,
-            ),
-            Misconception(
-                "new-tokens-only",
-                "You left out the prompt",
-                "The prompt's keys and values stay cached for the whole answer.",
-                per_token_bytes * max_new_tokens,
-            ),
+            PROMPT_ONLY.gives(per_token_bytes * prompt_tokens),
+            NEW_TOKENS_ONLY.gives(per_token_bytes * max_new_tokens),
         ],
         worked=worked,
     )
+
+
+ROUNDED_UP = Mistake(
+    "rounded-up", "You rounded up", "The last, partial request has no room for its whole answer: round down."
+)
+GIB_AS_GB = Mistake(
+    "gib-as-gb", "You took GiB as 10^9 bytes", "A GiB is 2^30 bytes, about 7% more than a GB."
+)
 
 
 @register(
     summary="Requests admitted at once when each reserves its longest cache: "
     "floor(free KV bytes / (bytes per token x (prompt + max new tokens))).",
     unit="",
-    misconceptions=("prompt-only", "rounded-up", "gib-as-gb"),
+    misconceptions=(PROMPT_ONLY, ROUNDED_UP, GIB_AS_GB),
 )
 def admission_count(
     capacity_gib: Annotated[float, Param("KV-cache memory of the replica, GiB", gt=0)],
@@ -94,42 +104,48 @@ def admission_count(
         "floor(KV memory / per request)",
         f"floor({num(capacity)} / {num(per_request)}) = floor({exact:.4g})",
         [
-            Misconception(
-                "prompt-only",
-                "You reserved only the prompt's cache",
-                "Admitting on the prompt alone over-admits: the answers grow and requests get preempted.",
+            PROMPT_ONLY.gives(
                 floor_exact(capacity / (per_token_bytes * prompt_tokens)),
+                label="You reserved only the prompt's cache",
+                explanation=(
+                    "Admitting on the prompt alone over-admits: the answers grow and requests get preempted."
+                ),
             ),
-            Misconception(
-                "rounded-up",
-                "You rounded up",
-                "The last, partial request has no room for its whole answer: round down.",
-                ceil_exact(exact),
-            ),
-            Misconception(
-                "gib-as-gb",
-                "You took GiB as 10^9 bytes",
-                "A GiB is 2^30 bytes, about 7% more than a GB.",
-                floor_exact(capacity_gib * 1e9 / per_request),
-            ),
+            ROUNDED_UP.gives(ceil_exact(exact)),
+            GIB_AS_GB.gives(floor_exact(capacity_gib * 1e9 / per_request)),
         ],
         worked=worked,
         before=before,
     )
 
 
+FULL_OCCUPANCY = Mistake(
+    "full-occupancy",
+    "You filled every replica to 100%",
+    "The target occupancy is the headroom: size for target x capacity, not the whole cache.",
+)
+ROUNDED_DOWN = Mistake(
+    "rounded-down", "You rounded down", "A fraction of a replica still needs a whole one: round up."
+)
+TIMES_TARGET = Mistake(
+    "times-target",
+    "You multiplied the demand by the target",
+    "The target shrinks what each replica may hold, so it divides the capacity.",
+)
+
+
 @register(
     summary="Replicas an autoscaler needs to hold the in-flight requests' KV cache at a target occupancy: "
     "ceil(concurrency x KV per request / (target x KV memory per replica)).",
     unit="",
-    misconceptions=("full-occupancy", "rounded-down", "times-target", "gib-as-gb"),
+    misconceptions=(FULL_OCCUPANCY, ROUNDED_DOWN, TIMES_TARGET, GIB_AS_GB),
 )
 def replicas_for_occupancy(
     concurrency: Annotated[float, Param("requests in flight across the tier (Little's law)", gt=0)],
     per_request_bytes: PerRequestBytes,
     capacity_gib: CapacityGib,
     target_occupancy: Annotated[
-        float, Param("the share of that memory the autoscaler aims for (0.7 for 70%)", gt=0, ge=0, le=1)
+        Share, Param("the share of that memory the autoscaler aims for (0.7 for 70%)")
     ],
     *,
     worked: bool = True,
@@ -161,29 +177,12 @@ def replicas_for_occupancy(
         "ceil(in flight / usable per replica)",
         f"ceil({num(demand)} / {num(usable)}) = ceil({exact:.4g})",
         [
-            Misconception(
-                "full-occupancy",
-                "You filled every replica to 100%",
-                "The target occupancy is the headroom: size for target x capacity, not the whole cache.",
-                ceil_exact(demand / (capacity_gib * GIB)),
-            ),
-            Misconception(
-                "rounded-down",
-                "You rounded down",
-                "A fraction of a replica still needs a whole one: round up.",
-                floor_exact(exact),
-            ),
-            Misconception(
-                "times-target",
-                "You multiplied the demand by the target",
-                "The target shrinks what each replica may hold, so it divides the capacity.",
-                ceil_exact(demand * target_occupancy / (capacity_gib * GIB)),
-            ),
-            Misconception(
-                "gib-as-gb",
-                "You took GiB as 10^9 bytes",
-                "A GiB is 2^30 bytes.",
+            FULL_OCCUPANCY.gives(ceil_exact(demand / (capacity_gib * GIB))),
+            ROUNDED_DOWN.gives(floor_exact(exact)),
+            TIMES_TARGET.gives(ceil_exact(demand * target_occupancy / (capacity_gib * GIB))),
+            GIB_AS_GB.gives(
                 ceil_exact(demand / (target_occupancy * capacity_gib * 1e9)),
+                explanation="A GiB is 2^30 bytes.",
             ),
         ],
         worked=worked,
@@ -191,11 +190,21 @@ def replicas_for_occupancy(
     )
 
 
+ONE_REPLICA = Mistake(
+    "one-replica",
+    "You compared the whole tier's cache with one replica",
+    "The requests spread over every replica: divide by their combined memory.",
+)
+INVERTED = Mistake(
+    "inverted", "You divided the memory by the demand", "Occupancy is what is used over what there is."
+)
+
+
 @register(
     summary="Share of the tier's KV-cache memory the in-flight requests hold: "
     "concurrency x KV per request / (replicas x KV memory per replica).",
     unit="",
-    misconceptions=("one-replica", "gib-as-gb", "inverted"),
+    misconceptions=(ONE_REPLICA, GIB_AS_GB, INVERTED),
 )
 def kv_occupancy(
     concurrency: Annotated[float, Param("requests in flight across the tier", gt=0)],
@@ -215,24 +224,9 @@ def kv_occupancy(
         "in flight x per request / (replicas x GiB x 2^30)",
         f"{num(concurrency)} x {num(per_request_bytes)} / ({num(replicas)} x {num(capacity_gib)} x 2^30)",
         [
-            Misconception(
-                "one-replica",
-                "You compared the whole tier's cache with one replica",
-                "The requests spread over every replica: divide by their combined memory.",
-                demand / (capacity_gib * GIB),
-            ),
-            Misconception(
-                "gib-as-gb",
-                "You took GiB as 10^9 bytes",
-                "A GiB is 2^30 bytes.",
-                demand / (replicas * capacity_gib * 1e9),
-            ),
-            Misconception(
-                "inverted",
-                "You divided the memory by the demand",
-                "Occupancy is what is used over what there is.",
-                capacity / demand,
-            ),
+            ONE_REPLICA.gives(demand / (capacity_gib * GIB)),
+            GIB_AS_GB.gives(demand / (replicas * capacity_gib * 1e9), explanation="A GiB is 2^30 bytes."),
+            INVERTED.gives(capacity / demand),
         ],
         worked=worked,
     )

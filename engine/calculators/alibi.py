@@ -6,7 +6,7 @@ from typing import Annotated
 
 from engine.calculator import Param, register, result
 from engine.calculators.common import require_positive
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 _SLOPE = "Slope of the head"
 
@@ -22,38 +22,34 @@ def _check_alibi(n_heads: int, head: int) -> None:
         raise ValueError(f"head={head} must lie in 1..{n_heads} (heads are counted from 1)")
 
 
+MISSING_8 = Mistake(
+    "missing-8",
+    "You used 2^(-k/h), leaving out the 8",
+    "The slopes run from 2^(-8/h) down to 2^(-8): the exponent is -8k/h.",
+)
+HEADS_COUNTED_FROM_0 = Mistake(
+    "heads-counted-from-0",
+    "You counted the heads from 0",
+    "Heads are numbered k = 1..h, so the first head's slope is 2^(-8/h), not 1.",
+)
+EIGHT_HEAD_SLOPES = Mistake("eight-head-slopes", "You used 2^(-k), the slopes of an 8-head model")
+POSITIVE_EXPONENT = Mistake(
+    "positive-exponent", "You used 2^(+8k/h)", "Slopes are below 1 and shrink from head to head: 2^(-8k/h)."
+)
+
+
 def _slope_wrong(n_heads: int, head: int, times: float) -> list[Misconception]:
     """Slips in 2^(-8k/h), each scaled by `times` (-distance for a bias, 1 for the slope)."""
     return [
-        Misconception(
-            "missing-8",
-            "You used 2^(-k/h), leaving out the 8",
-            "The slopes run from 2^(-8/h) down to 2^(-8): the exponent is -8k/h.",
-            times * 2 ** (-head / n_heads),
-            _SLOPE,
-        ),
-        Misconception(
-            "heads-counted-from-0",
-            "You counted the heads from 0",
-            "Heads are numbered k = 1..h, so the first head's slope is 2^(-8/h), not 1.",
-            times * 2 ** (-8 * (head - 1) / n_heads),
-            _SLOPE,
-        ),
-        Misconception(
-            "eight-head-slopes",
-            "You used 2^(-k), the slopes of an 8-head model",
-            f"1/2, 1/4, ... 1/256 is the sequence for 8 heads only: with {n_heads} heads the ratio is "
-            f"2^(-8/{n_heads}), so slope_k = 2^(-8k/{n_heads}).",
+        MISSING_8.gives(times * 2 ** (-head / n_heads), _SLOPE),
+        HEADS_COUNTED_FROM_0.gives(times * 2 ** (-8 * (head - 1) / n_heads), _SLOPE),
+        EIGHT_HEAD_SLOPES.gives(
             times * 2.0**-head,
             _SLOPE,
+            explanation=f"1/2, 1/4, ... 1/256 is the sequence for 8 heads only: with {n_heads} heads the "
+            f"ratio is 2^(-8/{n_heads}), so slope_k = 2^(-8k/{n_heads}).",
         ),
-        Misconception(
-            "positive-exponent",
-            "You used 2^(+8k/h)",
-            "Slopes are below 1 and shrink from head to head: 2^(-8k/h).",
-            times * 2 ** (8 * head / n_heads),
-            _SLOPE,
-        ),
+        POSITIVE_EXPONENT.gives(times * 2 ** (8 * head / n_heads), _SLOPE),
     ]
 
 
@@ -64,7 +60,7 @@ def _slope_step(n_heads: int, head: int) -> Step:
 @register(
     summary="ALiBi slope of head k of h (h a power of two): 2^(-8k/h).",
     unit="",
-    misconceptions=("missing-8", "heads-counted-from-0", "positive-exponent", "eight-head-slopes"),
+    misconceptions=(MISSING_8, HEADS_COUNTED_FROM_0, POSITIVE_EXPONENT, EIGHT_HEAD_SLOPES),
 )
 def alibi_slope(n_heads: AlibiHeads, head: Head, *, worked: bool = True) -> Derivation:
     """A geometric sequence of slopes: some heads look far back, some stay very local."""
@@ -75,16 +71,26 @@ def alibi_slope(n_heads: AlibiHeads, head: Head, *, worked: bool = True) -> Deri
     return result(value, (_slope_step(n_heads, head),), _slope_wrong(n_heads, head, 1))
 
 
+POSITIVE_BIAS = Mistake(
+    "positive-bias",
+    "You added +slope x distance",
+    "The bias is a penalty: far keys get a more negative score, so it is -slope x distance.",
+)
+NO_SLOPE = Mistake(
+    "no-slope", "You left out the slope", "Each head scales the distance by its own slope before adding it."
+)
+
+
 @register(
     summary="ALiBi bias added to a score: -slope_k x (query position - key position).",
     unit="",
     misconceptions=(
-        "missing-8",
-        "heads-counted-from-0",
-        "positive-exponent",
-        "positive-bias",
-        "no-slope",
-        "eight-head-slopes",
+        MISSING_8,
+        HEADS_COUNTED_FROM_0,
+        POSITIVE_EXPONENT,
+        POSITIVE_BIAS,
+        NO_SLOPE,
+        EIGHT_HEAD_SLOPES,
     ),
 )
 def alibi_bias(
@@ -106,20 +112,8 @@ def alibi_bias(
         Step(label, "bias = -slope_k x (i - j)", f"-{slope:.6g} x {distance:,}", value),
     )
     wrong = [
-        Misconception(
-            "positive-bias",
-            "You added +slope x distance",
-            "The bias is a penalty: far keys get a more negative score, so it is -slope x distance.",
-            -value,
-            label,
-        ),
-        Misconception(
-            "no-slope",
-            "You left out the slope",
-            "Each head scales the distance by its own slope before adding it.",
-            -float(distance),
-            label,
-        ),
+        POSITIVE_BIAS.gives(-value, label),
+        NO_SLOPE.gives(-float(distance), label),
         *_slope_wrong(n_heads, head, -distance),
     ]
     return result(value, steps, wrong)

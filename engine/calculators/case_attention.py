@@ -15,15 +15,24 @@ from typing import Annotated, Literal
 from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num, require_positive_numbers
 from engine.calculators.common import BytesPerElement, DHead, GroupSize, NHeads, NKvHeads, NLayers
-from engine.derivation import Derivation, Misconception
+from engine.derivation import Derivation, Mistake
 
 BlockLen = Annotated[int, Param("tokens per device block", gt=0)]
+
+
+MAC_AS_ONE = Mistake("mac-as-one", "You counted a multiply-add as one FLOP", "Each multiply-add is 2 FLOPs.")
+FORGOT_LAYERS = Mistake("forgot-layers", "You counted one layer", "Every layer attends over the prompt.")
+NO_CAUSAL_HALF = Mistake(
+    "no-causal-half",
+    "You counted the masked half",
+    "A causal kernel skips the blocks above the diagonal: about half of T^2.",
+)
 
 
 @register(
     summary="FLOPs of q.k and p.v over a prompt: 4 L h d_head T^2, halved by the causal mask.",
     unit="FLOPs",
-    misconceptions=("no-causal-half", "mac-as-one", "forgot-layers"),
+    misconceptions=(NO_CAUSAL_HALF, MAC_AS_ONE, FORGOT_LAYERS),
 )
 def prefill_attention_flops(
     n_layers: NLayers,
@@ -38,28 +47,13 @@ def prefill_attention_flops(
     full = 4 * n_layers * n_heads * d_head * seq_len * seq_len
     value = full // 2 if causal else full
     wrong = [
-        Misconception(
-            "mac-as-one",
-            "You counted a multiply-add as one FLOP",
-            "Each multiply-add is 2 FLOPs.",
-            value // 2,
-        ),
-        Misconception(
-            "forgot-layers",
-            "You counted one layer",
-            "Every layer attends over the prompt.",
-            value // n_layers,
-        ),
+        MAC_AS_ONE.gives(value // 2),
+        FORGOT_LAYERS.gives(value // n_layers),
     ]
     if causal:
         wrong.insert(
             0,
-            Misconception(
-                "no-causal-half",
-                "You counted the masked half",
-                "A causal kernel skips the blocks above the diagonal: about half of T^2.",
-                full,
-            ),
+            NO_CAUSAL_HALF.gives(full),
         )
     return formula_result(
         value,
@@ -71,11 +65,27 @@ def prefill_attention_flops(
     )
 
 
+FORGOT_BYTES = Mistake("forgot-bytes", "You counted numbers, not bytes", "Multiply by the bytes per number.")
+FORGOT_ROPE = Mistake(
+    "forgot-rope",
+    "You left out the RoPE key",
+    "The cache holds r + rho numbers per token and the scores run over both.",
+)
+ONE_HEAD = Mistake(
+    "one-head",
+    "You counted one query head",
+    "Absorbed MLA runs every query head over the one cached latent: h times the FLOPs for the same bytes.",
+)
+USED_QUERY_HEADS = Mistake(
+    "used-query-heads", "You sent a K/V head per query head", "Under GQA only the KV heads exist."
+)
+
+
 @register(
     summary="FLOPs per byte of KV cache read by one decode token: GQA 2h / (g b); absorbed MLA "
     "h (4r + 2 rho) / ((r + rho) b).",
     unit="",
-    misconceptions=("mac-as-one", "forgot-bytes", "used-query-heads", "forgot-rope", "one-head"),
+    misconceptions=(MAC_AS_ONE, FORGOT_BYTES, USED_QUERY_HEADS, FORGOT_ROPE, ONE_HEAD),
 )
 def decode_attention_intensity(
     *,
@@ -100,23 +110,19 @@ def decode_attention_intensity(
         read = 2 * n_kv_heads * d_head * b
         value = flops / read
         wrong = [
-            Misconception(
-                "mac-as-one",
-                "You counted a multiply-add as one FLOP",
-                "q.k and p.v are 2 FLOPs per multiply-add.",
-                value / 2,
-            ),
-            Misconception(
-                "forgot-bytes", "You divided by numbers, not bytes", "Intensity is per byte read.", value * b
+            MAC_AS_ONE.gives(value / 2, explanation="q.k and p.v are 2 FLOPs per multiply-add."),
+            FORGOT_BYTES.gives(
+                value * b,
+                label="You divided by numbers, not bytes",
+                explanation="Intensity is per byte read.",
             ),
         ]
         if n_kv_heads != n_heads:
             wrong.append(
-                Misconception(
-                    "used-query-heads",
-                    "You read one cached head per query head",
-                    "Under GQA a group of query heads shares one cached K/V head.",
+                USED_QUERY_HEADS.gives(
                     2 / b,
+                    label="You read one cached head per query head",
+                    explanation="Under GQA a group of query heads shares one cached K/V head.",
                 )
             )
         formula, numbers = (
@@ -132,38 +138,38 @@ def decode_attention_intensity(
         read = (r + rho) * b
         value = flops / read
         wrong = [
-            Misconception(
-                "mac-as-one",
-                "You counted a multiply-add as one FLOP",
-                "Scores and outputs are 2 FLOPs per multiply-add.",
-                value / 2,
+            MAC_AS_ONE.gives(value / 2, explanation="Scores and outputs are 2 FLOPs per multiply-add."),
+            FORGOT_BYTES.gives(
+                value * b,
+                label="You divided by numbers, not bytes",
+                explanation="Intensity is per byte read.",
             ),
-            Misconception(
-                "forgot-bytes", "You divided by numbers, not bytes", "Intensity is per byte read.", value * b
-            ),
-            Misconception(
-                "forgot-rope",
-                "You left out the RoPE key",
-                "The cache holds r + rho numbers per token and the scores run over both.",
-                4 * n_heads / b,
-            ),
-            Misconception(
-                "one-head",
-                "You counted one query head",
-                "Absorbed MLA runs every query head over the one "
-                "cached latent: h times the FLOPs for the same bytes.",
-                value / n_heads,
-            ),
+            FORGOT_ROPE.gives(4 * n_heads / b),
+            ONE_HEAD.gives(value / n_heads),
         ]
         formula = "h (2 (r + rho) + 2 r) / ((r + rho) b)"
         numbers = f"{n_heads} x (2 x {r + rho} + 2 x {r}) / ({r + rho} x {b})"
     return formula_result(value, "FLOPs per cached byte", formula, numbers, wrong, worked=worked)
 
 
+NO_X2_KV = Mistake("no-x2-kv", "You sent K or V, not both", "Both keys and values travel round the ring.")
+FORGOT_SCALES = Mistake(
+    "forgot-scales",
+    "You left out the scales and zero points",
+    "Each group of G numbers stores a scale and a zero point beside the payload.",
+)
+BITS_AS_BYTES = Mistake("bits-as-bytes", "You counted bits as bytes", "4 bits is half a byte.")
+NO_ZERO_POINT = Mistake(
+    "no-zero-point",
+    "You stored a scale but no zero point",
+    "KIVI's asymmetric quantisation keeps both per group.",
+)
+
+
 @register(
     summary="KV bytes per token with b-bit groups (KIVI): 2 L g d_head (bits/8 + 2 x scale bytes / G).",
     unit="B",
-    misconceptions=("forgot-scales", "bits-as-bytes", "no-zero-point", "no-x2-kv"),
+    misconceptions=(FORGOT_SCALES, BITS_AS_BYTES, NO_ZERO_POINT, NO_X2_KV),
 )
 def quantized_kv_bytes_per_token(
     n_layers: NLayers,
@@ -185,37 +191,32 @@ def quantized_kv_bytes_per_token(
         "2 x L x g x d_head x (bits / 8 + 2 x scale bytes / G)",
         f"2 x {n_layers} x {n_kv_heads} x {d_head} x ({bits} / 8 + 2 x {scale_bytes} / {group_size})",
         [
-            Misconception(
-                "forgot-scales",
-                "You left out the scales and zero points",
-                "Each group of G numbers stores a scale and a zero point beside the payload.",
-                numbers * bits / 8,
-            ),
-            Misconception(
-                "bits-as-bytes",
-                "You counted bits as bytes",
-                "4 bits is half a byte.",
-                numbers * (bits + 2 * scale_bytes / group_size),
-            ),
-            Misconception(
-                "no-zero-point",
-                "You stored a scale but no zero point",
-                "KIVI's asymmetric quantisation keeps both per group.",
-                numbers * (bits / 8 + scale_bytes / group_size),
-            ),
-            Misconception(
-                "no-x2-kv", "You counted K or V, not both", "Both keys and values are cached.", value / 2
+            FORGOT_SCALES.gives(numbers * bits / 8),
+            BITS_AS_BYTES.gives(numbers * (bits + 2 * scale_bytes / group_size)),
+            NO_ZERO_POINT.gives(numbers * (bits / 8 + scale_bytes / group_size)),
+            NO_X2_KV.gives(
+                value / 2,
+                label="You counted K or V, not both",
+                explanation="Both keys and values are cached.",
             ),
         ],
         worked=worked,
     )
 
 
+LINEAR_IN_BLOCK = Mistake(
+    "linear-in-block",
+    "You counted one query against the block",
+    "The whole query block meets the whole key block: block^2 pairs.",
+)
+FORGOT_HEADS = Mistake("forgot-heads", "You counted one head", "Every query head does the same work.")
+
+
 @register(
     summary="FLOPs of one ring-attention step on one device and layer: a Q block against a KV block, "
     "4 x block^2 x h x d_head.",
     unit="FLOPs",
-    misconceptions=("mac-as-one", "linear-in-block", "forgot-heads"),
+    misconceptions=(MAC_AS_ONE, LINEAR_IN_BLOCK, FORGOT_HEADS),
 )
 def ring_step_flops(
     block_len: BlockLen,
@@ -232,24 +233,9 @@ def ring_step_flops(
         "4 x block^2 x h x d_head",
         f"4 x {block_len}^2 x {n_heads} x {d_head}",
         [
-            Misconception(
-                "mac-as-one",
-                "You counted a multiply-add as one FLOP",
-                "Each multiply-add is 2 FLOPs.",
-                value // 2,
-            ),
-            Misconception(
-                "linear-in-block",
-                "You counted one query against the block",
-                "The whole query block meets the whole key block: block^2 pairs.",
-                4 * block_len * n_heads * d_head,
-            ),
-            Misconception(
-                "forgot-heads",
-                "You counted one head",
-                "Every query head does the same work.",
-                4 * block_len * block_len * d_head,
-            ),
+            MAC_AS_ONE.gives(value // 2),
+            LINEAR_IN_BLOCK.gives(4 * block_len * n_heads * d_head),
+            FORGOT_HEADS.gives(4 * block_len * block_len * d_head),
         ],
         worked=worked,
     )
@@ -258,7 +244,7 @@ def ring_step_flops(
 @register(
     summary="Bytes of one K/V block passed to the next device: 2 x block x g x d_head x bytes.",
     unit="B",
-    misconceptions=("no-x2-kv", "used-query-heads", "forgot-bytes"),
+    misconceptions=(NO_X2_KV, USED_QUERY_HEADS, FORGOT_BYTES),
 )
 def kv_block_bytes(
     block_len: BlockLen,
@@ -272,25 +258,13 @@ def kv_block_bytes(
     """A ring passes keys and values, one block per step, for the KV heads the model has."""
     value = 2 * block_len * n_kv_heads * d_head * bytes_per_element
     wrong = [
-        Misconception(
-            "no-x2-kv", "You sent K or V, not both", "Both keys and values travel round the ring.", value // 2
-        ),
-        Misconception(
-            "forgot-bytes",
-            "You counted numbers, not bytes",
-            "Multiply by the bytes per number.",
-            value // bytes_per_element,
-        ),
+        NO_X2_KV.gives(value // 2),
+        FORGOT_BYTES.gives(value // bytes_per_element),
     ]
     if n_heads > n_kv_heads:
         wrong.insert(
             1,
-            Misconception(
-                "used-query-heads",
-                "You sent a K/V head per query head",
-                "Under GQA only the KV heads exist.",
-                2 * block_len * n_heads * d_head * bytes_per_element,
-            ),
+            USED_QUERY_HEADS.gives(2 * block_len * n_heads * d_head * bytes_per_element),
         )
     return formula_result(
         value,
@@ -302,10 +276,20 @@ def kv_block_bytes(
     )
 
 
+SQUARE_ROOT_SCALING = Mistake(
+    "square-root-scaling",
+    "You scaled by the square root",
+    "Compute per step is block^2 but transfer is block, so their ratio is linear in the block.",
+)
+NO_SCALING = Mistake(
+    "no-scaling", "You kept the block you had", "The block can shrink until compute just covers the transfer."
+)
+
+
 @register(
     summary="Smallest block whose compute hides its transfer: compute grows as block^2, transfer as block.",
     unit="",
-    misconceptions=("square-root-scaling", "no-scaling"),
+    misconceptions=(SQUARE_ROOT_SCALING, NO_SCALING),
 )
 def min_overlap_block(
     block_len: Annotated[int, Param("the block length measured", gt=0)],
@@ -323,18 +307,8 @@ def min_overlap_block(
         "ceil(block x comm / compute)",
         f"ceil({block_len} x {num(comm_ms)} / {num(compute_ms)})",
         [
-            Misconception(
-                "square-root-scaling",
-                "You scaled by the square root",
-                "Compute per step is block^2 but transfer is block, so their ratio is linear in the block.",
-                math.ceil(block_len * math.sqrt(comm_ms / compute_ms)),
-            ),
-            Misconception(
-                "no-scaling",
-                "You kept the block you had",
-                "The block can shrink until compute just covers the transfer.",
-                block_len,
-            ),
+            SQUARE_ROOT_SCALING.gives(math.ceil(block_len * math.sqrt(comm_ms / compute_ms))),
+            NO_SCALING.gives(block_len),
         ],
         worked=worked,
     )

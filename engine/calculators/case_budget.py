@@ -13,7 +13,7 @@ from typing import Annotated
 from engine.calculator import Param, register, result
 from engine.calculators.case_common import formula_result, num
 from engine.calculators.common import BandwidthGBs, Batch, BytesPerParam
-from engine.derivation import Derivation, Misconception
+from engine.derivation import Derivation, Mistake
 
 GIB = 2**30
 """Bytes in a GiB: GPUs report memory in MiB / GiB, powers of 2."""
@@ -27,10 +27,15 @@ StateBytes = Annotated[
 ]
 
 
+FLOOR_NOT_CEIL = Mistake("floor-not-ceil", "You rounded down", "The remainder still needs a GPU.")
+MAC_AS_ONE = Mistake("mac-as-one", "You counted one FLOP per weight per token", "A multiply-add is 2 FLOPs.")
+FORGOT_BYTES = Mistake("forgot-bytes", "You forgot the bytes per weight", "Intensity is per byte.")
+
+
 @register(
     summary="Smallest decode batch whose weight GEMMs reach the ridge: ceil(ridge x bytes / 2).",
     unit="",
-    misconceptions=("mac-as-one", "forgot-bytes", "floor-not-ceil"),
+    misconceptions=(MAC_AS_ONE, FORGOT_BYTES, FLOOR_NOT_CEIL),
 )
 def crossover_batch(
     ridge: Annotated[float, Param("the GPU's ridge point, FLOP/byte", gt=0)],
@@ -47,33 +52,24 @@ def crossover_batch(
         "ceil(ridge x bytes per weight / 2)",
         f"ceil({num(ridge)} x {bytes_per_param:g} / 2)",
         [
-            Misconception(
-                "mac-as-one",
-                "You counted one FLOP per weight per token",
-                "A multiply-add is 2 FLOPs.",
-                math.ceil(ridge * bytes_per_param),
-            ),
-            Misconception(
-                "forgot-bytes",
-                "You forgot the bytes per weight",
-                "Intensity is per byte.",
-                math.ceil(ridge / 2),
-            ),
-            Misconception(
-                "floor-not-ceil",
-                "You rounded down",
-                "Below the ridge the step is still memory-bound.",
-                math.floor(exact),
+            MAC_AS_ONE.gives(math.ceil(ridge * bytes_per_param)),
+            FORGOT_BYTES.gives(math.ceil(ridge / 2)),
+            FLOOR_NOT_CEIL.gives(
+                math.floor(exact), explanation="Below the ridge the step is still memory-bound."
             ),
         ],
         worked=worked,
     )
 
 
+SECONDS_NOT_MS = Mistake("seconds-not-ms", "You gave seconds", "x 1000 for milliseconds.")
+GIB_BANDWIDTH = Mistake("gib-bandwidth", "You read GB/s as GiB/s", "Bandwidth is decimal.")
+
+
 @register(
     summary="Time to read bytes from memory once: bytes / (GB/s x 1e9), in ms.",
     unit="ms",
-    misconceptions=("seconds-not-ms", "gib-bandwidth"),
+    misconceptions=(SECONDS_NOT_MS, GIB_BANDWIDTH),
 )
 def memory_time_ms(
     n_bytes: Annotated[float, Param("bytes read", gt=0)],
@@ -89,22 +85,21 @@ def memory_time_ms(
         "bytes / (GB/s x 1e9) x 1000",
         f"{num(n_bytes)} / ({num(bandwidth_gb_s)}e9) x 1000",
         [
-            Misconception("seconds-not-ms", "You gave seconds", "x 1000 for milliseconds.", value / 1000),
-            Misconception(
-                "gib-bandwidth",
-                "You read GB/s as GiB/s",
-                "Bandwidth is decimal.",
-                n_bytes / (bandwidth_gb_s * 1024**3) * 1e3,
-            ),
+            SECONDS_NOT_MS.gives(value / 1000),
+            GIB_BANDWIDTH.gives(n_bytes / (bandwidth_gb_s * 1024**3) * 1e3),
         ],
         worked=worked,
     )
 
 
+PER_SEQUENCE = Mistake("per-sequence", "You gave one sequence's rate", "The batch makes batch tokens a step.")
+MS_AS_SECONDS = Mistake("ms-as-seconds", "You treated milliseconds as seconds", "1000 ms in a second.")
+
+
 @register(
     summary="Tokens a batch generates per second: batch / step time.",
     unit="",
-    misconceptions=("per-sequence", "ms-as-seconds"),
+    misconceptions=(PER_SEQUENCE, MS_AS_SECONDS),
 )
 def tokens_per_second(
     batch: Batch,
@@ -120,27 +115,21 @@ def tokens_per_second(
         "batch x 1000 / step ms",
         f"{batch} x 1000 / {num(step_ms)}",
         [
-            Misconception(
-                "per-sequence",
-                "You gave one sequence's rate",
-                "The batch makes batch tokens a step.",
-                1000 / step_ms,
-            ),
-            Misconception(
-                "ms-as-seconds",
-                "You treated milliseconds as seconds",
-                "1000 ms in a second.",
-                batch / step_ms,
-            ),
+            PER_SEQUENCE.gives(1000 / step_ms),
+            MS_AS_SECONDS.gives(batch / step_ms),
         ],
         worked=worked,
     )
 
 
+FORGOT_SECOND = Mistake("forgot-second", "You left the second part out", "Both parts run.")
+FORGOT_FIRST = Mistake("forgot-first", "You left the first part out", "Both parts run.")
+
+
 @register(
     summary="The total of two FLOP counts: a + b.",
     unit="FLOPs",
-    misconceptions=("forgot-second", "forgot-first"),
+    misconceptions=(FORGOT_SECOND, FORGOT_FIRST),
 )
 def add_flops(
     first: Annotated[float, Param("the first part", gt=0)],
@@ -155,17 +144,21 @@ def add_flops(
         "first + second",
         f"{num(first)} + {num(second)}",
         [
-            Misconception("forgot-second", "You left the second part out", "Both parts run.", first),
-            Misconception("forgot-first", "You left the first part out", "Both parts run.", second),
+            FORGOT_SECOND.gives(first),
+            FORGOT_FIRST.gives(second),
         ],
         worked=worked,
     )
 
 
+COUNTED_ALL = Mistake("counted-all", "You saved every copy", "One copy must stay in the cache.")
+FORGOT_REQUESTS = Mistake("forgot-requests", "You saved one copy", "Every request after the first reuses it.")
+
+
 @register(
     summary="Bytes saved when n requests share one cached prefix: (n - 1) x prefix bytes.",
     unit="B",
-    misconceptions=("counted-all", "forgot-requests"),
+    misconceptions=(COUNTED_ALL, FORGOT_REQUESTS),
 )
 def shared_prefix_saving(
     prefix_bytes: Annotated[float, Param("KV bytes of the prefix once", gt=0)],
@@ -183,28 +176,31 @@ def shared_prefix_saving(
         "(n - 1) x prefix bytes",
         f"({requests} - 1) x {num(prefix_bytes)}",
         [
-            Misconception(
-                "counted-all",
-                "You saved every copy",
-                "One copy must stay in the cache.",
-                requests * prefix_bytes,
-            ),
-            Misconception(
-                "forgot-requests",
-                "You saved one copy",
-                "Every request after the first reuses it.",
-                prefix_bytes,
-            ),
+            COUNTED_ALL.gives(requests * prefix_bytes),
+            FORGOT_REQUESTS.gives(prefix_bytes),
         ],
         worked=worked,
     )
+
+
+SHARDED_ACTIVATIONS = Mistake(
+    "sharded-activations",
+    "You split the activations over the GPUs too",
+    "Data parallelism gives each GPU its own micro-batch: the activations of that micro-batch all "
+    "stay on it. Only the ZeRO-3-sharded states shrink as GPUs are added.",
+)
+GB_AS_GIB = Mistake(
+    "gb-as-gib",
+    "You read the GiB the GPU reports as decimal GB",
+    "nvidia-smi reports MiB and GiB (powers of 2): multiply GiB by 2^30, not 10^9.",
+)
 
 
 @register(
     summary="Data-parallel GPUs that fit ZeRO-3-sharded states beside one micro-batch's activations: "
     "ceil(states / (memory - activations)).",
     unit="",
-    misconceptions=("floor-not-ceil", "sharded-activations", "gb-as-gib"),
+    misconceptions=(FLOOR_NOT_CEIL, SHARDED_ACTIVATIONS, GB_AS_GIB),
 )
 def zero3_gpus_needed(
     state_bytes: StateBytes,
@@ -226,29 +222,11 @@ def zero3_gpus_needed(
     exact = state_bytes / room
     value = math.ceil(exact)
     wrong = [
-        Misconception(
-            "floor-not-ceil",
-            "You rounded down",
-            "The remainder still needs a GPU.",
-            max(math.floor(exact), 1),
-        ),
-        Misconception(
-            "sharded-activations",
-            "You split the activations over the GPUs too",
-            "Data parallelism gives each GPU its own micro-batch: the activations of that micro-batch all "
-            "stay on it. Only the ZeRO-3-sharded states shrink as GPUs are added.",
-            math.ceil((state_bytes + activation_bytes) / memory),
-        ),
+        FLOOR_NOT_CEIL.gives(max(math.floor(exact), 1)),
+        SHARDED_ACTIVATIONS.gives(math.ceil((state_bytes + activation_bytes) / memory)),
     ]
     if memory_gib * 1e9 > activation_bytes:
-        wrong.append(
-            Misconception(
-                "gb-as-gib",
-                "You read the GiB the GPU reports as decimal GB",
-                "nvidia-smi reports MiB and GiB (powers of 2): multiply GiB by 2^30, not 10^9.",
-                math.ceil(state_bytes / (memory_gib * 1e9 - activation_bytes)),
-            )
-        )
+        wrong.append(GB_AS_GIB.gives(math.ceil(state_bytes / (memory_gib * 1e9 - activation_bytes))))
     return formula_result(
         value,
         "GPUs",
@@ -259,10 +237,20 @@ def zero3_gpus_needed(
     )
 
 
+FORGOT_STATES = Mistake(
+    "forgot-states", "You left the sharded states out", "The states' shard sits beside them."
+)
+FORGOT_SHARDING = Mistake(
+    "forgot-sharding",
+    "You did not shard the states",
+    "ZeRO-3 / FSDP splits weights, gradients and optimiser states evenly over the GPUs.",
+)
+
+
 @register(
     summary="What one data-parallel GPU holds under ZeRO-3: states / G + its own micro-batch's activations.",
     unit="B",
-    misconceptions=("sharded-activations", "forgot-states", "forgot-sharding"),
+    misconceptions=(SHARDED_ACTIVATIONS, FORGOT_STATES, FORGOT_SHARDING),
 )
 def zero3_bytes_per_gpu(
     state_bytes: StateBytes,
@@ -278,24 +266,12 @@ def zero3_bytes_per_gpu(
     value = state_bytes / n_gpus + activation_bytes
     memory = memory_gib * GIB
     wrong = [
-        Misconception(
-            "sharded-activations",
-            "You split the activations over the GPUs too",
-            "Each data-parallel GPU runs its own micro-batch and keeps all of its activations.",
+        SHARDED_ACTIVATIONS.gives(
             (state_bytes + activation_bytes) / n_gpus,
+            explanation="Each data-parallel GPU runs its own micro-batch and keeps all of its activations.",
         ),
-        Misconception(
-            "forgot-states",
-            "You left the sharded states out",
-            "The states' shard sits beside them.",
-            activation_bytes,
-        ),
-        Misconception(
-            "forgot-sharding",
-            "You did not shard the states",
-            "ZeRO-3 / FSDP splits weights, gradients and optimiser states evenly over the GPUs.",
-            state_bytes + activation_bytes,
-        ),
+        FORGOT_STATES.gives(activation_bytes),
+        FORGOT_SHARDING.gives(state_bytes + activation_bytes),
     ]
     if activation_bytes >= memory:
         note = (
@@ -322,10 +298,13 @@ def zero3_bytes_per_gpu(
     return d if not worked else result(d.value, d.steps, d.misconceptions, notes=(note,))
 
 
+MULTIPLIED = Mistake("multiplied", "You multiplied", "Each device holds a 1/parts share.")
+
+
 @register(
     summary="Tokens per device when a sequence is split evenly: total / parts.",
     unit="",
-    misconceptions=("multiplied",),
+    misconceptions=(MULTIPLIED,),
 )
 def exact_split(
     total: Annotated[int, Param("tokens in the sequence", gt=0)],
@@ -342,6 +321,6 @@ def exact_split(
         "Block per device",
         "total / parts",
         f"{total} / {parts}",
-        [Misconception("multiplied", "You multiplied", "Each device holds a 1/parts share.", total * parts)],
+        [MULTIPLIED.gives(total * parts)],
         worked=worked,
     )

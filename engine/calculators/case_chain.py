@@ -11,13 +11,25 @@ from typing import Annotated
 
 from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num
-from engine.derivation import Derivation, Misconception
+from engine.derivation import Derivation, Misconception, Mistake
+
+ONE_TOKEN = Mistake("one-token", "You gave one token's cache", "Every token in the span is cached.")
+COUNTED_SHARED_PREFIX = Mistake(
+    "counted-shared-prefix",
+    "You counted the shared prefix again",
+    "The shared prefix is cached once for every request: one more request adds only its own tokens.",
+)
+LAYERS_TWICE = Mistake(
+    "layers-twice",
+    "You multiplied by the layers again",
+    "The per-token figure already spans every layer: multiply it by the tokens only.",
+)
 
 
 @register(
     summary="Cache bytes of some tokens from the per-token figure (all layers): bytes per token x tokens.",
     unit="B",
-    misconceptions=("layers-twice", "counted-shared-prefix", "one-token"),
+    misconceptions=(LAYERS_TWICE, COUNTED_SHARED_PREFIX, ONE_TOKEN),
 )
 def bytes_for_tokens(
     per_token_bytes: Annotated[
@@ -37,29 +49,10 @@ def bytes_for_tokens(
     value = per_token_bytes * tokens
     wrong: list[Misconception] = []
     if shared_tokens:
-        wrong.append(
-            Misconception(
-                "counted-shared-prefix",
-                "You counted the shared prefix again",
-                "The shared prefix is cached once for every request: one more request adds only its own "
-                "tokens.",
-                per_token_bytes * (tokens + shared_tokens),
-            )
-        )
+        wrong.append(COUNTED_SHARED_PREFIX.gives(per_token_bytes * (tokens + shared_tokens)))
     if n_layers > 1:
-        wrong.append(
-            Misconception(
-                "layers-twice",
-                "You multiplied by the layers again",
-                "The per-token figure already spans every layer: multiply it by the tokens only.",
-                value * n_layers,
-            )
-        )
-    wrong.append(
-        Misconception(
-            "one-token", "You gave one token's cache", "Every token in the span is cached.", per_token_bytes
-        )
-    )
+        wrong.append(LAYERS_TWICE.gives(value * n_layers))
+    wrong.append(ONE_TOKEN.gives(per_token_bytes))
     return formula_result(
         value,
         "Cache of the tokens",
@@ -70,10 +63,22 @@ def bytes_for_tokens(
     )
 
 
+INVERTED_RATIO = Mistake(
+    "inverted-ratio",
+    "You scaled by old / new instead of new / old",
+    "Fewer bytes per element means fewer bytes: multiply by new / old.",
+)
+UNCHANGED_SIZE = Mistake(
+    "unchanged-size",
+    "You kept the old size",
+    "The same elements stored in fewer bytes each take fewer bytes in all.",
+)
+
+
 @register(
     summary="The same cache at another precision: bytes x new bytes per element / old bytes per element.",
     unit="B",
-    misconceptions=("inverted-ratio", "unchanged-size"),
+    misconceptions=(INVERTED_RATIO, UNCHANGED_SIZE),
 )
 def requantized_bytes(
     n_bytes: Annotated[float, Param("bytes at the old precision (an earlier step)", gt=0)],
@@ -90,27 +95,28 @@ def requantized_bytes(
         "bytes x new bytes per element / old bytes per element",
         f"{num(n_bytes)} x {num(bytes_after)} / {num(bytes_before)}",
         [
-            Misconception(
-                "inverted-ratio",
-                "You scaled by old / new instead of new / old",
-                "Fewer bytes per element means fewer bytes: multiply by new / old.",
-                n_bytes * bytes_before / bytes_after,
-            ),
-            Misconception(
-                "unchanged-size",
-                "You kept the old size",
-                "The same elements stored in fewer bytes each take fewer bytes in all.",
-                n_bytes,
-            ),
+            INVERTED_RATIO.gives(n_bytes * bytes_before / bytes_after),
+            UNCHANGED_SIZE.gives(n_bytes),
         ],
         worked=worked,
     )
 
 
+FORGOT_PER_LAYER = Mistake(
+    "forgot-per-layer",
+    "You multiplied by all the layers without dividing by those counted",
+    "The bytes cover several layers already: divide by them first to get one layer's share.",
+)
+INVERTED = Mistake(
+    "inverted", "You scaled by the layers the wrong way up", "All layers cache more, not less."
+)
+TIMES_PERIOD = Mistake("times-period", "You multiplied by the period")
+
+
 @register(
     summary="Some layers' cache scaled to every layer: bytes / those layers x all layers.",
     unit="B",
-    misconceptions=("times-period", "forgot-per-layer", "inverted"),
+    misconceptions=(TIMES_PERIOD, FORGOT_PER_LAYER, INVERTED),
 )
 def all_layers_bytes(
     n_bytes: Annotated[float, Param("cache bytes of some layers (an earlier step)", gt=0)],
@@ -127,27 +133,16 @@ def all_layers_bytes(
     wrong: list[Misconception] = []
     if period:
         wrong.append(
-            Misconception(
-                "times-period",
-                f"You multiplied by the period, {period}",
-                f"One layer in {period} is of this kind, but {n_layers} layers do not split evenly: scale "
-                f"by {n_layers} / {layers}, the layers themselves.",
+            TIMES_PERIOD.gives(
                 n_bytes * period,
+                label=f"You multiplied by the period, {period}",
+                explanation=f"One layer in {period} is of this kind, but {n_layers} layers do not split "
+                f"evenly: scale by {n_layers} / {layers}, the layers themselves.",
             )
         )
     wrong += [
-        Misconception(
-            "forgot-per-layer",
-            "You multiplied by all the layers without dividing by those counted",
-            "The bytes cover several layers already: divide by them first to get one layer's share.",
-            n_bytes * n_layers,
-        ),
-        Misconception(
-            "inverted",
-            "You scaled by the layers the wrong way up",
-            "All layers cache more, not less.",
-            n_bytes * layers / n_layers,
-        ),
+        FORGOT_PER_LAYER.gives(n_bytes * n_layers),
+        INVERTED.gives(n_bytes * layers / n_layers),
     ]
     return formula_result(
         value,

@@ -12,16 +12,33 @@ from typing import Annotated, Literal
 from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num
 from engine.calculators.common import Gamma
-from engine.derivation import Derivation, Misconception
+from engine.derivation import Derivation, Mistake
 
 Alpha = Annotated[float, Param("acceptance rate of one drafted token")]
 DraftCost = Annotated[float, Param("time of one draft pass as a fraction of one target pass", gt=0)]
 
 
+ROUNDED_UP = Mistake(
+    "rounded-up",
+    "You rounded the global count up",
+    "A global layer comes at the end of each full period; a partial period at the top has none.",
+)
+RATIO_AS_PERIOD = Mistake(
+    "ratio-as-period",
+    "You divided by the local count, not the period",
+    "5 local to 1 global is a period of 6 layers, not 5.",
+)
+SWAPPED_KINDS = Mistake(
+    "swapped-kinds",
+    "You counted the other kind of layer",
+    "Most layers are local; only one per period is global.",
+)
+
+
 @register(
     summary="Layers of each kind when every `period`-th layer is global and the rest local (Gemma 3: 6).",
     unit="",
-    misconceptions=("rounded-up", "ratio-as-period", "swapped-kinds"),
+    misconceptions=(ROUNDED_UP, RATIO_AS_PERIOD, SWAPPED_KINDS),
 )
 def local_global_layers(
     n_layers: Annotated[int, Param("layers in the model", gt=0)],
@@ -49,24 +66,9 @@ def local_global_layers(
         if which == "global"
         else f"{n_layers} - floor({n_layers} / {period})",
         [
-            Misconception(
-                "rounded-up",
-                "You rounded the global count up",
-                "A global layer comes at the end of each full period; a partial period at the top has none.",
-                wrong_global if which == "global" else n_layers - wrong_global,
-            ),
-            Misconception(
-                "ratio-as-period",
-                "You divided by the local count, not the period",
-                "5 local to 1 global is a period of 6 layers, not 5.",
-                wrong_ratio if which == "global" else n_layers - wrong_ratio,
-            ),
-            Misconception(
-                "swapped-kinds",
-                "You counted the other kind of layer",
-                "Most layers are local; only one per period is global.",
-                other,
-            ),
+            ROUNDED_UP.gives(wrong_global if which == "global" else n_layers - wrong_global),
+            RATIO_AS_PERIOD.gives(wrong_ratio if which == "global" else n_layers - wrong_ratio),
+            SWAPPED_KINDS.gives(other),
         ],
         worked=worked,
     )
@@ -83,10 +85,29 @@ def _check_spec(alpha: float, gamma: int) -> None:
         raise ValueError(f"gamma (tokens drafted per round) must be at least 1, got {gamma}")
 
 
+FORGOT_BONUS_TOKEN = Mistake(
+    "forgot-bonus-token",
+    "You left out the target's own token",
+    "Every round ends with one "
+    "token from the target (a correction or a bonus), so add 1 to the accepted drafts.",
+)
+LINEAR_ACCEPTANCE = Mistake(
+    "linear-acceptance",
+    "You took gamma x a + 1",
+    "Acceptance stops at the first rejection: "
+    "token k counts only if all k before it passed, probability a^k.",
+)
+ALL_ACCEPTED = Mistake(
+    "all-accepted",
+    "You assumed every draft is accepted",
+    "Each drafted token passes only with probability a.",
+)
+
+
 @register(
     summary="Tokens one verification pass yields on average: (1 - a^(gamma+1)) / (1 - a).",
     unit="",
-    misconceptions=("forgot-bonus-token", "linear-acceptance", "all-accepted"),
+    misconceptions=(FORGOT_BONUS_TOKEN, LINEAR_ACCEPTANCE, ALL_ACCEPTED),
 )
 def spec_expected_tokens(
     alpha: Alpha,
@@ -103,35 +124,29 @@ def spec_expected_tokens(
         "(1 - a^(gamma+1)) / (1 - a)",
         f"(1 - {alpha:g}^{gamma + 1}) / (1 - {alpha:g})",
         [
-            Misconception(
-                "forgot-bonus-token",
-                "You left out the target's own token",
-                "Every round ends with one "
-                "token from the target (a correction or a bonus), so add 1 to the accepted drafts.",
-                value - 1,
-            ),
-            Misconception(
-                "linear-acceptance",
-                "You took gamma x a + 1",
-                "Acceptance stops at the first rejection: "
-                "token k counts only if all k before it passed, probability a^k.",
-                gamma * alpha + 1,
-            ),
-            Misconception(
-                "all-accepted",
-                "You assumed every draft is accepted",
-                "Each drafted token passes only with probability a.",
-                gamma + 1,
-            ),
+            FORGOT_BONUS_TOKEN.gives(value - 1),
+            LINEAR_ACCEPTANCE.gives(gamma * alpha + 1),
+            ALL_ACCEPTED.gives(gamma + 1),
         ],
         worked=worked,
     )
 
 
+FORGOT_DRAFT_COST = Mistake(
+    "forgot-draft-cost",
+    "You ignored the draft model's time",
+    "The gamma draft passes run before each verification: the round costs gamma x c + 1.",
+)
+FORGOT_TARGET_PASS = Mistake(
+    "forgot-target-pass", "You left out the verification pass", "Each round also runs the target once: + 1."
+)
+INVERTED = Mistake("inverted", "You inverted the ratio", "Speed-up is tokens per unit time now over before.")
+
+
 @register(
     summary="Speed-up of speculative decoding: tokens per round / (gamma x c + 1) target-pass times.",
     unit="x",
-    misconceptions=("forgot-draft-cost", "forgot-target-pass", "inverted"),
+    misconceptions=(FORGOT_DRAFT_COST, FORGOT_TARGET_PASS, INVERTED),
 )
 def spec_speedup(
     tokens_per_round: Annotated[float, Param("expected tokens one round yields", gt=0)],
@@ -149,33 +164,25 @@ def spec_speedup(
         "tokens per round / (gamma x c + 1)",
         f"{num(tokens_per_round)} / ({gamma} x {draft_cost:g} + 1)",
         [
-            Misconception(
-                "forgot-draft-cost",
-                "You ignored the draft model's time",
-                "The gamma draft passes run before each verification: the round costs gamma x c + 1.",
-                tokens_per_round,
-            ),
-            Misconception(
-                "forgot-target-pass",
-                "You left out the verification pass",
-                "Each round also runs the target once: + 1.",
-                tokens_per_round / (gamma * draft_cost),
-            ),
-            Misconception(
-                "inverted",
-                "You inverted the ratio",
-                "Speed-up is tokens per unit time now over before.",
-                cost / tokens_per_round,
-            ),
+            FORGOT_DRAFT_COST.gives(tokens_per_round),
+            FORGOT_TARGET_PASS.gives(tokens_per_round / (gamma * draft_cost)),
+            INVERTED.gives(cost / tokens_per_round),
         ],
         worked=worked,
     )
 
 
+LONGEST_DRAFT = Mistake(
+    "longest-draft",
+    "You took the longest draft",
+    "Each extra draft token is accepted with probability a^k but always costs c.",
+)
+
+
 @register(
     summary="The draft length (1..max_gamma) with the highest speed-up for an acceptance rate and cost.",
     unit="",
-    misconceptions=("longest-draft",),
+    misconceptions=(LONGEST_DRAFT,),
 )
 def spec_best_gamma(
     alpha: Alpha,
@@ -195,12 +202,7 @@ def spec_best_gamma(
         "argmax over gamma of (1 - a^(gamma+1)) / ((1 - a)(gamma c + 1))",
         f"speed-ups {table}",
         [
-            Misconception(
-                "longest-draft",
-                "You took the longest draft",
-                "Each extra draft token is accepted with probability a^k but always costs c.",
-                max_gamma,
-            ),
+            LONGEST_DRAFT.gives(max_gamma),
         ],
         worked=worked,
     )

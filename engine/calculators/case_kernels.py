@@ -16,7 +16,7 @@ from typing import Annotated
 from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num
 from engine.calculators.common import OriginalContext
-from engine.derivation import Derivation, Misconception
+from engine.derivation import Derivation, Mistake
 
 L1 = Annotated[float, Param("split 1's sum of exp(score - m1)", gt=0)]
 L2 = Annotated[float, Param("split 2's sum of exp(score - m2)", gt=0)]
@@ -27,10 +27,16 @@ M3 = Annotated[float, Param("split 3's running max")]
 MMax = Annotated[float, Param("the global max M")]
 
 
+FLOOR_NOT_CEIL = Mistake(
+    "floor-not-ceil", "You rounded down", "The last partial piece still needs its own split."
+)
+NOT_ROUNDED = Mistake("not-rounded", "You kept the fraction", "Pieces come whole.")
+
+
 @register(
     summary="How many pieces of a size cover a length: ceil(total / piece).",
     unit="",
-    misconceptions=("floor-not-ceil", "not-rounded"),
+    misconceptions=(FLOOR_NOT_CEIL, NOT_ROUNDED),
 )
 def ceil_div(
     total: Annotated[int, Param("the length to cover", gt=0)],
@@ -46,22 +52,21 @@ def ceil_div(
         "ceil(total / piece)",
         f"ceil({total} / {piece})",
         [
-            Misconception(
-                "floor-not-ceil",
-                "You rounded down",
-                "The last partial piece still needs its own split.",
-                total // piece,
-            ),
-            Misconception("not-rounded", "You kept the fraction", "Pieces come whole.", total / piece),
+            FLOOR_NOT_CEIL.gives(total // piece),
+            NOT_ROUNDED.gives(total / piece),
         ],
         worked=worked,
     )
 
 
+USED_MEAN = Mistake("used-mean", "You averaged the maxima", "The reference point is the largest max.")
+USED_FIRST = Mistake("used-first", "You kept the first split's max", "Another split may hold a larger score.")
+
+
 @register(
     summary="The combined running max of three splits: max(m1, m2, m3).",
     unit="",
-    misconceptions=("used-mean", "used-first"),
+    misconceptions=(USED_MEAN, USED_FIRST),
 )
 def split_kv_max(m1: M1, m2: M2, m3: M3, *, worked: bool = True) -> Derivation:
     """Every split's sums are rescaled to the largest max, so nothing overflows."""
@@ -72,24 +77,25 @@ def split_kv_max(m1: M1, m2: M2, m3: M3, *, worked: bool = True) -> Derivation:
         "M = max(m1, m2, m3)",
         f"max({m1:g}, {m2:g}, {m3:g})",
         [
-            Misconception(
-                "used-mean",
-                "You averaged the maxima",
-                "The reference point is the largest max.",
-                (m1 + m2 + m3) / 3,
-            ),
-            Misconception(
-                "used-first", "You kept the first split's max", "Another split may hold a larger score.", m1
-            ),
+            USED_MEAN.gives((m1 + m2 + m3) / 3),
+            USED_FIRST.gives(m1),
         ],
         worked=worked,
     )
 
 
+SIGN_FLIPPED = Mistake(
+    "sign-flipped",
+    "You used exp(M - m_i)",
+    "Moving to a larger max shrinks the sum: the factor is at most 1.",
+)
+FORGOT_EXP = Mistake("forgot-exp", "You used the difference itself", "Maxima live in the exponent.")
+
+
 @register(
     summary="The factor that moves a split's sum onto the global max: exp(m_i - M).",
     unit="",
-    misconceptions=("sign-flipped", "forgot-exp"),
+    misconceptions=(SIGN_FLIPPED, FORGOT_EXP),
 )
 def split_kv_rescale(
     m_i: Annotated[float, Param("the split's max")],
@@ -105,15 +111,8 @@ def split_kv_rescale(
         "exp(m_i - M)",
         f"exp({m_i:g} - {num(m_max)})",
         [
-            Misconception(
-                "sign-flipped",
-                "You used exp(M - m_i)",
-                "Moving to a larger max shrinks the sum: the factor is at most 1.",
-                math.exp(m_max - m_i),
-            ),
-            Misconception(
-                "forgot-exp", "You used the difference itself", "Maxima live in the exponent.", m_i - m_max
-            ),
+            SIGN_FLIPPED.gives(math.exp(m_max - m_i)),
+            FORGOT_EXP.gives(m_i - m_max),
         ],
         worked=worked,
     )
@@ -123,10 +122,17 @@ def _weights(m_max: float, ms: tuple[float, ...], ls: tuple[float, ...]) -> list
     return [li * math.exp(mi - m_max) for mi, li in zip(ms, ls, strict=True)]
 
 
+NO_RESCALE = Mistake(
+    "no-rescale",
+    "You added the sums as they came",
+    "Each l_i was taken against its own max; rescale to M first.",
+)
+
+
 @register(
     summary="The combined softmax denominator: sum of l_i exp(m_i - M).",
     unit="",
-    misconceptions=("no-rescale", "sign-flipped"),
+    misconceptions=(NO_RESCALE, SIGN_FLIPPED),
 )
 def split_kv_denominator(
     m_max: MMax,
@@ -148,27 +154,29 @@ def split_kv_denominator(
         "L = sum l_i exp(m_i - M)",
         " + ".join(f"{li:g} exp({mi:g} - {num(m_max)})" for mi, li in zip(ms, ls, strict=True)),
         [
-            Misconception(
-                "no-rescale",
-                "You added the sums as they came",
-                "Each l_i was taken against its own max; rescale to M first.",
-                l1 + l2 + l3,
-            ),
-            Misconception(
-                "sign-flipped",
-                "You rescaled with exp(M - m_i)",
-                "The factor is at most 1.",
+            NO_RESCALE.gives(l1 + l2 + l3),
+            SIGN_FLIPPED.gives(
                 sum(li * math.exp(m_max - mi) for mi, li in zip(ms, ls, strict=True)),
+                label="You rescaled with exp(M - m_i)",
+                explanation="The factor is at most 1.",
             ),
         ],
         worked=worked,
     )
 
 
+PLAIN_MEAN = Mistake(
+    "plain-mean",
+    "You averaged the outputs",
+    "Splits carry different shares of the softmax mass; weight each by l_i exp(m_i - M).",
+)
+UNNORMALISED = Mistake("unnormalised", "You did not divide by L", "The weights must sum to 1.")
+
+
 @register(
     summary="The combined output: sum l_i exp(m_i - M) o_i / L.",
     unit="",
-    misconceptions=("plain-mean", "no-rescale", "unnormalised"),
+    misconceptions=(PLAIN_MEAN, NO_RESCALE, UNNORMALISED),
 )
 def split_kv_output(
     m_max: MMax,
@@ -196,28 +204,32 @@ def split_kv_output(
         "O = sum l_i exp(m_i - M) o_i / L",
         f"({' + '.join(f'{wi:.9g} x {oi:g}' for wi, oi in zip(w, os_, strict=True))}) / {denominator:.9g}",
         [
-            Misconception(
-                "plain-mean",
-                "You averaged the outputs",
-                "Splits carry different shares of the softmax mass; weight each by l_i exp(m_i - M).",
-                (o1 + o2 + o3) / 3,
-            ),
-            Misconception(
-                "no-rescale",
-                "You weighted by l_i without the exp(m_i - M)",
-                "Each l_i was taken against its own max.",
+            PLAIN_MEAN.gives((o1 + o2 + o3) / 3),
+            NO_RESCALE.gives(
                 (l1 * o1 + l2 * o2 + l3 * o3) / (l1 + l2 + l3),
+                label="You weighted by l_i without the exp(m_i - M)",
+                explanation="Each l_i was taken against its own max.",
             ),
-            Misconception("unnormalised", "You did not divide by L", "The weights must sum to 1.", numerator),
+            UNNORMALISED.gives(numerator),
         ],
         worked=worked,
     )
 
 
+MULTIPLIED = Mistake(
+    "multiplied", "You multiplied by the factor", "The threshold is the context divided by the factor."
+)
+USED_FULL_CONTEXT = Mistake(
+    "used-full-context",
+    "You used the extended 131,072-token context",
+    "Thresholds come from the original 8,192.",
+)
+
+
 @register(
     summary="A Llama-3.1 rope-scaling wavelength threshold: original context / frequency factor.",
     unit="",
-    misconceptions=("multiplied", "used-full-context"),
+    misconceptions=(MULTIPLIED, USED_FULL_CONTEXT),
 )
 def llama3_rope_threshold(
     original_context: OriginalContext,
@@ -235,27 +247,31 @@ def llama3_rope_threshold(
         "original context / factor",
         f"{original_context} / {freq_factor:g}",
         [
-            Misconception(
-                "multiplied",
-                "You multiplied by the factor",
-                "The threshold is the context divided by the factor.",
-                original_context * freq_factor,
-            ),
-            Misconception(
-                "used-full-context",
-                "You used the extended 131,072-token context",
-                "Thresholds come from the original 8,192.",
-                131072 / freq_factor,
-            ),
+            MULTIPLIED.gives(original_context * freq_factor),
+            USED_FULL_CONTEXT.gives(131072 / freq_factor),
         ],
         worked=worked,
     )
 
 
+WRONG_BAND = Mistake(
+    "wrong-band",
+    "You put the pair in the wrong band",
+    "Compare the wavelength with both "
+    "thresholds: below the short one keep it, above the long one divide by the factor, and blend "
+    "in between.",
+)
+SMOOTH_INVERTED = Mistake(
+    "smooth-inverted",
+    "You blended the wrong way round",
+    "smooth = 1 means keep the frequency; smooth = 0 means divide by the factor.",
+)
+
+
 @register(
     summary="What Llama-3.1 rope scaling divides a pair's frequency by: 1, `factor`, or interpolated.",
     unit="x",
-    misconceptions=("wrong-band", "smooth-inverted"),
+    misconceptions=(WRONG_BAND, SMOOTH_INVERTED),
 )
 def llama3_rope_divisor(
     wavelength: Annotated[float, Param("the pair's wavelength in tokens, 2 pi / frequency", gt=0)],
@@ -289,24 +305,10 @@ def llama3_rope_divisor(
     else:
         other = factor if wavelength > (high_wavelength + low_wavelength) / 2 else 1.0
     wrong = [
-        Misconception(
-            "wrong-band",
-            "You put the pair in the wrong band",
-            "Compare the wavelength with both "
-            "thresholds: below the short one keep it, above the long one divide by the factor, and blend "
-            "in between.",
-            other,
-        ),
+        WRONG_BAND.gives(other),
     ]
     if high_wavelength <= wavelength <= low_wavelength:
-        wrong.append(
-            Misconception(
-                "smooth-inverted",
-                "You blended the wrong way round",
-                "smooth = 1 means keep the frequency; smooth = 0 means divide by the factor.",
-                1 / (smooth / factor + (1 - smooth)),
-            )
-        )
+        wrong.append(SMOOTH_INVERTED.gives(1 / (smooth / factor + (1 - smooth))))
     return formula_result(
         value,
         f"Frequency divisor ({band})",
@@ -317,10 +319,17 @@ def llama3_rope_divisor(
     )
 
 
+DIVIDED_NOT_MULTIPLIED = Mistake(
+    "divided-not-multiplied",
+    "You divided the wavelength",
+    "Dividing the frequency multiplies the wavelength.",
+)
+
+
 @register(
     summary="A pair's wavelength after its frequency is divided: wavelength x divisor.",
     unit="",
-    misconceptions=("divided-not-multiplied",),
+    misconceptions=(DIVIDED_NOT_MULTIPLIED,),
 )
 def scaled_wavelength(
     wavelength: Annotated[float, Param("wavelength before, tokens", gt=0)],
@@ -335,13 +344,6 @@ def scaled_wavelength(
         "Scaled wavelength (tokens)",
         "wavelength x divisor",
         f"{num(wavelength)} x {num(divisor)}",
-        [
-            Misconception(
-                "divided-not-multiplied",
-                "You divided the wavelength",
-                "Dividing the frequency multiplies the wavelength.",
-                wavelength / divisor,
-            )
-        ],
+        [DIVIDED_NOT_MULTIPLIED.gives(wavelength / divisor)],
         worked=worked,
     )

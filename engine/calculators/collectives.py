@@ -11,7 +11,7 @@ from engine.calculator import Param, register, result
 from engine.calculators.case_common import formula_result, num
 from engine.calculators.common import DModel
 from engine.calculators.pipeline_comms import MicroBatches, Stages, require_pipeline
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 _BYTES_PER_MS = 1e6
 """Bytes one GB/s moves in a millisecond: n / (beta x 1e6) is a time in ms."""
@@ -21,10 +21,30 @@ LinkBandwidth = Annotated[float, Param("bandwidth one GPU sends at, decimal GB/s
 RingGpus = Annotated[int, Param("GPUs in the all-reduce")]
 
 
+FORGOT_ALPHA = Mistake(
+    "forgot-alpha",
+    "You left out the latency alpha",
+    "Every message pays alpha before its first byte arrives; for small messages that is most of it.",
+)
+FORGOT_BANDWIDTH = Mistake(
+    "forgot-bandwidth", "You counted only the latency", "The bytes still take n / beta to cross the link."
+)
+ALPHA_AS_MS = Mistake(
+    "alpha-as-ms",
+    "You read alpha in ms instead of microseconds",
+    "Alpha is a few microseconds: divide by 1,000 for ms.",
+)
+ONE_ALPHA = Mistake(
+    "one-alpha",
+    "You paid alpha once for all the messages",
+    "Each message is sent and started on its own, so each pays alpha.",
+)
+
+
 @register(
     summary="Alpha-beta cost of messages: count x (alpha + n / beta), in ms.",
     unit="ms",
-    misconceptions=("forgot-alpha", "forgot-bandwidth", "one-alpha", "alpha-as-ms"),
+    misconceptions=(FORGOT_ALPHA, FORGOT_BANDWIDTH, ONE_ALPHA, ALPHA_AS_MS),
 )
 def alpha_beta_time(
     n_bytes: Annotated[float, Param("bytes in one message", gt=0)],
@@ -39,34 +59,12 @@ def alpha_beta_time(
     wire = n_bytes / (bandwidth_gb_s * _BYTES_PER_MS)
     value = messages * (alpha + wire)
     wrong: list[Misconception] = [
-        Misconception(
-            "forgot-alpha",
-            "You left out the latency alpha",
-            "Every message pays alpha before its first byte arrives; for small messages that is most of it.",
-            messages * wire,
-        ),
-        Misconception(
-            "forgot-bandwidth",
-            "You counted only the latency",
-            "The bytes still take n / beta to cross the link.",
-            messages * alpha,
-        ),
-        Misconception(
-            "alpha-as-ms",
-            "You read alpha in ms instead of microseconds",
-            "Alpha is a few microseconds: divide by 1,000 for ms.",
-            messages * (alpha_us + wire),
-        ),
+        FORGOT_ALPHA.gives(messages * wire),
+        FORGOT_BANDWIDTH.gives(messages * alpha),
+        ALPHA_AS_MS.gives(messages * (alpha_us + wire)),
     ]
     if messages > 1:
-        wrong.append(
-            Misconception(
-                "one-alpha",
-                "You paid alpha once for all the messages",
-                "Each message is sent and started on its own, so each pays alpha.",
-                alpha + messages * wire,
-            )
-        )
+        wrong.append(ONE_ALPHA.gives(alpha + messages * wire))
     return formula_result(
         value,
         "Time of the messages",
@@ -82,17 +80,39 @@ def _hops(p: int, algorithm: str) -> int:
     return 2 * (p - 1) if algorithm == "ring" else 2 * math.ceil(math.log2(p))
 
 
+RING_HOPS = Mistake(
+    "ring-hops",
+    "You used the ring's 2 (p - 1) hops",
+    "A tree pays 2 ceil(log2 p) hops of alpha: it stays bandwidth-bound to smaller messages.",
+)
+TREE_HOPS = Mistake(
+    "tree-hops",
+    "You used a tree's log2 p hops for the ring",
+    "A ring passes each chunk around every GPU: 2 (p - 1) hops.",
+)
+RING_NO_X2 = Mistake(
+    "ring-no-x2",
+    "You counted only the reduce-scatter half",
+    "An all-reduce is a reduce-scatter then an all-gather: each moves (p - 1) / p of the message.",
+)
+WHOLE_MESSAGE_PER_HOP = Mistake(
+    "whole-message-per-hop",
+    "You sent the whole message at every step",
+    "Each of the 2 (p - 1) steps moves one 1/p chunk, not the whole message.",
+)
+
+
 @register(
     summary="All-reduce under alpha-beta: hops x alpha + 2 (p - 1) / p x n / beta (ring or tree), in ms.",
     unit="ms",
     misconceptions=(
-        "forgot-alpha",
-        "one-alpha",
-        "ring-no-x2",
-        "whole-message-per-hop",
-        "ring-hops",
-        "tree-hops",
-        "alpha-as-ms",
+        FORGOT_ALPHA,
+        ONE_ALPHA,
+        RING_NO_X2,
+        WHOLE_MESSAGE_PER_HOP,
+        RING_HOPS,
+        TREE_HOPS,
+        ALPHA_AS_MS,
     ),
 )
 def allreduce_time(
@@ -141,65 +161,53 @@ def allreduce_time(
     last = steps[-1].label
     wrong: list[Misconception] = []
 
-    def add(i: str, lab: str, why: str, v_: float) -> None:
-        wrong.append(Misconception(i, lab, why, v_, last))
+    def add(m: Mistake, v_: float, **text: str) -> None:
+        wrong.append(m.gives(v_, last, **text))
 
     other_hops = _hops(p, "tree" if algorithm == "ring" else "ring")
     if term != "bandwidth":
         add(
-            "one-alpha",
-            "You paid alpha once",
-            f"The {algorithm} all-reduce has {hops} steps that wait on each other, each paying alpha.",
+            ONE_ALPHA,
             value - lat + alpha,
+            label="You paid alpha once",
+            explanation=f"The {algorithm} all-reduce has {hops} steps that wait on each other, each paying "
+            "alpha.",
         )
         if other_hops != hops:
             if algorithm == "ring":
-                add(
-                    "tree-hops",
-                    "You used a tree's log2 p hops for the ring",
-                    "A ring passes each chunk around every GPU: 2 (p - 1) hops.",
-                    value - lat + other_hops * alpha,
-                )
+                add(TREE_HOPS, value - lat + other_hops * alpha)
             else:
                 add(
-                    "ring-hops",
-                    "You used the ring's 2 (p - 1) hops for the tree",
-                    "A tree reduces up and broadcasts down its depth: 2 ceil(log2 p) hops.",
+                    RING_HOPS,
                     value - lat + other_hops * alpha,
+                    label="You used the ring's 2 (p - 1) hops for the tree",
+                    explanation="A tree reduces up and broadcasts down its depth: 2 ceil(log2 p) hops.",
                 )
-        add(
-            "alpha-as-ms",
-            "You read alpha in ms instead of microseconds",
-            "Alpha is a few microseconds: divide by 1,000 for ms.",
-            value - lat + hops * alpha_us,
-        )
+        add(ALPHA_AS_MS, value - lat + hops * alpha_us)
     if term != "latency":
-        add(
-            "ring-no-x2",
-            "You counted only the reduce-scatter half",
-            "An all-reduce is a reduce-scatter then an all-gather: each moves (p - 1) / p of the message.",
-            value - bw / 2 if term == "total" else bw / 2,
-        )
-        add(
-            "whole-message-per-hop",
-            "You sent the whole message at every step",
-            "Each of the 2 (p - 1) steps moves one 1/p chunk, not the whole message.",
-            value - bw + 2 * (p - 1) * wire,
-        )
+        add(RING_NO_X2, value - bw / 2 if term == "total" else bw / 2)
+        add(WHOLE_MESSAGE_PER_HOP, value - bw + 2 * (p - 1) * wire)
     if term == "total":
         add(
-            "forgot-alpha",
-            "You left out the latency term",
-            "Every step pays alpha; for small messages that term is most of the time.",
+            FORGOT_ALPHA,
             bw,
+            label="You left out the latency term",
+            explanation="Every step pays alpha; for small messages that term is most of the time.",
         )
     return result(value, tuple(steps), wrong)
+
+
+FORGOT_P = Mistake(
+    "forgot-p",
+    "You set alpha equal to n / beta for one message",
+    "The all-reduce pays alpha at every hop and moves only 2 (p - 1) / p of the message per GPU.",
+)
 
 
 @register(
     summary="Message size where an all-reduce's latency term equals its bandwidth term (ring: p alpha beta).",
     unit="B",
-    misconceptions=("forgot-p", "one-alpha", "ring-hops"),
+    misconceptions=(FORGOT_P, ONE_ALPHA, RING_HOPS),
 )
 def allreduce_latency_bound_bytes(
     p: RingGpus,
@@ -216,28 +224,15 @@ def allreduce_latency_bound_bytes(
     alpha_beta = alpha_us * 1e-6 * bandwidth_gb_s * 1e9  # bytes the link could have sent during one alpha
     value = hops * alpha_beta * p / (2 * (p - 1))
     wrong: list[Misconception] = [
-        Misconception(
-            "forgot-p",
-            "You set alpha equal to n / beta for one message",
-            "The all-reduce pays alpha at every hop and moves only 2 (p - 1) / p of the message per GPU.",
-            alpha_beta,
-        ),
-        Misconception(
-            "one-alpha",
-            "You paid alpha once for the whole all-reduce",
-            f"Each of the {hops} hops pays alpha.",
+        FORGOT_P.gives(alpha_beta),
+        ONE_ALPHA.gives(
             alpha_beta * p / (2 * (p - 1)),
+            label="You paid alpha once for the whole all-reduce",
+            explanation=f"Each of the {hops} hops pays alpha.",
         ),
     ]
     if algorithm == "tree" and _hops(p, "ring") != hops:
-        wrong.append(
-            Misconception(
-                "ring-hops",
-                "You used the ring's 2 (p - 1) hops",
-                "A tree pays 2 ceil(log2 p) hops of alpha: it stays bandwidth-bound to smaller messages.",
-                p * alpha_beta,
-            )
-        )
+        wrong.append(RING_HOPS.gives(p * alpha_beta))
     return formula_result(
         value,
         "Latency-bound below",
@@ -253,10 +248,33 @@ def _tp_count(n_layers: int, passes: str) -> int:
     return (2 if passes == "forward" else 4) * n_layers
 
 
+ONE_PER_LAYER = Mistake(
+    "one-per-layer",
+    "You counted one all-reduce per layer",
+    "Attention's W_O and the MLP's second matrix are both row-parallel: each layer all-reduces twice "
+    "in every pass through it, forward or backward.",
+)
+FORGOT_BACKWARD = Mistake(
+    "forgot-backward",
+    "You left out the backward pass",
+    "The backward pass all-reduces the input gradients of the column-parallel matrices: 2 more.",
+)
+DIVIDED_BY_TP = Mistake(
+    "divided-by-tp",
+    "You divided the message by tp",
+    "Each GPU's partial sum is full width: the all-reduce adds tp full-size tensors.",
+)
+FORGOT_LAYERS = Mistake(
+    "forgot-layers",
+    "You counted one layer",
+    "Every layer all-reduces its attention output and its MLP output.",
+)
+
+
 @register(
     summary="Bytes TP all-reduces: 2 per layer forward (4 with backward) x tokens x d_model x bytes.",
     unit="B",
-    misconceptions=("one-per-layer", "forgot-backward", "divided-by-tp", "forgot-layers"),
+    misconceptions=(ONE_PER_LAYER, FORGOT_BACKWARD, DIVIDED_BY_TP, FORGOT_LAYERS),
 )
 def tp_allreduce_volume(
     d_model: DModel,
@@ -287,42 +305,13 @@ def tp_allreduce_volume(
             "B",
         ),
     )
-    wrong: list[Misconception] = [
-        Misconception(
-            "one-per-layer",
-            "You counted one all-reduce per layer",
-            "Attention's W_O and the MLP's second matrix are both row-parallel: each layer all-reduces twice "
-            "in every pass through it, forward or backward.",
-            n_layers * message,
-        )
-    ]
+    wrong: list[Misconception] = [ONE_PER_LAYER.gives(n_layers * message)]
     if passes == "training":
-        wrong.append(
-            Misconception(
-                "forgot-backward",
-                "You left out the backward pass",
-                "The backward pass all-reduces the input gradients of the column-parallel matrices: 2 more.",
-                _tp_count(n_layers, "forward") * message,
-            )
-        )
+        wrong.append(FORGOT_BACKWARD.gives(_tp_count(n_layers, "forward") * message))
     if tp > 1:
-        wrong.append(
-            Misconception(
-                "divided-by-tp",
-                "You divided the message by tp",
-                "Each GPU's partial sum is full width: the all-reduce adds tp full-size tensors.",
-                value / tp,
-            )
-        )
+        wrong.append(DIVIDED_BY_TP.gives(value / tp))
     if n_layers > 1:
-        wrong.append(
-            Misconception(
-                "forgot-layers",
-                "You counted one layer",
-                "Every layer all-reduces its attention output and its MLP output.",
-                value // n_layers,
-            )
-        )
+        wrong.append(FORGOT_LAYERS.gives(value // n_layers))
     return formula_result(
         value,
         "Bytes all-reduced",
@@ -334,10 +323,20 @@ def tp_allreduce_volume(
     )
 
 
+ALL_LAYERS = Mistake(
+    "all-layers",
+    "You counted every layer of the model",
+    "A pipeline stage runs only its n_layers / p layers.",
+)
+FORGOT_MICROBATCHES = Mistake(
+    "forgot-microbatches", "You counted one micro-batch", "Every micro-batch runs the stage's layers again."
+)
+
+
 @register(
     summary="TP all-reduces one GPU runs per step: layers per stage x (2 or 4) x micro-batches.",
     unit="",
-    misconceptions=("one-per-layer", "forgot-backward", "all-layers", "forgot-microbatches"),
+    misconceptions=(ONE_PER_LAYER, FORGOT_BACKWARD, ALL_LAYERS, FORGOT_MICROBATCHES),
 )
 def tp_allreduce_count(
     n_layers: Annotated[int, Param("transformer layers in the model", gt=0)],
@@ -357,33 +356,17 @@ def tp_allreduce_count(
     per = 2 if passes == "forward" else 4
     value = per * per_stage * m
     wrong: list[Misconception] = [
-        Misconception(
-            "one-per-layer",
-            "You counted one all-reduce per layer",
-            "Attention and the MLP each all-reduce in every pass through a layer.",
-            per_stage * m,
+        ONE_PER_LAYER.gives(
+            per_stage * m, explanation="Attention and the MLP each all-reduce in every pass through a layer."
         ),
-        Misconception(
-            "all-layers",
-            "You counted every layer of the model",
-            "A pipeline stage runs only its n_layers / p layers.",
-            per * n_layers * m,
-        ),
-        Misconception(
-            "forgot-microbatches",
-            "You counted one micro-batch",
-            "Every micro-batch runs the stage's layers again.",
-            per * per_stage,
-        ),
+        ALL_LAYERS.gives(per * n_layers * m),
+        FORGOT_MICROBATCHES.gives(per * per_stage),
     ]
     if passes == "training":
         wrong.insert(
             1,
-            Misconception(
-                "forgot-backward",
-                "You left out the backward pass",
-                "The backward pass all-reduces twice per layer as well.",
-                2 * per_stage * m,
+            FORGOT_BACKWARD.gives(
+                2 * per_stage * m, explanation="The backward pass all-reduces twice per layer as well."
             ),
         )
     return formula_result(

@@ -22,11 +22,13 @@ __all__ = [
     "NHeads",
     "NKvHeads",
     "NLayers",
+    "OpenShare",
     "OriginalContext",
     "PromptTokens",
     "QueryLen",
     "Row",
     "SeqLen",
+    "Share",
     "Tflops",
     "Utilisation",
     "ceil_exact",
@@ -80,6 +82,13 @@ Tflops = Annotated[float, Param("dense throughput, TFLOPS", gt=0)]
 Utilisation = Annotated[
     float, Param("rho = arrival rate x S, below 1: at 1 the queue grows without bound", ge=0, lt=1)
 ]
+
+# Fractions, their range declared once; the argument says what it is a share of:
+# `mfu: Annotated[Share, Param("fraction of peak the matmuls reach")]`.
+Share = Annotated[float, Param("", gt=0, le=1)]
+"""A fraction in (0, 1] (0.7 for 70%): a share of memory, a utilisation cap, a fraction of peak."""
+OpenShare = Annotated[float, Param("", gt=0, lt=1)]
+"""A fraction in (0, 1): a probability or a target that 1 would make certain or unreachable."""
 
 
 def ceil_exact(x: float) -> int:

@@ -19,7 +19,7 @@ from engine.calculators.common import (
     require_positive,
 )
 from engine.calculators.dimensions import split
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Mistake, Step
 
 PARTS = ("total", "projections", "scores", "weighted_sum", "output")
 _LABELS = {
@@ -31,20 +31,62 @@ _LABELS = {
 }
 
 
+MAC_AS_ONE = Mistake(
+    "mac-as-one",
+    "You counted a multiply-add as one FLOP",
+    "Each multiply-add is a multiplication and an addition: an (m x k) @ (k x n) matmul is 2 m k n FLOPs.",
+)
+FORGOT_BATCH = Mistake(
+    "forgot-batch", "You left out the batch", "Every sequence in the batch has its own scores."
+)
+CAUSAL_HALVED = Mistake(
+    "causal-halved",
+    "You halved T^2 for the causal mask",
+    "A causal mask zeroes the upper triangle but the tensor is still a full T x T matrix in memory; "
+    "only a kernel that never materialises it saves anything.",
+)
+D_MODEL_PER_HEAD = Mistake(
+    "d-model-per-head",
+    "You gave each head width d_model",
+    "Each head works in d_k = d_model / h dimensions, so all h heads together cost what one "
+    "d_model-wide head costs.",
+)
+FORGOT_AV = Mistake(
+    "forgot-av",
+    "You left out A V",
+    "Attention has two T x S matmuls: the scores Q K^T and the weighted sum A V.",
+)
+FORGOT_WO = Mistake(
+    "forgot-wo",
+    "You left out the output projection W_O",
+    "After the heads are concatenated, W_O (d_model x d_model) mixes them: 2 B T d^2 more.",
+)
+DECODE_S_SQUARED = Mistake(
+    "decode-s-squared", "You took the score matmuls as S x S, as if every cached token were a query again"
+)
+Q_ONLY_PROJECTION = Mistake(
+    "q-only-projection",
+    "You counted one projection, not three",
+    "Q, K and V each need their own d_model x d_model matmul.",
+)
+PROJECTED_CACHED_KV = Mistake("projected-cached-kv", "You projected K and V again for every cached token")
+KV_AT_QUERY_LENGTH = Mistake("kv-at-query-length", "You projected K and V for the query length")
+
+
 @register(
     summary="FLOPs of one attention layer's matmuls (a multiply-add counts 2); the softmax is ignored.",
     unit="FLOPs",
     misconceptions=(
-        "mac-as-one",
-        "forgot-batch",
-        "d-model-per-head",
-        "forgot-av",
-        "forgot-wo",
-        "q-only-projection",
-        "projected-cached-kv",
-        "kv-at-query-length",
-        "decode-s-squared",
-        "causal-halved",
+        MAC_AS_ONE,
+        FORGOT_BATCH,
+        D_MODEL_PER_HEAD,
+        FORGOT_AV,
+        FORGOT_WO,
+        Q_ONLY_PROJECTION,
+        PROJECTED_CACHED_KV,
+        KV_AT_QUERY_LENGTH,
+        DECODE_S_SQUARED,
+        CAUSAL_HALVED,
     ),
 )
 def attention_flops(
@@ -124,115 +166,85 @@ def attention_flops(
     else:
         steps = [per_part[part]]
     wrong = [
-        Misconception(
-            "mac-as-one",
-            "You counted a multiply-add as one FLOP",
-            "Each multiply-add is a multiplication and an addition: an (m x k) @ (k x n) matmul is "
-            "2 m k n FLOPs.",
-            value // 2,
-            label,
-        ),
+        MAC_AS_ONE.gives(value // 2, label),
     ]
     if b > 1:
         wrong.append(
-            Misconception(
-                "forgot-batch",
-                "You left out the batch",
-                "Every sequence in the batch goes through the same matmuls.",
-                value // b,
-                label,
+            FORGOT_BATCH.gives(
+                value // b, label, explanation="Every sequence in the batch goes through the same matmuls."
             )
         )
     if part in ("scores", "weighted_sum", "total") and h > 1:
         extra = (scores + av) * (h - 1) if part == "total" else parts[part] * (h - 1)
-        wrong.append(
-            Misconception(
-                "d-model-per-head",
-                "You gave each head width d_model",
-                "Each head works in d_k = d_model / h dimensions, so all h heads together cost what one "
-                "d_model-wide head costs.",
-                value + extra,
-                _LABELS["scores"] if part == "total" else label,
-            )
-        )
+        wrong.append(D_MODEL_PER_HEAD.gives(value + extra, _LABELS["scores"] if part == "total" else label))
     if part == "total":
         wrong += [
-            Misconception(
-                "forgot-av",
-                "You left out A V",
-                "Attention has two T x S matmuls: the scores Q K^T and the weighted sum A V.",
-                value - av,
-                _LABELS["weighted_sum"],
-            ),
-            Misconception(
-                "forgot-wo",
-                "You left out the output projection W_O",
-                "After the heads are concatenated, W_O (d_model x d_model) mixes them: 2 B T d^2 more.",
-                value - out,
-                _LABELS["output"],
-            ),
+            FORGOT_AV.gives(value - av, _LABELS["weighted_sum"]),
+            FORGOT_WO.gives(value - out, _LABELS["output"]),
         ]
     mix = scores + av if part == "total" else (parts[part] if part in ("scores", "weighted_sum") else 0)
     if mix and t == s:
         wrong.append(
-            Misconception(
-                "causal-halved",
-                "You halved the T x T products for a causal mask",
-                "Nothing here is masked, and even under a causal mask a plain matmul computes all T x T "
-                "entries before the mask is applied: only a kernel that skips the masked blocks saves half.",
+            CAUSAL_HALVED.gives(
                 value - mix // 2,
                 _LABELS["scores"] if part == "total" else label,
+                label="You halved the T x T products for a causal mask",
+                explanation="Nothing here is masked, and even under a causal mask a plain matmul computes "
+                "all T x T entries before the mask is applied: only a kernel that skips the masked blocks "
+                "saves half.",
             )
         )
     if mix and t < s:
         wrong.append(
-            Misconception(
-                "decode-s-squared",
-                "You took the score matmuls as S x S, as if every cached token were a query again",
-                f"Only the {t:,} new token(s) ask queries: Q K^T and A V are T x S = {t:,} x {s:,} per head, "
-                "not S^2; that is why a decode step's attention is linear in the context.",
+            DECODE_S_SQUARED.gives(
                 value + mix * (s - t) // t,
                 _LABELS["scores"] if part == "total" else label,
+                explanation=f"Only the {t:,} new token(s) ask queries: Q K^T and A V are T x S = {t:,} x "
+                f"{s:,} per head, not S^2; that is why a decode step's attention is linear in the context.",
             )
         )
     if part in ("projections", "total"):
-        wrong.append(
-            Misconception(
-                "q-only-projection",
-                "You counted one projection, not three",
-                "Q, K and V each need their own d_model x d_model matmul.",
-                value - proj_kv,
-                _LABELS["projections"],
-            )
-        )
+        wrong.append(Q_ONLY_PROJECTION.gives(value - proj_kv, _LABELS["projections"]))
         if cached and s > t:
             wrong.append(
-                Misconception(
-                    "projected-cached-kv",
-                    "You projected K and V again for every cached token",
-                    f"The cache holds the keys and values of the {s - t:,} earlier tokens already projected; "
-                    f"only the {t:,} new token(s) go through W_K and W_V.",
+                PROJECTED_CACHED_KV.gives(
                     value + 2 * 2 * b * (s - t) * d * d,
                     _LABELS["projections"],
+                    explanation=f"The cache holds the keys and values of the {s - t:,} earlier tokens "
+                    f"already projected; only the {t:,} new token(s) go through W_K and W_V.",
                 )
             )
         elif s != t:
             wrong.append(
-                Misconception(
-                    "kv-at-query-length",
-                    "You projected K and V for the query length",
-                    f"Keys and values come from the S = {s:,} source positions, not the T = {t:,} queries.",
+                KV_AT_QUERY_LENGTH.gives(
                     value - proj_kv + 2 * 2 * b * t * d * d,
                     _LABELS["projections"],
+                    explanation=(
+                        f"Keys and values come from the S = {s:,} source positions, not the T = "
+                        f"{t:,} queries."
+                    ),
                 )
             )
     return result(value, tuple(steps), wrong)
 
 
+FORGOT_HEADS = Mistake("forgot-heads", "You left out the heads", "Every head has its own T x S matrix.")
+LINEAR_IN_T = Mistake(
+    "linear-in-t",
+    "You made it linear in the length",
+    "Each of the T queries is scored against all S keys: T x S entries per head, not T.",
+)
+FORGOT_BYTES = Mistake(
+    "forgot-bytes",
+    "You counted entries, not bytes",
+    "Multiply the number of entries by the bytes per element.",
+)
+
+
 @register(
     summary="Memory of the attention score (or weight) matrix: B x h x T x S x bytes.",
     unit="B",
-    misconceptions=("forgot-heads", "forgot-batch", "linear-in-t", "forgot-bytes", "causal-halved"),
+    misconceptions=(FORGOT_HEADS, FORGOT_BATCH, LINEAR_IN_T, FORGOT_BYTES, CAUSAL_HALVED),
 )
 def score_matrix_bytes(
     batch: Batch,
@@ -258,41 +270,10 @@ def score_matrix_bytes(
         Step(bytes_label, "entries x bytes_per_element", f"{entries:,} x {bytes_per_element}", value, "B"),
     )
     wrong = [
-        Misconception(
-            "forgot-heads",
-            "You left out the heads",
-            "Every head has its own T x S matrix.",
-            value // n_heads,
-            all_label,
-        ),
-        Misconception(
-            "forgot-batch",
-            "You left out the batch",
-            "Every sequence in the batch has its own scores.",
-            value // batch,
-            all_label,
-        ),
-        Misconception(
-            "linear-in-t",
-            "You made it linear in the length",
-            "Each of the T queries is scored against all S keys: T x S entries per head, not T.",
-            batch * n_heads * seq_len * bytes_per_element,
-            one_label,
-        ),
-        Misconception(
-            "forgot-bytes",
-            "You counted entries, not bytes",
-            "Multiply the number of entries by the bytes per element.",
-            entries,
-            bytes_label,
-        ),
-        Misconception(
-            "causal-halved",
-            "You halved T^2 for the causal mask",
-            "A causal mask zeroes the upper triangle but the tensor is still a full T x T matrix in memory; "
-            "only a kernel that never materialises it saves anything.",
-            value // 2,
-            bytes_label,
-        ),
+        FORGOT_HEADS.gives(value // n_heads, all_label),
+        FORGOT_BATCH.gives(value // batch, all_label),
+        LINEAR_IN_T.gives(batch * n_heads * seq_len * bytes_per_element, one_label),
+        FORGOT_BYTES.gives(entries, bytes_label),
+        CAUSAL_HALVED.gives(value // 2, bytes_label),
     ]
     return result(value, steps, wrong)

@@ -16,10 +16,10 @@ import numpy as np
 
 from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num
-from engine.calculators.common import Batch, PromptTokens, Utilisation
-from engine.derivation import Derivation, Misconception
+from engine.calculators.common import Batch, OpenShare, PromptTokens, Utilisation
+from engine.derivation import Derivation, Mistake
 
-HitRate = Annotated[float, Param("fraction of requests that hit, between 0 and 1", gt=0, lt=1)]
+HitRate = Annotated[OpenShare, Param("fraction of requests that hit, between 0 and 1")]
 Percentile = Annotated[float, Param("the percentile watched (99 for p99)", gt=0, lt=100)]
 
 
@@ -32,10 +32,27 @@ def _fraction(name: str, value: float) -> None:
 # --------------------------------------------------------------------------- decode step terms
 
 
+WEIGHTS_SHARE = Mistake(
+    "weights-share",
+    "You gave the weights' share",
+    "The question asks for the cache's part of the bytes: B x KV over the total.",
+)
+ONE_SEQUENCE_KV = Mistake(
+    "one-sequence-kv",
+    "You counted one sequence's cache",
+    "Every sequence in the batch reads its own cache each step.",
+)
+KV_OVER_WEIGHTS = Mistake(
+    "kv-over-weights",
+    "You divided the cache by the weights",
+    "A share divides by the whole step's bytes, weights plus cache.",
+)
+
+
 @register(
     summary="Share of a memory-bound decode step's bytes that are KV cache: B x KV / (weights + B x KV).",
     unit="",
-    misconceptions=("weights-share", "one-sequence-kv", "kv-over-weights"),
+    misconceptions=(WEIGHTS_SHARE, ONE_SEQUENCE_KV, KV_OVER_WEIGHTS),
 )
 def kv_read_share(
     weight_bytes: Annotated[float, Param("weight bytes read per step (one GPU's shard)", gt=0)],
@@ -53,33 +70,31 @@ def kv_read_share(
         "B x KV per sequence / (weights + B x KV per sequence)",
         f"{batch} x {num(kv_bytes_per_seq)} / ({num(weight_bytes)} + {batch} x {num(kv_bytes_per_seq)})",
         [
-            Misconception(
-                "weights-share",
-                "You gave the weights' share",
-                "The question asks for the cache's part of the bytes: B x KV over the total.",
-                weight_bytes / (weight_bytes + kv),
-            ),
-            Misconception(
-                "one-sequence-kv",
-                "You counted one sequence's cache",
-                "Every sequence in the batch reads its own cache each step.",
-                kv_bytes_per_seq / (weight_bytes + kv_bytes_per_seq),
-            ),
-            Misconception(
-                "kv-over-weights",
-                "You divided the cache by the weights",
-                "A share divides by the whole step's bytes, weights plus cache.",
-                kv / weight_bytes,
-            ),
+            WEIGHTS_SHARE.gives(weight_bytes / (weight_bytes + kv)),
+            ONE_SEQUENCE_KV.gives(kv_bytes_per_seq / (weight_bytes + kv_bytes_per_seq)),
+            KV_OVER_WEIGHTS.gives(kv / weight_bytes),
         ],
         worked=worked,
     )
 
 
+BATCH_RATIO = Mistake(
+    "batch-ratio",
+    "You scaled by the batch ratio",
+    "The weights are read once per step whatever the batch: only the cache term grows.",
+)
+WEIGHTS_ONLY = Mistake(
+    "weights-only",
+    "You counted the weights only, so the step did not grow",
+    "Each sequence's cache is read every step, so more sequences read more bytes.",
+)
+INVERTED = Mistake("inverted", "You inverted the ratio", "After over before.")
+
+
 @register(
     summary="How much a memory-bound decode step grows between two batches: (W + B2 KV) / (W + B1 KV).",
     unit="x",
-    misconceptions=("batch-ratio", "weights-only", "inverted"),
+    misconceptions=(BATCH_RATIO, WEIGHTS_ONLY, INVERTED),
 )
 def step_time_growth(
     weight_bytes: Annotated[float, Param("weight bytes read per step", gt=0)],
@@ -102,19 +117,9 @@ def step_time_growth(
         f"({num(weight_bytes)} + {batch_after} x {num(kv_bytes_per_seq)}) / "
         f"({num(weight_bytes)} + {batch_before} x {num(kv_bytes_per_seq)})",
         [
-            Misconception(
-                "batch-ratio",
-                "You scaled by the batch ratio",
-                "The weights are read once per step whatever the batch: only the cache term grows.",
-                batch_after / batch_before,
-            ),
-            Misconception(
-                "weights-only",
-                "You counted the weights only, so the step did not grow",
-                "Each sequence's cache is read every step, so more sequences read more bytes.",
-                1.0,
-            ),
-            Misconception("inverted", "You inverted the ratio", "After over before.", before / after),
+            BATCH_RATIO.gives(batch_after / batch_before),
+            WEIGHTS_ONLY.gives(1.0),
+            INVERTED.gives(before / after),
         ],
         worked=worked,
     )
@@ -123,10 +128,22 @@ def step_time_growth(
 # --------------------------------------------------------------------------- prefix cache and the tail
 
 
+CACHED_PART = Mistake(
+    "cached-part",
+    "You kept the cached part's time",
+    "The cached tokens are the ones skipped; the hit pays for the rest.",
+)
+NO_SAVING = Mistake(
+    "no-saving",
+    "You charged the hit the full prefill",
+    "A hit reads the prefix's K and V from the cache instead of computing them.",
+)
+
+
 @register(
     summary="Prefill time of a prefix-cache hit: miss time x uncached tokens / prompt tokens.",
     unit="ms",
-    misconceptions=("cached-part", "no-saving"),
+    misconceptions=(CACHED_PART, NO_SAVING),
 )
 def hit_prefill_ms(
     miss_ms: Annotated[float, Param("prefill time of the whole prompt (a miss), ms", gt=0)],
@@ -145,27 +162,30 @@ def hit_prefill_ms(
         "miss ms x (P - cached) / P",
         f"{num(miss_ms)} x ({num(prompt_tokens)} - {num(cached_tokens)}) / {num(prompt_tokens)}",
         [
-            Misconception(
-                "cached-part",
-                "You kept the cached part's time",
-                "The cached tokens are the ones skipped; the hit pays for the rest.",
-                miss_ms * cached_tokens / prompt_tokens,
-            ),
-            Misconception(
-                "no-saving",
-                "You charged the hit the full prefill",
-                "A hit reads the prefix's K and V from the cache instead of computing them.",
-                miss_ms,
-            ),
+            CACHED_PART.gives(miss_ms * cached_tokens / prompt_tokens),
+            NO_SAVING.gives(miss_ms),
         ],
         worked=worked,
     )
 
 
+SWAPPED_RATE = Mistake(
+    "swapped-rate",
+    "You weighted the miss by the hit rate",
+    "The hit rate weighs the hits; the misses come 1 - h of the time.",
+)
+UNWEIGHTED_MEAN = Mistake(
+    "unweighted-mean",
+    "You averaged the two times",
+    "Hits and misses do not come equally often: weigh each by its rate.",
+)
+HIT_ONLY = Mistake("hit-only", "You gave the hit's time", "Misses still come, 1 - h of the time.")
+
+
 @register(
     summary="Mean time over hits and misses: hit rate x hit time + (1 - hit rate) x miss time.",
     unit="ms",
-    misconceptions=("swapped-rate", "unweighted-mean", "hit-only"),
+    misconceptions=(SWAPPED_RATE, UNWEIGHTED_MEAN, HIT_ONLY),
 )
 def mixed_mean_ms(
     hit_ms: Annotated[float, Param("time of a hit, ms", gt=0)],
@@ -182,31 +202,37 @@ def mixed_mean_ms(
         "h x hit + (1 - h) x miss",
         f"{hit_rate:g} x {num(hit_ms)} + {1 - hit_rate:g} x {num(miss_ms)}",
         [
-            Misconception(
-                "swapped-rate",
-                "You weighted the miss by the hit rate",
-                "The hit rate weighs the hits; the misses come 1 - h of the time.",
-                (1 - hit_rate) * hit_ms + hit_rate * miss_ms,
-            ),
-            Misconception(
-                "unweighted-mean",
-                "You averaged the two times",
-                "Hits and misses do not come equally often: weigh each by its rate.",
-                (hit_ms + miss_ms) / 2,
-            ),
-            Misconception(
-                "hit-only", "You gave the hit's time", "Misses still come, 1 - h of the time.", hit_ms
-            ),
+            SWAPPED_RATE.gives((1 - hit_rate) * hit_ms + hit_rate * miss_ms),
+            UNWEIGHTED_MEAN.gives((hit_ms + miss_ms) / 2),
+            HIT_ONLY.gives(hit_ms),
         ],
         worked=worked,
     )
+
+
+SAME_PERCENTILE = Mistake(
+    "same-percentile",
+    "You kept the same percentile",
+    "The tail is drawn from the misses alone, a smaller population: the same requests sit at a "
+    "lower percentile of it.",
+)
+DIVIDED_BY_HIT_RATE = Mistake(
+    "divided-by-hit-rate",
+    "You divided the tail by the hit rate",
+    "The tail lies among the misses, a 1 - h share of the requests.",
+)
+TIMES_MISS_SHARE = Mistake(
+    "times-miss-share",
+    "You multiplied the tail by the miss share",
+    "The tail is a fraction of all requests; as a fraction of the misses it is larger: divide.",
+)
 
 
 @register(
     summary="Which percentile of the misses a latency percentile is, when every miss is slower than every "
     "hit: 100 x (1 - (1 - p/100) / (1 - h)).",
     unit="",
-    misconceptions=("same-percentile", "divided-by-hit-rate", "times-miss-share"),
+    misconceptions=(SAME_PERCENTILE, DIVIDED_BY_HIT_RATE, TIMES_MISS_SHARE),
 )
 def tail_percentile_of_misses(
     hit_rate: HitRate,
@@ -229,35 +255,37 @@ def tail_percentile_of_misses(
         "100 x (1 - (1 - p/100) / (1 - h))",
         f"100 x (1 - {tail:g} / {miss:g})",
         [
-            Misconception(
-                "same-percentile",
-                "You kept the same percentile",
-                "The tail is drawn from the misses alone, a smaller population: the same requests sit at a "
-                "lower percentile of it.",
-                percentile,
-            ),
-            Misconception(
-                "divided-by-hit-rate",
-                "You divided the tail by the hit rate",
-                "The tail lies among the misses, a 1 - h share of the requests.",
-                100 * (1 - tail / hit_rate),
-            ),
-            Misconception(
-                "times-miss-share",
-                "You multiplied the tail by the miss share",
-                "The tail is a fraction of all requests; as a fraction of the misses it is larger: divide.",
-                100 * (1 - tail * miss),
-            ),
+            SAME_PERCENTILE.gives(percentile),
+            DIVIDED_BY_HIT_RATE.gives(100 * (1 - tail / hit_rate)),
+            TIMES_MISS_SHARE.gives(100 * (1 - tail * miss)),
         ],
         worked=worked,
     )
+
+
+FORGOT_BLOWUP = Mistake(
+    "forgot-blowup",
+    "You left out the 1 / (1 - rho)",
+    "The wait's tail decays at rate (1 - rho) / S: near full load it stretches.",
+)
+INCLUDED_SERVICE = Mistake(
+    "included-service",
+    "You gave the percentile of the whole time in the system",
+    "The time in the system is exponential with mean S / (1 - rho), so its percentile is "
+    "S / (1 - rho) x ln(1 / (1 - p/100)); the wait before service is shorter.",
+)
+MEAN_FOR_TAIL = Mistake(
+    "mean-for-tail",
+    "You gave the mean wait",
+    "A tail percentile of the wait lies far above its mean, rho S / (1 - rho).",
+)
 
 
 @register(
     summary="A percentile of the M/M/1 wait before service: P(wait > t) = rho exp(-(1 - rho) t / S), so "
     "t_p = S / (1 - rho) x ln(rho / (1 - p/100)).",
     unit="ms",
-    misconceptions=("forgot-blowup", "included-service", "mean-for-tail"),
+    misconceptions=(FORGOT_BLOWUP, INCLUDED_SERVICE, MEAN_FOR_TAIL),
 )
 def mm1_wait_percentile_ms(
     utilisation: Utilisation,
@@ -282,25 +310,9 @@ def mm1_wait_percentile_ms(
         "S / (1 - rho) x ln(rho / (1 - p/100))",
         f"{num(service_ms)} / (1 - {rho:.6g}) x ln({rho:.6g} / {tail:g})",
         [
-            Misconception(
-                "forgot-blowup",
-                "You left out the 1 / (1 - rho)",
-                "The wait's tail decays at rate (1 - rho) / S: near full load it stretches.",
-                service_ms * math.log(rho / tail),
-            ),
-            Misconception(
-                "included-service",
-                "You gave the percentile of the whole time in the system",
-                "The time in the system is exponential with mean S / (1 - rho), so its percentile is "
-                "S / (1 - rho) x ln(1 / (1 - p/100)); the wait before service is shorter.",
-                service_ms / (1 - rho) * math.log(1 / tail),
-            ),
-            Misconception(
-                "mean-for-tail",
-                "You gave the mean wait",
-                "A tail percentile of the wait lies far above its mean, rho S / (1 - rho).",
-                rho / (1 - rho) * service_ms,
-            ),
+            FORGOT_BLOWUP.gives(service_ms * math.log(rho / tail)),
+            INCLUDED_SERVICE.gives(service_ms / (1 - rho) * math.log(1 / tail)),
+            MEAN_FOR_TAIL.gives(rho / (1 - rho) * service_ms),
         ],
         worked=worked,
     )
@@ -315,11 +327,28 @@ def rope_wavelengths(d_head: int, base: float) -> np.ndarray:
     return 2 * np.pi * base ** (2 * i / d_head)  # (d/2,)
 
 
+COUNTED_FAST_PAIRS = Mistake(
+    "counted-fast-pairs",
+    "You counted the pairs that turn inside the context",
+    "The slow pairs are those whose wavelength is longer than the context.",
+)
+COUNTED_DIMENSIONS = Mistake(
+    "counted-dimensions",
+    "You counted dimensions, not pairs",
+    "Each pair holds two coordinates that rotate together: count pairs.",
+)
+USED_I_NOT_2I = Mistake(
+    "used-i-not-2i",
+    "You used base^(i/d) instead of base^(2i/d)",
+    "Pair i holds coordinates 2i and 2i+1, so its wavelength is 2 pi base^(2i/d).",
+)
+
+
 @register(
     summary="RoPE pairs whose wavelength 2 pi base^(2i/d) exceeds a context: they never turn a full circle "
     "inside it.",
     unit="",
-    misconceptions=("counted-fast-pairs", "counted-dimensions", "used-i-not-2i"),
+    misconceptions=(COUNTED_FAST_PAIRS, COUNTED_DIMENSIONS, USED_I_NOT_2I),
 )
 def rope_slow_pairs(
     d_head: Annotated[int, Param("head dimension d (even)", gt=0)],
@@ -344,24 +373,9 @@ def rope_slow_pairs(
         "count of i < d/2 with 2 pi x base^(2i/d) > context",
         f"2 pi x {base:g}^(2i/{d_head}) > {num(context)} when i > {cut * half:.4g}, for i < {half}",
         [
-            Misconception(
-                "counted-fast-pairs",
-                "You counted the pairs that turn inside the context",
-                "The slow pairs are those whose wavelength is longer than the context.",
-                half - value,
-            ),
-            Misconception(
-                "counted-dimensions",
-                "You counted dimensions, not pairs",
-                "Each pair holds two coordinates that rotate together: count pairs.",
-                2 * value,
-            ),
-            Misconception(
-                "used-i-not-2i",
-                "You used base^(i/d) instead of base^(2i/d)",
-                "Pair i holds coordinates 2i and 2i+1, so its wavelength is 2 pi base^(2i/d).",
-                int(np.count_nonzero(half_rate > context)),
-            ),
+            COUNTED_FAST_PAIRS.gives(half - value),
+            COUNTED_DIMENSIONS.gives(2 * value),
+            USED_I_NOT_2I.gives(int(np.count_nonzero(half_rate > context))),
         ],
         worked=worked,
     )

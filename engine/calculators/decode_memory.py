@@ -11,7 +11,7 @@ from engine.calculator import Param, register, result
 from engine.calculators.common import Batch, CachedLen, DHead, NKvHeads, NLayers
 from engine.calculators.kv_cache import GIB_AS_GB
 from engine.calculators.serving import KvBytesPerElement, NParams, kv_bytes_per_token
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 DECODE_WHICH = ("per_sequence", "total")
 BytesPerWeight = Annotated[int, Param("bytes per weight (fp16/bf16: 2, int8/fp8: 1, fp32: 4)", gt=0)]
@@ -19,17 +19,49 @@ BytesPerWeight = Annotated[int, Param("bytes per weight (fp16/bf16: 2, int8/fp8:
 # --------------------------------------------------------------------------- decode and memory
 
 
+FORGOT_KV_CACHE = Mistake(
+    "forgot-kv-cache",
+    "You counted only the weights",
+    "Attention reads every cached key and value of every sequence at each step, as well as the weights.",
+)
+BITS_AS_BYTES = Mistake(
+    "bits-as-bytes",
+    "You used bits where bytes were needed",
+    "A 16-bit number is 2 bytes, not 16: bandwidth is in bytes per second.",
+)
+GB_AS_GIB = Mistake(
+    "gb-as-gib",
+    "You read GB/s as GiB/s",
+    "1 GB = 10^9 bytes; reading the bandwidth as 2^30 bytes per GB overstates it by 7%.",
+)
+ONE_SEQUENCE_KV = Mistake(
+    "one-sequence-kv",
+    "You read one sequence's cache, not the batch's",
+    "The weights are shared across the batch, but every sequence has its own KV cache.",
+)
+BATCH_FOR_PER_SEQUENCE = Mistake(
+    "batch-for-per-sequence",
+    "You gave the batch's tokens/s, not one sequence's",
+    "Each step produces one token per sequence: one user sees steps/s, the batch gets batch x steps/s.",
+)
+PER_SEQUENCE_FOR_BATCH = Mistake(
+    "per-sequence-for-batch",
+    "You gave one sequence's tokens/s, not the batch's",
+    "Each step produces one token for every sequence in the batch.",
+)
+
+
 @register(
     summary="Memory-bound decode speed: bandwidth / (weight bytes + KV bytes read per step), per sequence or "
     "for the batch.",
     unit="",
     misconceptions=(
-        "forgot-kv-cache",
-        "bits-as-bytes",
-        "gb-as-gib",
-        "batch-for-per-sequence",
-        "per-sequence-for-batch",
-        "one-sequence-kv",
+        FORGOT_KV_CACHE,
+        BITS_AS_BYTES,
+        GB_AS_GIB,
+        BATCH_FOR_PER_SEQUENCE,
+        PER_SEQUENCE_FOR_BATCH,
+        ONE_SEQUENCE_KV,
     ),
 )
 def decode_tokens_per_second(
@@ -87,60 +119,31 @@ def decode_tokens_per_second(
     wrong: list[Misconception] = []
     if batch > 1:
         if which == "per_sequence":
-            wrong.append(
-                Misconception(
-                    "batch-for-per-sequence",
-                    "You gave the batch's tokens/s, not one sequence's",
-                    "Each step produces one token per sequence: one user sees steps/s, the batch gets "
-                    "batch x steps/s.",
-                    steps_s * batch,
-                    last,
-                )
-            )
+            wrong.append(BATCH_FOR_PER_SEQUENCE.gives(steps_s * batch, last))
         else:
-            wrong.append(
-                Misconception(
-                    "per-sequence-for-batch",
-                    "You gave one sequence's tokens/s, not the batch's",
-                    "Each step produces one token for every sequence in the batch.",
-                    steps_s,
-                    last,
-                )
-            )
-        wrong.append(
-            Misconception(
-                "one-sequence-kv",
-                "You read one sequence's cache, not the batch's",
-                "The weights are shared across the batch, but every sequence has its own KV cache.",
-                bw / (weights + per_token * context) * per,
-                kv_label,
-            )
-        )
+            wrong.append(PER_SEQUENCE_FOR_BATCH.gives(steps_s, last))
+        wrong.append(ONE_SEQUENCE_KV.gives(bw / (weights + per_token * context) * per, kv_label))
     wrong += [
-        Misconception(
-            "forgot-kv-cache",
-            "You counted only the weights",
-            "Attention reads every cached key and value of every sequence at each step, as well as the "
-            "weights.",
-            bw / weights * per,
-            s_label,
-        ),
-        Misconception(
-            "bits-as-bytes",
-            "You used bits where bytes were needed",
-            "A 16-bit number is 2 bytes, not 16: bandwidth is in bytes per second.",
-            value / 8,
-            w_label,
-        ),
-        Misconception(
-            "gb-as-gib",
-            "You read GB/s as GiB/s",
-            "1 GB = 10^9 bytes; reading the bandwidth as 2^30 bytes per GB overstates it by 7%.",
-            value / GIB_AS_GB,
-            r_label,
-        ),
+        FORGOT_KV_CACHE.gives(bw / weights * per, s_label),
+        BITS_AS_BYTES.gives(value / 8, w_label),
+        GB_AS_GIB.gives(value / GIB_AS_GB, r_label),
     ]
     return result(value, tuple(steps), wrong)
+
+
+FORGOT_WEIGHTS = Mistake(
+    "forgot-weights",
+    "You gave the whole memory to the cache",
+    "The weights are loaded first; only what is left holds KV caches.",
+)
+ROUNDED_UP = Mistake(
+    "rounded-up", "You rounded up", "A partial sequence cannot be served: round the count down."
+)
+NO_X2_KV = Mistake("no-x2-kv", "You left out the x2 for K and V", "Both keys and values are cached.")
+USED_N_HEADS = Mistake(
+    "used-n-heads", "You used the query heads instead of the KV heads", "Only the key/value heads are cached."
+)
+ONE_BYTE_PER_PARAM = Mistake("one-byte-per-param", "You counted one byte per parameter")
 
 
 @register(
@@ -148,12 +151,12 @@ def decode_tokens_per_second(
     "sequence).",
     unit="",
     misconceptions=(
-        "forgot-weights",
-        "gb-as-gib",
-        "rounded-up",
-        "no-x2-kv",
-        "used-n-heads",
-        "one-byte-per-param",
+        FORGOT_WEIGHTS,
+        GB_AS_GIB,
+        ROUNDED_UP,
+        NO_X2_KV,
+        USED_N_HEADS,
+        ONE_BYTE_PER_PARAM,
     ),
 )
 def sequences_that_fit(
@@ -203,63 +206,45 @@ def sequences_that_fit(
         Step(label, "floor(free / KV per sequence)", f"floor({free:.4g} / {per_seq:,})", value),
     )
     wrong = [
-        Misconception(
-            "forgot-weights",
-            "You gave the whole memory to the cache",
-            "The weights are loaded first; only what is left holds KV caches.",
-            int(mem // per_seq),
-            free_label,
-        ),
-        Misconception(
-            "gb-as-gib",
-            "You read GiB as GB",
-            "1 GiB = 2^30 bytes, about 7% more than 10^9.",
+        FORGOT_WEIGHTS.gives(int(mem // per_seq), free_label),
+        GB_AS_GIB.gives(
             max(0, int((memory_gib * 1e9 - weights) // per_seq)),
             free_label,
+            label="You read GiB as GB",
+            explanation="1 GiB = 2^30 bytes, about 7% more than 10^9.",
         ),
-        Misconception(
-            "rounded-up",
-            "You rounded up",
-            "A partial sequence cannot be served: round the count down.",
-            math.ceil(free / per_seq),
-            label,
-        ),
-        Misconception(
-            "no-x2-kv",
-            "You left out the x2 for K and V",
-            "Both keys and values are cached.",
-            int(free // (per_seq // 2)),
-            kv_label,
-        ),
+        ROUNDED_UP.gives(math.ceil(free / per_seq), label),
+        NO_X2_KV.gives(int(free // (per_seq // 2)), kv_label),
     ]
     if n_heads is not None and n_heads != n_kv_heads:
-        wrong.append(
-            Misconception(
-                "used-n-heads",
-                "You used the query heads instead of the KV heads",
-                "Only the key/value heads are cached.",
-                int(free // (per_seq // n_kv_heads * n_heads)),
-                kv_label,
-            )
-        )
+        wrong.append(USED_N_HEADS.gives(int(free // (per_seq // n_kv_heads * n_heads)), kv_label))
     if bytes_per_param > 1:
         wrong.append(
-            Misconception(
-                "one-byte-per-param",
-                "You counted one byte per parameter",
-                f"Each weight takes {bytes_per_param} bytes here ({8 * bytes_per_param}-bit); 1 byte per "
-                "parameter is an 8-bit model.",
+            ONE_BYTE_PER_PARAM.gives(
                 int((mem - n_params) // per_seq),
                 free_label,
+                explanation=f"Each weight takes {bytes_per_param} bytes here ({8 * bytes_per_param}-bit); 1 "
+                "byte per parameter is an 8-bit model.",
             )
         )
     return result(value, steps, wrong)
 
 
+MAC_AS_ONE = Mistake("mac-as-one", "You counted a multiply-add as one FLOP", "Each multiply-add is 2 FLOPs.")
+FORGOT_BYTES = Mistake(
+    "forgot-bytes", "You gave FLOPs per weight, not per byte", "Divide by the bytes each weight takes."
+)
+ONE_TOKEN_PER_READ = Mistake(
+    "one-token-per-read",
+    "You assumed each weight read serves one token",
+    "All tokens in the pass (the prompt in prefill, the batch in decode) share one read.",
+)
+
+
 @register(
     summary="FLOPs per byte of weights read in one pass that processes `tokens` tokens: 2 x tokens / bytes.",
     unit="",
-    misconceptions=("mac-as-one", "forgot-bytes", "bits-as-bytes", "one-token-per-read"),
+    misconceptions=(MAC_AS_ONE, FORGOT_BYTES, BITS_AS_BYTES, ONE_TOKEN_PER_READ),
 )
 def arithmetic_intensity(
     tokens: Annotated[
@@ -280,33 +265,14 @@ def arithmetic_intensity(
         Step(label, "FLOPs per weight / bytes per weight", f"{flops:,} / {bytes_per_param}", value),
     )
     wrong = [
-        Misconception(
-            "mac-as-one",
-            "You counted a multiply-add as one FLOP",
-            "Each multiply-add is 2 FLOPs.",
-            tokens / bytes_per_param,
-            f_label,
-        ),
-        Misconception(
-            "forgot-bytes",
-            "You gave FLOPs per weight, not per byte",
-            "Divide by the bytes each weight takes.",
-            flops,
-            label,
-        ),
-        Misconception(
-            "bits-as-bytes",
-            "You divided by bits, not bytes",
-            "A 16-bit weight is 2 bytes.",
+        MAC_AS_ONE.gives(tokens / bytes_per_param, f_label),
+        FORGOT_BYTES.gives(flops, label),
+        BITS_AS_BYTES.gives(
             flops / (8 * bytes_per_param),
             label,
+            label="You divided by bits, not bytes",
+            explanation="A 16-bit weight is 2 bytes.",
         ),
-        Misconception(
-            "one-token-per-read",
-            "You assumed each weight read serves one token",
-            "All tokens in the pass (the prompt in prefill, the batch in decode) share one read.",
-            2 / bytes_per_param,
-            f_label,
-        ),
+        ONE_TOKEN_PER_READ.gives(2 / bytes_per_param, f_label),
     ]
     return result(value, steps, wrong)

@@ -9,18 +9,35 @@ from typing import Annotated
 
 from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num
-from engine.calculators.common import ceil_exact, floor_exact, require_fraction
-from engine.derivation import Derivation, Misconception, Step
+from engine.calculators.common import Share, ceil_exact, floor_exact, require_fraction
+from engine.derivation import Derivation, Mistake, Step
 
 # --------------------------------------------------------------------------- prefill, decode and their pools
 
 ArrivalRate = Annotated[float, Param("requests per second", gt=0)]
 
 
+FORGOT_REPLICAS = Mistake(
+    "forgot-replicas",
+    "You gave the whole tier's load to one replica",
+    "The router spreads the arrivals: each replica sees arrival rate / replicas.",
+)
+MS_NOT_CONVERTED = Mistake(
+    "ms-not-converted",
+    "You multiplied by the prefill time in milliseconds",
+    "The rate is per second: take the prefill in seconds.",
+)
+TIMES_REPLICAS = Mistake(
+    "times-replicas",
+    "You multiplied by the replicas",
+    "More replicas share the load, so each one is less busy.",
+)
+
+
 @register(
     summary="Utilisation of each replica's prefill: arrival rate per replica x prefill time.",
     unit="",
-    misconceptions=("forgot-replicas", "ms-not-converted", "times-replicas"),
+    misconceptions=(FORGOT_REPLICAS, MS_NOT_CONVERTED, TIMES_REPLICAS),
 )
 def prefill_utilisation(
     arrival_rate: Annotated[float, Param("requests per second across the tier", gt=0)],
@@ -38,34 +55,37 @@ def prefill_utilisation(
         "rho = (arrival rate / replicas) x prefill (s)",
         f"({num(arrival_rate)} / {num(replicas)}) x {num(seconds)}",
         [
-            Misconception(
-                "forgot-replicas",
-                "You gave the whole tier's load to one replica",
-                "The router spreads the arrivals: each replica sees arrival rate / replicas.",
-                arrival_rate * seconds,
-            ),
-            Misconception(
-                "ms-not-converted",
-                "You multiplied by the prefill time in milliseconds",
-                "The rate is per second: take the prefill in seconds.",
-                arrival_rate / replicas * prefill_ms,
-            ),
-            Misconception(
-                "times-replicas",
-                "You multiplied by the replicas",
-                "More replicas share the load, so each one is less busy.",
-                arrival_rate * replicas * seconds,
-            ),
+            FORGOT_REPLICAS.gives(arrival_rate * seconds),
+            MS_NOT_CONVERTED.gives(arrival_rate / replicas * prefill_ms),
+            TIMES_REPLICAS.gives(arrival_rate * replicas * seconds),
         ],
         worked=worked,
     )
+
+
+IGNORED_PREFILL = Mistake(
+    "ignored-prefill",
+    "You left the prefills out",
+    "Colocated prefills stall every decoding request while they run: that is the interference "
+    "disaggregation removes.",
+)
+ONE_PREFILL_PER_STEP = Mistake(
+    "one-prefill-per-step",
+    "You added a whole prefill to every step",
+    "Prefills arrive at a rate, not once per step: on average they take a share rho of the time.",
+)
+LINEAR_IN_LOAD = Mistake(
+    "linear-in-load",
+    "You stretched the step by (1 + rho)",
+    "Decode runs only in the 1 - rho of time the prefills leave: divide by (1 - rho).",
+)
 
 
 @register(
     summary="Mean time per output token when prefills share the GPU with decoding: the decode step over "
     "the share of time prefills leave, step / (1 - arrival rate x prefill time).",
     unit="ms",
-    misconceptions=("ignored-prefill", "one-prefill-per-step", "linear-in-load"),
+    misconceptions=(IGNORED_PREFILL, ONE_PREFILL_PER_STEP, LINEAR_IN_LOAD),
 )
 def interfered_tpot_ms(
     decode_step_ms: Annotated[float, Param("one decode step with no prefill in the way, ms", gt=0)],
@@ -93,43 +113,38 @@ def interfered_tpot_ms(
         "decode step / (1 - rho)",
         f"{num(decode_step_ms)} / (1 - {num(rho)})",
         [
-            Misconception(
-                "ignored-prefill",
-                "You left the prefills out",
-                "Colocated prefills stall every decoding request while they run: that is the interference "
-                "disaggregation removes.",
-                decode_step_ms,
-            ),
-            Misconception(
-                "one-prefill-per-step",
-                "You added a whole prefill to every step",
-                "Prefills arrive at a rate, not once per step: on average they take a share rho of the time.",
-                decode_step_ms + prefill_ms,
-            ),
-            Misconception(
-                "linear-in-load",
-                "You stretched the step by (1 + rho)",
-                "Decode runs only in the 1 - rho of time the prefills leave: divide by (1 - rho).",
-                decode_step_ms * (1 + rho),
-            ),
+            IGNORED_PREFILL.gives(decode_step_ms),
+            ONE_PREFILL_PER_STEP.gives(decode_step_ms + prefill_ms),
+            LINEAR_IN_LOAD.gives(decode_step_ms * (1 + rho)),
         ],
         worked=worked,
         before=before,
     )
 
 
+FULL_UTILISATION = Mistake(
+    "full-utilisation",
+    "You ran every instance at 100%",
+    "At full utilisation the prefill queue, and so TTFT, grows without bound.",
+)
+ROUNDED_DOWN = Mistake(
+    "rounded-down", "You rounded down", "A fraction of an instance still needs a whole one."
+)
+TIMES_TARGET = Mistake(
+    "times-target", "You multiplied by the target", "A lower target means more instances: divide by it."
+)
+
+
 @register(
     summary="Prefill instances of a disaggregated tier at a target utilisation: "
     "ceil(arrival rate x prefill time / target).",
     unit="",
-    misconceptions=("full-utilisation", "rounded-down", "times-target"),
+    misconceptions=(FULL_UTILISATION, ROUNDED_DOWN, TIMES_TARGET),
 )
 def prefill_instances(
     arrival_rate: ArrivalRate,
     prefill_ms: Annotated[float, Param("prefill time of one request on one instance, ms", gt=0)],
-    target_utilisation: Annotated[
-        float, Param("utilisation each instance may run at (0.7 for 70%)", gt=0, ge=0, le=1)
-    ],
+    target_utilisation: Annotated[Share, Param("utilisation each instance may run at (0.7 for 70%)")],
     *,
     worked: bool = True,
 ) -> Derivation:
@@ -152,35 +167,27 @@ def prefill_instances(
         "ceil(busy instances / target)",
         f"ceil({num(load)} / {num(target_utilisation)}) = ceil({exact:.4g})",
         [
-            Misconception(
-                "full-utilisation",
-                "You ran every instance at 100%",
-                "At full utilisation the prefill queue, and so TTFT, grows without bound.",
-                ceil_exact(load),
-            ),
-            Misconception(
-                "rounded-down",
-                "You rounded down",
-                "A fraction of an instance still needs a whole one.",
-                floor_exact(exact),
-            ),
-            Misconception(
-                "times-target",
-                "You multiplied by the target",
-                "A lower target means more instances: divide by it.",
-                ceil_exact(load * target_utilisation),
-            ),
+            FULL_UTILISATION.gives(ceil_exact(load)),
+            ROUNDED_DOWN.gives(floor_exact(exact)),
+            TIMES_TARGET.gives(ceil_exact(load * target_utilisation)),
         ],
         worked=worked,
         before=before,
     )
 
 
+FORGOT_OUTPUT_TOKENS = Mistake(
+    "forgot-output-tokens",
+    "You held each request for one token's time",
+    "A request stays in the decode pool for every token it generates.",
+)
+
+
 @register(
     summary="Decode instances of a disaggregated tier: requests decoding at once (Little's law, each "
     "decodes for output tokens x TPOT) over the batch one instance runs, rounded up.",
     unit="",
-    misconceptions=("forgot-output-tokens", "rounded-down", "ms-not-converted"),
+    misconceptions=(FORGOT_OUTPUT_TOKENS, ROUNDED_DOWN, MS_NOT_CONVERTED),
 )
 def decode_instances(
     arrival_rate: ArrivalRate,
@@ -217,23 +224,12 @@ def decode_instances(
         "ceil(L / batch per instance)",
         f"ceil({num(decoding)} / {num(max_batch)}) = ceil({exact:.4g})",
         [
-            Misconception(
-                "forgot-output-tokens",
-                "You held each request for one token's time",
-                "A request stays in the decode pool for every token it generates.",
-                ceil_exact(arrival_rate * tpot_ms / 1000 / max_batch),
-            ),
-            Misconception(
-                "rounded-down",
-                "You rounded down",
-                "A fraction of an instance still needs a whole one.",
-                floor_exact(exact),
-            ),
-            Misconception(
-                "ms-not-converted",
-                "You kept the TPOT in milliseconds",
-                "The rate is per second: take the time decoding in seconds.",
+            FORGOT_OUTPUT_TOKENS.gives(ceil_exact(arrival_rate * tpot_ms / 1000 / max_batch)),
+            ROUNDED_DOWN.gives(floor_exact(exact)),
+            MS_NOT_CONVERTED.gives(
                 ceil_exact(arrival_rate * output_tokens * tpot_ms / max_batch),
+                label="You kept the TPOT in milliseconds",
+                explanation="The rate is per second: take the time decoding in seconds.",
             ),
         ],
         worked=worked,

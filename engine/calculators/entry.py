@@ -14,7 +14,7 @@ import numpy.typing as npt
 from engine.attention import causal_mask, softmax
 from engine.calculator import Param, register, result
 from engine.calculators.common import Row
-from engine.derivation import Derivation, Heatmap, Misconception, Step
+from engine.derivation import Derivation, Heatmap, Misconception, Mistake, Step
 
 Matrix = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -50,16 +50,46 @@ def _labels(tokens: tuple[str, ...] | None, t: int, s: int) -> tuple[tuple[str, 
     )
 
 
+NO_SCALING = Mistake(
+    "no-scaling",
+    "You skipped the 1/sqrt(d_k) scaling",
+    "Scores are divided by sqrt(d_k) before the softmax, so their spread does not grow with d_k.",
+)
+RAW_SCORE = Mistake(
+    "raw-score", "You gave the raw dot product q . k", "A weight is softmax(q . k / sqrt(d_k))."
+)
+NO_CAUSAL_MASK = Mistake(
+    "no-causal-mask",
+    "You forgot the causal mask",
+    "Query i may only attend to keys j <= i; later keys get weight 0.",
+)
+SOFTMAX_OVER_QUERIES = Mistake(
+    "softmax-over-queries",
+    "You normalised down the column, not across the row",
+    "Each query's weights over the keys sum to 1: softmax runs along a row.",
+)
+FORGOT_SOFTMAX = Mistake(
+    "forgot-softmax",
+    "You used the scaled scores as the weights",
+    "The weights are the softmax of the scaled scores: positive and summing to 1 along the row.",
+)
+UNWEIGHTED_MEAN = Mistake(
+    "unweighted-mean",
+    "You averaged the values evenly",
+    "Each value row is weighted by its softmax weight, not by 1/S.",
+)
+
+
 @register(
     summary="One entry of the scaled scores, the softmax weights or the output of a small attention example.",
     unit="",
     misconceptions=(
-        "no-scaling",
-        "raw-score",
-        "no-causal-mask",
-        "softmax-over-queries",
-        "forgot-softmax",
-        "unweighted-mean",
+        NO_SCALING,
+        RAW_SCORE,
+        NO_CAUSAL_MASK,
+        SOFTMAX_OVER_QUERIES,
+        FORGOT_SOFTMAX,
+        UNWEIGHTED_MEAN,
     ),
 )
 def attention_entry(
@@ -174,65 +204,29 @@ def attention_entry(
 
     wrong: list[Misconception] = []
 
-    def alt(mid: str, text: str, why: str, matrix: Matrix, step: str) -> None:
-        wrong.append(Misconception(mid, text, why, float(matrix[row, col]), step))
+    def alt(m: Mistake, matrix: Matrix, step: str, **text: str) -> None:
+        wrong.append(m.gives(float(matrix[row, col]), step, **text))
 
     if which == "score":
         no_scaling = raw  # (T, S)
     else:
         unscaled = _weights(raw, allowed, axis=-1)  # (T, S)
         no_scaling = unscaled if which == "weight" else unscaled @ v  # (T, S) or (T, d_v)
-    alt(
-        "no-scaling",
-        "You skipped the 1/sqrt(d_k) scaling",
-        "Scores are divided by sqrt(d_k) before the softmax, so their spread does not grow with d_k.",
-        no_scaling,
-        _SCALE,
-    )
+    alt(NO_SCALING, no_scaling, _SCALE)
     if which == "weight":
-        alt(
-            "raw-score",
-            "You gave the raw dot product q . k",
-            "A weight is softmax(q . k / sqrt(d_k)).",
-            raw,
-            _SCALE,
-        )
+        alt(RAW_SCORE, raw, _SCALE)
     if causal and which != "score":
         free = _weights(scaled, np.ones((T, S), dtype=bool), axis=-1)  # (T, S)
-        alt(
-            "no-causal-mask",
-            "You forgot the causal mask",
-            "Query i may only attend to keys j <= i; later keys get weight 0.",
-            free if which == "weight" else free @ v,
-            _MASK,
-        )
+        alt(NO_CAUSAL_MASK, free if which == "weight" else free @ v, _MASK)
     if which != "score" and T == S:
         down = _weights(scaled, allowed, axis=0)  # (T, S), normalised down each column
-        alt(
-            "softmax-over-queries",
-            "You normalised down the column, not across the row",
-            "Each query's weights over the keys sum to 1: softmax runs along a row.",
-            down if which == "weight" else down @ v,
-            _SOFTMAX,
-        )
+        alt(SOFTMAX_OVER_QUERIES, down if which == "weight" else down @ v, _SOFTMAX)
     if which != "score":
         plain = np.where(allowed, scaled, 0.0)  # (T, S): scaled scores, masked ones zeroed
-        alt(
-            "forgot-softmax",
-            "You used the scaled scores as the weights",
-            "The weights are the softmax of the scaled scores: positive and summing to 1 along the row.",
-            plain if which == "weight" else plain @ v,
-            _SOFTMAX,
-        )
+        alt(FORGOT_SOFTMAX, plain if which == "weight" else plain @ v, _SOFTMAX)
     if which == "output":
         uniform = allowed / np.maximum(allowed.sum(axis=-1, keepdims=True), 1)  # (T, S)
-        alt(
-            "unweighted-mean",
-            "You averaged the values evenly",
-            "Each value row is weighted by its softmax weight, not by 1/S.",
-            uniform @ v,
-            last,
-        )
+        alt(UNWEIGHTED_MEAN, uniform @ v, last)
     asked = (r, None) if which == "output" else (r, j)
     heat = Heatmap(weights[None], rows, cols, ("weights",), allowed=allowed[None], asked=asked)  # (1, T, S)
     return result(value, tuple(steps), wrong, heatmap=heat, notes=tuple(notes))

@@ -27,7 +27,7 @@ from engine.calculators.common import (
     require_divisible,
     require_positive,
 )
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 Matrix = npt.NDArray[np.float64]
 WHICH = ("max", "scale", "sum", "acc", "output")
@@ -127,17 +127,61 @@ def _check_row(scores: Matrix, values: Matrix, block_size: int) -> tuple[Matrix,
     return s[0], v  # (S,), (S, d_v)
 
 
+BLOCK_MAX = Mistake(
+    "block-max",
+    "You used the block's own max, not the running max",
+    "m is the largest score seen so far, max(m_old, block max); the new block's maximum alone "
+    "forgets an earlier, larger score.",
+)
+RESCALED_WRONG_WAY = Mistake(
+    "rescaled-wrong-way",
+    "You rescaled by exp(m_new - m_old), the wrong way round",
+    "Old terms were exp(s - m_old); to refer them to the larger m_new multiply by "
+    "exp(m_old - m_new), which is at most 1.",
+)
+NO_RESCALE = Mistake(
+    "no-rescale",
+    "You added the new block without rescaling the old sum",
+    "When the max rises, the old l and acc were taken against the old max; multiply them by "
+    "exp(m_old - m_new) before adding the new block's terms.",
+)
+L_RATIO_RESCALE = Mistake(
+    "l-ratio-rescale",
+    "You rescaled by l_old / l_new, the running sums' ratio",
+    "The factor that refers old terms to the new max is exp(m_old - m_new); l_old / l_new is "
+    "the weight FlashAttention-1 gives an already normalised output, a different quantity.",
+)
+RESCALED_SUM_ONLY = Mistake(
+    "rescaled-sum-only",
+    "You rescaled l but not the accumulator",
+    "The accumulator holds the same exp(s - m) terms as l, multiplied by values; it needs the "
+    "same exp(m_old - m_new) correction.",
+)
+UNNORMALISED = Mistake(
+    "unnormalised",
+    "You forgot to divide the accumulator by l",
+    "acc is sum exp(s_j - m) v_j; the softmax weights are those exponentials divided by their "
+    "sum l, so the output is acc / l.",
+)
+MISSING_EXP = Mistake(
+    "missing-exp",
+    "You used m_old - m_new itself as the factor, without the exp",
+    "The old terms are exp(s - m_old); referring them to m_new multiplies each by "
+    "exp(m_old - m_new), the exponential of the max's change, not the change itself.",
+)
+
+
 @register(
     summary="FlashAttention's online softmax over key blocks for one query row: m, l, acc or the output.",
     unit="",
     misconceptions=(
-        "block-max",
-        "rescaled-wrong-way",
-        "no-rescale",
-        "rescaled-sum-only",
-        "unnormalised",
-        "missing-exp",
-        "l-ratio-rescale",
+        BLOCK_MAX,
+        RESCALED_WRONG_WAY,
+        NO_RESCALE,
+        RESCALED_SUM_ONLY,
+        UNNORMALISED,
+        MISSING_EXP,
+        L_RATIO_RESCALE,
     ),
 )
 def online_softmax(
@@ -248,23 +292,10 @@ def online_softmax(
     where_acc = first_rise.get("acc", last_label)
     wrong: list[Misconception] = []
     if which != "output":
-        wrong.append(
-            Misconception(
-                "block-max",
-                "You used the block's own max, not the running max",
-                "m is the largest score seen so far, max(m_old, block max); the new block's maximum alone "
-                "forgets an earlier, larger score.",
-                variant(block_max=True),
-                f"Block {b}: running max m",
-            )
-        )
+        wrong.append(BLOCK_MAX.gives(variant(block_max=True), f"Block {b}: running max m"))
     if which in ("scale", "sum", "acc", "output"):
         wrong.append(
-            Misconception(
-                "rescaled-wrong-way",
-                "You rescaled by exp(m_new - m_old), the wrong way round",
-                "Old terms were exp(s - m_old); to refer them to the larger m_new multiply by "
-                "exp(m_old - m_new), which is at most 1.",
+            RESCALED_WRONG_WAY.gives(
                 variant(rescale_l=_wrong_way, rescale_acc=_wrong_way) if which != "scale" else 1 / value,
                 f"Block {b}: rescale factor"
                 if which == "scale"
@@ -273,13 +304,8 @@ def online_softmax(
         )
     if which in ("sum", "acc", "output"):
         wrong.append(
-            Misconception(
-                "no-rescale",
-                "You added the new block without rescaling the old sum",
-                "When the max rises, the old l and acc were taken against the old max; multiply them by "
-                "exp(m_old - m_new) before adding the new block's terms.",
-                variant(rescale_l=_none, rescale_acc=_none),
-                where_sum if which != "acc" else where_acc,
+            NO_RESCALE.gives(
+                variant(rescale_l=_none, rescale_acc=_none), where_sum if which != "acc" else where_acc
             )
         )
     if which in ("scale", "sum", "acc", "output"):
@@ -287,11 +313,7 @@ def online_softmax(
             no_exp = variant(rescale_l=_no_exp, rescale_acc=_no_exp) if which != "scale" else m_old_b - st_b.m
         if math.isfinite(no_exp):
             wrong.append(
-                Misconception(
-                    "missing-exp",
-                    "You used m_old - m_new itself as the factor, without the exp",
-                    "The old terms are exp(s - m_old); referring them to m_new multiplies each by "
-                    "exp(m_old - m_new), the exponential of the max's change, not the change itself.",
+                MISSING_EXP.gives(
                     no_exp,
                     f"Block {b}: rescale factor"
                     if which == "scale"
@@ -300,41 +322,44 @@ def online_softmax(
             )
     if which == "scale":
         wrong.append(
-            Misconception(
-                "l-ratio-rescale",
-                "You rescaled by l_old / l_new, the running sums' ratio",
-                "The factor that refers old terms to the new max is exp(m_old - m_new); l_old / l_new is "
-                "the weight FlashAttention-1 gives an already normalised output, a different quantity.",
-                states[b - 2].lsum / states[b - 1].lsum,
-                f"Block {b}: rescale factor",
-            )
+            L_RATIO_RESCALE.gives(states[b - 2].lsum / states[b - 1].lsum, f"Block {b}: rescale factor")
         )
     if which == "output":
-        wrong.append(
-            Misconception(
-                "rescaled-sum-only",
-                "You rescaled l but not the accumulator",
-                "The accumulator holds the same exp(s - m) terms as l, multiplied by values; it needs the "
-                "same exp(m_old - m_new) correction.",
-                variant(rescale_acc=_none),
-                where_acc,
-            )
-        )
+        wrong.append(RESCALED_SUM_ONLY.gives(variant(rescale_acc=_none), where_acc))
     if which == "output":
-        wrong.append(
-            Misconception(
-                "unnormalised",
-                "You forgot to divide the accumulator by l",
-                "acc is sum exp(s_j - m) v_j; the softmax weights are those exponentials divided by their "
-                "sum l, so the output is acc / l.",
-                float(states[-1].acc[col]),
-                out_label,
-            )
-        )
+        wrong.append(UNNORMALISED.gives(float(states[-1].acc[col]), out_label))
     return result(value, tuple(steps), wrong)
 
 
 WHAT = ("memory", "traffic")
+
+
+FORGOT_HEADS = Mistake(
+    "forgot-heads", "You left out the heads", "Every head has its own T x T scores and probabilities."
+)
+FORGOT_BATCH = Mistake(
+    "forgot-batch", "You left out the batch", "Every sequence in the batch has its own matrices."
+)
+LINEAR_IN_T = Mistake(
+    "linear-in-t",
+    "You made it linear in T",
+    "Each of the T queries is scored against all T keys: T x T entries per head.",
+)
+FORGOT_BYTES = Mistake(
+    "forgot-bytes",
+    "You counted entries, not bytes",
+    "Multiply the number of entries by the bytes per element.",
+)
+ONE_MATRIX = Mistake(
+    "one-matrix",
+    "You counted only the scores S",
+    "Standard attention materialises both the scores S and the softmax output P, each T x T per head.",
+)
+WRITES_ONLY = Mistake(
+    "writes-only",
+    "You counted the writes, not the reads",
+    "Each matrix goes to HBM and comes back: S is read for the softmax and P for P V.",
+)
 
 
 @register(
@@ -342,12 +367,12 @@ WHAT = ("memory", "traffic")
     "FlashAttention never materialises: memory 2 B h T^2 bytes, traffic (write + read each) 4 B h T^2 bytes.",
     unit="B",
     misconceptions=(
-        "one-matrix",
-        "writes-only",
-        "forgot-heads",
-        "forgot-batch",
-        "linear-in-t",
-        "forgot-bytes",
+        ONE_MATRIX,
+        WRITES_ONLY,
+        FORGOT_HEADS,
+        FORGOT_BATCH,
+        LINEAR_IN_T,
+        FORGOT_BYTES,
     ),
 )
 def materialised_attention_bytes(
@@ -384,42 +409,12 @@ def materialised_attention_bytes(
     if what == "traffic":
         steps.append(Step(traffic_label, "2 x (S and P)", f"2 x {both:,}", value, "B"))
     wrong = [
-        Misconception(
-            "one-matrix" if what == "memory" else "writes-only",
-            "You counted only the scores S" if what == "memory" else "You counted the writes, not the reads",
-            "Standard attention materialises both the scores S and the softmax output P, each T x T per head."
-            if what == "memory"
-            else "Each matrix goes to HBM and comes back: S is read for the softmax and P for P V.",
-            value // 2,
-            both_label if what == "memory" else traffic_label,
-        ),
-        Misconception(
-            "forgot-heads",
-            "You left out the heads",
-            "Every head has its own T x T scores and probabilities.",
-            value // n_heads,
-            one_label,
-        ),
-        Misconception(
-            "forgot-batch",
-            "You left out the batch",
-            "Every sequence in the batch has its own matrices.",
-            value // batch,
-            one_label,
-        ),
-        Misconception(
-            "linear-in-t",
-            "You made it linear in T",
-            "Each of the T queries is scored against all T keys: T x T entries per head.",
-            value // seq_len,
-            one_label,
-        ),
-        Misconception(
-            "forgot-bytes",
-            "You counted entries, not bytes",
-            "Multiply the number of entries by the bytes per element.",
-            value // bytes_per_element,
-            one_label,
-        ),
+        ONE_MATRIX.gives(value // 2, both_label)
+        if what == "memory"
+        else WRITES_ONLY.gives(value // 2, traffic_label),
+        FORGOT_HEADS.gives(value // n_heads, one_label),
+        FORGOT_BATCH.gives(value // batch, one_label),
+        LINEAR_IN_T.gives(value // seq_len, one_label),
+        FORGOT_BYTES.gives(value // bytes_per_element, one_label),
     ]
     return result(value, tuple(steps), wrong)

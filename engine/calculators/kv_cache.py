@@ -22,19 +22,56 @@ from engine.calculators.common import (
     require_divisible,
     require_positive,
 )
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 GIB_AS_GB = 1000**3 / 1024**3
 """A byte count b shown as b / 2^30 "GiB" but read as GB is b / 2^30 x 10^9 bytes: b x GIB_AS_GB."""
 
-_COMMON_WRONG = (
+NO_X2_KV = Mistake(
     "no-x2-kv",
-    "used-n-heads",
-    "forgot-layers",
-    "fp32-for-fp16",
+    "You left out the x2 for K and V",
+    "Both the keys and the values are cached, one vector of each per KV head per token per layer.",
+)
+FORGOT_LAYERS = Mistake(
+    "forgot-layers", "You left out the layers", "Every layer keeps its own keys and values."
+)
+FORGOT_BYTES = Mistake(
     "forgot-bytes",
+    "You counted numbers, not bytes",
+    "Multiply the number of cached values by the bytes per element.",
+)
+GIB_READ_AS_GB = Mistake(
     "gib-as-gb",
+    "That is the GiB figure read as GB",
+    "1 GiB = 2^30 bytes but 1 GB = 10^9 bytes: converting bytes to GiB and calling the result GB "
+    "understates the size by 7%.",
+)
+GB_AS_GIB = Mistake(
     "gb-as-gib",
+    "That is the GB figure read as GiB",
+    "1 GB = 10^9 bytes but 1 GiB = 2^30 bytes: a GB count relabelled as GiB overstates the size by 7%.",
+)
+USED_N_HEADS = Mistake(
+    "used-n-heads",
+    "You used the query heads instead of the KV heads",
+    "Only the n_kv_heads key/value heads are cached; grouped-query and multi-query attention "
+    "share each of them across several query heads.",
+)
+FP32_FOR_FP16 = Mistake(
+    "fp32-for-fp16",
+    "You used 4 bytes (fp32) where fp16 was given",
+    "fp16 and bf16 numbers take 2 bytes each; fp32 takes 4.",
+)
+
+
+_COMMON_WRONG = (
+    NO_X2_KV,
+    USED_N_HEADS,
+    FORGOT_LAYERS,
+    FP32_FOR_FP16,
+    FORGOT_BYTES,
+    GIB_READ_AS_GB,
+    GB_AS_GIB,
 )
 _PER_LAYER = "K and V per token per layer"
 _PER_TOKEN = "Per token, all layers"
@@ -78,80 +115,34 @@ def _wrong(
     extra: list[Misconception],
 ) -> tuple[Misconception, ...]:
     """The KV-cache mistakes, each evaluated on the same arguments; `last` is the final step's label."""
-    out = [
-        Misconception(
-            "no-x2-kv",
-            "You left out the x2 for K and V",
-            "Both the keys and the values are cached, one vector of each per KV head per token per layer.",
-            value // 2,
-            _PER_LAYER,
-        )
-    ]
+    out = [NO_X2_KV.gives(value // 2, _PER_LAYER)]
     if n_heads is not None and n_heads != n_kv_heads:
-        out.append(
-            Misconception(
-                "used-n-heads",
-                "You used the query heads instead of the KV heads",
-                "Only the n_kv_heads key/value heads are cached; grouped-query and multi-query attention "
-                "share each of them across several query heads.",
-                value // n_kv_heads * n_heads,
-                _PER_LAYER,
-            )
-        )
-    out.append(
-        Misconception(
-            "forgot-layers",
-            "You left out the layers",
-            "Every layer keeps its own keys and values.",
-            value // n_layers,
-            _PER_TOKEN,
-        )
-    )
+        out.append(USED_N_HEADS.gives(value // n_kv_heads * n_heads, _PER_LAYER))
+    out.append(FORGOT_LAYERS.gives(value // n_layers, _PER_TOKEN))
     if nbytes == 2:
-        out.append(
-            Misconception(
-                "fp32-for-fp16",
-                "You used 4 bytes (fp32) where fp16 was given",
-                "fp16 and bf16 numbers take 2 bytes each; fp32 takes 4.",
-                value * 2,
-                _PER_LAYER,
-            )
-        )
-    out.append(
-        Misconception(
-            "forgot-bytes",
-            "You counted numbers, not bytes",
-            "Multiply the number of cached values by the bytes per element.",
-            value // nbytes,
-            _PER_LAYER,
-        )
-    )
+        out.append(FP32_FOR_FP16.gives(value * 2, _PER_LAYER))
+    out.append(FORGOT_BYTES.gives(value // nbytes, _PER_LAYER))
     out += extra
     out += [
-        Misconception(
-            "gib-as-gb",
-            "That is the GiB figure read as GB",
-            "1 GiB = 2^30 bytes but 1 GB = 10^9 bytes: converting bytes to GiB and calling the result GB "
-            "understates the size by 7%.",
-            value * GIB_AS_GB,
-            last,
-        ),
-        Misconception(
-            "gb-as-gib",
-            "That is the GB figure read as GiB",
-            "1 GB = 10^9 bytes but 1 GiB = 2^30 bytes: a GB count relabelled as GiB overstates the size "
-            "by 7%.",
-            value / GIB_AS_GB,
-            last,
-        ),
+        GIB_READ_AS_GB.gives(value * GIB_AS_GB, last),
+        GB_AS_GIB.gives(value / GIB_AS_GB, last),
     ]
     return distinct(value, out)
+
+
+FORGOT_SEQ_LEN = Mistake(
+    "forgot-seq-len", "You left out the sequence length", "Every cached token stores its own keys and values."
+)
+CACHED_EVERY_TOKEN = Mistake("cached-every-token", "You cached every token, not just the window")
+FORGOT_BATCH = Mistake(
+    "forgot-batch", "You left out the batch", "Each sequence in the batch has its own cache."
+)
 
 
 @register(
     summary="Bytes of K and V cached for a batch: 2 x layers x n_kv x d_head x seq_len x batch x bytes.",
     unit="B",
-    misconceptions=(*_COMMON_WRONG, "forgot-seq-len", "forgot-batch", "cached-every-token"),
+    misconceptions=(*_COMMON_WRONG, FORGOT_SEQ_LEN, FORGOT_BATCH, CACHED_EVERY_TOKEN),
 )
 def kv_cache_bytes(
     n_layers: NLayers,
@@ -198,34 +189,16 @@ def kv_cache_bytes(
     extra = []
     if window is not None and seq_len > window:
         extra.append(
-            Misconception(
-                "cached-every-token",
-                "You cached every token, not just the window",
-                f"With a window of {window:,} no query looks further back, so the rolling buffer keeps "
-                f"{window:,} positions per sequence and overwrites the oldest.",
+            CACHED_EVERY_TOKEN.gives(
                 per_token * seq_len * batch,
                 seq_label,
+                explanation=f"With a window of {window:,} no query looks further back, so the rolling buffer "
+                f"keeps {window:,} positions per sequence and overwrites the oldest.",
             )
         )
-    extra += [
-        Misconception(
-            "forgot-seq-len",
-            "You left out the sequence length",
-            "Every cached token stores its own keys and values.",
-            per_token * batch,
-            seq_label,
-        )
-    ]
+    extra += [FORGOT_SEQ_LEN.gives(per_token * batch, seq_label)]
     if batch > 1:
-        extra.append(
-            Misconception(
-                "forgot-batch",
-                "You left out the batch",
-                "Each sequence in the batch has its own cache.",
-                per_seq,
-                total_label,
-            )
-        )
+        extra.append(FORGOT_BATCH.gives(per_seq, total_label))
     wrong = _wrong(
         value,
         total_label,
@@ -269,10 +242,22 @@ def kv_cache_bytes_per_token(
     return result(value, tuple(steps), wrong)
 
 
+INVERTED = Mistake(
+    "inverted",
+    "You inverted the ratio",
+    "The savings factor is old size / new size = h / n_kv, a number of at least 1.",
+)
+DIFFERENCE = Mistake(
+    "difference",
+    "You subtracted instead of dividing",
+    "The cache size is proportional to the KV-head count, so compare by dividing: h / n_kv.",
+)
+
+
 @register(
     summary="How many times smaller the KV cache gets with n_kv heads instead of h: h / n_kv.",
     unit="x",
-    misconceptions=("inverted", "difference"),
+    misconceptions=(INVERTED, DIFFERENCE),
 )
 def kv_cache_savings(n_heads: NHeads, n_kv_heads: NKvHeads, *, worked: bool = True) -> Derivation:
     """Everything in the cache formula but the KV-head count cancels, leaving h / n_kv."""
@@ -292,19 +277,7 @@ def kv_cache_savings(n_heads: NHeads, n_kv_heads: NKvHeads, *, worked: bool = Tr
         Step(label, "h / n_kv", f"{n_heads} / {n_kv_heads}", value, "x"),
     )
     wrong = [
-        Misconception(
-            "inverted",
-            "You inverted the ratio",
-            "The savings factor is old size / new size = h / n_kv, a number of at least 1.",
-            n_kv_heads / n_heads,
-            label,
-        ),
-        Misconception(
-            "difference",
-            "You subtracted instead of dividing",
-            "The cache size is proportional to the KV-head count, so compare by dividing: h / n_kv.",
-            n_heads - n_kv_heads,
-            label,
-        ),
+        INVERTED.gives(n_kv_heads / n_heads, label),
+        DIFFERENCE.gives(n_heads - n_kv_heads, label),
     ]
     return result(value, steps, wrong)

@@ -9,6 +9,7 @@ Checked against DeepSeek-V2 (kv_lora_rank 512, qk_rope_head_dim 64, 128 heads of
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 from engine.calculator import Param, register, result
@@ -20,19 +21,57 @@ from engine.calculators.common import (
     ratio,
     require_positive,
 )
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 _PER_LAYER = "Latent + RoPE key per token per layer"
 _PER_LAYER_BYTES = "Bytes per token per layer"
 _PER_TOKEN = "Per token, all layers"
-_CACHE_WRONG = (
+KV_X2_ON_MLA = Mistake(
     "kv-x2-on-mla",
+    "You applied the KV cache's x2 for K and V to MLA",
+    "MLA caches one latent c_KV (plus the shared RoPE key) per token, not a separate K and V: "
+    "both are rebuilt from the same vector, so the per-token width has no x2.",
+)
+X2_ON_LATENT = Mistake(
     "x2-on-latent",
+    "You cached the latent twice, once for K and once for V",
+    "Keys and values are both rebuilt from the same c_KV, so it is stored once: no x2.",
+)
+FORGOT_ROPE = Mistake(
     "forgot-rope",
-    "rope-key-per-head",
-    "used-n-heads",
+    "You left out the decoupled RoPE key",
+    "RoPE cannot pass through the absorbed up-projection, so each token also caches a shared "
+    "rotary key of width rope_dim beside the latent.",
+)
+FORGOT_LAYERS = Mistake(
     "forgot-layers",
-    "forgot-bytes",
+    "You left out the layers",
+    "Every layer has its own latent projection and keeps its own c_KV and RoPE key.",
+)
+FORGOT_BYTES = Mistake(
+    "forgot-bytes", "You counted numbers, not bytes", "Multiply the cached numbers by the bytes per element."
+)
+ROPE_KEY_PER_HEAD = Mistake(
+    "rope-key-per-head",
+    "You cached one RoPE key per head",
+    "The decoupled RoPE key k^R is shared by all heads, one rope_dim vector per token and layer; "
+    "only the queries carry a RoPE part per head.",
+)
+USED_N_HEADS = Mistake(
+    "used-n-heads",
+    "You cached n_heads x d_head instead of the latent",
+    "That is the width of the decompressed keys; MLA never stores them, only c_KV and the RoPE key.",
+)
+
+
+_CACHE_WRONG = (
+    KV_X2_ON_MLA,
+    X2_ON_LATENT,
+    FORGOT_ROPE,
+    ROPE_KEY_PER_HEAD,
+    USED_N_HEADS,
+    FORGOT_LAYERS,
+    FORGOT_BYTES,
 )
 
 
@@ -62,67 +101,17 @@ def _per_token(
         Step(_PER_TOKEN, "x n_layers", f"{per_layer_bytes:,} x {n_layers}", value, "B"),
     ]
     wrong = [
-        Misconception(
-            "kv-x2-on-mla",
-            "You applied the KV cache's x2 for K and V to MLA",
-            "MLA caches one latent c_KV (plus the shared RoPE key) per token, not a separate K and V: "
-            "both are rebuilt from the same vector, so the per-token width has no x2.",
-            2 * (r + rope) * nbytes * n_layers,
-            _PER_LAYER,
-        ),
-        Misconception(
-            "x2-on-latent",
-            "You cached the latent twice, once for K and once for V",
-            "Keys and values are both rebuilt from the same c_KV, so it is stored once: no x2.",
-            (2 * r + rope) * nbytes * n_layers,
-            _PER_LAYER,
-        ),
-        Misconception(
-            "forgot-rope",
-            "You left out the decoupled RoPE key",
-            "RoPE cannot pass through the absorbed up-projection, so each token also caches a shared "
-            "rotary key of width rope_dim beside the latent.",
-            r * nbytes * n_layers,
-            _PER_LAYER,
-        ),
+        KV_X2_ON_MLA.gives(2 * (r + rope) * nbytes * n_layers, _PER_LAYER),
+        X2_ON_LATENT.gives((2 * r + rope) * nbytes * n_layers, _PER_LAYER),
+        FORGOT_ROPE.gives(r * nbytes * n_layers, _PER_LAYER),
     ]
     if n_heads is not None and n_heads > 1:
-        wrong.append(
-            Misconception(
-                "rope-key-per-head",
-                "You cached one RoPE key per head",
-                "The decoupled RoPE key k^R is shared by all heads, one rope_dim vector per token and layer; "
-                "only the queries carry a RoPE part per head.",
-                (r + n_heads * rope) * nbytes * n_layers,
-                _PER_LAYER,
-            )
-        )
+        wrong.append(ROPE_KEY_PER_HEAD.gives((r + n_heads * rope) * nbytes * n_layers, _PER_LAYER))
     if n_heads is not None and d_head is not None:
-        wrong.append(
-            Misconception(
-                "used-n-heads",
-                "You cached n_heads x d_head instead of the latent",
-                "That is the width of the decompressed keys; MLA never stores them, only c_KV and the "
-                "RoPE key.",
-                n_heads * d_head * nbytes * n_layers,
-                _PER_LAYER,
-            )
-        )
+        wrong.append(USED_N_HEADS.gives(n_heads * d_head * nbytes * n_layers, _PER_LAYER))
     wrong += [
-        Misconception(
-            "forgot-layers",
-            "You left out the layers",
-            "Every layer has its own latent projection and keeps its own c_KV and RoPE key.",
-            per_layer_bytes,
-            _PER_TOKEN,
-        ),
-        Misconception(
-            "forgot-bytes",
-            "You counted numbers, not bytes",
-            "Multiply the cached numbers by the bytes per element.",
-            per_layer * n_layers,
-            _PER_LAYER_BYTES,
-        ),
+        FORGOT_LAYERS.gives(per_layer_bytes, _PER_TOKEN),
+        FORGOT_BYTES.gives(per_layer * n_layers, _PER_LAYER_BYTES),
     ]
     return value, steps, wrong
 
@@ -154,10 +143,20 @@ def mla_cache_bytes_per_token(
     return result(value, tuple(steps), wrong)
 
 
+FORGOT_SEQ_LEN = Mistake(
+    "forgot-seq-len",
+    "You left out the sequence length",
+    "Every cached token stores its own latent and RoPE key.",
+)
+FORGOT_BATCH = Mistake(
+    "forgot-batch", "You left out the batch", "Each sequence in the batch has its own cache."
+)
+
+
 @register(
     summary="Bytes of MLA cache for a batch: (kv_lora_rank + rope_dim) x bytes x layers x seq_len x batch.",
     unit="B",
-    misconceptions=(*_CACHE_WRONG, "forgot-seq-len", "forgot-batch"),
+    misconceptions=(*_CACHE_WRONG, FORGOT_SEQ_LEN, FORGOT_BATCH),
 )
 def mla_cache_bytes(
     n_layers: NLayers,
@@ -186,36 +185,27 @@ def mla_cache_bytes(
         Step(total_label, "x batch", f"{per_seq:,} x {batch}", value, "B"),
     ]
     scale = seq_len * batch
-    wrong = [
-        Misconception(m.id, m.label, m.explanation, int(m.value) * scale, m.step)  # type: ignore[arg-type]
-        for m in per_token_wrong
-    ]
-    wrong.append(
-        Misconception(
-            "forgot-seq-len",
-            "You left out the sequence length",
-            "Every cached token stores its own latent and RoPE key.",
-            per_token * batch,
-            seq_label,
-        )
-    )
+    wrong = [replace(m, value=int(m.value) * scale) for m in per_token_wrong]  # type: ignore[arg-type]
+    wrong.append(FORGOT_SEQ_LEN.gives(per_token * batch, seq_label))
     if batch > 1:
-        wrong.append(
-            Misconception(
-                "forgot-batch",
-                "You left out the batch",
-                "Each sequence in the batch has its own cache.",
-                per_seq,
-                total_label,
-            )
-        )
+        wrong.append(FORGOT_BATCH.gives(per_seq, total_label))
     return result(value, tuple(steps), wrong)
+
+
+NO_X2_KV = Mistake(
+    "no-x2-kv",
+    "You put the x2 for K and V on the wrong side",
+    "A KV cache stores a key and a value per KV head, 2 x n_kv_heads x d_head; MLA caches one "
+    "latent per token, not a separate K and V. Dropping the first x2 or adding one to MLA both "
+    "halve the ratio.",
+)
+INVERTED = Mistake("inverted", "You inverted the ratio", "The saving is the KV-cache size over the MLA size.")
 
 
 @register(
     summary="How many times smaller MLA's cache is than a KV cache: 2 x n_kv x d_head / (rank + rope_dim).",
     unit="x",
-    misconceptions=("x2-on-latent", "forgot-rope", "no-x2-kv", "inverted"),
+    misconceptions=(X2_ON_LATENT, FORGOT_ROPE, NO_X2_KV, INVERTED),
 )
 def mla_cache_ratio(
     n_kv_heads: Annotated[int, Param("KV heads of the cache compared against (MHA: n_heads, MQA: 1)", gt=0)],
@@ -238,36 +228,19 @@ def mla_cache_ratio(
         Step(label, "KV / MLA (layers, tokens, batch, bytes cancel)", f"{kv:,} / {mla:,}", value, "x"),
     )
     wrong = [
-        Misconception(
-            "x2-on-latent",
-            "You counted the latent twice",
-            "c_KV serves keys and values at once; it is cached once.",
+        X2_ON_LATENT.gives(
             ratio(kv, 2 * kv_lora_rank + rope_dim),
             "MLA cache per token per layer",
+            label="You counted the latent twice",
+            explanation="c_KV serves keys and values at once; it is cached once.",
         ),
-        Misconception(
-            "forgot-rope",
-            "You left out the decoupled RoPE key",
-            "Each token also caches a rope_dim-wide rotary key shared by all heads.",
+        FORGOT_ROPE.gives(
             ratio(kv, kv_lora_rank),
             "MLA cache per token per layer",
+            explanation="Each token also caches a rope_dim-wide rotary key shared by all heads.",
         ),
-        Misconception(
-            "no-x2-kv",
-            "You put the x2 for K and V on the wrong side",
-            "A KV cache stores a key and a value per KV head, 2 x n_kv_heads x d_head; MLA caches one "
-            "latent per token, not a separate K and V. Dropping the first x2 or adding one to MLA both "
-            "halve the ratio.",
-            ratio(kv // 2, mla),
-            "KV cache per token per layer",
-        ),
-        Misconception(
-            "inverted",
-            "You inverted the ratio",
-            "The saving is the KV-cache size over the MLA size.",
-            ratio(mla, kv),
-            label,
-        ),
+        NO_X2_KV.gives(ratio(kv // 2, mla), "KV cache per token per layer"),
+        INVERTED.gives(ratio(mla, kv), label),
     ]
     return result(value, steps, wrong)
 
@@ -275,7 +248,7 @@ def mla_cache_ratio(
 @register(
     summary="The number of GQA KV heads whose cache equals MLA's: (kv_lora_rank + rope_dim) / (2 x d_head).",
     unit="",
-    misconceptions=("x2-on-latent", "forgot-rope", "no-x2-kv"),
+    misconceptions=(X2_ON_LATENT, FORGOT_ROPE, NO_X2_KV),
 )
 def mla_equivalent_gqa_groups(
     d_head: Annotated[int, Param("head width of the GQA model compared against", gt=0)],
@@ -298,28 +271,23 @@ def mla_equivalent_gqa_groups(
         Step(label, "MLA / (2 x d_head)", f"{mla} / {2 * d_head}", value),
     )
     wrong = [
-        Misconception(
-            "x2-on-latent",
-            "You counted the latent twice",
-            "c_KV is one vector serving both keys and values.",
+        X2_ON_LATENT.gives(
             ratio(2 * kv_lora_rank + rope_dim, 2 * d_head),
             "MLA numbers per token per layer",
+            label="You counted the latent twice",
+            explanation="c_KV is one vector serving both keys and values.",
         ),
-        Misconception(
-            "forgot-rope",
-            "You left out the decoupled RoPE key",
-            "The rope_dim-wide rotary key is cached beside the latent.",
+        FORGOT_ROPE.gives(
             ratio(kv_lora_rank, 2 * d_head),
             "MLA numbers per token per layer",
+            explanation="The rope_dim-wide rotary key is cached beside the latent.",
         ),
-        Misconception(
-            "no-x2-kv",
-            "You put the x2 for K and V on the wrong side",
-            "Each GQA KV head caches a key and a value, 2 x d_head numbers; MLA caches one latent per "
-            "token, not a separate K and V. Dropping the first x2 or adding one to MLA both double the "
-            "count.",
+        NO_X2_KV.gives(
             ratio(mla, d_head),
             "Numbers per GQA KV head",
+            explanation="Each GQA KV head caches a key and a value, 2 x d_head numbers; MLA caches one "
+            "latent per token, not a separate K and V. Dropping the first x2 or adding one to MLA both "
+            "double the count.",
         ),
     ]
     return result(value, steps, wrong)

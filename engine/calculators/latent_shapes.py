@@ -12,15 +12,45 @@ from engine.calculators.common import (
     NHeads,
 )
 from engine.calculators.latent import KvLoraRank, PositiveRopeDim
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 _STAGES = ("latent_cache", "rope_key_cache", "absorbed_query", "w_uk", "absorbed_context")
+
+
+CACHED_PER_HEAD = Mistake(
+    "cached-per-head",
+    "You gave the cache a head axis",
+    "MLA caches one latent and one RoPE key per token for all heads together; the head "
+    "split happens only in the (absorbed) up-projections.",
+)
+X2_ON_LATENT = Mistake(
+    "x2-on-latent",
+    "You doubled the latent for K and V",
+    "Keys and values come from the same c_KV, stored once.",
+)
+NOT_ABSORBED = Mistake(
+    "not-absorbed",
+    "That is the un-absorbed per-head width",
+    "With W_UK folded into the query (and W_UV into W_O) the per-head vectors live in the "
+    "kv_lora_rank-wide latent space, not in d_nope.",
+)
+FORGOT_HEADS = Mistake(
+    "forgot-heads",
+    "You dropped the head axis",
+    "The latent cache is shared, but each head still has its own absorbed query and its "
+    "own attention weights.",
+)
+TRANSPOSED = Mistake(
+    "transposed",
+    "You transposed W_UK",
+    "It maps from the latent (kv_lora_rank) up to all heads' keys (n_heads x d_nope).",
+)
 
 
 @register(
     summary="Shapes in MLA inference with absorbed projections: caches, absorbed query and context, W_UK.",
     unit="shape",
-    misconceptions=("cached-per-head", "x2-on-latent", "not-absorbed", "forgot-heads", "transposed"),
+    misconceptions=(CACHED_PER_HEAD, X2_ON_LATENT, NOT_ABSORBED, FORGOT_HEADS, TRANSPOSED),
 )
 def mla_shape(
     batch: Batch,
@@ -76,62 +106,20 @@ def mla_shape(
     wrong: list[Misconception] = []
     if stage in ("latent_cache", "rope_key_cache"):
         width = value[-1]
-        wrong.append(
-            Misconception(
-                "cached-per-head",
-                "You gave the cache a head axis",
-                "MLA caches one latent and one RoPE key per token for all heads together; the head "
-                "split happens only in the (absorbed) up-projections.",
-                (b, h, s, width),
-                label,
-            )
-        )
+        wrong.append(CACHED_PER_HEAD.gives((b, h, s, width), label))
         if stage == "latent_cache":
-            wrong.append(
-                Misconception(
-                    "x2-on-latent",
-                    "You doubled the latent for K and V",
-                    "Keys and values come from the same c_KV, stored once.",
-                    (b, s, 2 * r),
-                    label,
-                )
-            )
+            wrong.append(X2_ON_LATENT.gives((b, s, 2 * r), label))
     elif stage in ("absorbed_query", "absorbed_context"):
-        wrong.append(
-            Misconception(
-                "not-absorbed",
-                "That is the un-absorbed per-head width",
-                "With W_UK folded into the query (and W_UV into W_O) the per-head vectors live in the "
-                "kv_lora_rank-wide latent space, not in d_nope.",
-                (b, h, t, d_nope),
-                label,
-            )
-        )
-        wrong.append(
-            Misconception(
-                "forgot-heads",
-                "You dropped the head axis",
-                "The latent cache is shared, but each head still has its own absorbed query and its "
-                "own attention weights.",
-                (b, t, r),
-                label,
-            )
-        )
+        wrong.append(NOT_ABSORBED.gives((b, h, t, d_nope), label))
+        wrong.append(FORGOT_HEADS.gives((b, t, r), label))
     else:
         wrong += [
-            Misconception(
-                "transposed",
-                "You transposed W_UK",
-                "It maps from the latent (kv_lora_rank) up to all heads' keys (n_heads x d_nope).",
-                (h * d_nope, r),
-                label,
-            ),
-            Misconception(
-                "forgot-heads",
-                "You gave only one head's slice",
-                "One W_UK serves all heads: n_heads x d_nope output columns.",
+            TRANSPOSED.gives((h * d_nope, r), label),
+            FORGOT_HEADS.gives(
                 (r, d_nope),
                 label,
+                label="You gave only one head's slice",
+                explanation="One W_UK serves all heads: n_heads x d_nope output columns.",
             ),
         ]
     return result(value, steps, wrong)

@@ -10,15 +10,33 @@ from engine.calculators.common import (
     DHead,
     NHeads,
 )
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Mistake, Step
 
 KINDS = ("softmax", "linear")
+
+
+SWAPPED_COSTS = Mistake(
+    "swapped-costs",
+    "You used the other kind's formula",
+    "Softmax attention costs T^2 d_k per head (it needs every score); linear attention reassociates "
+    "to Q (K^T V) and costs T d_k^2.",
+)
+FORGOT_SECOND_MATMUL = Mistake(
+    "forgot-second-matmul",
+    "You counted one of the two matmuls",
+    "Both products cost the same: two of them, 4 in the constant.",
+)
+D_MODEL_SQUARED = Mistake(
+    "d-model-squared",
+    "You used d_model^2 instead of h x d_k^2",
+    "Each head keeps its own d_k x d_k state; h d_k^2 is h times smaller than (h d_k)^2.",
+)
 
 
 @register(
     summary="FLOPs of attention's token mixing per layer: softmax 4 h T^2 d_k, linear (kernel) 4 h T d_k^2.",
     unit="FLOPs",
-    misconceptions=("swapped-costs", "forgot-second-matmul", "d-model-squared"),
+    misconceptions=(SWAPPED_COSTS, FORGOT_SECOND_MATMUL, D_MODEL_SQUARED),
 )
 def mixing_flops(
     seq_len: CachedLen,
@@ -49,39 +67,31 @@ def mixing_flops(
         )
         second = Step("Queries times the state", "+ 2 h T d_k d_k", f"{one:,} + {one:,}", value, "FLOPs")
     wrong = [
-        Misconception(
-            "swapped-costs",
-            "You used the other kind's formula",
-            "Softmax attention costs T^2 d_k per head (it needs every score); linear attention reassociates "
-            "to Q (K^T V) and costs T d_k^2.",
-            linear if kind == "softmax" else softmax,
-            first.label,
-        ),
-        Misconception(
-            "forgot-second-matmul",
-            "You counted one of the two matmuls",
-            "Both products cost the same: two of them, 4 in the constant.",
-            one,
-            second.label,
-        ),
+        SWAPPED_COSTS.gives(linear if kind == "softmax" else softmax, first.label),
+        FORGOT_SECOND_MATMUL.gives(one, second.label),
     ]
     if kind == "linear" and h > 1:
-        wrong.append(
-            Misconception(
-                "d-model-squared",
-                "You used d_model^2 instead of h x d_k^2",
-                "Each head keeps its own d_k x d_k state; h d_k^2 is h times smaller than (h d_k)^2.",
-                4 * t * (h * d) ** 2,
-                first.label,
-            )
-        )
+        wrong.append(D_MODEL_SQUARED.gives(4 * t * (h * d) ** 2, first.label))
     return result(value, (first, second), wrong)
+
+
+USED_D_MODEL = Mistake(
+    "used-d-model",
+    "You used d_model",
+    "The heads are separate: each compares T^2 d_k with T d_k^2, so the model width does not enter.",
+)
+SQUARED_D = Mistake(
+    "squared-d",
+    "You gave d_k^2",
+    "Dividing 4 h T^2 d_k = 4 h T d_k^2 by 4 h T d_k leaves T = d_k, not d_k^2.",
+)
+SQRT_D = Mistake("sqrt-d", "You gave sqrt(d_k)", "The equation is linear in T after dividing by T: T = d_k.")
 
 
 @register(
     summary="Length where linear attention (4 h T d_k^2) gets cheaper than softmax (4 h T^2 d_k): T = d_k.",
     unit="",
-    misconceptions=("used-d-model", "squared-d", "sqrt-d"),
+    misconceptions=(USED_D_MODEL, SQUARED_D, SQRT_D),
 )
 def linear_attention_crossover(d_head: DHead, n_heads: NHeads, *, worked: bool = True) -> Derivation:
     """Equal costs at 4 h T^2 d_k = 4 h T d_k^2: dividing by 4 h T d_k leaves T = d_k."""
@@ -100,26 +110,8 @@ def linear_attention_crossover(d_head: DHead, n_heads: NHeads, *, worked: bool =
         Step(label, "T = d_k (divide both sides by 4 h T d_k)", f"T = {d_head}", value, "tokens"),
     )
     wrong = [
-        Misconception(
-            "used-d-model",
-            "You used d_model",
-            "The heads are separate: each compares T^2 d_k with T d_k^2, so the model width does not enter.",
-            n_heads * d_head,
-            label,
-        ),
-        Misconception(
-            "squared-d",
-            "You gave d_k^2",
-            "Dividing 4 h T^2 d_k = 4 h T d_k^2 by 4 h T d_k leaves T = d_k, not d_k^2.",
-            d_head**2,
-            label,
-        ),
-        Misconception(
-            "sqrt-d",
-            "You gave sqrt(d_k)",
-            "The equation is linear in T after dividing by T: T = d_k.",
-            d_head**0.5,
-            label,
-        ),
+        USED_D_MODEL.gives(n_heads * d_head, label),
+        SQUARED_D.gives(d_head**2, label),
+        SQRT_D.gives(d_head**0.5, label),
     ]
     return result(value, steps, wrong)

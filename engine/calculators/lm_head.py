@@ -11,13 +11,19 @@ from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num, require_positive_numbers
 from engine.calculators.common import Batch, DModel
 from engine.calculators.quant_sampling import apart
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
+
+MAC_AS_ONE = Mistake("mac-as-one", "You counted a multiply-add as one FLOP", "Each multiply-add is 2 FLOPs.")
+SQUARED_WIDTH = Mistake(
+    "squared-width", "You used d_model x d_model", "The head maps d_model to the vocabulary."
+)
+FORGOT_BATCH = Mistake("forgot-batch", "You counted one sequence", "Every sequence gets its own logits.")
 
 
 @register(
     summary="FLOPs of the LM head per decode step: 2 x batch x vocab x d_model.",
     unit="FLOPs",
-    misconceptions=("mac-as-one", "forgot-batch", "squared-width"),
+    misconceptions=(MAC_AS_ONE, FORGOT_BATCH, SQUARED_WIDTH),
 )
 def lm_head_flops(
     vocab: Annotated[int, Param("vocabulary size", gt=0)],
@@ -29,28 +35,13 @@ def lm_head_flops(
     """The last hidden state times the (d_model, vocab) unembedding: one multiply-add per entry."""
     value = 2 * batch * vocab * d_model
     wrong: list[Misconception] = [
-        Misconception(
-            "mac-as-one",
-            "You counted a multiply-add as one FLOP",
-            "Each multiply-add is 2 FLOPs.",
-            value // 2,
-        ),
-        Misconception(
-            "squared-width",
-            "You used d_model x d_model",
-            "The head maps d_model to the vocabulary.",
-            2 * batch * d_model * d_model,
-        ),
+        MAC_AS_ONE.gives(value // 2),
+        SQUARED_WIDTH.gives(2 * batch * d_model * d_model),
     ]
     if batch > 1:
         wrong.insert(
             1,
-            Misconception(
-                "forgot-batch",
-                "You counted one sequence",
-                "Every sequence gets its own logits.",
-                value // batch,
-            ),
+            FORGOT_BATCH.gives(value // batch),
         )
     return formula_result(
         value,
@@ -62,10 +53,18 @@ def lm_head_flops(
     )
 
 
+QUADRATIC_SORT = Mistake(
+    "quadratic-sort", "You costed the sort as V^2", "A comparison sort is V log2 V, not V^2."
+)
+INVERTED = Mistake(
+    "inverted", "You divided the sort by the head", "The question asks how many times bigger the head is."
+)
+
+
 @register(
     summary="How many times the LM head's FLOPs exceed a full sort of the vocabulary: 2 V d / (V log2 V).",
     unit="x",
-    misconceptions=("mac-as-one", "quadratic-sort", "inverted", "forgot-batch"),
+    misconceptions=(MAC_AS_ONE, QUADRATIC_SORT, INVERTED, FORGOT_BATCH),
 )
 def sort_to_head_ratio(
     vocab: Annotated[int, Param("vocabulary size")],
@@ -87,21 +86,13 @@ def sort_to_head_ratio(
     value = 2 * d_model / log_v
     before = (Step("log2 of the vocabulary", "log2 V", f"log2 {num(vocab)}", log_v),)
     wrong: list[Misconception] = [
-        Misconception(
-            "mac-as-one", "You counted the head as V x d FLOPs", "A multiply-add is 2 FLOPs.", d_model / log_v
+        MAC_AS_ONE.gives(
+            d_model / log_v,
+            label="You counted the head as V x d FLOPs",
+            explanation="A multiply-add is 2 FLOPs.",
         ),
-        Misconception(
-            "quadratic-sort",
-            "You costed the sort as V^2",
-            "A comparison sort is V log2 V, not V^2.",
-            2 * d_model / vocab,
-        ),
-        Misconception(
-            "inverted",
-            "You divided the sort by the head",
-            "The question asks how many times bigger the head is.",
-            log_v / (2 * d_model),
-        ),
+        QUADRATIC_SORT.gives(2 * d_model / vocab),
+        INVERTED.gives(log_v / (2 * d_model)),
     ]
     return formula_result(
         value,
@@ -123,30 +114,20 @@ def _head_over_sorts(vocab: int, batch: int, head_flops: float, log_v: float, *,
         Step("Sort work", "batch x V x log2 V", f"{batch} x {num(vocab)} x {log_v:.6g}", sorts),
     )
     wrong: list[Misconception] = [
-        Misconception(
-            "forgot-batch",
-            "You compared the whole batch's head with a single sort",
-            f"Each of the {batch} sequences sorts its own vocabulary: the sort work grows with the batch.",
+        FORGOT_BATCH.gives(
             head_flops / (vocab * log_v),
+            label="You compared the whole batch's head with a single sort",
+            explanation=(
+                f"Each of the {batch} sequences sorts its own vocabulary: the sort work grows with the batch."
+            ),
         ),
-        Misconception(
-            "mac-as-one",
-            "You halved the head's FLOPs",
-            "The head's count already has 2 FLOPs per multiply-add; use it as it is.",
+        MAC_AS_ONE.gives(
             value / 2,
+            label="You halved the head's FLOPs",
+            explanation="The head's count already has 2 FLOPs per multiply-add; use it as it is.",
         ),
-        Misconception(
-            "quadratic-sort",
-            "You costed the sort as V^2",
-            "A comparison sort is V log2 V, not V^2.",
-            head_flops / (batch * float(vocab) ** 2),
-        ),
-        Misconception(
-            "inverted",
-            "You divided the sort by the head",
-            "The question asks how many times bigger the head is.",
-            sorts / head_flops,
-        ),
+        QUADRATIC_SORT.gives(head_flops / (batch * float(vocab) ** 2)),
+        INVERTED.gives(sorts / head_flops),
     ]
     return formula_result(
         value,

@@ -9,13 +9,35 @@ import numpy.typing as npt
 
 from engine.calculator import Param, register, result
 from engine.calculators.numerics import Col, Matrix, score_row, vec_text
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Mistake, Step
+
+TANH_WITHOUT_SCALE = Mistake(
+    "tanh-without-scale",
+    "You took tanh of the raw logit",
+    "Divide by the cap before tanh and multiply by it after; plain tanh squashes every logit into (-1, 1).",
+)
+FORGOT_OUTER_CAP = Mistake(
+    "forgot-outer-cap",
+    "You did not multiply by the cap after tanh",
+    "tanh(x / cap) lies in (-1, 1); multiplying by the cap puts the logit back on its scale.",
+)
+FORGOT_INNER_SCALE = Mistake(
+    "forgot-inner-scale",
+    "You did not divide by the cap inside tanh",
+    "cap x tanh(x) saturates at about |x| = 3 whatever the cap; dividing first keeps small logits "
+    "almost unchanged.",
+)
+HARD_CLIP = Mistake(
+    "hard-clip",
+    "You clipped the logit to [-cap, cap]",
+    "Soft-capping is smooth: every logit is changed a little, and none reaches the cap exactly.",
+)
 
 
 @register(
     summary="A soft-capped logit: cap x tanh(x / cap), which stays inside (-cap, cap).",
     unit="",
-    misconceptions=("tanh-without-scale", "forgot-outer-cap", "forgot-inner-scale", "hard-clip"),
+    misconceptions=(TANH_WITHOUT_SCALE, FORGOT_OUTER_CAP, FORGOT_INNER_SCALE, HARD_CLIP),
 )
 def soft_cap(
     x: Annotated[float, Param("the logit before capping")],
@@ -36,36 +58,10 @@ def soft_cap(
         Step(label, "cap x tanh(x / cap)", f"{cap:g} x {t:.6g}", value),
     )
     wrong = [
-        Misconception(
-            "tanh-without-scale",
-            "You took tanh of the raw logit",
-            "Divide by the cap before tanh and multiply by it after; plain tanh squashes every logit "
-            "into (-1, 1).",
-            float(np.tanh(x)),
-            d_label,
-        ),
-        Misconception(
-            "forgot-outer-cap",
-            "You did not multiply by the cap after tanh",
-            "tanh(x / cap) lies in (-1, 1); multiplying by the cap puts the logit back on its scale.",
-            t,
-            label,
-        ),
-        Misconception(
-            "forgot-inner-scale",
-            "You did not divide by the cap inside tanh",
-            "cap x tanh(x) saturates at about |x| = 3 whatever the cap; dividing first keeps small logits "
-            "almost unchanged.",
-            cap * float(np.tanh(x)),
-            d_label,
-        ),
-        Misconception(
-            "hard-clip",
-            "You clipped the logit to [-cap, cap]",
-            "Soft-capping is smooth: every logit is changed a little, and none reaches the cap exactly.",
-            float(np.clip(x, -cap, cap)),
-            label,
-        ),
+        TANH_WITHOUT_SCALE.gives(float(np.tanh(x)), d_label),
+        FORGOT_OUTER_CAP.gives(t, label),
+        FORGOT_INNER_SCALE.gives(cap * float(np.tanh(x)), d_label),
+        HARD_CLIP.gives(float(np.clip(x, -cap, cap)), label),
     ]
     return result(value, steps, wrong)
 
@@ -86,10 +82,28 @@ def _masked_softmax(s: Matrix, masked: npt.NDArray[np.bool_], fill: str, dtype: 
     return np.asarray(w, dtype=np.float64)  # (S,)
 
 
+IGNORED_MASK = Mistake(
+    "ignored-mask",
+    "You left the masked keys in the softmax",
+    "Masked keys get the mask constant before the softmax, which drives their weight to 0.",
+)
+ZERO_FILL = Mistake(
+    "zero-fill",
+    "You set the masked scores to 0",
+    "A score of 0 still gets weight exp(0 - max); masking needs a large negative number.",
+)
+EXPECTED_ZERO = Mistake(
+    "expected-zero",
+    "You expected every weight of a fully masked row to be 0",
+    "With a finite fill every entry equals the same constant, so the shifted row is all 0 and "
+    "the softmax is uniform: 1 / S each.",
+)
+
+
 @register(
     summary="One softmax weight after the last n_masked keys get a mask constant, in fp16 or fp32.",
     unit="",
-    misconceptions=("ignored-mask", "zero-fill", "expected-zero"),
+    misconceptions=(IGNORED_MASK, ZERO_FILL, EXPECTED_ZERO),
 )
 def masked_softmax_weight(
     scores: Annotated[Matrix, Param("a (1, S) row of scores")],
@@ -138,30 +152,9 @@ def masked_softmax_weight(
     zero = np.where(masked, 0.0, row)  # (S,)
     ez = np.exp(zero - zero.max())  # (S,)
     wrong = [
-        Misconception(
-            "ignored-mask",
-            "You left the masked keys in the softmax",
-            "Masked keys get the mask constant before the softmax, which drives their weight to 0.",
-            float(plain[col] / plain.sum()),
-            "Row after masked_fill",
-        ),
-        Misconception(
-            "zero-fill",
-            "You set the masked scores to 0",
-            "A score of 0 still gets weight exp(0 - max); masking needs a large negative number.",
-            float(ez[col] / ez.sum()),
-            f_label,
-        ),
+        IGNORED_MASK.gives(float(plain[col] / plain.sum()), "Row after masked_fill"),
+        ZERO_FILL.gives(float(ez[col] / ez.sum()), f_label),
     ]
     if n_masked == n:
-        wrong.append(
-            Misconception(
-                "expected-zero",
-                "You expected every weight of a fully masked row to be 0",
-                "With a finite fill every entry equals the same constant, so the shifted row is all 0 and "
-                "the softmax is uniform: 1 / S each.",
-                0.0,
-                label,
-            )
-        )
+        wrong.append(EXPECTED_ZERO.gives(0.0, label))
     return result(value, steps, wrong)

@@ -23,7 +23,7 @@ from engine.calculators.common import (
     require_divisible,
     require_positive,
 )
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 SinkTokens = Annotated[int, Param("initial tokens kept for good (StreamingLLM; 0 for none)")]
 Stride = Annotated[int, Param("spacing of the strided keys (each query also sees T / stride of them)")]
@@ -32,10 +32,28 @@ Window = Annotated[int, Param("local keys per query w")]
 SlidingWindow = Annotated[int, Param("sliding-window length W in tokens")]
 
 
+WINDOW_ONLY = Mistake(
+    "window-only",
+    "You gave the window of a single layer",
+    "Layer 2 attends to hidden states that already summarise W tokens each, so the reach grows by W "
+    "per layer.",
+)
+ADDED_NOT_MULTIPLIED = Mistake(
+    "added-not-multiplied",
+    "You added the layers to the window",
+    "Every layer extends the reach by a whole window: L x W, not W + L.",
+)
+ONE_LAYER_SHORT = Mistake(
+    "one-layer-short",
+    "You counted one layer too few",
+    "The first layer already reaches W back; each of the other L - 1 adds W more: L x W in all.",
+)
+
+
 @register(
     summary="How far back information can travel through L layers of window-W attention: L x W tokens.",
     unit="",
-    misconceptions=("window-only", "added-not-multiplied", "one-layer-short"),
+    misconceptions=(WINDOW_ONLY, ADDED_NOT_MULTIPLIED, ONE_LAYER_SHORT),
 )
 def sliding_window_reach(
     n_layers: Annotated[int, Param("number of stacked attention layers L", gt=0)],
@@ -53,28 +71,9 @@ def sliding_window_reach(
         Step(label, "reach = L x W", f"{n_layers} x {window:,}", value, "tokens"),
     )
     wrong = [
-        Misconception(
-            "window-only",
-            "You gave the window of a single layer",
-            "Layer 2 attends to hidden states that already summarise W tokens each, so the reach grows by W "
-            "per layer.",
-            window,
-            label,
-        ),
-        Misconception(
-            "added-not-multiplied",
-            "You added the layers to the window",
-            "Every layer extends the reach by a whole window: L x W, not W + L.",
-            window + n_layers,
-            label,
-        ),
-        Misconception(
-            "one-layer-short",
-            "You counted one layer too few",
-            "The first layer already reaches W back; each of the other L - 1 adds W more: L x W in all.",
-            (n_layers - 1) * window,
-            label,
-        ),
+        WINDOW_ONLY.gives(window, label),
+        ADDED_NOT_MULTIPLIED.gives(window + n_layers, label),
+        ONE_LAYER_SHORT.gives((n_layers - 1) * window, label),
     ]
     return result(value, steps, wrong)
 
@@ -101,43 +100,40 @@ def _held_step(window: int, tokens: int, sink_tokens: int) -> Step:
     return Step(_HELD, "min(tokens, W)", f"min({tokens:,}, {window:,})", min(tokens, cap), "tokens")
 
 
+CACHED_EVERY_TOKEN = Mistake(
+    "cached-every-token",
+    "You cached every token",
+    "A rolling cache overwrites slot (i mod W): keys older than the window are never read again, so "
+    "they are dropped.",
+)
+CACHE_ALWAYS_FULL = Mistake(
+    "cache-always-full",
+    "You assumed the cache is already full",
+    "Until the sequence is longer than the cache, the cache holds just the tokens seen so far.",
+)
+FORGOT_SINK_TOKENS = Mistake(
+    "forgot-sink-tokens",
+    "You left out the sink tokens",
+    "StreamingLLM keeps the first few tokens for good, beside the recent window: they soak up "
+    "attention that has nowhere else to go.",
+)
+
+
 def _held_wrong(window: int, tokens: int, sink_tokens: int, per: int) -> list[Misconception]:
     """The cache-length slips, times `per` (bytes per position, or 1 for a token count)."""
     out = [
-        Misconception(
-            "cached-every-token",
-            "You cached every token",
-            "A rolling cache overwrites slot (i mod W): keys older than the window are never read again, so "
-            "they are dropped.",
-            tokens * per,
-            _HELD,
-        ),
-        Misconception(
-            "cache-always-full",
-            "You assumed the cache is already full",
-            "Until the sequence is longer than the cache, the cache holds just the tokens seen so far.",
-            (sink_tokens + window) * per,
-            _HELD,
-        ),
+        CACHED_EVERY_TOKEN.gives(tokens * per, _HELD),
+        CACHE_ALWAYS_FULL.gives((sink_tokens + window) * per, _HELD),
     ]
     if sink_tokens:
-        out.append(
-            Misconception(
-                "forgot-sink-tokens",
-                "You left out the sink tokens",
-                "StreamingLLM keeps the first few tokens for good, beside the recent window: they soak up "
-                "attention that has nowhere else to go.",
-                min(tokens, window) * per,
-                _HELD,
-            )
-        )
+        out.append(FORGOT_SINK_TOKENS.gives(min(tokens, window) * per, _HELD))
     return out
 
 
 @register(
     summary="Positions a rolling KV cache holds: min(tokens, sinks + W).",
     unit="",
-    misconceptions=("cached-every-token", "cache-always-full", "forgot-sink-tokens"),
+    misconceptions=(CACHED_EVERY_TOKEN, CACHE_ALWAYS_FULL, FORGOT_SINK_TOKENS),
 )
 def rolling_cache_tokens(
     window: SlidingWindow,
@@ -155,15 +151,23 @@ def rolling_cache_tokens(
     return result(value, steps, _held_wrong(window, tokens, sink_tokens, 1))
 
 
+NO_X2_KV = Mistake(
+    "no-x2-kv", "You left out the x2 for K and V", "Both keys and values are cached for every held position."
+)
+FORGOT_LAYERS = Mistake(
+    "forgot-layers", "You left out the layers", "Every layer keeps its own rolling cache."
+)
+
+
 @register(
     summary="Bytes of a rolling (sliding-window or StreamingLLM) KV cache: 2 L n_kv d_head bytes x held x B.",
     unit="B",
     misconceptions=(
-        "cached-every-token",
-        "cache-always-full",
-        "forgot-sink-tokens",
-        "no-x2-kv",
-        "forgot-layers",
+        CACHED_EVERY_TOKEN,
+        CACHE_ALWAYS_FULL,
+        FORGOT_SINK_TOKENS,
+        NO_X2_KV,
+        FORGOT_LAYERS,
     ),
 )
 def rolling_cache_bytes(
@@ -199,29 +203,19 @@ def rolling_cache_bytes(
     )
     wrong = [
         *_held_wrong(window, tokens, sink_tokens, per),
-        Misconception(
-            "no-x2-kv",
-            "You left out the x2 for K and V",
-            "Both keys and values are cached for every held position.",
-            value // 2,
-            per_label,
-        ),
-        Misconception(
-            "forgot-layers",
-            "You left out the layers",
-            "Every layer keeps its own rolling cache.",
-            value // n_layers,
-            per_label,
-        ),
+        NO_X2_KV.gives(value // 2, per_label),
+        FORGOT_LAYERS.gives(value // n_layers, per_label),
     ]
     return result(value, steps, wrong)
 
 
-def _check_sparse(seq_len: int, window: int, stride: int) -> None:
+def _sparse_per_query(seq_len: int, window: int, stride: int) -> int:
+    """Keys each query scores under local + strided attention: the w neighbours and every stride-th key."""
     require_positive(seq_len=seq_len, window=window, stride=stride)
     require_divisible("seq_len", seq_len, "stride", stride)
     if window > seq_len:
         raise ValueError(f"window={window} is longer than seq_len={seq_len}")
+    return window + seq_len // stride
 
 
 def _per_query_step(seq_len: int, window: int, stride: int) -> Step:
@@ -234,10 +228,21 @@ def _per_query_step(seq_len: int, window: int, stride: int) -> Step:
     )
 
 
+DENSE = Mistake("dense", "You counted dense attention, T^2", "Only the pattern's pairs are scored.")
+FORGOT_STRIDED = Mistake(
+    "forgot-strided",
+    "You counted the local window only",
+    "Each query also sees T / stride strided keys, which carry information across the sequence.",
+)
+FORGOT_LOCAL = Mistake(
+    "forgot-local", "You counted the strided keys only", "Each query also sees its w local neighbours."
+)
+
+
 @register(
     summary="Query-key scores of a local + strided sparse pattern: T x (w + T / stride), against T^2 dense.",
     unit="",
-    misconceptions=("dense", "forgot-strided", "forgot-local"),
+    misconceptions=(DENSE, FORGOT_STRIDED, FORGOT_LOCAL),
 )
 def sparse_attention_pairs(
     seq_len: CachedLen,
@@ -247,8 +252,7 @@ def sparse_attention_pairs(
     worked: bool = True,
 ) -> Derivation:
     """Each query scores w neighbours plus every stride-th key: linear in T times a slowly growing term."""
-    _check_sparse(seq_len, window, stride)
-    per_query = window + seq_len // stride
+    per_query = _sparse_per_query(seq_len, window, stride)
     value = seq_len * per_query
     if not worked:
         return result(value)
@@ -258,35 +262,20 @@ def sparse_attention_pairs(
         Step(label, "T x (w + T / stride)", f"{seq_len:,} x {per_query:,}", value, "scores"),
     )
     wrong = [
-        Misconception(
-            "dense",
-            "You counted dense attention, T^2",
-            "Only the pattern's pairs are scored.",
-            seq_len**2,
-            label,
-        ),
-        Misconception(
-            "forgot-strided",
-            "You counted the local window only",
-            "Each query also sees T / stride strided keys, which carry information across the sequence.",
-            seq_len * window,
-            "Keys per query",
-        ),
-        Misconception(
-            "forgot-local",
-            "You counted the strided keys only",
-            "Each query also sees its w local neighbours.",
-            seq_len * (seq_len // stride),
-            "Keys per query",
-        ),
+        DENSE.gives(seq_len**2, label),
+        FORGOT_STRIDED.gives(seq_len * window, "Keys per query"),
+        FORGOT_LOCAL.gives(seq_len * (seq_len // stride), "Keys per query"),
     ]
     return result(value, steps, wrong)
+
+
+INVERTED = Mistake("inverted", "You inverted the ratio", "Savings = dense / sparse, a number above 1.")
 
 
 @register(
     summary="How many times fewer scores a local + strided pattern computes: T / (w + T / stride).",
     unit="x",
-    misconceptions=("inverted", "forgot-strided", "forgot-local"),
+    misconceptions=(INVERTED, FORGOT_STRIDED, FORGOT_LOCAL),
 )
 def sparse_attention_savings(
     seq_len: CachedLen,
@@ -296,8 +285,7 @@ def sparse_attention_savings(
     worked: bool = True,
 ) -> Derivation:
     """T^2 / (T (w + T / stride)): the T of the queries cancels."""
-    _check_sparse(seq_len, window, stride)
-    per_query = window + seq_len // stride
+    per_query = _sparse_per_query(seq_len, window, stride)
     value = ratio(seq_len, per_query)
     if not worked:
         return result(value)
@@ -313,26 +301,18 @@ def sparse_attention_savings(
         ),
     )
     wrong = [
-        Misconception(
-            "inverted",
-            "You inverted the ratio",
-            "Savings = dense / sparse, a number above 1.",
-            per_query / seq_len,
-            label,
-        ),
-        Misconception(
-            "forgot-strided",
-            "You left out the strided keys",
-            "Each query sees w local keys plus T / stride strided ones.",
+        INVERTED.gives(per_query / seq_len, label),
+        FORGOT_STRIDED.gives(
             ratio(seq_len, window),
             "Keys per query",
+            label="You left out the strided keys",
+            explanation="Each query sees w local keys plus T / stride strided ones.",
         ),
-        Misconception(
-            "forgot-local",
-            "You left out the local window",
-            "Each query sees w local keys plus T / stride strided ones.",
+        FORGOT_LOCAL.gives(
             stride,
             "Keys per query",
+            label="You left out the local window",
+            explanation="Each query sees w local keys plus T / stride strided ones.",
         ),
     ]
     return result(value, steps, wrong)

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from engine.calculator import Param, register, result
 from engine.calculators.common import Batch, BytesPerElement, DHead, NKvHeads, NLayers, OriginalContext
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Mistake, Step
 
 # --------------------------------------------------------------------------- local-global interleaving
 
@@ -18,11 +18,25 @@ from engine.derivation import Derivation, Misconception, Step
 RotaryDims = Annotated[int, Param("rotary dimensions d", gt=0)]
 
 
+ALL_GLOBAL = Mistake(
+    "all-global",
+    "You cached every token in every layer",
+    "Local layers never look further back than the window, so they keep at most window tokens.",
+)
+ALL_LOCAL = Mistake(
+    "all-local",
+    "You capped every layer at the window",
+    "The global layers attend to the whole sequence and must cache all of it.",
+)
+RATIO_INVERTED = Mistake("ratio-inverted", "You swapped the counts of local and global layers")
+NO_X2_KV = Mistake("no-x2-kv", "You cached keys only", "Every layer caches a key and a value per KV head.")
+
+
 @register(
     summary="KV cache of a model whose layers alternate local (sliding-window) and global attention: "
     "global layers cache every token, local ones at most the window.",
     unit="B",
-    misconceptions=("all-global", "all-local", "ratio-inverted", "no-x2-kv"),
+    misconceptions=(ALL_GLOBAL, ALL_LOCAL, RATIO_INVERTED, NO_X2_KV),
 )
 def local_global_kv_bytes(
     n_layers: NLayers,
@@ -67,34 +81,14 @@ def local_global_kv_bytes(
     ]
     inv_global = n_layers - n_layers // (local_per_global + 1) if local_per_global > 1 else n_global
     wrong = [
-        Misconception(
-            "all-global",
-            "You cached every token in every layer",
-            "Local layers never look further back than the window, so they keep at most window tokens.",
-            per_tok * n_layers * seq_len,
-            t_label,
-        ),
-        Misconception(
-            "all-local",
-            "You capped every layer at the window",
-            "The global layers attend to the whole sequence and must cache all of it.",
-            per_tok * n_layers * kept,
-            t_label,
-        ),
-        Misconception(
-            "ratio-inverted",
-            "You swapped the counts of local and global layers",
-            f"{local_per_global}:1 means {local_per_global} local layers for each global one.",
+        ALL_GLOBAL.gives(per_tok * n_layers * seq_len, t_label),
+        ALL_LOCAL.gives(per_tok * n_layers * kept, t_label),
+        RATIO_INVERTED.gives(
             per_tok * (inv_global * seq_len + (n_layers - inv_global) * kept),
             g_label,
+            explanation=f"{local_per_global}:1 means {local_per_global} local layers for each global one.",
         ),
-        Misconception(
-            "no-x2-kv",
-            "You cached keys only",
-            "Every layer caches a key and a value per KV head.",
-            value // 2,
-            p_label,
-        ),
+        NO_X2_KV.gives(value // 2, p_label),
     ]
     return result(value, tuple(steps), wrong)
 
@@ -102,11 +96,28 @@ def local_global_kv_bytes(
 # --------------------------------------------------------------------------- ring attention
 
 
+ONLY_K_SENT = Mistake(
+    "only-k-sent",
+    "You sent only the keys",
+    "Each step passes a K block and a V block to the next device: 2 c d_kv b bytes.",
+)
+MAC_AS_ONE = Mistake(
+    "mac-as-one",
+    "You counted a multiply-add as one FLOP",
+    "Q K^T and A V are 2 c^2 d FLOPs each, 4 c^2 d per block pair.",
+)
+GB_FOR_TB = Mistake(
+    "gb-for-tb",
+    "You mixed GB/s and TB/s",
+    "The link is quoted in GB/s (10^9), the compute in TFLOP/s (10^12).",
+)
+
+
 @register(
     summary="Smallest per-device chunk c for which ring attention hides the K/V transfer behind compute: "
     "4 c^2 d / F >= 2 c d_kv b / B, so c >= F d_kv b / (2 d B).",
     unit="",
-    misconceptions=("only-k-sent", "mac-as-one", "gb-for-tb"),
+    misconceptions=(ONLY_K_SENT, MAC_AS_ONE, GB_FOR_TB),
 )
 def ring_min_chunk(
     d_model: Annotated[int, Param("query width d (all heads)", gt=0)],
@@ -137,27 +148,9 @@ def ring_min_chunk(
     ]
     exact = f * d_kv * bytes_per_element / (2 * d_model * b)
     wrong = [
-        Misconception(
-            "only-k-sent",
-            "You sent only the keys",
-            "Each step passes a K block and a V block to the next device: 2 c d_kv b bytes.",
-            math.ceil(exact / 2),
-            c_label,
-        ),
-        Misconception(
-            "mac-as-one",
-            "You counted a multiply-add as one FLOP",
-            "Q K^T and A V are 2 c^2 d FLOPs each, 4 c^2 d per block pair.",
-            math.ceil(exact * 2),
-            c_label,
-        ),
-        Misconception(
-            "gb-for-tb",
-            "You mixed GB/s and TB/s",
-            "The link is quoted in GB/s (10^9), the compute in TFLOP/s (10^12).",
-            math.ceil(exact / 1000),
-            r_label,
-        ),
+        ONLY_K_SENT.gives(math.ceil(exact / 2), c_label),
+        MAC_AS_ONE.gives(math.ceil(exact * 2), c_label),
+        GB_FOR_TB.gives(math.ceil(exact / 1000), r_label),
     ]
     return result(value, tuple(steps), wrong)
 
@@ -165,11 +158,24 @@ def ring_min_chunk(
 # --------------------------------------------------------------------------- RoPE scaling
 
 
+BASE_TIMES_S = Mistake(
+    "base-times-s",
+    "You multiplied the base by s",
+    "The slowest pair's frequency is base^(-(d-2)/d): to divide it by s the base grows by "
+    "s^(d/(d-2)), slightly more than s.",
+)
+EXPONENT_INVERTED = Mistake(
+    "exponent-inverted",
+    "You raised s to (d - 2) / d",
+    "Solve base'^((d-2)/d) = s base^((d-2)/d): the exponent on s is d / (d - 2).",
+)
+
+
 @register(
     summary="NTK-aware RoPE scaling: base' = base x s^(d / (d - 2)), so the lowest frequency is "
     "interpolated by s while the highest is left alone.",
     unit="",
-    misconceptions=("base-times-s", "exponent-inverted"),
+    misconceptions=(BASE_TIMES_S, EXPONENT_INVERTED),
 )
 def ntk_scaled_base(
     base: Annotated[float, Param("RoPE base (theta)")],
@@ -195,30 +201,36 @@ def ntk_scaled_base(
         Step(b_label, "base x s^(d / (d - 2))", f"{base:g} x {scale:g}^{exponent:.4g}", value),
     ]
     wrong = [
-        Misconception(
-            "base-times-s",
-            "You multiplied the base by s",
-            "The slowest pair's frequency is base^(-(d-2)/d): to divide it by s the base grows by "
-            "s^(d/(d-2)), slightly more than s.",
-            base * scale,
-            b_label,
-        ),
-        Misconception(
-            "exponent-inverted",
-            "You raised s to (d - 2) / d",
-            "Solve base'^((d-2)/d) = s base^((d-2)/d): the exponent on s is d / (d - 2).",
-            base * scale ** ((d_head - 2) / d_head),
-            e_label,
-        ),
+        BASE_TIMES_S.gives(base * scale, b_label),
+        EXPONENT_INVERTED.gives(base * scale ** ((d_head - 2) / d_head), e_label),
     ]
     return result(value, tuple(steps), wrong)
+
+
+ALL_SCALED = Mistake(
+    "all-scaled",
+    "You divided every frequency by the factor",
+    "That is plain position interpolation. Llama 3.1 leaves wavelengths shorter than orig / "
+    "high_freq_factor untouched and blends between the two band edges.",
+)
+NONE_SCALED = Mistake(
+    "none-scaled",
+    "You left the frequency unscaled",
+    "Wavelengths longer than orig / low_freq_factor are divided by the full factor, and those in "
+    "between by a blend.",
+)
+BLEND_INVERTED = Mistake(
+    "blend-inverted",
+    "You swapped the blend weights",
+    "w weighs the unscaled frequency: w = 1 at the short edge, 0 at the long edge.",
+)
 
 
 @register(
     summary="Llama 3.1 RoPE scaling: the factor a pair's frequency is divided by (1 for wavelengths below "
     "orig / high_freq_factor, `factor` above orig / low_freq_factor, a smooth blend between).",
     unit="",
-    misconceptions=("all-scaled", "none-scaled", "blend-inverted"),
+    misconceptions=(ALL_SCALED, NONE_SCALED, BLEND_INVERTED),
 )
 def llama31_rope_factor(
     pair: Annotated[int, Param("rotary pair index i (0-based)")],
@@ -288,43 +300,33 @@ def llama31_rope_factor(
             )
         )
     wrong = [
-        Misconception(
-            "all-scaled",
-            "You divided every frequency by the factor",
-            "That is plain position interpolation. Llama 3.1 leaves wavelengths shorter than orig / "
-            "high_freq_factor untouched and blends between the two band edges.",
-            float(factor),
-            f_label,
-        ),
-        Misconception(
-            "none-scaled",
-            "You left the frequency unscaled",
-            "Wavelengths longer than orig / low_freq_factor are divided by the full factor, and those in "
-            "between by a blend.",
-            1.0,
-            f_label,
-        ),
+        ALL_SCALED.gives(float(factor), f_label),
+        NONE_SCALED.gives(1.0, f_label),
     ]
     if smooth is not None:
-        wrong.append(
-            Misconception(
-                "blend-inverted",
-                "You swapped the blend weights",
-                "w weighs the unscaled frequency: w = 1 at the short edge, 0 at the long edge.",
-                1 / (smooth / factor + (1 - smooth)),
-                f_label,
-            )
-        )
+        wrong.append(BLEND_INVERTED.gives(1 / (smooth / factor + (1 - smooth)), f_label))
     return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- Differential Transformer
 
 
+ZERO_BASED_LAYER = Mistake(
+    "zero-based-layer",
+    "You counted layers from 0",
+    "The schedule uses l starting at 1, so the first layer gets 0.8 - 0.6 = 0.2.",
+)
+POSITIVE_EXPONENT = Mistake(
+    "positive-exponent",
+    "You dropped the minus sign in the exponent",
+    "exp(-0.3 (l - 1)) decays with depth, so lambda_init rises towards 0.8.",
+)
+
+
 @register(
     summary="Differential Transformer: lambda_init = 0.8 - 0.6 exp(-0.3 (l - 1)) for layer l (1-based).",
     unit="",
-    misconceptions=("zero-based-layer", "positive-exponent"),
+    misconceptions=(ZERO_BASED_LAYER, POSITIVE_EXPONENT),
 )
 def diff_attention_lambda_init(
     layer: Annotated[int, Param("layer index l, counted from 1", gt=0)],
@@ -340,19 +342,7 @@ def diff_attention_lambda_init(
     label = "lambda_init"
     steps = [Step(label, "0.8 - 0.6 exp(-0.3 (l - 1))", f"0.8 - 0.6 x exp(-0.3 x ({layer} - 1))", value)]
     wrong = [
-        Misconception(
-            "zero-based-layer",
-            "You counted layers from 0",
-            "The schedule uses l starting at 1, so the first layer gets 0.8 - 0.6 = 0.2.",
-            0.8 - 0.6 * math.exp(-0.3 * layer),
-            label,
-        ),
-        Misconception(
-            "positive-exponent",
-            "You dropped the minus sign in the exponent",
-            "exp(-0.3 (l - 1)) decays with depth, so lambda_init rises towards 0.8.",
-            0.8 - 0.6 * math.exp(0.3 * (layer - 1)),
-            label,
-        ),
+        ZERO_BASED_LAYER.gives(0.8 - 0.6 * math.exp(-0.3 * layer), label),
+        POSITIVE_EXPONENT.gives(0.8 - 0.6 * math.exp(0.3 * (layer - 1)), label),
     ]
     return result(value, tuple(steps), wrong)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from engine.calculator import Param, register, result
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Mistake, Step
 
 
 def parse_lengths(lengths: str) -> tuple[int, ...]:
@@ -29,11 +29,24 @@ def _triangle(n: int) -> int:
     return n * (n + 1) // 2
 
 
+PACKED_AS_ONE = Mistake("packed-as-one", "You used one causal mask over the whole packed row")
+FORGOT_DIAGONAL = Mistake(
+    "forgot-diagonal",
+    "You left out the diagonal (a token attending to itself)",
+    "Query i may attend to keys 0..i inclusive: i + 1 keys, so each document gives L (L + 1) / 2.",
+)
+NOT_CAUSAL = Mistake(
+    "not-causal",
+    "You counted full (bidirectional) blocks",
+    "Within a document the mask is still causal: a token never sees the tokens after it.",
+)
+
+
 @register(
     summary="Allowed (query, key) pairs when documents are packed into one row with a block-diagonal "
     "causal mask: the sum of L_i (L_i + 1) / 2.",
     unit="",
-    misconceptions=("packed-as-one", "forgot-diagonal", "not-causal"),
+    misconceptions=(PACKED_AS_ONE, FORGOT_DIAGONAL, NOT_CAUSAL),
 )
 def packed_mask_entries(
     lengths: Annotated[str, Param("the packed documents' lengths, e.g. '300, 200, 524'")],
@@ -59,37 +72,37 @@ def packed_mask_entries(
         Step(label, "sum over documents", " + ".join(f"{p:,}" for p in per_doc), value),
     )
     wrong = [
-        Misconception(
-            "packed-as-one",
-            "You used one causal mask over the whole packed row",
-            f"A plain causal mask over all {total:,} tokens lets a document attend to the documents packed "
-            "before it; packing needs a block-diagonal mask (or per-document attention).",
+        PACKED_AS_ONE.gives(
             _triangle(total),
             label,
+            explanation=f"A plain causal mask over all {total:,} tokens lets a document attend to the "
+            "documents packed before it; packing needs a block-diagonal mask (or per-document attention).",
         ),
-        Misconception(
-            "forgot-diagonal",
-            "You left out the diagonal (a token attending to itself)",
-            "Query i may attend to keys 0..i inclusive: i + 1 keys, so each document gives L (L + 1) / 2.",
-            sum(n * (n - 1) // 2 for n in docs),
-            "Causal pairs per document",
-        ),
-        Misconception(
-            "not-causal",
-            "You counted full (bidirectional) blocks",
-            "Within a document the mask is still causal: a token never sees the tokens after it.",
-            sum(n * n for n in docs),
-            "Causal pairs per document",
-        ),
+        FORGOT_DIAGONAL.gives(sum(n * (n - 1) // 2 for n in docs), "Causal pairs per document"),
+        NOT_CAUSAL.gives(sum(n * n for n in docs), "Causal pairs per document"),
     ]
     return result(value, steps, wrong)
+
+
+COUNTED_PADDING = Mistake("counted-padding", "You counted the padded positions as real")
+PADDED_QUERIES = Mistake(
+    "padded-queries",
+    "You kept the padded queries (their keys masked, but their rows counted)",
+    "A padded query still sees the real keys if only keys are masked; its output is discarded, "
+    "so its row does not count.",
+)
+FORGOT_CAUSAL = Mistake(
+    "forgot-causal",
+    "You left out the causal mask",
+    "A decoder's query i sees keys 0..i only: L (L + 1) / 2 pairs per sequence, not L^2.",
+)
 
 
 @register(
     summary="Allowed (query, key) pairs in a right-padded batch: padded keys are masked and padded "
     "queries are not counted; causal or bidirectional.",
     unit="",
-    misconceptions=("counted-padding", "forgot-causal", "padded-queries"),
+    misconceptions=(COUNTED_PADDING, FORGOT_CAUSAL, PADDED_QUERIES),
 )
 def padded_mask_entries(
     lengths: Annotated[str, Param("each sequence's real length, e.g. '7, 4, 9'")],
@@ -120,41 +133,45 @@ def padded_mask_entries(
     )
     whole = _triangle(seq_len) if causal else seq_len * seq_len
     wrong = [
-        Misconception(
-            "counted-padding",
-            "You counted the padded positions as real",
-            f"Every row is padded to {seq_len}, but padding keys are masked out and padding queries' outputs "
-            "are thrown away: only the real tokens count.",
+        COUNTED_PADDING.gives(
             whole * len(real),
             "Real pairs per sequence",
+            explanation=f"Every row is padded to {seq_len}, but padding keys are masked out and padding "
+            "queries' outputs are thrown away: only the real tokens count.",
         ),
-        Misconception(
-            "padded-queries",
-            "You kept the padded queries (their keys masked, but their rows counted)",
-            "A padded query still sees the real keys if only keys are masked; its output is discarded, "
-            "so its row does not count.",
+        PADDED_QUERIES.gives(
             sum((_triangle(n) + (seq_len - n) * n) if causal else seq_len * n for n in real),
             "Real pairs per sequence",
         ),
     ]
     if causal:
-        wrong.append(
-            Misconception(
-                "forgot-causal",
-                "You left out the causal mask",
-                "A decoder's query i sees keys 0..i only: L (L + 1) / 2 pairs per sequence, not L^2.",
-                sum(n * n for n in real),
-                "Real pairs per sequence",
-            )
-        )
+        wrong.append(FORGOT_CAUSAL.gives(sum(n * n for n in real), "Real pairs per sequence"))
     return result(value, steps, wrong)
+
+
+FORGOT_OFFSET = Mistake(
+    "forgot-offset",
+    "You forgot the cached keys (a mask aligned to the chunk alone)",
+    "The new tokens attend to the cache too; the mask is chunk_len x (past_len + chunk_len), with "
+    "the causal triangle in its last chunk_len columns.",
+)
+SQUARE_MASK = Mistake(
+    "square-mask",
+    "You counted the full chunk_len x (past_len + chunk_len) rectangle",
+    "New token i cannot see the new tokens after it: the last block is a triangle, not a square.",
+)
+WHOLE_CHUNK = Mistake(
+    "whole-chunk",
+    "You let the query see the whole chunk",
+    "Within the chunk the mask is still causal: new token i cannot see new tokens after it.",
+)
 
 
 @register(
     summary="Keys visible to query i of a chunk of new tokens decoded after past_len cached ones "
     "(past_len + i + 1), or the chunk's whole mask (chunk x past_len + chunk (chunk + 1) / 2).",
     unit="",
-    misconceptions=("forgot-offset", "forgot-diagonal", "whole-chunk", "square-mask"),
+    misconceptions=(FORGOT_OFFSET, FORGOT_DIAGONAL, WHOLE_CHUNK, SQUARE_MASK),
 )
 def cached_chunk_visible_keys(
     past_len: Annotated[int, Param("tokens already in the KV cache", ge=0)],
@@ -182,28 +199,22 @@ def cached_chunk_visible_keys(
             Step(label, "keys 0 .. past_len + i", f"{past_len:,} + {index} + 1", value),
         )
         wrong = [
-            Misconception(
-                "forgot-offset",
-                "You forgot the cache offset (the mask was aligned to the chunk, not to the cache's end)",
-                f"The chunk's first query is token {past_len:,} of the sequence, so it sees every cached key "
-                "as well as itself; a mask built for the chunk alone starts at 0.",
+            FORGOT_OFFSET.gives(
                 index + 1,
                 "Absolute position of the query",
+                label=(
+                    "You forgot the cache offset (the mask was aligned to the chunk, not to the cache's end)"
+                ),
+                explanation=f"The chunk's first query is token {past_len:,} of the sequence, so it sees "
+                "every cached key as well as itself; a mask built for the chunk alone starts at 0.",
             ),
-            Misconception(
-                "forgot-diagonal",
-                "You left out the query's own key",
-                "Query position p sees keys 0..p inclusive: p + 1 keys.",
+            FORGOT_DIAGONAL.gives(
                 past_len + index,
                 label,
+                label="You left out the query's own key",
+                explanation="Query position p sees keys 0..p inclusive: p + 1 keys.",
             ),
-            Misconception(
-                "whole-chunk",
-                "You let the query see the whole chunk",
-                "Within the chunk the mask is still causal: new token i cannot see new tokens after it.",
-                keys,
-                label,
-            ),
+            WHOLE_CHUNK.gives(keys, label),
         ]
         return result(value, steps, wrong)
     value = chunk_len * past_len + _triangle(chunk_len)
@@ -226,36 +237,35 @@ def cached_chunk_visible_keys(
         Step(label, "sum", f"{chunk_len * past_len:,} + {_triangle(chunk_len):,}", value),
     )
     wrong = [
-        Misconception(
-            "forgot-offset",
-            "You forgot the cached keys (a mask aligned to the chunk alone)",
-            "The new tokens attend to the cache too; the mask is chunk_len x (past_len + chunk_len), with "
-            "the causal triangle in its last chunk_len columns.",
-            _triangle(chunk_len),
-            "Every new token sees the whole cache",
-        ),
-        Misconception(
-            "square-mask",
-            "You counted the full chunk_len x (past_len + chunk_len) rectangle",
-            "New token i cannot see the new tokens after it: the last block is a triangle, not a square.",
-            chunk_len * keys,
-            "Causal triangle inside the chunk",
-        ),
-        Misconception(
-            "forgot-diagonal",
-            "You left out each new token's own key",
-            "Token i of the chunk sees itself: the triangle has chunk_len (chunk_len + 1) / 2 entries.",
+        FORGOT_OFFSET.gives(_triangle(chunk_len), "Every new token sees the whole cache"),
+        SQUARE_MASK.gives(chunk_len * keys, "Causal triangle inside the chunk"),
+        FORGOT_DIAGONAL.gives(
             chunk_len * past_len + chunk_len * (chunk_len - 1) // 2,
             "Causal triangle inside the chunk",
+            label="You left out each new token's own key",
+            explanation=(
+                "Token i of the chunk sees itself: the triangle has chunk_len (chunk_len + 1) / 2 entries."
+            ),
         ),
     ]
     return result(value, steps, wrong)
 
 
+PAD_NOT_SUBTRACTED = Mistake(
+    "pad-not-subtracted",
+    "You used the slot as the position (the pads were counted as positions)",
+    "Left padding shifts the real tokens right; position ids must start at 0 on the first real "
+    "token, or RoPE and learned positions see a different sentence than in training.",
+)
+COUNTED_FROM_1 = Mistake(
+    "counted-from-1", "You counted positions from 1", "Position ids start at 0 on the first real token."
+)
+
+
 @register(
     summary="Position id of the token at slot j of a left-padded row: j minus the number of pads.",
     unit="",
-    misconceptions=("pad-not-subtracted", "counted-from-1"),
+    misconceptions=(PAD_NOT_SUBTRACTED, COUNTED_FROM_1),
 )
 def left_pad_position_id(
     seq_len: Annotated[int, Param("the padded row length T", gt=0)],
@@ -279,20 +289,7 @@ def left_pad_position_id(
         Step(label, "slot - pads", f"{slot} - {pads}", value),
     )
     wrong = [
-        Misconception(
-            "pad-not-subtracted",
-            "You used the slot as the position (the pads were counted as positions)",
-            "Left padding shifts the real tokens right; position ids must start at 0 on the first real "
-            "token, or RoPE and learned positions see a different sentence than in training.",
-            slot,
-            label,
-        ),
-        Misconception(
-            "counted-from-1",
-            "You counted positions from 1",
-            "Position ids start at 0 on the first real token.",
-            value + 1,
-            label,
-        ),
+        PAD_NOT_SUBTRACTED.gives(slot, label),
+        COUNTED_FROM_1.gives(value + 1, label),
     ]
     return result(value, steps, wrong)

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num
 from engine.calculators.common import DModel
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 DFF = Annotated[int, Param("hidden width of one expert FFN", gt=0)]
 Matrices = Annotated[
@@ -30,6 +30,12 @@ def per_expert_params(d_model: int, d_ff: int, matrices: int) -> int:
     return matrices * d_model * d_ff
 
 
+def _one_expert_step(d_model: int, d_ff: int, matrices: int, one: int) -> Step:
+    """The line both MoE totals start from: the weights of one expert."""
+    shown = f"{matrices} x {num(d_model)} x {num(d_ff)}"
+    return Step("One expert", "matrices x d_model x d_ff", shown, one, "params")
+
+
 def require_top_k(n_experts: int, top_k: int) -> None:
     if top_k > n_experts:
         raise ValueError(f"top_k={top_k} cannot exceed n_experts={n_experts}")
@@ -38,11 +44,32 @@ def require_top_k(n_experts: int, top_k: int) -> None:
 # --------------------------------------------------------------------------- parameters
 
 
+ACTIVE_FOR_TOTAL = Mistake(
+    "active-for-total",
+    "You counted only the experts a token uses",
+    "Memory holds every expert, used or not: count all of them.",
+)
+TOTAL_FOR_ACTIVE = Mistake(
+    "total-for-active",
+    "You counted every expert",
+    "A token multiplies only through the experts its router picks: count top_k (and shared).",
+)
+TWO_MATRICES = Mistake(
+    "two-matrices", "", "A SwiGLU expert has three matrices (gate, up, down); a plain MLP has two."
+)
+FORGOT_LAYERS = Mistake("forgot-layers", "You counted one layer")
+FORGOT_SHARED = Mistake(
+    "forgot-shared",
+    "You left out the shared expert(s)",
+    "Shared experts are in every MoE layer and every token uses them.",
+)
+
+
 @register(
     summary="Parameters in the experts of an MoE model: all of them (memory) or the ones a token uses "
     "(compute), layers x experts x matrices x d_model x d_ff.",
     unit="params",
-    misconceptions=("active-for-total", "total-for-active", "two-matrices", "forgot-shared", "forgot-layers"),
+    misconceptions=(ACTIVE_FOR_TOTAL, TOTAL_FOR_ACTIVE, TWO_MATRICES, FORGOT_SHARED, FORGOT_LAYERS),
 )
 def moe_expert_params(
     d_model: DModel,
@@ -67,36 +94,18 @@ def moe_expert_params(
     value = total if which == "total" else active
     plain = 2 if matrices == 3 else 3
     wrong: list[Misconception] = [
-        Misconception(
-            "active-for-total" if which == "total" else "total-for-active",
-            "You counted only the experts a token uses" if which == "total" else "You counted every expert",
-            "Memory holds every expert, used or not: count all of them."
-            if which == "total"
-            else "A token multiplies only through the experts its router picks: count top_k (and shared).",
-            active if which == "total" else total,
-        ),
-        Misconception(
-            "two-matrices",
-            f"You counted {plain} matrices per expert instead of {matrices}",
-            "A SwiGLU expert has three matrices (gate, up, down); a plain MLP has two.",
+        ACTIVE_FOR_TOTAL.gives(active) if which == "total" else TOTAL_FOR_ACTIVE.gives(total),
+        TWO_MATRICES.gives(
             value // matrices * plain,
+            label=f"You counted {plain} matrices per expert instead of {matrices}",
         ),
-        Misconception(
-            "forgot-layers",
-            "You counted one layer",
-            f"Every one of the {n_moe_layers} MoE layers has its own experts.",
+        FORGOT_LAYERS.gives(
             value // n_moe_layers,
+            explanation=f"Every one of the {n_moe_layers} MoE layers has its own experts.",
         ),
     ]
     if n_shared:
-        wrong.append(
-            Misconception(
-                "forgot-shared",
-                "You left out the shared expert(s)",
-                "Shared experts are in every MoE layer and every token uses them.",
-                n_moe_layers * used * one,
-            )
-        )
+        wrong.append(FORGOT_SHARED.gives(n_moe_layers * used * one))
     experts = f"({num(used)} + {num(n_shared)})" if n_shared else num(used)
     return formula_result(
         value,
@@ -105,22 +114,30 @@ def moe_expert_params(
         f"{num(n_moe_layers)} x {experts} x {matrices} x {num(d_model)} x {num(d_ff)}",
         wrong,
         worked=worked,
-        before=(
-            Step(
-                "One expert",
-                "matrices x d_model x d_ff",
-                f"{matrices} x {num(d_model)} x {num(d_ff)}",
-                one,
-                "params",
-            ),
-        ),
+        before=(_one_expert_step(d_model, d_ff, matrices, one),),
     )
+
+
+ALL_EXPERTS = Mistake(
+    "all-experts",
+    "You charged the FLOPs of every expert",
+    "Only the routed experts (and the shared ones) run for a token: that is the point of MoE.",
+)
+NO_X2 = Mistake(
+    "no-x2", "You counted one FLOP per weight", "A multiply-add is 2 FLOPs: 2 per active weight per token."
+)
+N6N_FOR_INFERENCE = Mistake(
+    "6n-for-inference",
+    "You used the training rule 6N",
+    "A forward pass is 2N; 6N adds the backward pass of training.",
+)
+TOP_1 = Mistake("top-1", "You routed each token to one expert")
 
 
 @register(
     summary="Forward FLOPs per token of an MoE model: 2 x (dense parameters + the experts a token uses).",
     unit="FLOPs",
-    misconceptions=("all-experts", "top-1", "no-x2", "6n-for-inference"),
+    misconceptions=(ALL_EXPERTS, TOP_1, NO_X2, N6N_FOR_INFERENCE),
 )
 def moe_token_flops(
     dense_params: Annotated[
@@ -144,32 +161,15 @@ def moe_token_flops(
     total = dense_params + n_moe_layers * (n_experts + n_shared) * one
     value = 2 * active * tokens
     wrong: list[Misconception] = [
-        Misconception(
-            "all-experts",
-            "You charged the FLOPs of every expert",
-            "Only the routed experts (and the shared ones) run for a token: that is the point of MoE.",
-            2 * total * tokens,
-        ),
-        Misconception(
-            "no-x2",
-            "You counted one FLOP per weight",
-            "A multiply-add is 2 FLOPs: 2 per active weight per token.",
-            active * tokens,
-        ),
-        Misconception(
-            "6n-for-inference",
-            "You used the training rule 6N",
-            "A forward pass is 2N; 6N adds the backward pass of training.",
-            6 * active * tokens,
-        ),
+        ALL_EXPERTS.gives(2 * total * tokens),
+        NO_X2.gives(active * tokens),
+        N6N_FOR_INFERENCE.gives(6 * active * tokens),
     ]
     if top_k > 1:
         wrong.append(
-            Misconception(
-                "top-1",
-                "You routed each token to one expert",
-                f"Each token goes to its top {top_k} experts, and each of them runs on it.",
+            TOP_1.gives(
                 2 * (dense_params + n_moe_layers * (1 + n_shared) * one) * tokens,
+                explanation=f"Each token goes to its top {top_k} experts, and each of them runs on it.",
             )
         )
     return formula_result(
@@ -180,26 +180,27 @@ def moe_token_flops(
         f" x {num(tokens)}",
         wrong,
         worked=worked,
-        before=(
-            Step(
-                "One expert",
-                "matrices x d_model x d_ff",
-                f"{matrices} x {num(d_model)} x {num(d_ff)}",
-                one,
-                "params",
-            ),
-        ),
+        before=(_one_expert_step(d_model, d_ff, matrices, one),),
     )
 
 
 # --------------------------------------------------------------------------- communication
 
 
+FORGOT_TOP_K = Mistake("forgot-top-k", "You sent each token once")
+DISPATCH_ONLY = Mistake(
+    "dispatch-only",
+    "You counted the dispatch but not the combine",
+    "The expert outputs travel back to the token's GPU: a second all-to-all of the same size.",
+)
+COUNTED_LOCAL = Mistake("counted-local", "You counted copies that stay on this GPU")
+
+
 @register(
     summary="Bytes the all-to-all of expert parallelism sends: tokens x top_k x d_model x bytes, once to "
     "dispatch and once to combine, per MoE layer, for the share routed off the GPU.",
     unit="B",
-    misconceptions=("forgot-top-k", "dispatch-only", "forgot-layers", "counted-local"),
+    misconceptions=(FORGOT_TOP_K, DISPATCH_ONLY, FORGOT_LAYERS, COUNTED_LOCAL),
 )
 def moe_alltoall_bytes(
     tokens: Annotated[int, Param("tokens in the step on this GPU", gt=0)],
@@ -220,35 +221,27 @@ def moe_alltoall_bytes(
     one_way = tokens * top_k * d_model * bytes_per_element
     value = 2 * one_way * n_moe_layers * remote
     wrong: list[Misconception] = [
-        Misconception(
-            "forgot-top-k",
-            "You sent each token once",
-            f"A token goes to {top_k} experts: its hidden vector is copied to each of them.",
+        FORGOT_TOP_K.gives(
             value / top_k,
+            explanation=f"A token goes to {top_k} experts: its hidden vector is copied to each of them.",
         ),
-        Misconception(
-            "dispatch-only",
-            "You counted the dispatch but not the combine",
-            "The expert outputs travel back to the token's GPU: a second all-to-all of the same size.",
-            value / 2,
-        ),
+        DISPATCH_ONLY.gives(value / 2),
     ]
     if n_moe_layers > 1:
         wrong.append(
-            Misconception(
-                "forgot-layers",
-                "You counted one MoE layer",
-                f"Every one of the {n_moe_layers} MoE layers does its own dispatch and combine.",
+            FORGOT_LAYERS.gives(
                 value / n_moe_layers,
+                label="You counted one MoE layer",
+                explanation=f"Every one of the {n_moe_layers} MoE layers does its own dispatch and combine.",
             )
         )
     if ep > 1:
         wrong.append(
-            Misconception(
-                "counted-local",
-                "You counted copies that stay on this GPU",
-                f"With routing spread evenly over {ep} GPUs, 1 in {ep} copies finds its expert locally.",
+            COUNTED_LOCAL.gives(
                 2 * one_way * n_moe_layers,
+                explanation=(
+                    f"With routing spread evenly over {ep} GPUs, 1 in {ep} copies finds its expert locally."
+                ),
             )
         )
     local = f" x ({ep} - 1) / {ep}" if ep > 1 else ""

@@ -11,18 +11,27 @@ from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num
 from engine.calculators.common import BandwidthGBs, BytesPerParam, DModel, Tflops
 from engine.calculators.moe import Matrices, NExperts, TopK, per_expert_params, require_top_k
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 Tokens = Annotated[int, Param("tokens in the batch routed together", gt=0)]
 
 # --------------------------------------------------------------------------- capacity and imbalance
 
 
+FORGOT_TOP_K = Mistake("forgot-top-k", "You gave each token one assignment")
+FORGOT_CAPACITY_FACTOR = Mistake(
+    "forgot-capacity-factor",
+    "You left out the capacity factor",
+    "The capacity is the even share times the factor; without it any imbalance drops tokens.",
+)
+ROUNDED_UP = Mistake("rounded-up", "You rounded up", "A slot is whole: round the capacity down.")
+
+
 @register(
     summary="Slots per expert in a capacity-limited MoE layer: floor(capacity factor x tokens x top_k / "
     "experts).",
     unit="",
-    misconceptions=("forgot-top-k", "forgot-capacity-factor", "rounded-up"),
+    misconceptions=(FORGOT_TOP_K, FORGOT_CAPACITY_FACTOR, ROUNDED_UP),
 )
 def moe_expert_capacity(
     tokens: Tokens,
@@ -37,25 +46,16 @@ def moe_expert_capacity(
     exact = capacity_factor * tokens * top_k / n_experts
     value = math.floor(exact + 1e-9)
     wrong: list[Misconception] = [
-        Misconception(
-            "forgot-top-k",
-            "You gave each token one assignment",
-            f"Each token is assigned to {top_k} experts: there are tokens x top_k assignments to share.",
+        FORGOT_TOP_K.gives(
             math.floor(capacity_factor * tokens / n_experts + 1e-9),
+            explanation=(
+                f"Each token is assigned to {top_k} experts: there are tokens x top_k assignments to share."
+            ),
         ),
-        Misconception(
-            "forgot-capacity-factor",
-            "You left out the capacity factor",
-            "The capacity is the even share times the factor; without it any imbalance drops tokens.",
-            math.floor(tokens * top_k / n_experts + 1e-9),
-        ),
+        FORGOT_CAPACITY_FACTOR.gives(math.floor(tokens * top_k / n_experts + 1e-9)),
     ]
     if value != exact:
-        wrong.append(
-            Misconception(
-                "rounded-up", "You rounded up", "A slot is whole: round the capacity down.", value + 1
-            )
-        )
+        wrong.append(ROUNDED_UP.gives(value + 1))
     return formula_result(
         value,
         "Expert capacity",
@@ -84,11 +84,19 @@ def _hot_loads(
     return mean, int(hot)
 
 
+DROPPED_WHOLE_LOAD = Mistake(
+    "dropped-whole-load",
+    "You dropped the hot experts' whole load",
+    "An overflowing expert still processes its first `capacity` assignments.",
+)
+ONE_HOT_EXPERT = Mistake("one-hot-expert", "You counted one hot expert")
+
+
 @register(
     summary="Token assignments dropped when hot experts overflow their capacity: hot experts x (hot load - "
     "capacity), capacity = floor(factor x tokens x top_k / experts).",
     unit="",
-    misconceptions=("forgot-capacity-factor", "one-hot-expert", "dropped-whole-load", "forgot-top-k"),
+    misconceptions=(FORGOT_CAPACITY_FACTOR, ONE_HOT_EXPERT, DROPPED_WHOLE_LOAD, FORGOT_TOP_K),
 )
 def moe_dropped_tokens(
     tokens: Tokens,
@@ -110,37 +118,27 @@ def moe_dropped_tokens(
     cap = math.floor(capacity_factor * mean + 1e-9)
     value = hot_experts * max(0, hot - cap)
     wrong: list[Misconception] = [
-        Misconception(
-            "forgot-capacity-factor",
-            "You took the capacity as the even share",
-            "Each expert has factor x even share slots: only the load above that is dropped.",
+        FORGOT_CAPACITY_FACTOR.gives(
             hot_experts * max(0, hot - mean),
+            label="You took the capacity as the even share",
+            explanation="Each expert has factor x even share slots: only the load above that is dropped.",
         ),
-        Misconception(
-            "dropped-whole-load",
-            "You dropped the hot experts' whole load",
-            "An overflowing expert still processes its first `capacity` assignments.",
-            hot_experts * hot,
-        ),
-        Misconception(
-            "forgot-top-k",
-            "You shared tokens, not tokens x top_k, among the experts",
-            f"Each token makes {top_k} assignments: the even share is tokens x top_k / experts.",
+        DROPPED_WHOLE_LOAD.gives(hot_experts * hot),
+        FORGOT_TOP_K.gives(
             hot_experts
             * max(
                 0,
                 round(hot_ratio * tokens / n_experts)
                 - math.floor(capacity_factor * tokens / n_experts + 1e-9),
             ),
+            label="You shared tokens, not tokens x top_k, among the experts",
+            explanation=f"Each token makes {top_k} assignments: the even share is tokens x top_k / experts.",
         ),
     ]
     if hot_experts > 1:
         wrong.append(
-            Misconception(
-                "one-hot-expert",
-                "You counted one hot expert",
-                f"{hot_experts} experts overflow, each by the same amount.",
-                max(0, hot - cap),
+            ONE_HOT_EXPERT.gives(
+                max(0, hot - cap), explanation=f"{hot_experts} experts overflow, each by the same amount."
             )
         )
     return formula_result(
@@ -170,11 +168,19 @@ def moe_dropped_tokens(
     )
 
 
+USED_MEAN_LOAD = Mistake(
+    "used-mean-load",
+    "You timed the average expert",
+    "The layer ends when its busiest expert ends: time the hot load, not the mean.",
+)
+NO_X2 = Mistake("no-x2", "You counted one FLOP per weight", "A multiply-add is 2 FLOPs.")
+
+
 @register(
     summary="Time of an MoE layer's expert compute set by its hottest expert: hot load x 2 x one expert's "
     "parameters / throughput.",
     unit="ms",
-    misconceptions=("used-mean-load", "forgot-top-k", "no-x2"),
+    misconceptions=(USED_MEAN_LOAD, FORGOT_TOP_K, NO_X2),
 )
 def moe_hot_expert_ms(
     tokens: Annotated[int, Param("tokens in the step", gt=0)],
@@ -200,21 +206,15 @@ def moe_hot_expert_ms(
         "hot load x 2 x one expert / (TFLOPS x 10^12) x 10^3",
         f"{num(hot)} x 2 x {num(one)} / ({num(tflops)} x 10^12) x 10^3",
         [
-            Misconception(
-                "used-mean-load",
-                "You timed the average expert",
-                "The layer ends when its busiest expert ends: time the hot load, not the mean.",
-                mean * per_token_ms,
-            ),
-            Misconception(
-                "forgot-top-k",
-                "You shared tokens, not tokens x top_k, among the experts",
-                f"Each token makes {top_k} assignments: the even share is tokens x top_k / experts.",
+            USED_MEAN_LOAD.gives(mean * per_token_ms),
+            FORGOT_TOP_K.gives(
                 hot_ratio * tokens / n_experts * per_token_ms,
+                label="You shared tokens, not tokens x top_k, among the experts",
+                explanation=(
+                    f"Each token makes {top_k} assignments: the even share is tokens x top_k / experts."
+                ),
             ),
-            Misconception(
-                "no-x2", "You counted one FLOP per weight", "A multiply-add is 2 FLOPs.", value / 2
-            ),
+            NO_X2.gives(value / 2),
         ],
         worked=worked,
         before=(
@@ -233,11 +233,28 @@ def moe_hot_expert_ms(
 # --------------------------------------------------------------------------- placement and decode
 
 
+EXPERTS_SPLIT_BY_TP_ONLY = Mistake(
+    "experts-split-by-tp-only",
+    "You split the experts over one group's GPUs",
+    "The experts are spread over every GPU of every group, ep x tp of them.",
+)
+FORGOT_TP = Mistake(
+    "forgot-tp",
+    "You split the experts over the groups only",
+    "Within a group the experts are split again over its tp GPUs: 1 / (ep x tp) each.",
+)
+DENSE_SPLIT_BY_EP = Mistake(
+    "dense-split-by-ep",
+    "You split the dense weights over all ep x tp GPUs",
+    "Each EP group runs its own attention: the dense part is copied in every group, split by tp.",
+)
+
+
 @register(
     summary="Weight bytes per GPU under EP x TP: dense weights split by TP (copied in each EP group), "
     "experts split over all ep x tp GPUs.",
     unit="B",
-    misconceptions=("dense-split-by-ep", "experts-split-by-tp-only", "forgot-tp"),
+    misconceptions=(DENSE_SPLIT_BY_EP, EXPERTS_SPLIT_BY_TP_ONLY, FORGOT_TP),
 )
 def moe_weights_per_gpu(
     dense_params: Annotated[
@@ -253,31 +270,14 @@ def moe_weights_per_gpu(
     """Each EP group keeps a full tensor-parallel copy of the dense part; experts exist once over all GPUs."""
     value = (dense_params / tp + expert_params / (ep * tp)) * bytes_per_param
     wrong: list[Misconception] = [
-        Misconception(
-            "experts-split-by-tp-only",
-            "You split the experts over one group's GPUs",
-            "The experts are spread over every GPU of every group, ep x tp of them.",
-            (dense_params + expert_params) / tp * bytes_per_param,
-        ),
+        EXPERTS_SPLIT_BY_TP_ONLY.gives((dense_params + expert_params) / tp * bytes_per_param),
     ]
     if tp > 1:
-        wrong.append(
-            Misconception(
-                "forgot-tp",
-                "You split the experts over the groups only",
-                "Within a group the experts are split again over its tp GPUs: 1 / (ep x tp) each.",
-                (dense_params / tp + expert_params / ep) * bytes_per_param,
-            )
-        )
+        wrong.append(FORGOT_TP.gives((dense_params / tp + expert_params / ep) * bytes_per_param))
     if ep > 1:
         wrong.insert(
             0,
-            Misconception(
-                "dense-split-by-ep",
-                "You split the dense weights over all ep x tp GPUs",
-                "Each EP group runs its own attention: the dense part is copied in every group, split by tp.",
-                (dense_params + expert_params) / (ep * tp) * bytes_per_param,
-            ),
+            DENSE_SPLIT_BY_EP.gives((dense_params + expert_params) / (ep * tp) * bytes_per_param),
         )
     return formula_result(
         value,
@@ -289,11 +289,28 @@ def moe_weights_per_gpu(
     )
 
 
+NO_OVERLAP = Mistake(
+    "no-overlap",
+    "You assumed no two tokens share an expert",
+    "Tokens pick experts independently, so their choices overlap; B x k also overshoots E.",
+)
+ONLY_TOP_K = Mistake(
+    "only-top-k",
+    "You read only top_k experts",
+    "Different tokens pick different experts; the step reads the union of their choices.",
+)
+ALL_EXPERTS = Mistake(
+    "all-experts",
+    "You read every expert",
+    "Some experts are picked by no token in the step and are not read.",
+)
+
+
 @register(
     summary="Expected distinct experts a decode step reads per layer when B tokens each pick top_k of E "
     "uniformly: E x (1 - (1 - k/E)^B).",
     unit="",
-    misconceptions=("no-overlap", "only-top-k", "all-experts"),
+    misconceptions=(NO_OVERLAP, ONLY_TOP_K, ALL_EXPERTS),
 )
 def moe_experts_touched(
     n_experts: NExperts,
@@ -312,24 +329,9 @@ def moe_experts_touched(
         "E x (1 - (1 - k / E)^B)",
         f"{num(n_experts)} x (1 - (1 - {top_k} / {num(n_experts)})^{num(batch)})",
         [
-            Misconception(
-                "no-overlap",
-                "You assumed no two tokens share an expert",
-                "Tokens pick experts independently, so their choices overlap; B x k also overshoots E.",
-                batch * top_k,
-            ),
-            Misconception(
-                "only-top-k",
-                "You read only top_k experts",
-                "Different tokens pick different experts; the step reads the union of their choices.",
-                top_k,
-            ),
-            Misconception(
-                "all-experts",
-                "You read every expert",
-                "Some experts are picked by no token in the step and are not read.",
-                n_experts,
-            ),
+            NO_OVERLAP.gives(batch * top_k),
+            ONLY_TOP_K.gives(top_k),
+            ALL_EXPERTS.gives(n_experts),
         ],
         worked=worked,
         before=(
@@ -344,10 +346,23 @@ def moe_experts_touched(
     )
 
 
+DENSE_RIDGE = Mistake("dense-ridge", "You used a dense model's batch")
+FORGOT_BYTES = Mistake(
+    "forgot-bytes",
+    "You left out the bytes per weight",
+    "Intensity is FLOPs per byte: each weight costs `bytes` bytes to read.",
+)
+INVERTED_K = Mistake(
+    "inverted-k",
+    "You multiplied by k / E instead of E / k",
+    "Fewer tokens per expert means a larger batch is needed, not a smaller one.",
+)
+
+
 @register(
     summary="Tokens per step at which expert matmuls reach the GPU's ridge point: ridge x bytes x E / (2 k).",
     unit="",
-    misconceptions=("dense-ridge", "forgot-bytes", "inverted-k"),
+    misconceptions=(DENSE_RIDGE, FORGOT_BYTES, INVERTED_K),
 )
 def moe_ridge_batch(
     tflops: Tflops,
@@ -368,24 +383,15 @@ def moe_ridge_batch(
         "ridge x bytes x E / (2 x k)",
         f"{num(ridge)} x {num(bytes_per_param)} x {num(n_experts)} / (2 x {top_k})",
         [
-            Misconception(
-                "dense-ridge",
-                "You used a dense model's batch",
-                f"Each expert sees only k / E = {top_k}/{num(n_experts)} of the tokens: multiply by E / k.",
+            DENSE_RIDGE.gives(
                 ridge * bytes_per_param / 2,
+                explanation=(
+                    f"Each expert sees only k / E = {top_k}/{num(n_experts)} of the tokens: "
+                    "multiply by E / k."
+                ),
             ),
-            Misconception(
-                "forgot-bytes",
-                "You left out the bytes per weight",
-                "Intensity is FLOPs per byte: each weight costs `bytes` bytes to read.",
-                ridge * n_experts / (2 * top_k),
-            ),
-            Misconception(
-                "inverted-k",
-                "You multiplied by k / E instead of E / k",
-                "Fewer tokens per expert means a larger batch is needed, not a smaller one.",
-                ridge * bytes_per_param * top_k / (2 * n_experts),
-            ),
+            FORGOT_BYTES.gives(ridge * n_experts / (2 * top_k)),
+            INVERTED_K.gives(ridge * bytes_per_param * top_k / (2 * n_experts)),
         ],
         worked=worked,
         before=(

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from engine.calculator import Param, register, result
 from engine.calculators.common import Row
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 Matrix = npt.NDArray[np.float64]
 
@@ -77,25 +77,50 @@ def _limit(f: FloatFormat, which: str) -> float:
     return {"max": f.max, "smallest_normal": f.smallest_normal, "epsilon": f.epsilon}[which]()
 
 
-def _swapped(fmt: str) -> tuple[str, str, str] | None:
-    """The format people confuse this one with: (id, label, other format), or None."""
+FP32_FOR_FP16 = Mistake("fp32-for-fp16", "You used fp32's value for fp16")
+FP16_FOR_BF16 = Mistake("fp16-for-bf16", "You used fp16's value for bf16")
+
+
+def _swapped(fmt: str) -> tuple[Mistake, str] | None:
+    """The format people confuse this one with: (the mistake, the other format), or None."""
     if fmt == "fp16":
-        return "fp32-for-fp16", "You used fp32's value for fp16", "fp32"
+        return FP32_FOR_FP16, "fp32"
     if fmt == "bf16":
-        return "fp16-for-bf16", "You used fp16's value for bf16", "fp16"
+        return FP16_FOR_BF16, "fp16"
     return None
+
+
+INT_RANGE = Mistake(
+    "int-range",
+    "",
+    "A float spends its bits on a sign, an exponent and a mantissa; its range comes from the exponent, not "
+    "from counting bit patterns.",
+)
+FORGOT_MANTISSA = Mistake(
+    "forgot-mantissa",
+    "You gave 2^bias, forgetting the mantissa",
+    "The largest number has every mantissa bit set: 1.11...1 (binary) x 2^bias, almost 2^(bias+1).",
+)
+SUBNORMAL_FOR_NORMAL = Mistake(
+    "subnormal-for-normal",
+    "You gave the smallest subnormal",
+    "Subnormals go below the smallest normal, down to 2^(1 - bias - m), at reduced precision.",
+)
+COUNTED_IMPLICIT_BIT = Mistake(
+    "counted-implicit-bit", "You counted the implicit leading bit as a fraction bit"
+)
 
 
 @register(
     summary="Largest finite value, smallest normal or epsilon of fp32, fp16, bf16 or fp8-e5m2.",
     unit="",
     misconceptions=(
-        "fp32-for-fp16",
-        "fp16-for-bf16",
-        "int-range",
-        "forgot-mantissa",
-        "subnormal-for-normal",
-        "counted-implicit-bit",
+        FP32_FOR_FP16,
+        FP16_FOR_BF16,
+        INT_RANGE,
+        FORGOT_MANTISSA,
+        SUBNORMAL_FOR_NORMAL,
+        COUNTED_IMPLICIT_BIT,
     ),
 )
 def float_limit(
@@ -127,64 +152,57 @@ def float_limit(
     wrong = []
     swap = _swapped(fmt)
     if swap is not None:
-        wid, text, other = swap
+        mistake, other = swap
         wrong.append(
-            Misconception(
-                wid,
-                text,
-                f"{fmt} has {e} exponent and {m} mantissa bits; {other} has "
-                f"{FORMATS[other].exponent} and {FORMATS[other].mantissa}.",
+            mistake.gives(
                 _limit(FORMATS[other], which),
                 label,
+                explanation=f"{fmt} has {e} exponent and {m} mantissa bits; {other} has "
+                f"{FORMATS[other].exponent} and {FORMATS[other].mantissa}.",
             )
         )
     if which == "max":
         wrong += [
-            Misconception(
-                "int-range",
-                f"You gave the largest unsigned {f.bits}-bit integer",
-                "A float spends its bits on a sign, an exponent and a mantissa; its range comes from the "
-                "exponent, not from counting bit patterns.",
+            INT_RANGE.gives(
                 float(2**f.bits - 1),
                 label,
+                label=f"You gave the largest unsigned {f.bits}-bit integer",
             ),
-            Misconception(
-                "forgot-mantissa",
-                "You gave 2^bias, forgetting the mantissa",
-                "The largest number has every mantissa bit set: 1.11...1 (binary) x 2^bias, almost "
-                "2^(bias+1).",
-                float(2**bias),
-                label,
-            ),
+            FORGOT_MANTISSA.gives(float(2**bias), label),
         ]
     elif which == "smallest_normal":
-        wrong.append(
-            Misconception(
-                "subnormal-for-normal",
-                "You gave the smallest subnormal",
-                "Subnormals go below the smallest normal, down to 2^(1 - bias - m), at reduced precision.",
-                float(np.ldexp(1.0, 1 - bias - m)),
-                label,
-            )
-        )
+        wrong.append(SUBNORMAL_FOR_NORMAL.gives(float(np.ldexp(1.0, 1 - bias - m)), label))
     else:
         wrong.append(
-            Misconception(
-                "counted-implicit-bit",
-                "You counted the implicit leading bit as a fraction bit",
-                f"{fmt} has {m + 1} bits of precision but only {m} are stored after the point: "
-                f"epsilon is 2^-{m}.",
+            COUNTED_IMPLICIT_BIT.gives(
                 float(np.ldexp(1.0, -m - 1)),
                 label,
+                explanation=f"{fmt} has {m + 1} bits of precision but only {m} are stored after the point: "
+                f"epsilon is 2^-{m}.",
             )
         )
     return result(value, tuple(steps), wrong)
 
 
+USED_LOG10 = Mistake(
+    "used-log10",
+    "You took log10 of the maximum",
+    "exp is base e, so the limit is the natural log ln(max), not log10(max).",
+)
+FORGOT_SCALE = Mistake(
+    "forgot-scale",
+    "You gave the limit on the scaled score, not on q.k",
+    "The softmax sees q.k / sqrt(d_k), so q.k itself may be sqrt(d_k) times larger.",
+)
+SCALE_BY_D = Mistake(
+    "scale-by-d", "You multiplied by d_k instead of sqrt(d_k)", "Scores are divided by sqrt(d_k), not by d_k."
+)
+
+
 @register(
     summary="Largest raw dot product q.k whose exp(q.k / sqrt(d_k)) is still finite: sqrt(d_k) x ln(max).",
     unit="",
-    misconceptions=("used-log10", "fp32-for-fp16", "fp16-for-bf16", "forgot-scale", "scale-by-d"),
+    misconceptions=(USED_LOG10, FP32_FOR_FP16, FP16_FOR_BF16, FORGOT_SCALE, SCALE_BY_D),
 )
 def exp_overflow_score(
     fmt: Fmt,
@@ -216,43 +234,22 @@ def exp_overflow_score(
         notes = (
             f"In NumPy {fmt}: exp({ln_max * 0.999:.4g}) = {below:.6g}, exp({ln_max * 1.01:.4g}) = {above}.",
         )
-    wrong = [
-        Misconception(
-            "used-log10",
-            "You took log10 of the maximum",
-            "exp is base e, so the limit is the natural log ln(max), not log10(max).",
-            root * float(np.log10(f.max())),
-            ln_label,
-        )
-    ]
+    wrong = [USED_LOG10.gives(root * float(np.log10(f.max())), ln_label)]
     swap = _swapped(fmt)
     if swap is not None:
-        wid, text, other = swap
+        mistake, other = swap
         wrong.append(
-            Misconception(
-                wid,
-                text,
-                f"{fmt}'s largest value is {f.max():.6g}; {other}'s is {FORMATS[other].max():.6g}.",
+            mistake.gives(
                 root * float(np.log(FORMATS[other].max())),
                 m_label,
+                explanation=f"{fmt}'s largest value is {f.max():.6g}; "
+                f"{other}'s is {FORMATS[other].max():.6g}.",
             )
         )
     if d_k > 1:
         wrong += [
-            Misconception(
-                "forgot-scale",
-                "You gave the limit on the scaled score, not on q.k",
-                "The softmax sees q.k / sqrt(d_k), so q.k itself may be sqrt(d_k) times larger.",
-                ln_max,
-                last,
-            ),
-            Misconception(
-                "scale-by-d",
-                "You multiplied by d_k instead of sqrt(d_k)",
-                "Scores are divided by sqrt(d_k), not by d_k.",
-                d_k * ln_max,
-                last,
-            ),
+            FORGOT_SCALE.gives(ln_max, last),
+            SCALE_BY_D.gives(d_k * ln_max, last),
         ]
     return result(value, tuple(steps), wrong, notes=notes)
 
@@ -274,15 +271,42 @@ def vec_text(v: Matrix) -> str:
     return "[" + ", ".join([f"{x:.4g}" for x in v.tolist()]) + "]"  # (n,) as plain floats
 
 
+FORGOT_MAX_SUBTRACTION = Mistake(
+    "forgot-max-subtraction",
+    "You exponentiated the raw score",
+    "The question asks for exp(s_j - max): subtracting the max first keeps every exponent <= 0.",
+)
+SUBTRACTED_MIN = Mistake(
+    "subtracted-min",
+    "You subtracted the row minimum",
+    "Subtracting the minimum makes every exponent >= 0, which is exactly what can overflow.",
+)
+FORGOT_EXP = Mistake(
+    "forgot-exp",
+    "You gave the shifted score, not its exp",
+    "After the shift, take exp: the value lies in (0, 1].",
+)
+UNNORMALISED = Mistake(
+    "unnormalised",
+    "You gave exp(s_j - max) without dividing by the row sum",
+    "The weights are normalised: divide by the sum of the row's exps.",
+)
+DROPPED_MAX_TERM = Mistake(
+    "dropped-max-term",
+    "You left the max entry's exp(0) = 1 out of the sum",
+    "The maximum stays in the row: it contributes exp(0) = 1 to the denominator.",
+)
+
+
 @register(
     summary="exp(s_j - max) or the softmax weight of one score in a row, computed with the max subtracted.",
     unit="",
     misconceptions=(
-        "forgot-max-subtraction",
-        "subtracted-min",
-        "forgot-exp",
-        "unnormalised",
-        "dropped-max-term",
+        FORGOT_MAX_SUBTRACTION,
+        SUBTRACTED_MIN,
+        FORGOT_EXP,
+        UNNORMALISED,
+        DROPPED_MAX_TERM,
     ),
 )
 def stable_softmax_entry(
@@ -331,47 +355,13 @@ def stable_softmax_entry(
     if which == "shifted_exp":
         lo = float(s.min())  # scalar
         wrong += [
-            Misconception(
-                "forgot-max-subtraction",
-                "You exponentiated the raw score",
-                "The question asks for exp(s_j - max): subtracting the max first keeps every exponent <= 0.",
-                float(np.exp(s[col])),
-                sh_label,
-            ),
-            Misconception(
-                "subtracted-min",
-                "You subtracted the row minimum",
-                "Subtracting the minimum makes every exponent >= 0, which is exactly what can overflow.",
-                float(np.exp(s[col] - lo)),
-                sh_label,
-            ),
-            Misconception(
-                "forgot-exp",
-                "You gave the shifted score, not its exp",
-                "After the shift, take exp: the value lies in (0, 1].",
-                float(shifted[col]),
-                e_label,
-            ),
+            FORGOT_MAX_SUBTRACTION.gives(float(np.exp(s[col])), sh_label),
+            SUBTRACTED_MIN.gives(float(np.exp(s[col] - lo)), sh_label),
+            FORGOT_EXP.gives(float(shifted[col]), e_label),
         ]
     else:
         rest = total - 1.0
-        wrong.append(
-            Misconception(
-                "unnormalised",
-                "You gave exp(s_j - max) without dividing by the row sum",
-                "The weights are normalised: divide by the sum of the row's exps.",
-                float(e[col]),
-                w_label,
-            )
-        )
+        wrong.append(UNNORMALISED.gives(float(e[col]), w_label))
         if rest > 0:
-            wrong.append(
-                Misconception(
-                    "dropped-max-term",
-                    "You left the max entry's exp(0) = 1 out of the sum",
-                    "The maximum stays in the row: it contributes exp(0) = 1 to the denominator.",
-                    float(e[col] / rest),
-                    sum_label,
-                )
-            )
+            wrong.append(DROPPED_MAX_TERM.gives(float(e[col] / rest), sum_label))
     return result(value, tuple(steps), wrong, notes=notes)

@@ -25,7 +25,7 @@ from engine.calculators.common import (
     require_divisible,
     require_positive,
 )
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 _KV_LOCAL = "KV heads per GPU"
 _Q_LOCAL = "Query heads per GPU"
@@ -62,10 +62,33 @@ def _kv_step(n_kv_heads: int, tp: int) -> Step:
     )
 
 
+FRACTIONAL_KV = Mistake(
+    "fractional-kv",
+    "You divided the whole cache by tp",
+    "With fewer KV heads than GPUs a head cannot be cut: each GPU keeps one whole KV head, so the "
+    "per-GPU cache is one head's worth, not 1/tp of the total.",
+)
+NO_SPLIT = Mistake(
+    "no-split",
+    "You put the whole cache on every GPU",
+    "Each GPU caches only the KV heads its query heads use.",
+)
+USED_QUERY_HEADS = Mistake(
+    "used-query-heads",
+    "You cached the query heads per GPU",
+    "Only key/value heads are cached; the query heads per GPU do not enter the cache size.",
+)
+INVERTED = Mistake(
+    "inverted",
+    "You inverted the ratio",
+    "There are tp GPUs and n_kv_heads heads: each head is copied tp / n_kv_heads times.",
+)
+
+
 @register(
     summary="Heads one GPU holds under tensor parallelism: query h / tp; KV n_kv / tp, at least 1.",
     unit="",
-    misconceptions=("fractional-kv", "used-query-heads", "no-split", "inverted"),
+    misconceptions=(FRACTIONAL_KV, USED_QUERY_HEADS, NO_SPLIT, INVERTED),
 )
 def tp_heads_per_gpu(
     n_heads: NHeads,
@@ -87,38 +110,40 @@ def tp_heads_per_gpu(
     if which == "query":
         steps: tuple[Step, ...] = (Step(_Q_LOCAL, "n_heads / tp", f"{n_heads} / {tp}", q_local),)
         wrong.append(
-            Misconception(
-                "no-split",
-                "You did not split the heads",
-                "Tensor parallelism gives each GPU a disjoint slice of the heads: n_heads / tp each.",
+            NO_SPLIT.gives(
                 n_heads,
                 _Q_LOCAL,
+                label="You did not split the heads",
+                explanation=(
+                    "Tensor parallelism gives each GPU a disjoint slice of the heads: n_heads / tp each."
+                ),
             )
         )
     elif which == "kv":
         steps = (_kv_step(n_kv_heads, tp),)
         wrong += [
-            Misconception(
-                "fractional-kv",
-                "You split the KV heads below one per GPU",
-                "A head cannot be cut in pieces: its attention needs its whole key and value. With fewer "
-                "KV heads than GPUs each GPU keeps one whole (replicated) KV head.",
+            FRACTIONAL_KV.gives(
                 ratio(n_kv_heads, tp),
                 _KV_LOCAL,
+                label="You split the KV heads below one per GPU",
+                explanation="A head cannot be cut in pieces: its attention needs its whole key and value. "
+                "With fewer KV heads than GPUs each GPU keeps one whole (replicated) KV head.",
             ),
-            Misconception(
-                "used-query-heads",
-                "You split the query heads, not the KV heads",
-                "Each GPU holds the KV heads its query heads read, n_kv_heads / tp of them (at least 1).",
+            USED_QUERY_HEADS.gives(
                 q_local,
                 _KV_LOCAL,
+                label="You split the query heads, not the KV heads",
+                explanation=(
+                    "Each GPU holds the KV heads its query heads read, n_kv_heads / tp of them (at least 1)."
+                ),
             ),
-            Misconception(
-                "no-split",
-                "You kept every KV head on every GPU",
-                "KV heads are split with their query groups; only when there are too few are they copied.",
+            NO_SPLIT.gives(
                 n_kv_heads,
                 _KV_LOCAL,
+                label="You kept every KV head on every GPU",
+                explanation=(
+                    "KV heads are split with their query groups; only when there are too few are they copied."
+                ),
             ),
         ]
     else:
@@ -132,37 +157,49 @@ def tp_heads_per_gpu(
                 replicas,
             ),
         )
+        wrong.append(INVERTED.gives(ratio(n_kv_heads, tp), label))
         wrong.append(
-            Misconception(
-                "inverted",
-                "You inverted the ratio",
-                "There are tp GPUs and n_kv_heads heads: each head is copied tp / n_kv_heads times.",
-                ratio(n_kv_heads, tp),
-                label,
-            )
-        )
-        wrong.append(
-            Misconception(
-                "used-query-heads",
-                "You counted query heads per GPU",
-                "Copies of a KV head is a count of GPUs, tp / n_kv_heads, not of query heads per GPU.",
+            USED_QUERY_HEADS.gives(
                 q_local,
                 label,
+                label="You counted query heads per GPU",
+                explanation=(
+                    "Copies of a KV head is a count of GPUs, tp / n_kv_heads, not of query heads per GPU."
+                ),
             )
         )
     return result(value, steps, wrong)
+
+
+SUMMED_OVER_GPUS = Mistake(
+    "summed-over-gpus",
+    "You summed the cache over all the GPUs",
+    "The question asks what one GPU must hold; adding up the tp shards gives the group's total, "
+    "which no single GPU stores.",
+)
+DIVIDED_TWICE = Mistake(
+    "divided-twice",
+    "You divided by tp twice",
+    "Sharding the heads already gives each GPU its share; the batch and tokens are not split again.",
+)
+FORGOT_REPLICATION = Mistake(
+    "forgot-replication",
+    "You counted each KV head once",
+    "With fewer KV heads than GPUs every head is stored on tp / n_kv_heads GPUs, so the group "
+    "holds that many copies of the unsharded cache.",
+)
 
 
 @register(
     summary="KV-cache bytes per GPU (or over the TP group) with heads sharded and, if too few, replicated.",
     unit="B",
     misconceptions=(
-        "fractional-kv",
-        "no-split",
-        "summed-over-gpus",
-        "used-query-heads",
-        "divided-twice",
-        "forgot-replication",
+        FRACTIONAL_KV,
+        NO_SPLIT,
+        SUMMED_OVER_GPUS,
+        USED_QUERY_HEADS,
+        DIVIDED_TWICE,
+        FORGOT_REPLICATION,
     ),
 )
 def tp_kv_cache_bytes(
@@ -204,85 +241,58 @@ def tp_kv_cache_bytes(
     if scope == "all_gpus":
         label = "Over the TP group"
         steps.append(Step(label, "x tp", f"{per_gpu:,} x {tp}", value, "B"))
-        wrong.append(
-            Misconception(
-                "forgot-replication",
-                "You counted each KV head once",
-                "With fewer KV heads than GPUs every head is stored on tp / n_kv_heads GPUs, so the group "
-                "holds that many copies of the unsharded cache.",
-                full,
-                label,
-            )
-        )
+        wrong.append(FORGOT_REPLICATION.gives(full, label))
         wrong += [
-            Misconception(
-                "no-split",
-                "You put the whole cache on every GPU",
-                "Each GPU caches only the KV heads its query heads use, so the group holds tp x that.",
+            NO_SPLIT.gives(
                 full * tp,
                 _KV_LOCAL,
+                explanation=(
+                    "Each GPU caches only the KV heads its query heads use, so the group holds tp x that."
+                ),
             ),
-            Misconception(
-                "used-query-heads",
-                "You cached the query heads",
-                "Only key/value heads are cached; the query heads do not enter the cache size.",
+            USED_QUERY_HEADS.gives(
                 n_heads * per_head,
                 _KV_LOCAL,
+                label="You cached the query heads",
+                explanation="Only key/value heads are cached; the query heads do not enter the cache size.",
             ),
         ]
         return result(value, tuple(steps), wrong)
     wrong += [
-        Misconception(
-            "fractional-kv",
-            "You divided the whole cache by tp",
-            "With fewer KV heads than GPUs a head cannot be cut: each GPU keeps one whole KV head, so the "
-            "per-GPU cache is one head's worth, not 1/tp of the total.",
-            ratio(full, tp),
-            _KV_LOCAL,
-        ),
-        Misconception(
-            "no-split",
-            "You put the whole cache on every GPU",
-            "Each GPU caches only the KV heads its query heads use.",
-            full,
-            _KV_LOCAL,
-        ),
-        Misconception(
-            "summed-over-gpus",
-            "You summed the cache over all the GPUs",
-            "The question asks what one GPU must hold; adding up the tp shards gives the group's total, "
-            "which no single GPU stores.",
-            per_gpu * tp,
-            cache_label,
-        ),
-        Misconception(
-            "used-query-heads",
-            "You cached the query heads per GPU",
-            "Only key/value heads are cached; the query heads per GPU do not enter the cache size.",
-            (n_heads // tp) * per_head,
-            _KV_LOCAL,
-        ),
-        Misconception(
-            "divided-twice",
-            "You divided by tp twice",
-            "Sharding the heads already gives each GPU its share; the batch and tokens are not split again.",
-            ratio(per_gpu, tp),
-            cache_label,
-        ),
+        FRACTIONAL_KV.gives(ratio(full, tp), _KV_LOCAL),
+        NO_SPLIT.gives(full, _KV_LOCAL),
+        SUMMED_OVER_GPUS.gives(per_gpu * tp, cache_label),
+        USED_QUERY_HEADS.gives((n_heads // tp) * per_head, _KV_LOCAL),
+        DIVIDED_TWICE.gives(ratio(per_gpu, tp), cache_label),
     ]
     return result(value, tuple(steps), wrong)
+
+
+WO_NOT_SPLIT = Mistake(
+    "wo-not-split",
+    "You kept the whole W_O on every GPU",
+    "W_O is row-parallel: each GPU keeps the rows that read its own heads' outputs.",
+)
+TOTAL_NOT_PER_GPU = Mistake(
+    "total-not-per-gpu", "You counted the whole model's attention weights, not one GPU's"
+)
+FORGOT_LAYERS = Mistake(
+    "forgot-layers",
+    "You left out the layers",
+    "Every layer has its own attention weights, sharded the same way.",
+)
 
 
 @register(
     summary="Attention weights one GPU holds: W_Q, W_K, W_V column slices and W_O row slice, per layer.",
     unit="params",
     misconceptions=(
-        "fractional-kv",
-        "used-query-heads",
-        "wo-not-split",
-        "divided-twice",
-        "forgot-layers",
-        "total-not-per-gpu",
+        FRACTIONAL_KV,
+        USED_QUERY_HEADS,
+        WO_NOT_SPLIT,
+        DIVIDED_TWICE,
+        FORGOT_LAYERS,
+        TOTAL_NOT_PER_GPU,
     ),
 )
 def tp_attention_params_per_gpu(
@@ -319,55 +329,37 @@ def tp_attention_params_per_gpu(
         steps.append(Step("All layers", "x n_layers", f"{per_layer:,} x {n_layers}", value, "params"))
     kv_frac = 2 * d_model * ratio(n_kv_heads * d_head, tp)
     wrong = [
-        Misconception(
-            "fractional-kv",
-            "You gave each GPU a fraction of a KV head",
-            "A KV head is never cut: with fewer KV heads than GPUs each GPU holds one whole, replicated "
-            "head.",
+        FRACTIONAL_KV.gives(
             (wq + kv_frac + wo) * n_layers,
             _KV_LOCAL,
+            label="You gave each GPU a fraction of a KV head",
+            explanation="A KV head is never cut: with fewer KV heads than GPUs each GPU holds one whole, "
+            "replicated head.",
         ),
-        Misconception(
-            "used-query-heads",
-            "You sized W_K and W_V with the query heads",
-            "W_K and W_V have one d_head-wide block per KV head, not per query head.",
+        USED_QUERY_HEADS.gives(
             (wq + 2 * d_model * q_cols + wo) * n_layers,
             kv_label,
+            label="You sized W_K and W_V with the query heads",
+            explanation="W_K and W_V have one d_head-wide block per KV head, not per query head.",
         ),
-        Misconception(
-            "wo-not-split",
-            "You kept the whole W_O on every GPU",
-            "W_O is row-parallel: each GPU keeps the rows that read its own heads' outputs.",
-            (wq + wkv + d_model * d_model) * n_layers,
-            wo_label,
-        ),
-        Misconception(
-            "divided-twice",
-            "You divided by tp twice",
-            "The slices already hold 1/tp of the heads; the head width d_head is not split again.",
+        WO_NOT_SPLIT.gives((wq + wkv + d_model * d_model) * n_layers, wo_label),
+        DIVIDED_TWICE.gives(
             ratio(per_layer, tp) * n_layers,
             layer_label,
+            explanation=(
+                "The slices already hold 1/tp of the heads; the head width d_head is not split again."
+            ),
         ),
     ]
     if n_layers > 1:
-        wrong.append(
-            Misconception(
-                "forgot-layers",
-                "You left out the layers",
-                "Every layer has its own attention weights, sharded the same way.",
-                per_layer,
-                "All layers",
-            )
-        )
+        wrong.append(FORGOT_LAYERS.gives(per_layer, "All layers"))
     whole = (2 * d_model * n_heads * d_head + 2 * d_model * n_kv_heads * d_head) * n_layers
     wrong.append(
-        Misconception(
-            "total-not-per-gpu",
-            "You counted the whole model's attention weights, not one GPU's",
-            f"Tensor parallelism splits them over the {tp} GPUs: each holds its heads' slices, about 1/{tp} "
-            "of the total (more when KV heads are replicated).",
+        TOTAL_NOT_PER_GPU.gives(
             whole,
             "All layers" if n_layers > 1 else layer_label,
+            explanation=f"Tensor parallelism splits them over the {tp} GPUs: each holds its heads' slices, "
+            f"about 1/{tp} of the total (more when KV heads are replicated).",
         )
     )
     return result(value, tuple(steps), wrong)

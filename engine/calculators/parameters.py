@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from engine.calculator import Param, register, result
 from engine.calculators.common import DModel, NHeads, NLayers, ratio, require_divisible, require_positive
 from engine.calculators.dimensions import split
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 Bias = Annotated[bool, Param("whether the projections have bias vectors")]
 
@@ -30,25 +30,98 @@ def count(
     return weights + biases
 
 
+QKV_ONE_MATRIX = Mistake(
+    "qkv-one-matrix",
+    "You counted Q, K and V as one d_model x d_model matrix",
+    "Queries, keys and values each have their own projection: that is 3 d_model^2 for MHA, not d_model^2.",
+)
+ONE_HEAD_ONLY = Mistake(
+    "one-head-only",
+    "You counted one head's Q, K and V only",
+    "One head has 3 x d_model x d_k weights; the layer has h query heads of them plus W_O.",
+)
+DIVIDED_BY_H = Mistake(
+    "divided-by-h",
+    "You divided the layer by the number of heads",
+    "The per-layer count already covers all heads; the heads split d_model, they do not share "
+    "one head's worth of weights.",
+)
+FULL_WIDTH_HEADS = Mistake(
+    "full-width-heads",
+    "You gave every head full d_model x d_model matrices",
+    "Heads split d_model: together the h heads are exactly as wide as one d_model-wide head.",
+)
+FORGOT_WO = Mistake(
+    "forgot-wo",
+    "You left out W_O",
+    "The output projection is a (h d_v) x d_model matrix applied after the heads are merged.",
+)
+COUNTED_WO = Mistake(
+    "counted-wo",
+    "You counted W_O, which this layer does not have",
+    "The question removes the output projection: only W_Q, W_K and W_V remain.",
+)
+ONE_BIAS_MISSING = Mistake(
+    "one-bias-missing",
+    "You left out one bias vector",
+    "There is a bias on each of the four projections: b_Q, b_K, b_V and b_O. The output bias "
+    "(d_model numbers) is the one most often forgotten.",
+)
+COUNTED_O_BIAS = Mistake(
+    "counted-o-bias",
+    "You gave W_O a bias this model does not have",
+    "Here only the Q, K and V projections carry biases (as in Qwen2); o_proj has none.",
+)
+KV_BIAS_FULL_WIDTH = Mistake("kv-bias-full-width", "You made the K and V biases d_model wide")
+BIASES_PER_HEAD = Mistake(
+    "biases-per-head",
+    "You counted the biases as 4 x d_k, one head's worth",
+    "Each bias covers its projection's whole output (all heads): b_Q is h d_k long, b_K and b_V "
+    "n_kv d_k, b_O d_model; 4 d_k is one head's slice of them.",
+)
+HEAD_DIM_FROM_D_MODEL = Mistake("head-dim-from-d-model", "You took the head width as d_model / h")
+KV_USED_N_HEADS = Mistake(
+    "kv-used-n-heads",
+    "You gave K and V all h heads",
+    "With grouped-query or multi-query attention W_K and W_V only produce n_kv heads, so each is "
+    "d_model x (n_kv d_k), not d_model x (h d_k).",
+)
+FORGOT_LAYERS = Mistake(
+    "forgot-layers",
+    "You counted one layer",
+    "Every layer has its own attention weights: multiply by the number of layers.",
+)
+FORGOT_BIASES = Mistake(
+    "forgot-biases",
+    "You left out the biases",
+    "Each projection with a bias adds one vector as long as its output width.",
+)
+ADDED_BIASES = Mistake(
+    "added-biases",
+    "You added biases the layer does not have",
+    "Each projection with a bias adds one vector as long as its output width.",
+)
+
+
 @register(
     summary="Parameters of one attention layer (MHA, GQA or MQA), times the number of layers.",
     unit="params",
     misconceptions=(
-        "forgot-wo",
-        "counted-wo",
-        "forgot-biases",
-        "added-biases",
-        "one-bias-missing",
-        "counted-o-bias",
-        "kv-bias-full-width",
-        "biases-per-head",
-        "head-dim-from-d-model",
-        "kv-used-n-heads",
-        "qkv-one-matrix",
-        "one-head-only",
-        "divided-by-h",
-        "full-width-heads",
-        "forgot-layers",
+        FORGOT_WO,
+        COUNTED_WO,
+        FORGOT_BIASES,
+        ADDED_BIASES,
+        ONE_BIAS_MISSING,
+        COUNTED_O_BIAS,
+        KV_BIAS_FULL_WIDTH,
+        BIASES_PER_HEAD,
+        HEAD_DIM_FROM_D_MODEL,
+        KV_USED_N_HEADS,
+        QKV_ONE_MATRIX,
+        ONE_HEAD_ONLY,
+        DIVIDED_BY_H,
+        FULL_WIDTH_HEADS,
+        FORGOT_LAYERS,
     ),
 )
 def attention_parameters(
@@ -119,153 +192,58 @@ def attention_parameters(
 
     wrong: list[Misconception] = []
     if out:
-        wrong.append(
-            Misconception(
-                "forgot-wo",
-                "You left out W_O",
-                "The output projection is a (h d_v) x d_model matrix applied after the heads are merged.",
-                wrong_count(kv_dim, with_out=False),
-                o_label,
-            )
-        )
+        wrong.append(FORGOT_WO.gives(wrong_count(kv_dim, with_out=False), o_label))
     else:
-        wrong.append(
-            Misconception(
-                "counted-wo",
-                "You counted W_O, which this layer does not have",
-                "The question removes the output projection: only W_Q, W_K and W_V remain.",
-                wrong_count(kv_dim, with_out=True),
-                per_label,
-            )
-        )
+        wrong.append(COUNTED_WO.gives(wrong_count(kv_dim, with_out=True), per_label))
     any_bias = bias or has_o_bias
     wrong.append(
-        Misconception(
-            "forgot-biases" if any_bias else "added-biases",
-            "You left out the biases" if any_bias else "You added biases the layer does not have",
-            "Each projection with a bias adds one vector as long as its output width.",
+        (FORGOT_BIASES if any_bias else ADDED_BIASES).gives(
             wrong_count(kv_dim, with_bias=not any_bias, with_o_bias=not any_bias),
             b_label if any_bias else per_label,
         )
     )
     if bias and has_o_bias:
-        wrong.append(
-            Misconception(
-                "one-bias-missing",
-                "You left out one bias vector",
-                "There is a bias on each of the four projections: b_Q, b_K, b_V and b_O. The output bias "
-                "(d_model numbers) is the one most often forgotten.",
-                total - d * n_layers,
-                b_label,
-            )
-        )
+        wrong.append(ONE_BIAS_MISSING.gives(total - d * n_layers, b_label))
     if bias and out and not has_o_bias:
-        wrong.append(
-            Misconception(
-                "counted-o-bias",
-                "You gave W_O a bias this model does not have",
-                "Here only the Q, K and V projections carry biases (as in Qwen2); o_proj has none.",
-                total + d * n_layers,
-                b_label,
-            )
-        )
+        wrong.append(COUNTED_O_BIAS.gives(total + d * n_layers, b_label))
     if bias and g != h:
         wrong.append(
-            Misconception(
-                "kv-bias-full-width",
-                "You made the K and V biases d_model wide",
-                "A bias is as long as its projection's output: under GQA or MQA b_K and b_V have n_kv d_k "
-                f"= {kv_dim} entries each, not d_model = {d}.",
+            KV_BIAS_FULL_WIDTH.gives(
                 (per_layer - 2 * kv_dim + 2 * q_dim) * n_layers,
                 b_label,
+                explanation="A bias is as long as its projection's output: under GQA or MQA b_K and b_V "
+                f"have n_kv d_k = {kv_dim} entries each, not d_model = {d}.",
             )
         )
     if any_bias:
         wrong.append(
-            Misconception(
-                "biases-per-head",
-                "You counted the biases as 4 x d_k, one head's worth",
-                "Each bias covers its projection's whole output (all heads): b_Q is h d_k long, b_K and b_V "
-                "n_kv d_k, b_O d_model; 4 d_k is one head's slice of them.",
-                (per_layer - nb + (4 if has_o_bias else 3) * d_k) * n_layers,
-                b_label,
-            )
+            BIASES_PER_HEAD.gives((per_layer - nb + (4 if has_o_bias else 3) * d_k) * n_layers, b_label)
         )
     if q_dim != d:
         wrong.append(
-            Misconception(
-                "head-dim-from-d-model",
-                "You took the head width as d_model / h",
-                f"This model sets head_dim = {d_k} in its config, so h x d_k = {q_dim} is not d_model = {d}.",
+            HEAD_DIM_FROM_D_MODEL.gives(
                 count(d, ratio_int(d, h) * g, bias=bias, output=out, q_dim=d, o_bias=ob) * n_layers,
                 head.label,
+                explanation=(
+                    f"This model sets head_dim = {d_k} in its config, so h x d_k = {q_dim} is not "
+                    f"d_model = {d}."
+                ),
             )
         )
     if g != h:
-        wrong.append(
-            Misconception(
-                "kv-used-n-heads",
-                "You gave K and V all h heads",
-                "With grouped-query or multi-query attention W_K and W_V only produce n_kv heads, so each is "
-                "d_model x (n_kv d_k), not d_model x (h d_k).",
-                wrong_count(q_dim),
-                kv_label,
-            )
-        )
+        wrong.append(KV_USED_N_HEADS.gives(wrong_count(q_dim), kv_label))
     one_matrix = (
         d * q_dim + (q_dim * d if out else 0) + ((q_dim if bias else 0) + (d if has_o_bias else 0))
     ) * n_layers
-    wrong.append(
-        Misconception(
-            "qkv-one-matrix",
-            "You counted Q, K and V as one d_model x d_model matrix",
-            "Queries, keys and values each have their own projection: that is 3 d_model^2 for MHA, not "
-            "d_model^2.",
-            one_matrix,
-            kv_label,
-        )
-    )
-    wrong.append(
-        Misconception(
-            "one-head-only",
-            "You counted one head's Q, K and V only",
-            "One head has 3 x d_model x d_k weights; the layer has h query heads of them plus W_O.",
-            3 * d * d_k * n_layers,
-            q_label,
-        )
-    )
-    wrong.append(
-        Misconception(
-            "divided-by-h",
-            "You divided the layer by the number of heads",
-            "The per-layer count already covers all heads; the heads split d_model, they do not share "
-            "one head's worth of weights.",
-            ratio(total, h),
-            per_label,
-        )
-    )
+    wrong.append(QKV_ONE_MATRIX.gives(one_matrix, kv_label))
+    wrong.append(ONE_HEAD_ONLY.gives(3 * d * d_k * n_layers, q_label))
+    wrong.append(DIVIDED_BY_H.gives(ratio(total, h), per_label))
     full = (
         3 * d * d * h + (d * d if out else 0) + ((3 * d * h if bias else 0) + (d if has_o_bias else 0))
     ) * n_layers
-    wrong.append(
-        Misconception(
-            "full-width-heads",
-            "You gave every head full d_model x d_model matrices",
-            "Heads split d_model: together the h heads are exactly as wide as one d_model-wide head.",
-            full,
-            q_label,
-        )
-    )
+    wrong.append(FULL_WIDTH_HEADS.gives(full, q_label))
     if n_layers > 1:
-        wrong.append(
-            Misconception(
-                "forgot-layers",
-                "You counted one layer",
-                "Every layer has its own attention weights: multiply by the number of layers.",
-                per_layer,
-                all_label,
-            )
-        )
+        wrong.append(FORGOT_LAYERS.gives(per_layer, all_label))
     return result(total, tuple(steps), wrong)
 
 
@@ -274,10 +252,22 @@ def ratio_int(n: int, d: int) -> int:
     return max(1, n // d)
 
 
+H_TIMES = Mistake(
+    "h-times",
+    "You thought h heads cost h times as much as one",
+    "Each head has width d_model / h, so h heads have exactly the weights of one wide head.",
+)
+FULL_WIDTH_HEAD = Mistake(
+    "full-width-head",
+    "You gave the head the full d_model width",
+    "One of h heads projects to d_k = d_model / h dimensions, not d_model.",
+)
+
+
 @register(
     summary="Parameters of h heads, of one head as wide as d_model, or of one head's Q, K, V.",
     unit="params",
-    misconceptions=("h-times", "forgot-wo", "full-width-head", "divided-by-h"),
+    misconceptions=(H_TIMES, FORGOT_WO, FULL_WIDTH_HEAD, DIVIDED_BY_H),
 )
 def single_vs_multi_head_parameters(
     d_model: DModel,
@@ -337,44 +327,25 @@ def single_vs_multi_head_parameters(
     label = {"multi": multi_label, "single": single_label, "per_head": per_label}[which]
     wrong: list[Misconception] = []
     if which == "multi":
-        wrong.append(
-            Misconception(
-                "h-times",
-                "You thought h heads cost h times as much as one",
-                "Each head has width d_model / h, so h heads have exactly the weights of one wide head.",
-                wide * h,
-                label,
-            )
-        )
+        wrong.append(H_TIMES.gives(wide * h, label))
     if which in ("multi", "single"):
         wrong.append(
-            Misconception(
-                "forgot-wo",
-                "You left out W_O",
-                "Both layouts end with the d_model x d_model output projection.",
+            FORGOT_WO.gives(
                 value - w_o,
                 o_label,
+                explanation="Both layouts end with the d_model x d_model output projection.",
             )
         )
     if which == "per_head":
-        wrong.append(
-            Misconception(
-                "full-width-head",
-                "You gave the head the full d_model width",
-                "One of h heads projects to d_k = d_model / h dimensions, not d_model.",
-                3 * d * d + (3 * d if bias else 0),
-                label,
-            )
-        )
+        wrong.append(FULL_WIDTH_HEAD.gives(3 * d * d + (3 * d if bias else 0), label))
     if which in ("single", "per_head"):
         wrong.append(
-            Misconception(
-                "divided-by-h",
-                "You divided the whole layer by h",
-                "The wide head is not 1/h of the multi-head layer (they are equal), and a single head's "
-                "Q, K, V exclude W_O, which all heads share.",
+            DIVIDED_BY_H.gives(
                 ratio(layer, h),
                 label,
+                label="You divided the whole layer by h",
+                explanation="The wide head is not 1/h of the multi-head layer (they are equal), and a "
+                "single head's Q, K, V exclude W_O, which all heads share.",
             )
         )
     return result(value, steps, wrong, notes=notes)

@@ -21,7 +21,8 @@ from typing import Annotated, Literal
 
 from engine.calculator import Param, register, result
 from engine.calculators.case_common import formula_result, num, require_positive_numbers
-from engine.derivation import Derivation, Misconception, Step
+from engine.calculators.common import OpenShare
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 MicroBatches = Annotated[int, Param("micro-batches per step")]
 Stages = Annotated[int, Param("pipeline stages (GPUs in the pipeline)")]
@@ -34,15 +35,43 @@ def require_pipeline(p: int, m: int, v: int) -> None:
         raise ValueError(f"a pipeline needs p >= 2 stages, got p={p}")
 
 
+BUBBLE_OVER_IDEAL = Mistake(
+    "bubble-over-ideal",
+    "You gave the bubble over the ideal time, (p - 1) / (v m)",
+    "(p - 1) / (v m) compares the bubble with the useful work; the step also contains the bubble "
+    "itself, so its share is (p - 1) / (v m + p - 1).",
+)
+P_NOT_P_MINUS_1 = Mistake(
+    "p-not-p-minus-1",
+    "You counted p idle slots instead of p - 1",
+    "The pipe fills in p - 1 slots: micro-batch 1 reaches the last stage after p - 1 hops.",
+)
+BUSY_SHARE = Mistake(
+    "busy-share",
+    "You gave the busy share, not the idle one",
+    "v m slots of the step are useful work; the bubble is the other p - 1.",
+)
+SHARE_OF_STEP = Mistake(
+    "share-of-step",
+    "You gave the bubble's share of the whole step",
+    "Narayanan et al. compare the bubble with the ideal (bubble-free) time: (p - 1) / (v m).",
+)
+FORGOT_INTERLEAVE = Mistake(
+    "forgot-interleave",
+    "You left out the virtual stages",
+    "v chunks per GPU divide the bubble by v, so v times fewer micro-batches reach the target.",
+)
+
+
 @register(
     summary="Pipeline bubble: (p - 1) / (v m + p - 1) of the step, or (p - 1) / (v m) of the ideal time.",
     unit="",
     misconceptions=(
-        "bubble-over-ideal",
-        "share-of-step",
-        "p-not-p-minus-1",
-        "forgot-interleave",
-        "busy-share",
+        BUBBLE_OVER_IDEAL,
+        SHARE_OF_STEP,
+        P_NOT_P_MINUS_1,
+        FORGOT_INTERLEAVE,
+        BUSY_SHARE,
     ),
 )
 def pipeline_bubble_fraction(
@@ -68,68 +97,60 @@ def pipeline_bubble_fraction(
         label, formula = "Bubble share of the step", "(p - 1) / (v m + p - 1)"
         shown = f"{p - 1} / ({v} x {m} + {p - 1})"
         wrong += [
-            Misconception(
-                "bubble-over-ideal",
-                "You gave the bubble over the ideal time, (p - 1) / (v m)",
-                "(p - 1) / (v m) compares the bubble with the useful work; the step also contains the bubble "
-                "itself, so its share is (p - 1) / (v m + p - 1).",
-                float(ideal),
-            ),
-            Misconception(
-                "p-not-p-minus-1",
-                "You counted p idle slots instead of p - 1",
-                "The pipe fills in p - 1 slots: micro-batch 1 reaches the last stage after p - 1 hops.",
-                p / (v * m + p),
-            ),
-            Misconception(
-                "busy-share",
-                "You gave the busy share, not the idle one",
-                "v m slots of the step are useful work; the bubble is the other p - 1.",
-                float(1 - step),
-            ),
+            BUBBLE_OVER_IDEAL.gives(float(ideal)),
+            P_NOT_P_MINUS_1.gives(p / (v * m + p)),
+            BUSY_SHARE.gives(float(1 - step)),
         ]
         if v > 1:
             wrong.append(
-                Misconception(
-                    "forgot-interleave",
-                    "You left out the virtual stages",
-                    "With v chunks per GPU each slot is 1/v as long, so the bubble shrinks v-fold.",
+                FORGOT_INTERLEAVE.gives(
                     (p - 1) / (m + p - 1),
+                    explanation=(
+                        "With v chunks per GPU each slot is 1/v as long, so the bubble shrinks v-fold."
+                    ),
                 )
             )
     else:
         label, formula = "Bubble over the ideal time", "(p - 1) / (v m)"
         shown = f"{p - 1} / ({v} x {m})"
         wrong += [
-            Misconception(
-                "share-of-step",
-                "You gave the bubble's share of the whole step",
-                "Narayanan et al. compare the bubble with the ideal (bubble-free) time: (p - 1) / (v m).",
-                float(step),
-            ),
-            Misconception(
-                "p-not-p-minus-1",
-                "You counted p idle slots instead of p - 1",
-                "The pipe fills in p - 1 slots: micro-batch 1 reaches the last stage after p - 1 hops.",
-                p / (v * m),
-            ),
+            SHARE_OF_STEP.gives(float(step)),
+            P_NOT_P_MINUS_1.gives(p / (v * m)),
         ]
         if v > 1:
             wrong.append(
-                Misconception(
-                    "forgot-interleave",
-                    "You left out the virtual stages",
-                    "With v chunks per GPU each slot is 1/v as long, so the bubble shrinks v-fold.",
+                FORGOT_INTERLEAVE.gives(
                     (p - 1) / m,
+                    explanation=(
+                        "With v chunks per GPU each slot is 1/v as long, so the bubble shrinks v-fold."
+                    ),
                 )
             )
     return formula_result(value, label, formula, shown, wrong, worked=worked)
 
 
+NO_BUBBLE = Mistake(
+    "no-bubble",
+    "You left out the bubble",
+    "The pipe fills and drains once per step: (p - 1) / v idle slots come on top of the m busy ones.",
+)
+STAGES_SERIAL = Mistake(
+    "stages-serial",
+    "You ran every stage one after another for every micro-batch",
+    "Stages work on different micro-batches at the same time; only the fill and drain are idle.",
+)
+FORGOT_COMM = Mistake(
+    "forgot-comm",
+    "You left out the blocking collectives",
+    "Tensor-parallel all-reduces sit inside every layer and the next layer waits for them.",
+)
+ONE_COMM = Mistake("one-comm", "You counted one collective per micro-batch")
+
+
 @register(
     summary="One pipelined step: (m + (p - 1) / v) x (stage time + ops x time per op), in ms.",
     unit="ms",
-    misconceptions=("no-bubble", "stages-serial", "forgot-interleave", "forgot-comm", "one-comm"),
+    misconceptions=(NO_BUBBLE, STAGES_SERIAL, FORGOT_INTERLEAVE, FORGOT_COMM, ONE_COMM),
 )
 def pipeline_step_ms(
     stage_ms: Annotated[
@@ -169,54 +190,49 @@ def pipeline_step_ms(
     shown = f"({m} + {p - 1} / {v}) x {num(slot)}"
     wrong: list[Misconception] = []
 
-    def add(i: str, lab: str, why: str, v_: float) -> None:
-        wrong.append(Misconception(i, lab, why, v_, label))
+    def add(m: Mistake, v_: float, **text: str) -> None:
+        wrong.append(m.gives(v_, label, **text))
 
-    add(
-        "no-bubble",
-        "You left out the bubble",
-        "The pipe fills and drains once per step: (p - 1) / v idle slots come on top of the m busy ones.",
-        m * slot,
-    )
-    add(
-        "stages-serial",
-        "You ran every stage one after another for every micro-batch",
-        "Stages work on different micro-batches at the same time; only the fill and drain are idle.",
-        m * p * slot,
-    )
+    add(NO_BUBBLE, m * slot)
+    add(STAGES_SERIAL, m * p * slot)
     if v > 1:
         add(
-            "forgot-interleave",
-            "You left out the virtual stages",
-            "With v chunks per GPU the bubble is (p - 1) / v slots, not p - 1.",
+            FORGOT_INTERLEAVE,
             (m + p - 1) * slot,
+            explanation="With v chunks per GPU the bubble is (p - 1) / v slots, not p - 1.",
         )
     if comm_ops and comm_ms:
-        add(
-            "forgot-comm",
-            "You left out the blocking collectives",
-            "Tensor-parallel all-reduces sit inside every layer and the next layer waits for them.",
-            slots * stage_ms,
-        )
+        add(FORGOT_COMM, slots * stage_ms)
         if comm_ops > 1:
             add(
-                "one-comm",
-                "You counted one collective per micro-batch",
-                f"Each stage runs {comm_ops} of them per micro-batch, one after another.",
+                ONE_COMM,
                 slots * (stage_ms + comm_ms),
+                explanation=f"Each stage runs {comm_ops} of them per micro-batch, one after another.",
             )
     steps.append(Step(label, "(m + (p - 1) / v) x slot time", shown, value, "ms"))
     return result(value, tuple(steps), wrong)
 
 
+IDEAL_DEFINITION = Mistake(
+    "ideal-definition",
+    "You solved (p - 1) / (v m) <= f, the bubble over the ideal time",
+    "The target is the bubble's share of the step, which has the bubble in its denominator too.",
+)
+ROUNDED_DOWN = Mistake(
+    "rounded-down",
+    "You rounded down",
+    "One micro-batch fewer leaves the bubble above the target: round a minimum up.",
+)
+
+
 @register(
     summary="Fewest micro-batches keeping the bubble's share of the step at or below a target.",
     unit="",
-    misconceptions=("ideal-definition", "rounded-down", "forgot-interleave"),
+    misconceptions=(IDEAL_DEFINITION, ROUNDED_DOWN, FORGOT_INTERLEAVE),
 )
 def pipeline_microbatches_for_bubble(
     p: Stages,
-    target: Annotated[float, Param("largest bubble share of the step allowed (0.05 for 5%)", gt=0, lt=1)],
+    target: Annotated[OpenShare, Param("largest bubble share of the step allowed (0.05 for 5%)")],
     v: VirtualStages = 1,
     *,
     worked: bool = True,
@@ -238,28 +254,11 @@ def pipeline_microbatches_for_bubble(
         ),
     )
     wrong: list[Misconception] = [
-        Misconception(
-            "ideal-definition",
-            "You solved (p - 1) / (v m) <= f, the bubble over the ideal time",
-            "The target is the bubble's share of the step, which has the bubble in its denominator too.",
-            max(1, math.ceil(Fraction(p - 1) / (f * v))),
-        ),
-        Misconception(
-            "rounded-down",
-            "You rounded down",
-            "One micro-batch fewer leaves the bubble above the target: round a minimum up.",
-            max(1, math.floor(exact)) if exact != math.floor(exact) else value,
-        ),
+        IDEAL_DEFINITION.gives(max(1, math.ceil(Fraction(p - 1) / (f * v)))),
+        ROUNDED_DOWN.gives(max(1, math.floor(exact)) if exact != math.floor(exact) else value),
     ]
     if v > 1:
-        wrong.append(
-            Misconception(
-                "forgot-interleave",
-                "You left out the virtual stages",
-                "v chunks per GPU divide the bubble by v, so v times fewer micro-batches reach the target.",
-                max(1, math.ceil((p - 1) * (1 - f) / f)),
-            )
-        )
+        wrong.append(FORGOT_INTERLEAVE.gives(max(1, math.ceil((p - 1) * (1 - f) / f))))
     return formula_result(
         value,
         label,
@@ -271,10 +270,30 @@ def pipeline_microbatches_for_bubble(
     )
 
 
+ONE_MICROBATCH = Mistake(
+    "one-microbatch",
+    "You stashed one micro-batch",
+    "A stage keeps every micro-batch whose backward has not run yet.",
+)
+ALL_LAYERS = Mistake(
+    "all-layers", "You counted every layer of the model", "A stage holds only its own n_layers / p layers."
+)
+GPIPE_COUNT = Mistake(
+    "gpipe-count",
+    "You kept all m micro-batches in flight, as GPipe does",
+    "1F1B starts a backward as soon as the pipe is full, so the first stage holds at most p.",
+)
+P_FOR_GPIPE = Mistake(
+    "p-for-gpipe",
+    "You used 1F1B's p in flight for GPipe",
+    "GPipe runs every forward before any backward, so all m micro-batches are stashed at once.",
+)
+
+
 @register(
     summary="Stashed activations on one stage: micro-batches in flight x layers per stage x bytes per layer.",
     unit="B",
-    misconceptions=("gpipe-count", "one-microbatch", "all-layers", "p-for-gpipe"),
+    misconceptions=(GPIPE_COUNT, ONE_MICROBATCH, ALL_LAYERS, P_FOR_GPIPE),
 )
 def pipeline_activation_bytes(
     act_bytes_per_layer: Annotated[
@@ -307,38 +326,18 @@ def pipeline_activation_bytes(
         Step("Micro-batches in flight", count_formula, count_shown, in_flight),
     )
     wrong: list[Misconception] = [
-        Misconception(
-            "one-microbatch",
-            "You stashed one micro-batch",
-            "A stage keeps every micro-batch whose backward has not run yet.",
-            per_stage * act_bytes_per_layer,
-        ),
-        Misconception(
-            "all-layers",
-            "You counted every layer of the model",
-            "A stage holds only its own n_layers / p layers.",
-            in_flight * n_layers * act_bytes_per_layer,
-        ),
+        ONE_MICROBATCH.gives(per_stage * act_bytes_per_layer),
+        ALL_LAYERS.gives(in_flight * n_layers * act_bytes_per_layer),
     ]
     if schedule == "1f1b":
         wrong.insert(
             0,
-            Misconception(
-                "gpipe-count",
-                "You kept all m micro-batches in flight, as GPipe does",
-                "1F1B starts a backward as soon as the pipe is full, so the first stage holds at most p.",
-                m * per_stage * act_bytes_per_layer,
-            ),
+            GPIPE_COUNT.gives(m * per_stage * act_bytes_per_layer),
         )
     else:
         wrong.insert(
             0,
-            Misconception(
-                "p-for-gpipe",
-                "You used 1F1B's p in flight for GPipe",
-                "GPipe runs every forward before any backward, so all m micro-batches are stashed at once.",
-                min(p, m) * per_stage * act_bytes_per_layer,
-            ),
+            P_FOR_GPIPE.gives(min(p, m) * per_stage * act_bytes_per_layer),
         )
     return formula_result(
         value,

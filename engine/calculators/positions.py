@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from engine.calculator import Param, register, result
 from engine.calculators.common import require_divisible, require_positive
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 Matrix = npt.NDArray[np.float64]
 
@@ -60,44 +60,49 @@ def rope_freq_step(pair: int, d_head: int, base: float) -> Step:
     )
 
 
+USED_I_NOT_2I = Mistake(
+    "used-i-not-2i",
+    "You used base^(-i/d) instead of base^(-2i/d)",
+    "Pair i holds coordinates 2i and 2i+1, so the exponent is -2i/d; with -i/d the frequencies "
+    "only fall to base^(-1/2) instead of about 1/base across the head.",
+)
+POSITIVE_EXPONENT = Mistake(
+    "positive-exponent",
+    "You used base^(+2i/d)",
+    "The frequencies fall with i: theta_i = base^(-2i/d) = 1 / base^(2i/d). With a positive "
+    "exponent the later pairs would spin faster, not slower.",
+)
+PAIRS_COUNTED_FROM_1 = Mistake(
+    "pairs-counted-from-1",
+    "You counted the pairs from 1",
+    "The first pair (coordinates 0 and 1) has i = 0 and turns at exactly 1 radian per position; "
+    "counting from 1 shifts every frequency down by one step of base^(-2/d).",
+)
+DEGREES_NOT_RADIANS = Mistake(
+    "degrees-not-radians",
+    "You took the angle in degrees",
+    "m theta_i is in radians; your calculator was set to degrees.",
+)
+
+
 def angle_wrongs(
     angle: float, position: float, pair: int, d_head: int, base: float, *, degrees: bool = True
 ) -> list[Misconception]:
     """The usual slips in m * base^(-2i/d), each evaluated at the same position."""
     out = [
-        Misconception(
-            "used-i-not-2i",
-            "You used base^(-i/d) instead of base^(-2i/d)",
-            "Pair i holds coordinates 2i and 2i+1, so the exponent is -2i/d; with -i/d the frequencies "
-            "only fall to base^(-1/2) instead of about 1/base across the head.",
-            position * float(base ** (-pair / d_head)),
-            _FREQ,
-        ),
-        Misconception(
-            "positive-exponent",
-            "You used base^(+2i/d)",
-            "The frequencies fall with i: theta_i = base^(-2i/d) = 1 / base^(2i/d). With a positive "
-            "exponent the later pairs would spin faster, not slower.",
-            position * float(base ** (2 * pair / d_head)),
-            _FREQ,
-        ),
-        Misconception(
-            "pairs-counted-from-1",
-            "You counted the pairs from 1",
-            "The first pair (coordinates 0 and 1) has i = 0 and turns at exactly 1 radian per position; "
-            "counting from 1 shifts every frequency down by one step of base^(-2/d).",
-            position * float(base ** (-2 * (pair + 1) / d_head)),
-            _FREQ,
-        ),
+        USED_I_NOT_2I.gives(position * float(base ** (-pair / d_head)), _FREQ),
+        POSITIVE_EXPONENT.gives(position * float(base ** (2 * pair / d_head)), _FREQ),
+        PAIRS_COUNTED_FROM_1.gives(position * float(base ** (-2 * (pair + 1) / d_head)), _FREQ),
     ]
     if degrees:
         out.append(
-            Misconception(
-                "degrees-not-radians",
-                "You gave the angle in degrees",
-                "theta_i is in radians per position; RoPE feeds m theta_i straight into cos and sin.",
+            DEGREES_NOT_RADIANS.gives(
                 math.degrees(angle),
                 ANGLE_LABEL,
+                label="You gave the angle in degrees",
+                explanation=(
+                    "theta_i is in radians per position; RoPE feeds m theta_i straight into cos and sin."
+                ),
             )
         )
     return out
@@ -106,7 +111,7 @@ def angle_wrongs(
 @register(
     summary="RoPE rotation angle of pair i at position m: m x base^(-2i/d) radians.",
     unit="rad",
-    misconceptions=("used-i-not-2i", "positive-exponent", "pairs-counted-from-1", "degrees-not-radians"),
+    misconceptions=(USED_I_NOT_2I, POSITIVE_EXPONENT, PAIRS_COUNTED_FROM_1, DEGREES_NOT_RADIANS),
 )
 def rope_angle(
     position: Position,
@@ -129,10 +134,22 @@ def rope_angle(
     return result(value, steps, angle_wrongs(value, position, pair, d_head, base))
 
 
+FORGOT_2PI = Mistake(
+    "forgot-2pi",
+    "You gave 1 / theta_i, leaving out the 2 pi",
+    "theta_i is in radians per token; a full turn is 2 pi radians: it takes 2 pi / theta_i tokens.",
+)
+GAVE_FREQUENCY = Mistake(
+    "gave-frequency",
+    "You gave the frequency theta_i, not the wavelength",
+    "The frequency is the angle per token; the wavelength is how many tokens one full turn takes.",
+)
+
+
 @register(
     summary="Tokens for RoPE pair i to turn a full circle: 2 pi / theta_i = 2 pi x base^(2i/d).",
     unit="",
-    misconceptions=("used-i-not-2i", "forgot-2pi", "pairs-counted-from-1", "gave-frequency"),
+    misconceptions=(USED_I_NOT_2I, FORGOT_2PI, PAIRS_COUNTED_FROM_1, GAVE_FREQUENCY),
 )
 def rope_wavelength(
     pair: Pair,
@@ -153,34 +170,19 @@ def rope_wavelength(
         Step(label, "lambda_i = 2 pi / theta_i", f"2 pi / {theta:.6g}", value, "tokens"),
     )
     wrong = [
-        Misconception(
-            "used-i-not-2i",
-            "You used base^(i/d) instead of base^(2i/d)",
-            "Pair i holds coordinates 2i and 2i+1, so its frequency is base^(-2i/d).",
+        USED_I_NOT_2I.gives(
             2 * math.pi * float(base ** (pair / d_head)),
             _FREQ,
+            label="You used base^(i/d) instead of base^(2i/d)",
+            explanation="Pair i holds coordinates 2i and 2i+1, so its frequency is base^(-2i/d).",
         ),
-        Misconception(
-            "forgot-2pi",
-            "You gave 1 / theta_i, leaving out the 2 pi",
-            "theta_i is in radians per token; a full turn is 2 pi radians: it takes 2 pi / theta_i tokens.",
-            1 / theta,
-            label,
-        ),
-        Misconception(
-            "pairs-counted-from-1",
-            "You counted the pairs from 1",
-            "The first pair has i = 0 and a wavelength of 2 pi tokens.",
+        FORGOT_2PI.gives(1 / theta, label),
+        PAIRS_COUNTED_FROM_1.gives(
             2 * math.pi * float(base ** (2 * (pair + 1) / d_head)),
             _FREQ,
+            explanation="The first pair has i = 0 and a wavelength of 2 pi tokens.",
         ),
-        Misconception(
-            "gave-frequency",
-            "You gave the frequency theta_i, not the wavelength",
-            "The frequency is the angle per token; the wavelength is how many tokens one full turn takes.",
-            theta,
-            label,
-        ),
+        GAVE_FREQUENCY.gives(theta, label),
     ]
     return result(value, steps, wrong)
 
@@ -198,10 +200,23 @@ def rotate(x: Matrix, position: float, base: float) -> Matrix:
     return out
 
 
+ROTATED_BACKWARDS = Mistake(
+    "rotated-backwards",
+    "You rotated by -a (the sine's sign is flipped)",
+    "RoPE's rotation is [[cos, -sin], [sin, cos]]: the first coordinate loses x1 sin(a), the second "
+    "gains x0 sin(a).",
+)
+UNROTATED = Mistake(
+    "unrotated",
+    "You left the pair unrotated",
+    "At position m the pair is turned by m theta_i; only position 0 leaves it unchanged.",
+)
+
+
 @register(
     summary="One coordinate of a RoPE-rotated pair (x0, x1) at position m: a 2-D rotation by m theta_i.",
     unit="",
-    misconceptions=("rotated-backwards", "degrees-not-radians", "used-i-not-2i", "unrotated"),
+    misconceptions=(ROTATED_BACKWARDS, DEGREES_NOT_RADIANS, USED_I_NOT_2I, UNROTATED),
 )
 def rope_rotate(
     x0: Annotated[float, Param("first coordinate of the pair (index 2i)")],
@@ -247,43 +262,40 @@ def rope_rotate(
         Step(label, formula, sub, value),
     )
     wrong = [
-        Misconception(
-            "rotated-backwards",
-            "You rotated by -a (the sine's sign is flipped)",
-            "RoPE's rotation is [[cos, -sin], [sin, cos]]: the first coordinate loses x1 sin(a), the second "
-            "gains x0 sin(a).",
-            turn(-angle),
-            label,
-        ),
-        Misconception(
-            "degrees-not-radians",
-            "You took the angle in degrees",
-            "m theta_i is in radians; your calculator was set to degrees.",
-            turn(math.radians(angle)),
-            "Cosine",
-        ),
-        Misconception(
-            "used-i-not-2i",
-            "You used base^(-i/d) instead of base^(-2i/d)",
-            "Pair i holds coordinates 2i and 2i+1, so the exponent is -2i/d.",
+        ROTATED_BACKWARDS.gives(turn(-angle), label),
+        DEGREES_NOT_RADIANS.gives(turn(math.radians(angle)), "Cosine"),
+        USED_I_NOT_2I.gives(
             turn(position * float(base ** (-pair / d_head))),
             _FREQ,
+            explanation="Pair i holds coordinates 2i and 2i+1, so the exponent is -2i/d.",
         ),
-        Misconception(
-            "unrotated",
-            "You left the pair unrotated",
-            "At position m the pair is turned by m theta_i; only position 0 leaves it unchanged.",
-            x0 if component == "first" else x1,
-            ANGLE_LABEL,
-        ),
+        UNROTATED.gives(x0 if component == "first" else x1, ANGLE_LABEL),
     ]
     return result(value, steps, wrong)
+
+
+ADDED_POSITIONS = Mistake(
+    "added-positions",
+    "You turned the key by m + n",
+    "The rotations partly cancel: R(m)^T R(n) = R(n - m); only the difference of positions counts.",
+)
+ONLY_QUERY_ROTATED = Mistake(
+    "only-query-rotated",
+    "You rotated the query but not the key",
+    "Both are rotated, each by its own position; rotating one alone keeps the absolute position in.",
+)
+OFFSET_SIGN_FLIPPED = Mistake(
+    "offset-sign-flipped",
+    "You turned the key by m - n instead of n - m",
+    "q . R(n - m) k: the key is turned by its own position minus the query's. Turning it the other "
+    "way gives the logit of the mirrored pair.",
+)
 
 
 @register(
     summary="The RoPE attention logit R(m) q . R(n) k, which depends on the offset m - n only.",
     unit="",
-    misconceptions=("unrotated", "added-positions", "only-query-rotated", "offset-sign-flipped"),
+    misconceptions=(UNROTATED, ADDED_POSITIONS, ONLY_QUERY_ROTATED, OFFSET_SIGN_FLIPPED),
 )
 def rope_score(
     q: Annotated[Matrix, Param("the query, one row (1, d) with d even")],
@@ -331,34 +343,14 @@ def rope_score(
         ),
     )
     wrong = [
-        Misconception(
-            "unrotated",
-            "You took the plain dot product q . k",
-            "With RoPE the query and key are rotated by their positions before the dot product.",
-            float((q @ k.T)[0, 0]),  # (1, d) @ (d, 1)
+        UNROTATED.gives(
+            float((q @ k.T)[0, 0]),
             offset_label,
+            label="You took the plain dot product q . k",
+            explanation="With RoPE the query and key are rotated by their positions before the dot product.",
         ),
-        Misconception(
-            "added-positions",
-            "You turned the key by m + n",
-            "The rotations partly cancel: R(m)^T R(n) = R(n - m); only the difference of positions counts.",
-            float((q @ rotate(k, n + m, base).T)[0, 0]),  # (1, d) @ (d, 1)
-            offset_label,
-        ),
-        Misconception(
-            "only-query-rotated",
-            "You rotated the query but not the key",
-            "Both are rotated, each by its own position; rotating one alone keeps the absolute position in.",
-            float((rotate(q, m, base) @ k.T)[0, 0]),  # (1, d) @ (d, 1)
-            offset_label,
-        ),
-        Misconception(
-            "offset-sign-flipped",
-            "You turned the key by m - n instead of n - m",
-            "q . R(n - m) k: the key is turned by its own position minus the query's. Turning it the other "
-            "way gives the logit of the mirrored pair.",
-            float((q @ rotate(k, m - n, base).T)[0, 0]),  # (1, d) @ (d, 1)
-            "Rotated key",
-        ),
+        ADDED_POSITIONS.gives(float((q @ rotate(k, n + m, base).T)[0, 0]), offset_label),
+        ONLY_QUERY_ROTATED.gives(float((rotate(q, m, base) @ k.T)[0, 0]), offset_label),
+        OFFSET_SIGN_FLIPPED.gives(float((q @ rotate(k, m - n, base).T)[0, 0]), "Rotated key"),
     ]
     return result(value, steps, wrong)

@@ -17,7 +17,7 @@ from typing import Annotated
 from engine.calculator import Param, register, result
 from engine.calculators.case_common import formula_result, num, require_positive_numbers
 from engine.calculators.common import BandwidthGBs, Batch
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 APART = 0.01
 """A wrong value within 1% of the answer cannot be told from it: such a slip is left unnamed."""
@@ -51,6 +51,32 @@ def _check_format(bits: int, group_size: int, scale_bits: int, zero_bits: int) -
         )
 
 
+def _format_bits(
+    bits: int, group_size: int, scale_bits: int, zero_bits: int
+) -> tuple[float, tuple[Step, ...]]:
+    """A checked weight format's stored bits per weight, with the line that works them out when groups
+    add scales (none for a plain format)."""
+    _check_format(bits, group_size, scale_bits, zero_bits)
+    bpw = _bits_per_weight(bits, group_size, scale_bits, zero_bits)
+    if not group_size:
+        return bpw, ()
+    shown = f"{bits} + ({scale_bits} + {zero_bits}) / {group_size}"
+    return bpw, (Step("Bits per weight", "bits + (scale + zero bits) / group", shown, bpw),)
+
+
+IGNORED_SCALES = Mistake("ignored-scales", "You counted the codes and left out the group scales")
+SCALE_PER_WEIGHT = Mistake(
+    "scale-per-weight",
+    "You added a whole scale to every weight",
+    "One scale serves the whole group: divide its bits by the group size.",
+)
+FORGOT_ZERO_POINT = Mistake(
+    "forgot-zero-point",
+    "You counted the scale but not the zero point",
+    "Asymmetric quantisation stores a zero point beside each group's scale.",
+)
+
+
 def _overhead_wrongs(
     bits: int, group_size: int, scale_bits: int, zero_bits: int, scale: float
 ) -> list[Misconception]:
@@ -58,37 +84,26 @@ def _overhead_wrongs(
     if not group_size:
         return []
     wrong: list[Misconception] = [
-        Misconception(
-            "ignored-scales",
-            "You counted the codes and left out the group scales",
-            f"Each group of {group_size} weights also stores a {scale_bits}-bit scale"
+        IGNORED_SCALES.gives(
+            scale * bits,
+            explanation=f"Each group of {group_size} weights also stores a {scale_bits}-bit scale"
             + (f" and a {zero_bits}-bit zero point" if zero_bits else "")
             + f": {(scale_bits + zero_bits) / group_size:.4g} bits more per weight.",
-            scale * bits,
         ),
-        Misconception(
-            "scale-per-weight",
-            "You added a whole scale to every weight",
-            "One scale serves the whole group: divide its bits by the group size.",
-            scale * (bits + scale_bits + zero_bits),
-        ),
+        SCALE_PER_WEIGHT.gives(scale * (bits + scale_bits + zero_bits)),
     ]
     if zero_bits:
-        wrong.append(
-            Misconception(
-                "forgot-zero-point",
-                "You counted the scale but not the zero point",
-                "Asymmetric quantisation stores a zero point beside each group's scale.",
-                scale * (bits + scale_bits / group_size),
-            )
-        )
+        wrong.append(FORGOT_ZERO_POINT.gives(scale * (bits + scale_bits / group_size)))
     return wrong
+
+
+SCALE_BYTES_AS_BITS = Mistake("scale-bytes-as-bits", "You added the scale's bytes where its bits belong")
 
 
 @register(
     summary="Bits stored per weight with group-wise quantisation: bits + (scale bits + zero bits) / group.",
     unit="",
-    misconceptions=("ignored-scales", "scale-per-weight", "forgot-zero-point", "scale-bytes-as-bits"),
+    misconceptions=(IGNORED_SCALES, SCALE_PER_WEIGHT, FORGOT_ZERO_POINT, SCALE_BYTES_AS_BITS),
 )
 def quant_bits_per_weight(
     bits: Bits,
@@ -105,12 +120,10 @@ def quant_bits_per_weight(
     value = _bits_per_weight(bits, group_size, scale_bits, zero_bits)
     wrong = _overhead_wrongs(bits, group_size, scale_bits, zero_bits, 1.0)
     wrong.append(
-        Misconception(
-            "scale-bytes-as-bits",
-            "You added the scale's bytes where its bits belong",
-            f"A {scale_bits}-bit scale is {scale_bits} bits, not {scale_bits // 8 or 1}: the overhead is "
-            "in bits per weight.",
+        SCALE_BYTES_AS_BITS.gives(
             bits + (scale_bits + zero_bits) / 8 / group_size,
+            explanation=f"A {scale_bits}-bit scale is {scale_bits} bits, not {scale_bits // 8 or 1}: the "
+            "overhead is in bits per weight.",
         )
     )
     return formula_result(
@@ -123,15 +136,27 @@ def quant_bits_per_weight(
     )
 
 
+BITS_AS_BYTES = Mistake(
+    "bits-as-bytes",
+    "You multiplied by the bits without dividing by 8",
+    "A byte holds 8 bits: bytes = parameters x bits per weight / 8.",
+)
+STAYED_BF16 = Mistake(
+    "stayed-bf16",
+    "You gave the bf16 size",
+    "Quantised weights are stored at the low precision; bf16 is 2 bytes per weight.",
+)
+
+
 @register(
     summary="Bytes of a model's weights in a quantised format: parameters x bits per weight / 8.",
     unit="B",
     misconceptions=(
-        "ignored-scales",
-        "scale-per-weight",
-        "forgot-zero-point",
-        "bits-as-bytes",
-        "stayed-bf16",
+        IGNORED_SCALES,
+        SCALE_PER_WEIGHT,
+        FORGOT_ZERO_POINT,
+        BITS_AS_BYTES,
+        STAYED_BF16,
     ),
 )
 def quantized_weight_bytes(
@@ -144,35 +169,12 @@ def quantized_weight_bytes(
     worked: bool = True,
 ) -> Derivation:
     """Every weight is stored in `bits` plus its share of the group scales; 8 bits make a byte."""
-    _check_format(bits, group_size, scale_bits, zero_bits)
-    bpw = _bits_per_weight(bits, group_size, scale_bits, zero_bits)
+    bpw, before = _format_bits(bits, group_size, scale_bits, zero_bits)
     value = n_params * bpw / 8
-    before = (
-        (
-            Step(
-                "Bits per weight",
-                "bits + (scale + zero bits) / group",
-                f"{bits} + ({scale_bits} + {zero_bits}) / {group_size}",
-                bpw,
-            ),
-        )
-        if group_size
-        else ()
-    )
     wrong = _overhead_wrongs(bits, group_size, scale_bits, zero_bits, n_params / 8)
     wrong += [
-        Misconception(
-            "bits-as-bytes",
-            "You multiplied by the bits without dividing by 8",
-            "A byte holds 8 bits: bytes = parameters x bits per weight / 8.",
-            n_params * bpw,
-        ),
-        Misconception(
-            "stayed-bf16",
-            "You gave the bf16 size",
-            "Quantised weights are stored at the low precision; bf16 is 2 bytes per weight.",
-            n_params * 2,
-        ),
+        BITS_AS_BYTES.gives(n_params * bpw),
+        STAYED_BF16.gives(n_params * 2),
     ]
     return formula_result(
         value,
@@ -185,10 +187,15 @@ def quantized_weight_bytes(
     )
 
 
+INVERTED = Mistake(
+    "inverted", "You divided the new bits by the old", "Fewer bytes per step is faster: old bits / new."
+)
+
+
 @register(
     summary="Ideal memory-bound decode speed-up of a weight format over bf16: 16 / bits per weight.",
     unit="x",
-    misconceptions=("ignored-scales", "scale-per-weight", "forgot-zero-point", "inverted"),
+    misconceptions=(IGNORED_SCALES, SCALE_PER_WEIGHT, FORGOT_ZERO_POINT, INVERTED),
 )
 def weight_only_speedup(
     bits: Bits,
@@ -200,34 +207,14 @@ def weight_only_speedup(
     worked: bool = True,
 ) -> Derivation:
     """At batch 1 a step is the time to read the weights, so the speed-up is the ratio of bytes read."""
-    _check_format(bits, group_size, scale_bits, zero_bits)
-    bpw = _bits_per_weight(bits, group_size, scale_bits, zero_bits)
+    bpw, before = _format_bits(bits, group_size, scale_bits, zero_bits)
     value = base_bits / bpw
-    before = (
-        (
-            Step(
-                "Bits per weight",
-                "bits + (scale + zero bits) / group",
-                f"{bits} + ({scale_bits} + {zero_bits}) / {group_size}",
-                bpw,
-            ),
-        )
-        if group_size
-        else ()
-    )
     wrong = [
         replace(m, value=base_bits / m.value)
         for m in _overhead_wrongs(bits, group_size, scale_bits, zero_bits, 1.0)
         if not isinstance(m.value, tuple)
     ]
-    wrong.append(
-        Misconception(
-            "inverted",
-            "You divided the new bits by the old",
-            "Fewer bytes per step is faster: old bits / new.",
-            bpw / base_bits,
-        )
-    )
+    wrong.append(INVERTED.gives(bpw / base_bits))
     return formula_result(
         value,
         "Speed-up at batch 1",
@@ -239,16 +226,41 @@ def weight_only_speedup(
     )
 
 
+MEMORY_ONLY = Mistake(
+    "memory-only", "You gave the memory time alone", "At this batch the FLOPs take longer than the read."
+)
+COMPUTE_ONLY = Mistake(
+    "compute-only", "You gave the compute time alone", "At this batch reading the weights takes longer."
+)
+ADDED_BOUNDS = Mistake(
+    "added-bounds",
+    "You added the two times",
+    "Reads and matmuls overlap: the step takes the longer of the two, not their sum.",
+)
+MAC_AS_ONE = Mistake(
+    "mac-as-one",
+    "You counted a multiply-add as one FLOP",
+    "Each weight does a multiply and an add per sequence: 2 N FLOPs per token.",
+)
+SECONDS_NOT_MS = Mistake("seconds-not-ms", "You gave seconds, not milliseconds", "Multiply seconds by 1,000.")
+WRONG_TENSOR_CORES = Mistake(
+    "wrong-tensor-cores",
+    "",
+    "INT4 weight-only dequantises to bf16 and runs on bf16 tensor cores; FP8 W8A8 runs on FP8 tensor cores "
+    "at twice that rate. Use the rate of the maths the matmul actually does.",
+)
+
+
 @register(
     summary="Lower bound on a decode step's weight matmuls: max(bytes / bandwidth, 2 N B / peak), in ms.",
     unit="ms",
     misconceptions=(
-        "memory-only",
-        "compute-only",
-        "added-bounds",
-        "wrong-tensor-cores",
-        "mac-as-one",
-        "seconds-not-ms",
+        MEMORY_ONLY,
+        COMPUTE_ONLY,
+        ADDED_BOUNDS,
+        WRONG_TENSOR_CORES,
+        MAC_AS_ONE,
+        SECONDS_NOT_MS,
     ),
 )
 def quant_step_ms(
@@ -311,43 +323,18 @@ def quant_step_ms(
         ),
     )
     wrong: list[Misconception] = [
-        Misconception(
-            "memory-only",
-            "You gave the memory time alone",
-            "At this batch the FLOPs take longer than the read.",
-            memory,
-        ),
-        Misconception(
-            "compute-only",
-            "You gave the compute time alone",
-            "At this batch reading the weights takes longer.",
-            compute,
-        ),
-        Misconception(
-            "added-bounds",
-            "You added the two times",
-            "Reads and matmuls overlap: the step takes the longer of the two, not their sum.",
-            memory + compute,
-        ),
-        Misconception(
-            "mac-as-one",
-            "You counted a multiply-add as one FLOP",
-            "Each weight does a multiply and an add per sequence: 2 N FLOPs per token.",
-            max(memory, compute / 2),
-        ),
-        Misconception(
-            "seconds-not-ms", "You gave seconds, not milliseconds", "Multiply seconds by 1,000.", value / 1e3
-        ),
+        MEMORY_ONLY.gives(memory),
+        COMPUTE_ONLY.gives(compute),
+        ADDED_BOUNDS.gives(memory + compute),
+        MAC_AS_ONE.gives(max(memory, compute / 2)),
+        SECONDS_NOT_MS.gives(value / 1e3),
     ]
     if other_tflops:
         wrong.insert(
             0,
-            Misconception(
-                "wrong-tensor-cores",
-                f"You used the {num(other_tflops)} TFLOPS rate",
-                "INT4 weight-only dequantises to bf16 and runs on bf16 tensor cores; FP8 W8A8 runs on FP8 "
-                "tensor cores at twice that rate. Use the rate of the maths the matmul actually does.",
+            WRONG_TENSOR_CORES.gives(
                 max(memory, 2 * n_params * batch / (other_tflops * 1e12) * 1e3),
+                label=f"You used the {num(other_tflops)} TFLOPS rate",
             ),
         )
     return formula_result(
@@ -361,10 +348,17 @@ def quant_step_ms(
     )
 
 
+RIDGE_ONLY = Mistake(
+    "ridge-only",
+    "You gave the ridge point itself",
+    "The ridge is in FLOPs per byte; a batch of B gives 2B / bytes-per-weight FLOPs per byte.",
+)
+
+
 @register(
     summary="Smallest batch whose weight matmuls are compute-bound: ceil(peak x bytes / (2 x bw)).",
     unit="",
-    misconceptions=("mac-as-one", "bits-as-bytes", "ridge-only"),
+    misconceptions=(MAC_AS_ONE, BITS_AS_BYTES, RIDGE_ONLY),
 )
 def quant_crossover_batch(
     tflops: Annotated[float, Param("dense TFLOPS of the tensor cores the matmul runs on", gt=0)],
@@ -377,43 +371,23 @@ def quant_crossover_batch(
     worked: bool = True,
 ) -> Derivation:
     """A weight read once serves 2 FLOPs per sequence: batch B gives 2B / bytes per weight FLOPs per byte."""
-    _check_format(bits, group_size, scale_bits, zero_bits)
-    bits_per_weight = _bits_per_weight(bits, group_size, scale_bits, zero_bits)
+    bits_per_weight, sized = _format_bits(bits, group_size, scale_bits, zero_bits)
     ridge = tflops * 1e12 / (bandwidth_gb_s * 1e9)
     bytes_per_weight = bits_per_weight / 8
     value = math.ceil(ridge * bytes_per_weight / 2 - 1e-9)
     wrong: list[Misconception] = [
-        Misconception(
-            "mac-as-one",
-            "You counted one FLOP per weight",
-            "A multiply-add is 2 FLOPs per weight per sequence.",
+        MAC_AS_ONE.gives(
             math.ceil(ridge * bytes_per_weight - 1e-9),
+            label="You counted one FLOP per weight",
+            explanation="A multiply-add is 2 FLOPs per weight per sequence.",
         ),
-        Misconception(
-            "bits-as-bytes",
-            "You used bits where bytes belong",
-            "Bytes per weight = bits / 8.",
+        BITS_AS_BYTES.gives(
             math.ceil(ridge * bits_per_weight / 2 - 1e-9),
+            label="You used bits where bytes belong",
+            explanation="Bytes per weight = bits / 8.",
         ),
-        Misconception(
-            "ridge-only",
-            "You gave the ridge point itself",
-            "The ridge is in FLOPs per byte; a batch of B gives 2B / bytes-per-weight FLOPs per byte.",
-            math.ceil(ridge - 1e-9),
-        ),
+        RIDGE_ONLY.gives(math.ceil(ridge - 1e-9)),
     ]
-    sized = (
-        (
-            Step(
-                "Bits per weight",
-                "bits + (scale + zero bits) / group",
-                f"{bits} + ({scale_bits} + {zero_bits}) / {group_size}",
-                bits_per_weight,
-            ),
-        )
-        if group_size
-        else ()
-    )
     before = (
         *sized,
         Step(

@@ -9,6 +9,8 @@ from typing import Annotated
 from engine.calculator import Param, register, result
 from engine.calculators.positions import (
     ANGLE_LABEL,
+    DEGREES_NOT_RADIANS,
+    USED_I_NOT_2I,
     Base,
     Pair,
     RopeDHead,
@@ -17,18 +19,35 @@ from engine.calculators.positions import (
     rope_freq_step,
     theta_of_pair,
 )
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Mistake, Step
+
+_ANGLE_SLIPS = (USED_I_NOT_2I.id, DEGREES_NOT_RADIANS.id)
+"""The slips of rope_angle's that still apply at decode and under interpolation."""
+RESTARTED_POSITIONS = Mistake(
+    "restarted-positions",
+    "You started the new token at position 0",
+    "The one-token input of a decoding step is not at position 0: its position is the cache length, "
+    "or its query would be rotated as if it were the first token.",
+)
+OFF_BY_ONE = Mistake(
+    "off-by-one",
+    "You put the new token at position cached + 1",
+    "Positions count from 0, so with m tokens cached they occupy 0 .. m-1 and the next one is m.",
+)
+FORGOT_PROMPT_OFFSET = Mistake(
+    "forgot-prompt-offset", "You counted only the generated tokens, leaving out the prompt's positions"
+)
 
 
 @register(
     summary="RoPE angle for the next token when decoding with a KV cache: its position is the cache length.",
     unit="rad",
     misconceptions=(
-        "restarted-positions",
-        "off-by-one",
-        "used-i-not-2i",
-        "degrees-not-radians",
-        "forgot-prompt-offset",
+        RESTARTED_POSITIONS,
+        OFF_BY_ONE,
+        USED_I_NOT_2I,
+        DEGREES_NOT_RADIANS,
+        FORGOT_PROMPT_OFFSET,
     ),
 )
 def rope_decode_angle(
@@ -66,46 +85,45 @@ def rope_decode_angle(
         Step(ANGLE_LABEL, "angle = m x theta_i", f"{position:,} x {theta:.6g}", value, "rad"),
     )
     wrong = [
-        Misconception(
-            "restarted-positions",
-            "You started the new token at position 0",
-            "The one-token input of a decoding step is not at position 0: its position is the cache length, "
-            "or its query would be rotated as if it were the first token.",
-            0.0,
-            pos_label,
-        ),
-        Misconception(
-            "off-by-one",
-            "You put the new token at position cached + 1",
-            "Positions count from 0, so with m tokens cached they occupy 0 .. m-1 and the next one is m.",
-            (position + 1) * theta,
-            pos_label,
-        ),
-        *[
-            w
-            for w in angle_wrongs(value, position, pair, d_head, base)
-            if w.id in ("used-i-not-2i", "degrees-not-radians")
-        ],
+        RESTARTED_POSITIONS.gives(0.0, pos_label),
+        OFF_BY_ONE.gives((position + 1) * theta, pos_label),
+        *[w for w in angle_wrongs(value, position, pair, d_head, base) if w.id in _ANGLE_SLIPS],
     ]
     if generated:
         wrong.append(
-            Misconception(
-                "forgot-prompt-offset",
-                "You counted only the generated tokens, leaving out the prompt's positions",
-                f"The prompt's {cached_tokens - generated:,} tokens sit at positions 0 .. "
-                f"{cached_tokens - generated - 1:,} and the generated ones after them: the new token's "
-                "position is the whole cache length, prompt included.",
+            FORGOT_PROMPT_OFFSET.gives(
                 generated * theta,
                 pos_label,
+                explanation=f"The prompt's {cached_tokens - generated:,} tokens sit at positions 0 .. "
+                f"{cached_tokens - generated - 1:,} and the generated ones after them: the new token's "
+                "position is the whole cache length, prompt included.",
             )
         )
     return result(value, steps, wrong)
 
 
+SCALE_INVERTED = Mistake(
+    "scale-inverted",
+    "You multiplied the position by s instead of dividing",
+    "Interpolation shrinks positions so that the longest new one maps inside the trained range.",
+)
+NO_INTERPOLATION = Mistake(
+    "no-interpolation",
+    "You used the raw position",
+    "That is plain extrapolation, to angles never seen in training: what interpolation avoids.",
+)
+NTK_BASE = Mistake(
+    "ntk-base",
+    "You applied NTK-aware scaling (a larger base) instead of interpolating positions",
+    "NTK scaling keeps m and raises the base to base x s^(d/(d-2)); linear interpolation "
+    "keeps the base and divides the position by s. The two agree only for the slowest pair.",
+)
+
+
 @register(
     summary="RoPE angle under position interpolation: position m scaled by L_train / L_new, times theta_i.",
     unit="rad",
-    misconceptions=("scale-inverted", "no-interpolation", "ntk-base", "used-i-not-2i", "degrees-not-radians"),
+    misconceptions=(SCALE_INVERTED, NO_INTERPOLATION, NTK_BASE, USED_I_NOT_2I, DEGREES_NOT_RADIANS),
 )
 def rope_interpolated_angle(
     position: Annotated[int, Param("token position m in the extended context")],
@@ -137,38 +155,17 @@ def rope_interpolated_angle(
         Step(ANGLE_LABEL, "angle = m' x theta_i", f"{squeezed:.6g} x {theta:.6g}", value, "rad"),
     )
     wrong = [
-        Misconception(
-            "scale-inverted",
-            "You multiplied the position by s instead of dividing",
-            "Interpolation shrinks positions so that the longest new one maps inside the trained range.",
-            position * scale * theta,
-            pos_label,
-        ),
-        Misconception(
-            "no-interpolation",
-            "You used the raw position",
-            "That is plain extrapolation, to angles never seen in training: what interpolation avoids.",
-            position * theta,
-            pos_label,
-        ),
+        SCALE_INVERTED.gives(position * scale * theta, pos_label),
+        NO_INTERPOLATION.gives(position * theta, pos_label),
         *(
             [
-                Misconception(
-                    "ntk-base",
-                    "You applied NTK-aware scaling (a larger base) instead of interpolating positions",
-                    "NTK scaling keeps m and raises the base to base x s^(d/(d-2)); linear interpolation "
-                    "keeps the base and divides the position by s. The two agree only for the slowest pair.",
-                    position * theta_of_pair(pair, d_head, base * scale ** (d_head / (d_head - 2))),
-                    pos_label,
+                NTK_BASE.gives(
+                    position * theta_of_pair(pair, d_head, base * scale ** (d_head / (d_head - 2))), pos_label
                 )
             ]
             if d_head > 2
             else []
         ),
-        *[
-            w
-            for w in angle_wrongs(value, squeezed, pair, d_head, base)
-            if w.id in ("used-i-not-2i", "degrees-not-radians")
-        ],
+        *[w for w in angle_wrongs(value, squeezed, pair, d_head, base) if w.id in _ANGLE_SLIPS],
     ]
     return result(value, steps, wrong)

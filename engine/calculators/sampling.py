@@ -9,13 +9,14 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.calculator import Param, register, result
+from engine.calculators.common import Share
 from engine.calculators.quant_sampling import apart
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 Vector = npt.NDArray[np.float64]
 Logits = Annotated[Vector, Param("the LM head's logits, one row (1, V)")]
 Temperature = Annotated[float, Param("temperature applied first", gt=0)]
-TopP = Annotated[float, Param("nucleus threshold, 0 < p <= 1", gt=0, le=1)]
+TopP = Annotated[Share, Param("nucleus threshold, 0 < p <= 1")]
 
 # ------------------------------------------------------------------------------------------ sampling
 
@@ -38,10 +39,23 @@ def vec_text(v: Vector) -> str:
     return "[" + ", ".join(f"{x:.4g}" for x in v.tolist()) + "]"
 
 
+MULTIPLIED_BY_T = Mistake(
+    "multiplied-by-t", "You multiplied the logits by T", "Temperature divides the logits."
+)
+IGNORED_TEMPERATURE = Mistake(
+    "ignored-temperature", "You left the temperature out", "Divide the logits by T before the softmax."
+)
+FORGOT_NORMALISE = Mistake(
+    "forgot-normalise",
+    "You did not divide by the sum",
+    "Probabilities sum to 1: divide by the sum of the exponentials.",
+)
+
+
 @register(
     summary="Probability of one token after temperature: softmax(logits / T)[col].",
     unit="",
-    misconceptions=("multiplied-by-t", "ignored-temperature", "forgot-normalise"),
+    misconceptions=(MULTIPLIED_BY_T, IGNORED_TEMPERATURE, FORGOT_NORMALISE),
 )
 def temperature_probability(
     logits: Logits,
@@ -72,24 +86,9 @@ def temperature_probability(
         Step("Probability", f"exp_{col} / sum", f"{e[col]:.6g} / {e.sum():.6g}", value),
     )
     wrong: list[Misconception] = [
-        Misconception(
-            "multiplied-by-t",
-            "You multiplied the logits by T",
-            "Temperature divides the logits.",
-            float(_softmax(z, 1 / temperature)[col]),
-        ),
-        Misconception(
-            "ignored-temperature",
-            "You left the temperature out",
-            "Divide the logits by T before the softmax.",
-            float(_softmax(z, 1.0)[col]),
-        ),
-        Misconception(
-            "forgot-normalise",
-            "You did not divide by the sum",
-            "Probabilities sum to 1: divide by the sum of the exponentials.",
-            float(e[col]),
-        ),
+        MULTIPLIED_BY_T.gives(float(_softmax(z, 1 / temperature)[col])),
+        IGNORED_TEMPERATURE.gives(float(_softmax(z, 1.0)[col])),
+        FORGOT_NORMALISE.gives(float(e[col])),
     ]
     return result(value, steps, _misconceptions(value, wrong, "Probability"))
 
@@ -103,10 +102,37 @@ def _kept_mass(p_sorted: Vector, keep: int) -> float:
     return float(p_sorted[:keep].sum())
 
 
+def _largest_first(probs: Vector) -> Vector:
+    out: Vector = np.sort(probs)[::-1]  # (V,) -> (V,) largest first
+    return out
+
+
+def _sorted_step(ps: Vector, temperature: float) -> Step:
+    """The first line of every top-k and top-p derivation: the tempered probabilities, sorted."""
+    return Step(
+        "Probabilities, largest first",
+        f"softmax(z / {temperature:g}), sorted",
+        vec_text(ps),
+        float(ps[0]),
+        picks="p_max",
+    )
+
+
+NOT_RENORMALISED = Mistake(
+    "not-renormalised",
+    "You kept the probability from before the cut",
+    "The kept tokens are renormalised to sum to 1.",
+)
+UNIFORM_OVER_K = Mistake(
+    "uniform-over-k", "You spread the mass evenly over the k tokens", "Top-k keeps the tokens' relative odds."
+)
+KEPT_K_PLUS_ONE = Mistake("kept-k-plus-one", "You kept one token too many")
+
+
 @register(
     summary="Probability of the most likely token after top-k: p_max / sum of the k largest probabilities.",
     unit="",
-    misconceptions=("not-renormalised", "kept-k-plus-one", "uniform-over-k"),
+    misconceptions=(NOT_RENORMALISED, KEPT_K_PLUS_ONE, UNIFORM_OVER_K),
 )
 def top_k_probability(
     logits: Logits,
@@ -119,59 +145,59 @@ def top_k_probability(
     z = _logits(logits)
     if not 1 <= k <= z.size:
         raise ValueError(f"k must be 1 to {z.size}, got {k}")
-    ps = np.sort(_softmax(z, temperature))[::-1]  # (V,) largest first
+    ps = _largest_first(_softmax(z, temperature))  # (V,)
     mass = _kept_mass(ps, k)
     value = float(ps[0] / mass)
     if not worked:
         return result(value)
     steps = (
-        Step(
-            "Probabilities, largest first",
-            f"softmax(z / {temperature:g}), sorted",
-            vec_text(ps),
-            float(ps[0]),
-            picks="p_max",
-        ),
+        _sorted_step(ps, temperature),
         Step("Mass of the top k", f"sum of the {k} largest", " + ".join(f"{x:.6g}" for x in ps[:k]), mass),
         Step("Renormalised top probability", "p_max / kept mass", f"{ps[0]:.6g} / {mass:.6g}", value),
     )
     wrong: list[Misconception] = [
-        Misconception(
-            "not-renormalised",
-            "You kept the probability from before the cut",
-            "The kept tokens are renormalised to sum to 1.",
-            float(ps[0]),
-        ),
-        Misconception(
-            "uniform-over-k",
-            "You spread the mass evenly over the k tokens",
-            "Top-k keeps the tokens' relative odds.",
-            1 / k,
-        ),
+        NOT_RENORMALISED.gives(float(ps[0])),
+        UNIFORM_OVER_K.gives(1 / k),
     ]
     if k < z.size:
         wrong.insert(
             1,
-            Misconception(
-                "kept-k-plus-one",
-                "You kept one token too many",
-                f"Exactly {k} tokens survive.",
-                float(ps[0] / _kept_mass(ps, k + 1)),
+            KEPT_K_PLUS_ONE.gives(
+                float(ps[0] / _kept_mass(ps, k + 1)), explanation=f"Exactly {k} tokens survive."
             ),
         )
     return result(value, steps, _misconceptions(value, wrong, "Renormalised top probability"))
 
 
 def _nucleus_size(ps: Vector, p: float) -> int:
-    """Smallest count of the largest probabilities whose sum reaches p (Holtzman et al. 2019)."""
+    """Smallest count of the first probabilities whose sum reaches p: the nucleus (Holtzman et al. 2019)
+    when `ps` is sorted largest first, the unsorted-order slip when it is in vocabulary order."""
     cum = np.cumsum(ps)  # (V,)
     return int(np.searchsorted(cum, p - 1e-12) + 1)
+
+
+DIVIDED_BY_P = Mistake(
+    "divided-by-p", "You divided by p, not the nucleus mass", "Renormalise by the mass actually kept."
+)
+UNSORTED_ORDER = Mistake(
+    "unsorted-order",
+    "You summed in vocabulary order",
+    "Sort by probability first: the nucleus takes the most likely tokens.",
+)
+EXCLUDED_CROSSING_TOKEN = Mistake("excluded-crossing-token", "You stopped before the token that crosses p")
+
+
+def _excluded_crossing(value: float, p: float) -> Misconception:
+    return EXCLUDED_CROSSING_TOKEN.gives(
+        value,
+        explanation=f"The nucleus is the smallest set reaching {p:g}: the token that crosses it is kept.",
+    )
 
 
 @register(
     summary="Probability of the most likely token after top-p: p_max / mass of the smallest set reaching p.",
     unit="",
-    misconceptions=("not-renormalised", "excluded-crossing-token", "divided-by-p", "unsorted-order"),
+    misconceptions=(NOT_RENORMALISED, EXCLUDED_CROSSING_TOKEN, DIVIDED_BY_P, UNSORTED_ORDER),
 )
 def top_p_probability(
     logits: Logits,
@@ -183,7 +209,7 @@ def top_p_probability(
     """The nucleus is the smallest set of most likely tokens whose mass reaches p, then renormalised."""
     z = _logits(logits)
     probs = _softmax(z, temperature)  # (V,)
-    ps = np.sort(probs)[::-1]  # (V,) largest first
+    ps = _largest_first(probs)  # (V,)
     n = _nucleus_size(ps, p)
     mass = _kept_mass(ps, n)
     value = float(ps[0] / mass)
@@ -191,13 +217,7 @@ def top_p_probability(
         return result(value)
     cum = np.cumsum(ps)  # (V,)
     steps = (
-        Step(
-            "Probabilities, largest first",
-            f"softmax(z / {temperature:g}), sorted",
-            vec_text(ps),
-            float(ps[0]),
-            picks="p_max",
-        ),
+        _sorted_step(ps, temperature),
         Step(
             "Running sums",
             f"cumulative, until >= {p:g}",
@@ -209,49 +229,23 @@ def top_p_probability(
         Step("Renormalised top probability", "p_max / nucleus mass", f"{ps[0]:.6g} / {mass:.6g}", value),
     )
     wrong: list[Misconception] = [
-        Misconception(
-            "not-renormalised",
-            "You kept the probability from before the cut",
-            "The nucleus is renormalised to sum to 1.",
-            float(ps[0]),
-        ),
+        NOT_RENORMALISED.gives(float(ps[0]), explanation="The nucleus is renormalised to sum to 1."),
     ]
     if n > 1:
-        wrong.append(
-            Misconception(
-                "excluded-crossing-token",
-                "You stopped before the token that crosses p",
-                f"The nucleus is the smallest set reaching {p:g}: the token that crosses it is kept.",
-                float(ps[0] / _kept_mass(ps, n - 1)),
-            )
-        )
-    wrong.append(
-        Misconception(
-            "divided-by-p",
-            "You divided by p, not the nucleus mass",
-            "Renormalise by the mass actually kept.",
-            float(ps[0] / p),
-        )
-    )
+        wrong.append(_excluded_crossing(float(ps[0] / _kept_mass(ps, n - 1)), p))
+    wrong.append(DIVIDED_BY_P.gives(float(ps[0] / p)))
     in_order = np.cumsum(probs)  # (V,) in vocabulary order
-    m = int(np.searchsorted(in_order, p - 1e-12) + 1)
+    m = _nucleus_size(probs, p)
     top = int(np.argmax(probs))
     if top < m:
-        wrong.append(
-            Misconception(
-                "unsorted-order",
-                "You summed in vocabulary order",
-                "Sort by probability first: the nucleus takes the most likely tokens.",
-                float(probs[top] / in_order[m - 1]),
-            )
-        )
+        wrong.append(UNSORTED_ORDER.gives(float(probs[top] / in_order[m - 1])))
     return result(value, steps, _misconceptions(value, wrong, "Renormalised top probability"))
 
 
 @register(
     summary="Tokens top-p keeps: the smallest count of the most likely tokens whose mass reaches p.",
     unit="",
-    misconceptions=("excluded-crossing-token", "ignored-temperature", "unsorted-order"),
+    misconceptions=(EXCLUDED_CROSSING_TOKEN, IGNORED_TEMPERATURE, UNSORTED_ORDER),
 )
 def nucleus_size(
     logits: Logits,
@@ -263,19 +257,13 @@ def nucleus_size(
     """The nucleus widens as the temperature flattens the distribution: the count is what top-p adapts."""
     z = _logits(logits)
     probs = _softmax(z, temperature)  # (V,)
-    ps = np.sort(probs)[::-1]  # (V,) largest first
+    ps = _largest_first(probs)  # (V,)
     value = _nucleus_size(ps, p)
     if not worked:
         return result(value)
     cum = np.cumsum(ps)  # (V,)
     steps = (
-        Step(
-            "Probabilities, largest first",
-            f"softmax(z / {temperature:g}), sorted",
-            vec_text(ps),
-            float(ps[0]),
-            picks="p_max",
-        ),
+        _sorted_step(ps, temperature),
         Step(
             "Tokens kept",
             f"first running sum >= {p:g}",
@@ -285,28 +273,15 @@ def nucleus_size(
     )
     wrong: list[Misconception] = []
     if value > 1:
-        wrong.append(
-            Misconception(
-                "excluded-crossing-token",
-                "You stopped before the token that crosses p",
-                f"The nucleus is the smallest set reaching {p:g}: the token that crosses it is kept.",
-                value - 1,
-            )
-        )
+        wrong.append(_excluded_crossing(value - 1, p))
     wrong.append(
-        Misconception(
-            "ignored-temperature",
-            "You counted the nucleus at T = 1",
-            "Top-p runs on the distribution after the temperature: apply T first, then sort and sum.",
-            _nucleus_size(np.sort(_softmax(z, 1.0))[::-1], p),
+        IGNORED_TEMPERATURE.gives(
+            _nucleus_size(_largest_first(_softmax(z, 1.0)), p),
+            label="You counted the nucleus at T = 1",
+            explanation=(
+                "Top-p runs on the distribution after the temperature: apply T first, then sort and sum."
+            ),
         )
     )
-    wrong.append(
-        Misconception(
-            "unsorted-order",
-            "You summed in vocabulary order",
-            "Sort by probability first: the nucleus takes the most likely tokens.",
-            int(np.searchsorted(np.cumsum(probs), p - 1e-12) + 1),
-        )
-    )
+    wrong.append(UNSORTED_ORDER.gives(_nucleus_size(probs, p)))
     return result(value, steps, [replace(m, step="Tokens kept") for m in wrong if m.value != value])

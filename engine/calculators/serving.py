@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from engine.calculator import Param, register, result
 from engine.calculators.common import Batch, CachedLen, DHead, DModel, NKvHeads, NLayers
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Mistake, Step
 
 MODES = ("inference", "training")
 BLOCK_WHICH = ("blocks", "wasted_slots")
@@ -41,10 +41,33 @@ def kv_bytes_per_token(n_layers: int, n_kv_heads: int, d_head: int, nbytes: int)
 # --------------------------------------------------------------------------- FLOPs
 
 
+MAC_AS_ONE = Mistake(
+    "mac-as-one",
+    "You counted a multiply-add as one FLOP",
+    "Each weight contributes a multiplication and an addition per token: 2 FLOPs.",
+)
+N6N_FOR_INFERENCE = Mistake(
+    "6n-for-inference",
+    "You used the training rule 6N for inference",
+    "Serving runs only the forward pass: 2N FLOPs per token. 6N adds the backward pass.",
+)
+N2N_FOR_TRAINING = Mistake(
+    "2n-for-training",
+    "You counted only the forward pass",
+    "Training also runs the backward pass, which costs about twice the forward: 6N per token.",
+)
+BACKWARD_AS_FORWARD = Mistake(
+    "backward-as-forward",
+    "You counted the backward pass as costly as the forward",
+    "The backward pass computes gradients for both the activations and the weights: about "
+    "4N per token, so training is 6N, not 4N.",
+)
+
+
 @register(
     summary="FLOPs to run N parameters over D tokens: 2 N D forward (inference), 6 N D for training.",
     unit="FLOPs",
-    misconceptions=("6n-for-inference", "2n-for-training", "mac-as-one", "backward-as-forward"),
+    misconceptions=(N6N_FOR_INFERENCE, N2N_FOR_TRAINING, MAC_AS_ONE, BACKWARD_AS_FORWARD),
 )
 def model_flops(
     n_params: NParams,
@@ -82,42 +105,13 @@ def model_flops(
         last = total_label
     wrong = []
     if mode == "inference":
-        wrong.append(
-            Misconception(
-                "6n-for-inference",
-                "You used the training rule 6N for inference",
-                "Serving runs only the forward pass: 2N FLOPs per token. 6N adds the backward pass.",
-                3 * forward,
-                fwd_label,
-            )
-        )
+        wrong.append(N6N_FOR_INFERENCE.gives(3 * forward, fwd_label))
     else:
         wrong += [
-            Misconception(
-                "2n-for-training",
-                "You counted only the forward pass",
-                "Training also runs the backward pass, which costs about twice the forward: 6N per token.",
-                forward,
-                total_label,
-            ),
-            Misconception(
-                "backward-as-forward",
-                "You counted the backward pass as costly as the forward",
-                "The backward pass computes gradients for both the activations and the weights: about "
-                "4N per token, so training is 6N, not 4N.",
-                2 * forward,
-                total_label,
-            ),
+            N2N_FOR_TRAINING.gives(forward, total_label),
+            BACKWARD_AS_FORWARD.gives(2 * forward, total_label),
         ]
-    wrong.append(
-        Misconception(
-            "mac-as-one",
-            "You counted a multiply-add as one FLOP",
-            "Each weight contributes a multiplication and an addition per token: 2 FLOPs.",
-            value / 2,
-            last if mode == "inference" else fwd_label,
-        )
-    )
+    wrong.append(MAC_AS_ONE.gives(value / 2, last if mode == "inference" else fwd_label))
     return result(value, tuple(steps), wrong)
 
 
@@ -127,10 +121,27 @@ def _attention_term(n_layers: int, context: int, d_model: int) -> int:
     return 2 * n_layers * context * d_model
 
 
+FORGOT_LAYERS = Mistake(
+    "forgot-layers",
+    "You left out the layers",
+    "Every layer computes its own scores and weighted sum: the attention term has n_layers in it.",
+)
+RATIO_NOT_SHARE = Mistake(
+    "ratio-not-share",
+    "You gave attention / 2N, not attention's share of the total",
+    "A share divides by everything: attention / (2N + attention).",
+)
+T_SQUARED_PER_TOKEN = Mistake(
+    "t-squared-per-token",
+    "You used T^2 for one token",
+    "T^2 is the cost of the whole sequence; one token compares its query with at most T keys.",
+)
+
+
 @register(
     summary="Share of per-token forward FLOPs spent on attention scores: 2 L T d / (2N + 2 L T d).",
     unit="",
-    misconceptions=("forgot-layers", "ratio-not-share", "t-squared-per-token"),
+    misconceptions=(FORGOT_LAYERS, RATIO_NOT_SHARE, T_SQUARED_PER_TOKEN),
 )
 def attention_flop_share(
     n_params: NParams,
@@ -161,35 +172,24 @@ def attention_flop_share(
     no_l = _attention_term(1, context, d_model)
     sq = _attention_term(n_layers, context * context, d_model)
     wrong = [
-        Misconception(
-            "forgot-layers",
-            "You left out the layers",
-            "Every layer computes its own scores and weighted sum: the attention term has n_layers in it.",
-            no_l / (dense + no_l),
-            a_label,
-        ),
-        Misconception(
-            "ratio-not-share",
-            "You gave attention / 2N, not attention's share of the total",
-            "A share divides by everything: attention / (2N + attention).",
-            attn / dense,
-            share_label,
-        ),
-        Misconception(
-            "t-squared-per-token",
-            "You used T^2 for one token",
-            "T^2 is the cost of the whole sequence; one token compares its query with at most T keys.",
-            sq / (dense + sq),
-            a_label,
-        ),
+        FORGOT_LAYERS.gives(no_l / (dense + no_l), a_label),
+        RATIO_NOT_SHARE.gives(attn / dense, share_label),
+        T_SQUARED_PER_TOKEN.gives(sq / (dense + sq), a_label),
     ]
     return result(value, steps, wrong)
+
+
+FORGOT_X2 = Mistake(
+    "forgot-x2",
+    "You dropped the 2 on the attention side only",
+    "Both sides count a multiply-add as 2 FLOPs: 2 L T d against 2N, and the 2s cancel.",
+)
 
 
 @register(
     summary="Context at which the attention term 2 L T d equals the weight FLOPs 2N: T = N / (L d).",
     unit="",
-    misconceptions=("forgot-layers", "forgot-x2", "t-squared-per-token"),
+    misconceptions=(FORGOT_LAYERS, FORGOT_X2, T_SQUARED_PER_TOKEN),
 )
 def attention_crossover_context(
     n_params: NParams,
@@ -208,26 +208,16 @@ def attention_crossover_context(
         Step(label, "T = N / (n_layers x d_model)", f"{n_params:.4g} / ({n_layers} x {d_model})", value),
     )
     wrong = [
-        Misconception(
-            "forgot-layers",
-            "You left out the layers",
-            "Every layer has its own attention term, so n_layers divides N.",
+        FORGOT_LAYERS.gives(
             n_params / d_model,
             label,
+            explanation="Every layer has its own attention term, so n_layers divides N.",
         ),
-        Misconception(
-            "forgot-x2",
-            "You dropped the 2 on the attention side only",
-            "Both sides count a multiply-add as 2 FLOPs: 2 L T d against 2N, and the 2s cancel.",
-            2 * n_params / (n_layers * d_model),
-            label,
-        ),
-        Misconception(
-            "t-squared-per-token",
-            "You used T^2 for one token",
-            "One new token attends over T keys: the per-token term is linear in T.",
+        FORGOT_X2.gives(2 * n_params / (n_layers * d_model), label),
+        T_SQUARED_PER_TOKEN.gives(
             math.sqrt(value),
             label,
+            explanation="One new token attends over T keys: the per-token term is linear in T.",
         ),
     ]
     return result(value, steps, wrong)
@@ -236,10 +226,28 @@ def attention_crossover_context(
 # --------------------------------------------------------------------------- paged KV cache
 
 
+FULL_BLOCK_WASTE = Mistake(
+    "full-block-waste",
+    "You counted a whole block per sequence as wasted",
+    "On average only half of the last block (less one slot) is empty.",
+)
+FLOOR_NOT_CEIL = Mistake(
+    "floor-not-ceil",
+    "You rounded the blocks down",
+    "The last tokens need a block too, even a partly empty one: ceil(T / block_size).",
+)
+REMAINDER_AS_WASTE = Mistake(
+    "remainder-as-waste",
+    "You gave the tokens in the last block, not the empty slots",
+    "T mod block_size tokens fill part of the last block; the empty slots are block_size minus that.",
+)
+FORGOT_BATCH = Mistake("forgot-batch", "You left out the batch", "Every sequence has its own blocks.")
+
+
 @register(
     summary="Blocks a paged KV cache allocates (ceil(T / block) per sequence) or the slots left empty.",
     unit="",
-    misconceptions=("floor-not-ceil", "forgot-batch", "remainder-as-waste", "full-block-waste"),
+    misconceptions=(FLOOR_NOT_CEIL, FORGOT_BATCH, REMAINDER_AS_WASTE, FULL_BLOCK_WASTE),
 )
 def paged_kv_blocks(
     seq_len: CachedLen,
@@ -271,50 +279,38 @@ def paged_kv_blocks(
         ]
     wrong = []
     if which == "blocks":
-        wrong.append(
-            Misconception(
-                "floor-not-ceil",
-                "You rounded the blocks down",
-                "The last tokens need a block too, even a partly empty one: ceil(T / block_size).",
-                seq_len // block_size * batch,
-                b_label,
-            )
-        )
+        wrong.append(FLOOR_NOT_CEIL.gives(seq_len // block_size * batch, b_label))
     else:
         wrong += [
-            Misconception(
-                "remainder-as-waste",
-                "You gave the tokens in the last block, not the empty slots",
-                "T mod block_size tokens fill part of the last block; the empty slots are block_size minus "
-                "that.",
-                seq_len % block_size * batch,
-                w_label,
-            ),
-            Misconception(
-                "full-block-waste",
-                "You counted a whole block as wasted",
-                "Only the unused part of the last block is wasted.",
+            REMAINDER_AS_WASTE.gives(seq_len % block_size * batch, w_label),
+            FULL_BLOCK_WASTE.gives(
                 block_size * batch,
                 w_label,
+                label="You counted a whole block as wasted",
+                explanation="Only the unused part of the last block is wasted.",
             ),
         ]
     if batch > 1:
-        wrong.append(
-            Misconception(
-                "forgot-batch",
-                "You left out the batch",
-                "Every sequence has its own blocks.",
-                value // batch,
-                last,
-            )
-        )
+        wrong.append(FORGOT_BATCH.gives(value // batch, last))
     return result(value, tuple(steps), wrong)
+
+
+HALF_BLOCK = Mistake(
+    "half-block",
+    "You used block / 2 empty slots",
+    "The empty slots take the values 0 to block - 1, whose mean is (block - 1) / 2.",
+)
+NO_X2_KV = Mistake(
+    "no-x2-kv",
+    "You left out the x2 for K and V",
+    "Both keys and values occupy the empty slots' reserved memory.",
+)
 
 
 @register(
     summary="Expected KV bytes lost to partly filled last blocks: batch x (block - 1) / 2 x bytes per token.",
     unit="B",
-    misconceptions=("half-block", "full-block-waste", "forgot-batch", "no-x2-kv"),
+    misconceptions=(HALF_BLOCK, FULL_BLOCK_WASTE, FORGOT_BATCH, NO_X2_KV),
 )
 def paged_kv_expected_waste(
     block_size: BlockSize,
@@ -347,36 +343,12 @@ def paged_kv_expected_waste(
         Step(label, "slots x bytes per token x batch", f"{slots:g} x {per_token:,} x {batch}", value, "B"),
     )
     wrong = [
-        Misconception(
-            "half-block",
-            "You used block / 2 empty slots",
-            "The empty slots take the values 0 to block - 1, whose mean is (block - 1) / 2.",
-            block_size / 2 * per_token * batch,
-            s_label,
-        ),
-        Misconception(
-            "full-block-waste",
-            "You counted a whole block per sequence as wasted",
-            "On average only half of the last block (less one slot) is empty.",
-            block_size * per_token * batch,
-            s_label,
-        ),
-        Misconception(
-            "no-x2-kv",
-            "You left out the x2 for K and V",
-            "Both keys and values occupy the empty slots' reserved memory.",
-            value / 2,
-            t_label,
-        ),
+        HALF_BLOCK.gives(block_size / 2 * per_token * batch, s_label),
+        FULL_BLOCK_WASTE.gives(block_size * per_token * batch, s_label),
+        NO_X2_KV.gives(value / 2, t_label),
     ]
     if batch > 1:
         wrong.append(
-            Misconception(
-                "forgot-batch",
-                "You left out the batch",
-                "Every sequence has its own last block.",
-                value / batch,
-                label,
-            )
+            FORGOT_BATCH.gives(value / batch, label, explanation="Every sequence has its own last block.")
         )
     return result(value, steps, wrong)

@@ -11,17 +11,36 @@ import math
 from typing import Annotated
 
 from engine.calculator import Param, register, result
-from engine.calculators.common import Batch, CachedLen, DHead, GroupSize, NKvHeads, NLayers
-from engine.derivation import Derivation, Misconception, Step
+from engine.calculators.common import Batch, CachedLen, DHead, GroupSize, NKvHeads, NLayers, Share
+from engine.derivation import Derivation, Mistake, Step
 
 # --------------------------------------------------------------------------- KIVI
+
+
+FORGOT_SCALES = Mistake(
+    "forgot-scales",
+    "You left out the scales and zero points",
+    "Each group of numbers carries an fp16 scale and zero point (4 bytes), which at 2 bits and "
+    "groups of 32 adds a quarter again.",
+)
+BITS_AS_BYTES = Mistake("bits-as-bytes", "You counted bits as bytes", "A b-bit number is b / 8 bytes.")
+NO_X2_KV = Mistake(
+    "no-x2-kv",
+    "You quantised the keys only",
+    "Keys (per channel) and values (per token) are both cached and both quantised.",
+)
+NO_RESIDUAL = Mistake(
+    "no-residual",
+    "You quantised every token, including the fp16 window",
+    "KIVI keeps the most recent tokens in full precision until a whole group is ready.",
+)
 
 
 @register(
     summary="Bytes of a KIVI-style quantised KV cache: b-bit K (per channel) and V (per token), one fp16 "
     "scale and zero point per group, and the most recent tokens kept in fp16.",
     unit="B",
-    misconceptions=("forgot-scales", "bits-as-bytes", "no-residual", "no-x2-kv"),
+    misconceptions=(FORGOT_SCALES, BITS_AS_BYTES, NO_RESIDUAL, NO_X2_KV),
 )
 def kivi_cache_bytes(
     n_layers: NLayers,
@@ -74,38 +93,13 @@ def kivi_cache_bytes(
         Step(t_label, "quantised + scales + fp16", f"{q_bytes:,} + {meta:,} + {fp16:,}", value, "B"),
     ]
     wrong = [
-        Misconception(
-            "forgot-scales",
-            "You left out the scales and zero points",
-            "Each group of numbers carries an fp16 scale and zero point (4 bytes), which at 2 bits and "
-            "groups of 32 adds a quarter again.",
-            value - meta,
-            m_label,
-        ),
-        Misconception(
-            "bits-as-bytes",
-            "You counted bits as bytes",
-            "A b-bit number is b / 8 bytes.",
-            value - q_bytes + quant * bits,
-            q_label,
-        ),
-        Misconception(
-            "no-x2-kv",
-            "You quantised the keys only",
-            "Keys (per channel) and values (per token) are both cached and both quantised.",
-            value / 2,
-            n_label,
-        ),
+        FORGOT_SCALES.gives(value - meta, m_label),
+        BITS_AS_BYTES.gives(value - q_bytes + quant * bits, q_label),
+        NO_X2_KV.gives(value / 2, n_label),
     ]
     if residual:
         wrong.append(
-            Misconception(
-                "no-residual",
-                "You quantised every token, including the fp16 window",
-                "KIVI keeps the most recent tokens in full precision until a whole group is ready.",
-                per_token * seq_len * bits / 8 + per_token * seq_len // group_size * 4,
-                r_label,
-            )
+            NO_RESIDUAL.gives(per_token * seq_len * bits / 8 + per_token * seq_len // group_size * 4, r_label)
         )
     return result(value, tuple(steps), wrong)
 
@@ -113,26 +107,35 @@ def kivi_cache_bytes(
 # --------------------------------------------------------------------------- GPUs to fit
 
 
+ROUNDED_DOWN = Mistake(
+    "rounded-down", "You rounded down", "A fraction of a GPU cannot be bought: round the count up."
+)
+FORGOT_CACHE = Mistake(
+    "forgot-cache", "You fitted the weights only", "The KV cache must fit beside the weights."
+)
+FORGOT_USABLE = Mistake(
+    "forgot-usable",
+    "You counted the whole of each GPU's memory",
+    "Activations, the CUDA context and fragmentation take a share; only the usable part holds "
+    "weights and cache.",
+)
+
+
 @register(
     summary="Fewest GPUs whose usable memory holds the weights plus the KV cache: "
     "ceil((weights + cache) / (GiB per GPU x usable share)).",
     unit="",
-    misconceptions=("rounded-down", "forgot-cache", "forgot-usable"),
+    misconceptions=(ROUNDED_DOWN, FORGOT_CACHE, FORGOT_USABLE),
 )
 def gpus_to_fit(
-    weights_gib: Annotated[float, Param("weight memory in GiB")],
-    cache_gib: Annotated[float, Param("KV-cache memory in GiB")],
-    gpu_gib: Annotated[float, Param("memory of one GPU in GiB")],
-    usable: Annotated[float, Param("share of each GPU's memory available to weights and cache")] = 1.0,
+    weights_gib: Annotated[float, Param("weight memory in GiB", gt=0)],
+    cache_gib: Annotated[float, Param("KV-cache memory in GiB", ge=0)],
+    gpu_gib: Annotated[float, Param("memory of one GPU in GiB", gt=0)],
+    usable: Annotated[Share, Param("share of each GPU's memory available to weights and cache")] = 1.0,
     *,
     worked: bool = True,
 ) -> Derivation:
     """Whole GPUs only: the count is rounded up."""
-    if weights_gib <= 0 or cache_gib < 0 or gpu_gib <= 0 or not 0 < usable <= 1:
-        raise ValueError(
-            f"weights_gib={weights_gib}, gpu_gib={gpu_gib} must be positive, cache_gib={cache_gib} "
-            f"not negative and usable={usable} in (0, 1]"
-        )
     need = weights_gib + cache_gib
     per_gpu = gpu_gib * usable
     value = math.ceil(need / per_gpu - 1e-12)
@@ -145,43 +148,34 @@ def gpus_to_fit(
         Step(c_label, "ceil(needed / usable per GPU)", f"ceil({need:.4g} / {per_gpu:.4g})", value),
     ]
     wrong = [
-        Misconception(
-            "rounded-down",
-            "You rounded down",
-            "A fraction of a GPU cannot be bought: round the count up.",
-            max(1, math.floor(need / per_gpu)),
-            c_label,
-        ),
-        Misconception(
-            "forgot-cache",
-            "You fitted the weights only",
-            "The KV cache must fit beside the weights.",
-            math.ceil(weights_gib / per_gpu - 1e-12),
-            n_label,
-        ),
+        ROUNDED_DOWN.gives(max(1, math.floor(need / per_gpu)), c_label),
+        FORGOT_CACHE.gives(math.ceil(weights_gib / per_gpu - 1e-12), n_label),
     ]
     if usable < 1:
-        wrong.append(
-            Misconception(
-                "forgot-usable",
-                "You counted the whole of each GPU's memory",
-                "Activations, the CUDA context and fragmentation take a share; only the usable part holds "
-                "weights and cache.",
-                math.ceil(need / gpu_gib - 1e-12),
-                g_label,
-            )
-        )
+        wrong.append(FORGOT_USABLE.gives(math.ceil(need / gpu_gib - 1e-12), g_label))
     return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- prefix caching
 
 
+PREFIX_TOKENS_ONLY = Mistake(
+    "prefix-tokens-only",
+    "You counted only the prefix tokens in the total",
+    "Every request also prefills its own U tokens, which no cache can skip: the total is R (P + U).",
+)
+PREFIX_SHARE_ONLY = Mistake(
+    "prefix-share-only",
+    "You gave the prefix's share of one request",
+    "P / (P + U) is the best case with infinitely many requests; the first computes it in full.",
+)
+
+
 @register(
     summary="Share of prefill tokens a prefix cache skips when R requests share a P-token prefix and each "
     "adds U tokens of its own: (R - 1) P / (R (P + U)).",
     unit="",
-    misconceptions=("prefix-tokens-only", "prefix-share-only"),
+    misconceptions=(PREFIX_TOKENS_ONLY, PREFIX_SHARE_ONLY),
 )
 def prefix_cache_saving(
     requests: Annotated[int, Param("requests R sharing the prefix", gt=0)],
@@ -205,19 +199,7 @@ def prefix_cache_saving(
         Step(f_label, "skipped / total", f"{saved:,} / {total:,}", value),
     ]
     wrong = [
-        Misconception(
-            "prefix-tokens-only",
-            "You counted only the prefix tokens in the total",
-            "Every request also prefills its own U tokens, which no cache can skip: the total is R (P + U).",
-            (requests - 1) / requests,
-            t_label,
-        ),
-        Misconception(
-            "prefix-share-only",
-            "You gave the prefix's share of one request",
-            "P / (P + U) is the best case with infinitely many requests; the first computes it in full.",
-            prefix_tokens / (prefix_tokens + unique_tokens),
-            f_label,
-        ),
+        PREFIX_TOKENS_ONLY.gives((requests - 1) / requests, t_label),
+        PREFIX_SHARE_ONLY.gives(prefix_tokens / (prefix_tokens + unique_tokens), f_label),
     ]
     return result(value, tuple(steps), wrong)

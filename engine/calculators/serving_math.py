@@ -11,7 +11,8 @@ import math
 from typing import Annotated, Literal
 
 from engine.calculator import Param, register, result
-from engine.derivation import Derivation, Misconception, Step
+from engine.calculators.common import OpenShare, Share
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 PeakTflops = Annotated[float, Param("dense peak throughput in TFLOP/s")]
 
@@ -24,16 +25,38 @@ def _unit_interval(name: str, value: float) -> None:
 # --------------------------------------------------------------------------- speculative decoding
 
 
+NO_BONUS_TOKEN = Mistake(
+    "no-bonus-token",
+    "You left out the token the target adds itself",
+    "Every target pass yields one token of its own (the correction, or a bonus after k accepted "
+    "drafts), so E = 1 + a + ... + a^k, not a + ... + a^k.",
+)
+LINEAR_ACCEPTANCE = Mistake(
+    "linear-acceptance",
+    "You took k a + 1, as if each draft were accepted independently",
+    "Draft i counts only if drafts 1..i-1 were all accepted: the terms are a^i, not a.",
+)
+ALL_ACCEPTED = Mistake(
+    "all-accepted",
+    "You assumed all k drafts are accepted",
+    "Each draft survives with probability a given its predecessors; k + 1 tokens per pass is the "
+    "best case, reached only when a = 1.",
+)
+IGNORED_DRAFT_COST = Mistake(
+    "ignored-draft-cost",
+    "You left out the draft model's cost",
+    "A round costs k draft steps plus one target step: divide E by k c + 1.",
+)
+
+
 @register(
     summary="Expected tokens per target pass (1 - a^(k+1)) / (1 - a), and the walltime speed-up over "
     "plain decoding, E / (k c + 1).",
     unit="",
-    misconceptions=("no-bonus-token", "linear-acceptance", "ignored-draft-cost", "all-accepted"),
+    misconceptions=(NO_BONUS_TOKEN, LINEAR_ACCEPTANCE, IGNORED_DRAFT_COST, ALL_ACCEPTED),
 )
 def speculative_decoding(
-    acceptance: Annotated[
-        float, Param("probability a that the target accepts one drafted token", gt=0, lt=1)
-    ],
+    acceptance: Annotated[OpenShare, Param("probability a that the target accepts one drafted token")],
     draft_tokens: Annotated[int, Param("tokens k the draft model proposes per round", gt=0)],
     draft_cost: Annotated[float, Param("cost c of one draft step relative to one target step", ge=0)] = 0.0,
     which: Annotated[Literal["tokens", "speedup"], Param("tokens (per target pass) or speedup")] = "tokens",
@@ -58,51 +81,43 @@ def speculative_decoding(
         ]
     scale = 1.0 if which == "tokens" else 1 / cost
     wrong = [
-        Misconception(
-            "no-bonus-token",
-            "You left out the token the target adds itself",
-            "Every target pass yields one token of its own (the correction, or a bonus after k accepted "
-            "drafts), so E = 1 + a + ... + a^k, not a + ... + a^k.",
-            (tokens - 1) * scale,
-            t_label,
-        ),
-        Misconception(
-            "linear-acceptance",
-            "You took k a + 1, as if each draft were accepted independently",
-            "Draft i counts only if drafts 1..i-1 were all accepted: the terms are a^i, not a.",
-            (k * a + 1) * scale,
-            t_label,
-        ),
-        Misconception(
-            "all-accepted",
-            "You assumed all k drafts are accepted",
-            "Each draft survives with probability a given its predecessors; k + 1 tokens per pass is the "
-            "best case, reached only when a = 1.",
-            (k + 1) * scale,
-            t_label,
-        ),
+        NO_BONUS_TOKEN.gives((tokens - 1) * scale, t_label),
+        LINEAR_ACCEPTANCE.gives((k * a + 1) * scale, t_label),
+        ALL_ACCEPTED.gives((k + 1) * scale, t_label),
     ]
     if which == "speedup" and c > 0:
-        wrong.append(
-            Misconception(
-                "ignored-draft-cost",
-                "You left out the draft model's cost",
-                "A round costs k draft steps plus one target step: divide E by k c + 1.",
-                tokens,
-                s_label,
-            )
-        )
+        wrong.append(IGNORED_DRAFT_COST.gives(tokens, s_label))
     return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- roofline
 
 
+INVERTED = Mistake(
+    "inverted", "You divided bandwidth by peak", "The ridge is FLOPs per byte: peak FLOP/s over bytes/s."
+)
+GB_FOR_TB = Mistake(
+    "gb-for-tb",
+    "You mixed TB/s with GB/s",
+    "TFLOP/s over TB/s cancels the 10^12: the ridge is peak / bandwidth in the same prefixes.",
+)
+NO_CAP = Mistake(
+    "no-cap",
+    "You did not cap at the peak",
+    "Above the ridge the kernel is compute-bound: it cannot exceed the peak.",
+)
+PEAK_ALWAYS = Mistake(
+    "peak-always",
+    "You took the peak for a memory-bound kernel",
+    "Below the ridge every FLOP waits for bytes: throughput is intensity x bandwidth.",
+)
+
+
 @register(
     summary="Ridge point peak / bandwidth (FLOPs per byte), or the attainable throughput "
     "min(peak, intensity x bandwidth) in TFLOP/s.",
     unit="",
-    misconceptions=("inverted", "gb-for-tb", "no-cap", "peak-always"),
+    misconceptions=(INVERTED, GB_FOR_TB, NO_CAP, PEAK_ALWAYS),
 )
 def roofline(
     peak_tflops: PeakTflops,
@@ -127,20 +142,8 @@ def roofline(
     wrong: list[Misconception] = []
     if which == "ridge":
         wrong += [
-            Misconception(
-                "inverted",
-                "You divided bandwidth by peak",
-                "The ridge is FLOPs per byte: peak FLOP/s over bytes/s.",
-                bandwidth_tb_s / peak_tflops,
-                r_label,
-            ),
-            Misconception(
-                "gb-for-tb",
-                "You mixed TB/s with GB/s",
-                "TFLOP/s over TB/s cancels the 10^12: the ridge is peak / bandwidth in the same prefixes.",
-                ridge / 1000,
-                r_label,
-            ),
+            INVERTED.gives(bandwidth_tb_s / peak_tflops, r_label),
+            GB_FOR_TB.gives(ridge / 1000, r_label),
         ]
     else:
         steps.append(
@@ -152,41 +155,47 @@ def roofline(
             )
         )
         if memory_bound > peak_tflops:
-            wrong.append(
-                Misconception(
-                    "no-cap",
-                    "You did not cap at the peak",
-                    "Above the ridge the kernel is compute-bound: it cannot exceed the peak.",
-                    memory_bound,
-                    a_label,
-                )
-            )
+            wrong.append(NO_CAP.gives(memory_bound, a_label))
         else:
-            wrong.append(
-                Misconception(
-                    "peak-always",
-                    "You took the peak for a memory-bound kernel",
-                    "Below the ridge every FLOP waits for bytes: throughput is intensity x bandwidth.",
-                    peak_tflops,
-                    a_label,
-                )
-            )
+            wrong.append(PEAK_ALWAYS.gives(peak_tflops, a_label))
     return result(value, tuple(steps), wrong)
 
 
 # --------------------------------------------------------------------------- request latency
 
 
+N6N_FOR_INFERENCE = Mistake(
+    "6n-for-inference",
+    "You used 6N FLOPs per token",
+    "6N is training (forward plus backward); a prefill is a forward pass, 2N per token.",
+)
+FORGOT_MFU = Mistake(
+    "forgot-mfu",
+    "You assumed the GPU runs at its peak",
+    "Real prefills reach a fraction of the peak (the MFU); divide by peak x MFU.",
+)
+TPOT_FOR_EVERY_TOKEN = Mistake(
+    "tpot-for-every-token",
+    "You charged a TPOT for the first token too",
+    "The prefill produces the first token; only the n - 1 later ones each cost a TPOT.",
+)
+FORGOT_TTFT = Mistake(
+    "forgot-ttft",
+    "You left out the time to first token",
+    "The request waits for the prefill before the first token appears.",
+)
+
+
 @register(
     summary="TTFT = 2 N P / (peak x MFU) for the prefill; total = TTFT + (output tokens - 1) x TPOT, in ms.",
     unit="ms",
-    misconceptions=("6n-for-inference", "forgot-mfu", "tpot-for-every-token", "forgot-ttft"),
+    misconceptions=(N6N_FOR_INFERENCE, FORGOT_MFU, TPOT_FOR_EVERY_TOKEN, FORGOT_TTFT),
 )
 def request_latency(
     n_params: Annotated[float, Param("model parameters N")],
     prompt_tokens: Annotated[int, Param("prompt length P", gt=0)],
     peak_tflops: PeakTflops,
-    mfu: Annotated[float, Param("model FLOPs utilisation during prefill, between 0 and 1", gt=0, le=1)],
+    mfu: Annotated[Share, Param("model FLOPs utilisation during prefill, between 0 and 1")],
     tpot_ms: Annotated[float, Param("time per output token in ms")] = 0.0,
     output_tokens: Annotated[int, Param("tokens generated", gt=0)] = 1,
     which: Annotated[Literal["ttft", "total"], Param("ttft or total (both in ms)")] = "ttft",
@@ -213,20 +222,8 @@ def request_latency(
         ),
     ]
     wrong = [
-        Misconception(
-            "6n-for-inference",
-            "You used 6N FLOPs per token",
-            "6N is training (forward plus backward); a prefill is a forward pass, 2N per token.",
-            value + 2 * ttft,
-            t_label,
-        ),
-        Misconception(
-            "forgot-mfu",
-            "You assumed the GPU runs at its peak",
-            "Real prefills reach a fraction of the peak (the MFU); divide by peak x MFU.",
-            value - ttft + ttft * mfu,
-            t_label,
-        ),
+        N6N_FOR_INFERENCE.gives(value + 2 * ttft, t_label),
+        FORGOT_MFU.gives(value - ttft + ttft * mfu, t_label),
     ]
     if which == "total":
         steps.append(
@@ -239,20 +236,8 @@ def request_latency(
             )
         )
         wrong += [
-            Misconception(
-                "tpot-for-every-token",
-                "You charged a TPOT for the first token too",
-                "The prefill produces the first token; only the n - 1 later ones each cost a TPOT.",
-                value + tpot_ms,
-                e_label,
-            ),
-            Misconception(
-                "forgot-ttft",
-                "You left out the time to first token",
-                "The request waits for the prefill before the first token appears.",
-                (output_tokens - 1) * tpot_ms,
-                e_label,
-            ),
+            TPOT_FOR_EVERY_TOKEN.gives(value + tpot_ms, e_label),
+            FORGOT_TTFT.gives((output_tokens - 1) * tpot_ms, e_label),
         ]
     return result(value, tuple(steps), wrong)
 
@@ -260,11 +245,23 @@ def request_latency(
 # --------------------------------------------------------------------------- FlashDecoding
 
 
+FLOOR_SPLITS = Mistake(
+    "floor-splits",
+    "You rounded the splits down",
+    "Rounding down leaves some SMs idle; FlashDecoding takes enough splits to cover every SM.",
+)
+NO_SPLIT = Mistake(
+    "no-split",
+    "You kept the whole sequence in one block",
+    "That is plain FlashAttention at decode time: one block per head and sequence.",
+)
+
+
 @register(
     summary="FlashDecoding: splits of the KV sequence so batch x KV heads x splits fills the SMs, "
     "ceil(SMs / (B x h_kv)), and the keys each split reads, ceil(S / splits).",
     unit="",
-    misconceptions=("floor-splits", "no-split"),
+    misconceptions=(FLOOR_SPLITS, NO_SPLIT),
 )
 def split_kv_chunk(
     batch: Annotated[int, Param("sequences decoding", gt=0)],
@@ -291,19 +288,7 @@ def split_kv_chunk(
         steps.append(Step(c_label, "ceil(S / splits)", f"ceil({seq_len:,} / {splits})", chunk))
     floor_splits = max(1, sms // work)
     wrong = [
-        Misconception(
-            "floor-splits",
-            "You rounded the splits down",
-            "Rounding down leaves some SMs idle; FlashDecoding takes enough splits to cover every SM.",
-            floor_splits if which == "splits" else math.ceil(seq_len / floor_splits),
-            s_label,
-        ),
-        Misconception(
-            "no-split",
-            "You kept the whole sequence in one block",
-            "That is plain FlashAttention at decode time: one block per head and sequence.",
-            1 if which == "splits" else seq_len,
-            s_label,
-        ),
+        FLOOR_SPLITS.gives(floor_splits if which == "splits" else math.ceil(seq_len / floor_splits), s_label),
+        NO_SPLIT.gives(1 if which == "splits" else seq_len, s_label),
     ]
     return result(value, tuple(steps), wrong)

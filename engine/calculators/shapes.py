@@ -20,7 +20,7 @@ from engine.calculators.common import (
     require_positive,
 )
 from engine.calculators.dimensions import split
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 Shape = tuple[int, ...]
 
@@ -42,26 +42,81 @@ def _chain(stage: str) -> tuple[str, ...]:
     return ACTIVATIONS[: ACTIVATIONS.index(stage) + 1]
 
 
+NO_BATCH = Mistake(
+    "no-batch", "You left out the batch axis", "Activations carry the batch first: (B, T, ...)."
+)
+SPLIT_TOO_EARLY = Mistake(
+    "split-too-early",
+    "You split the heads already",
+    "Q = x W_Q is still (B, T, d_model); the head split is a separate reshape.",
+)
+NO_HEAD_SPLIT = Mistake("no-head-split", "You did not split the heads", "Heads get their own axis.")
+HEADS_BEFORE_TRANSPOSE = Mistake(
+    "heads-before-transpose",
+    "You stopped before the transpose",
+    "After the reshape to (B, T, h, d_k), swap T and h so each head is a batch of T x d_k.",
+)
+D_MODEL_PER_HEAD = Mistake("d-model-per-head", "You gave each head width d_model", "Each head has width d_k.")
+KV_USED_N_HEADS = Mistake("kv-used-n-heads", "You used h for the KV heads", "K and V have n_kv heads.")
+SCORES_USED_D_K = Mistake("scores-used-d-k", "You wrote d_k for the key axis", "Q K^T contracts d_k away.")
+SCORES_NO_HEADS = Mistake(
+    "scores-no-heads", "You dropped the head axis", "Every head has its own T x S scores."
+)
+MERGED_KEPT_HEADS = Mistake(
+    "merged-kept-heads",
+    "You kept the head axis",
+    "Merging folds h and d_k back into one axis of width h d_k.",
+)
+TORCH_LAYOUT = Mistake("torch-layout", "That is torch's (3d, d) storage", "Acting as x @ W it is (d, 3d).")
+PER_HEAD_WEIGHT = Mistake("per-head-weight", "That is one head's slice", "The fused weight covers all heads.")
+QUERY_HEADS_AS_KV = Mistake(
+    "query-heads-as-kv",
+    "You gave the queries only the KV heads",
+    "There are still h query heads; each KV head is shared by h / n_kv of them, so the scores and outputs "
+    "keep all h heads.",
+)
+WO_USED_KV_HEADS = Mistake(
+    "wo-used-kv-heads",
+    "You sized W_O by the KV heads",
+    "W_O takes the concatenated outputs of all h query heads; n_kv only shrinks W_K and W_V.",
+)
+USED_KV_LENGTH = Mistake(
+    "used-kv-length",
+    "You used the key/value length for the queries",
+    "Every query position gets one output row: the length is T (the queries), not S (the keys).",
+)
+KV_USED_QUERY_LENGTH = Mistake(
+    "kv-used-query-length",
+    "You used the query length for the keys",
+    "Keys and values come from the S source positions, not from the T queries.",
+)
+SCORES_SQUARE = Mistake(
+    "scores-square",
+    "You made the scores square",
+    "Each of the T queries is scored against each of the S keys: T x S, square only when S = T.",
+)
+
+
 @register(
     summary="The shape of a tensor or weight at one stage of multi-head attention (weights act as x @ W).",
     unit="shape",
     misconceptions=(
-        "no-batch",
-        "split-too-early",
-        "no-head-split",
-        "heads-before-transpose",
-        "d-model-per-head",
-        "kv-used-n-heads",
-        "scores-used-d-k",
-        "scores-no-heads",
-        "merged-kept-heads",
-        "torch-layout",
-        "per-head-weight",
-        "used-kv-length",
-        "kv-used-query-length",
-        "scores-square",
-        "wo-used-kv-heads",
-        "query-heads-as-kv",
+        NO_BATCH,
+        SPLIT_TOO_EARLY,
+        NO_HEAD_SPLIT,
+        HEADS_BEFORE_TRANSPOSE,
+        D_MODEL_PER_HEAD,
+        KV_USED_N_HEADS,
+        SCORES_USED_D_K,
+        SCORES_NO_HEADS,
+        MERGED_KEPT_HEADS,
+        TORCH_LAYOUT,
+        PER_HEAD_WEIGHT,
+        USED_KV_LENGTH,
+        KV_USED_QUERY_LENGTH,
+        SCORES_SQUARE,
+        WO_USED_KV_HEADS,
+        QUERY_HEADS_AS_KV,
     ),
 )
 def attention_shape(
@@ -172,81 +227,49 @@ def attention_shape(
     answer = shape  # the chain ends at `stage`, so `label` and `shape` are the stage's
     wrong: list[Misconception] = []
 
-    def add(mid: str, text: str, why: str, value: Shape) -> None:
-        wrong.append(Misconception(mid, text, why, value, label))
+    def add(m: Mistake, value: Shape, **text: str) -> None:
+        wrong.append(m.gives(value, label, **text))
 
     if stage in ("input", "q"):
-        add(
-            "no-batch",
-            "You left out the batch axis",
-            "Activations carry the batch first: (B, T, ...).",
-            (t, d),
-        )
+        add(NO_BATCH, (t, d))
     if stage == "q":
-        add(
-            "split-too-early",
-            "You split the heads already",
-            "Q = x W_Q is still (B, T, d_model); the head split is a separate reshape.",
-            (b, h, t, d_k),
-        )
+        add(SPLIT_TOO_EARLY, (b, h, t, d_k))
     if stage in ("q_heads", "context"):
-        add("no-head-split", "You did not split the heads", "Heads get their own axis.", (b, t, d))
-        add(
-            "heads-before-transpose",
-            "You stopped before the transpose",
-            "After the reshape to (B, T, h, d_k), swap T and h so each head is a batch of T x d_k.",
-            (b, t, h, d_k),
-        )
-        add("d-model-per-head", "You gave each head width d_model", "Each head has width d_k.", (b, h, t, d))
+        add(NO_HEAD_SPLIT, (b, t, d))
+        add(HEADS_BEFORE_TRANSPOSE, (b, t, h, d_k))
+        add(D_MODEL_PER_HEAD, (b, h, t, d))
     if stage == "k_heads":
-        add("kv-used-n-heads", "You used h for the KV heads", "K and V have n_kv heads.", (b, h, s, d_k))
+        add(KV_USED_N_HEADS, (b, h, s, d_k))
         add(
-            "heads-before-transpose",
-            "You stopped before the transpose",
-            "After the reshape to (B, S, n_kv, d_k), swap S and n_kv.",
+            HEADS_BEFORE_TRANSPOSE,
             (b, s, g, d_k),
+            explanation="After the reshape to (B, S, n_kv, d_k), swap S and n_kv.",
         )
-        add("no-head-split", "You did not split the heads", "K gets a KV-head axis.", (b, s, g * d_k))
+        add(NO_HEAD_SPLIT, (b, s, g * d_k), explanation="K gets a KV-head axis.")
     if stage == "scores":
-        add("scores-used-d-k", "You wrote d_k for the key axis", "Q K^T contracts d_k away.", (b, h, t, d_k))
-        add("scores-no-heads", "You dropped the head axis", "Every head has its own T x S scores.", (b, t, s))
+        add(SCORES_USED_D_K, (b, h, t, d_k))
+        add(SCORES_NO_HEADS, (b, t, s))
     if stage in ("merged", "output"):
-        add(
-            "merged-kept-heads",
-            "You kept the head axis",
-            "Merging folds h and d_k back into one axis of width h d_k.",
-            (b, h, t, d_k),
-        )
+        add(MERGED_KEPT_HEADS, (b, h, t, d_k))
     if stage == "w_qkv":
-        add("torch-layout", "That is torch's (3d, d) storage", "Acting as x @ W it is (d, 3d).", (qkv, d))
-        add("per-head-weight", "That is one head's slice", "The fused weight covers all heads.", (d, 3 * d_k))
+        add(TORCH_LAYOUT, (qkv, d))
+        add(PER_HEAD_WEIGHT, (d, 3 * d_k))
     if stage == "w_k":
-        add("kv-used-n-heads", "You used h for the KV heads", "W_K maps to n_kv d_k columns.", (d, h * d_k))
-        add("per-head-weight", "That is one head's slice", "The full weight covers all KV heads.", (d, d_k))
+        add(KV_USED_N_HEADS, (d, h * d_k), explanation="W_K maps to n_kv d_k columns.")
+        add(PER_HEAD_WEIGHT, (d, d_k), explanation="The full weight covers all KV heads.")
         add(
-            "torch-layout",
-            "That is torch's storage order",
-            "Acting as x @ W it is (d, n_kv d_k).",
+            TORCH_LAYOUT,
             (g * d_k, d),
+            label="That is torch's storage order",
+            explanation="Acting as x @ W it is (d, n_kv d_k).",
         )
     if stage in ("w_q", "w_o"):
         per = (d, d_k) if stage == "w_q" else (d_k, d)
-        add("per-head-weight", "That is one head's slice", "The full weight covers all heads.", per)
+        add(PER_HEAD_WEIGHT, per, explanation="The full weight covers all heads.")
     if stage in ("scores", "context") and g != h:
-        add(
-            "query-heads-as-kv",
-            "You gave the queries only the KV heads",
-            "There are still h query heads; each KV head is shared by h / n_kv of them, so the scores and "
-            "outputs keep all h heads.",
-            (b, g, t, s) if stage == "scores" else (b, g, t, d_k),
-        )
+        add(QUERY_HEADS_AS_KV, (b, g, t, s) if stage == "scores" else (b, g, t, d_k))
     if stage == "w_o" and g != h:
-        add(
-            "wo-used-kv-heads",
-            "You sized W_O by the KV heads",
-            "W_O takes the concatenated outputs of all h query heads; n_kv only shrinks W_K and W_V.",
-            (g * d_k, d),
-        )
+        add(WO_USED_KV_HEADS, (g * d_k, d))
     if s != t:
         longer = {
             "context": (b, h, s, d_k),
@@ -254,24 +277,9 @@ def attention_shape(
             "output": (b, s, d),
         }
         if stage in longer:
-            add(
-                "used-kv-length",
-                "You used the key/value length for the queries",
-                "Every query position gets one output row: the length is T (the queries), not S (the keys).",
-                longer[stage],
-            )
+            add(USED_KV_LENGTH, longer[stage])
         if stage == "k_heads":
-            add(
-                "kv-used-query-length",
-                "You used the query length for the keys",
-                "Keys and values come from the S source positions, not from the T queries.",
-                (b, g, t, d_k),
-            )
+            add(KV_USED_QUERY_LENGTH, (b, g, t, d_k))
         if stage == "scores":
-            add(
-                "scores-square",
-                "You made the scores square",
-                "Each of the T queries is scored against each of the S keys: T x S, square only when S = T.",
-                (b, h, t, t),
-            )
+            add(SCORES_SQUARE, (b, h, t, t))
     return result(answer, tuple(steps), wrong)

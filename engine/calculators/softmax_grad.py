@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.calculator import Param, register, result
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Mistake, Step
 
 Matrix = npt.NDArray[np.float64]
 ProbRow = Annotated[Matrix, Param("softmax output, one row (1, n)")]
@@ -29,11 +29,26 @@ def _idx(name: str, i: int, n: int) -> None:
         raise ValueError(f"{name}={i} is outside 0..{n - 1}")
 
 
+JACOBIAN_SIGN = Mistake(
+    "jacobian-sign",
+    "You flipped the sign: p p^T - diag(p)",
+    "Raising s_i raises p_i, so the diagonal is positive, p_i (1 - p_i); off-diagonal entries are negative.",
+)
+DIAG_ONLY = Mistake(
+    "diag-only",
+    "You kept only diag(p)",
+    "Every p_i shares the normaliser, so each score moves every weight: subtract p p^T.",
+)
+OUTER_ONLY = Mistake(
+    "outer-only", "You kept only -p p^T", "The diagonal also gets + p_i from differentiating exp(s_i) itself."
+)
+
+
 @register(
     summary="One entry of the softmax Jacobian J = diag(p) - p p^T: p_i (1 - p_i) on the diagonal, "
     "-p_i p_j off it.",
     unit="",
-    misconceptions=("jacobian-sign", "diag-only", "outer-only"),
+    misconceptions=(JACOBIAN_SIGN, DIAG_ONLY, OUTER_ONLY),
 )
 def softmax_jacobian_entry(
     p: ProbRow,
@@ -64,36 +79,24 @@ def softmax_jacobian_entry(
         Step(entry_label, "diag(p)[i, j] - p_i p_j", f"{float(row == col) * pi:.6g} - {pi * pj:.6g}", value),
     ]
     wrong = [
-        Misconception(
-            "jacobian-sign",
-            "You flipped the sign: p p^T - diag(p)",
-            "Raising s_i raises p_i, so the diagonal is positive, p_i (1 - p_i); off-diagonal entries are "
-            "negative.",
-            -value,
-            entry_label,
-        ),
-        Misconception(
-            "diag-only",
-            "You kept only diag(p)",
-            "Every p_i shares the normaliser, so each score moves every weight: subtract p p^T.",
-            float(row == col) * pi,
-            entry_label,
-        ),
-        Misconception(
-            "outer-only",
-            "You kept only -p p^T",
-            "The diagonal also gets + p_i from differentiating exp(s_i) itself.",
-            -pi * pj,
-            diag_label,
-        ),
+        JACOBIAN_SIGN.gives(-value, entry_label),
+        DIAG_ONLY.gives(float(row == col) * pi, entry_label),
+        OUTER_ONLY.gives(-pi * pj, diag_label),
     ]
     return result(value, tuple(steps), wrong)
+
+
+UNWEIGHTED_MEAN = Mistake(
+    "unweighted-mean",
+    "You subtracted the plain mean of g",
+    "The term comes from p p^T, so the mean of g is weighted by p.",
+)
 
 
 @register(
     summary="One entry of the softmax backward pass: dL/ds_j = p_j (g_j - sum_k p_k g_k), i.e. J^T g.",
     unit="",
-    misconceptions=("diag-only", "jacobian-sign", "unweighted-mean"),
+    misconceptions=(DIAG_ONLY, JACOBIAN_SIGN, UNWEIGHTED_MEAN),
 )
 def softmax_grad_entry(
     p: ProbRow,
@@ -124,26 +127,20 @@ def softmax_grad_entry(
         Step(entry_label, f"p_{col} x (g_{col} - p . g)", f"{pj:.6g} x ({gj:.6g} - {dot:.6g})", value),
     ]
     wrong = [
-        Misconception(
-            "diag-only",
-            "You used only the diagonal: p_j g_j",
-            "The Jacobian also has -p p^T, which subtracts the p-weighted mean of g: p_j (g_j - p . g).",
+        DIAG_ONLY.gives(
             pj * gj,
             dot_label,
+            label="You used only the diagonal: p_j g_j",
+            explanation=(
+                "The Jacobian also has -p p^T, which subtracts the p-weighted mean of g: p_j (g_j - p . g)."
+            ),
         ),
-        Misconception(
-            "jacobian-sign",
-            "You flipped the sign",
-            "With J = diag(p) - p p^T the gradient is p_j (g_j - p . g), not p_j (p . g - g_j).",
+        JACOBIAN_SIGN.gives(
             -value,
             entry_label,
+            label="You flipped the sign",
+            explanation="With J = diag(p) - p p^T the gradient is p_j (g_j - p . g), not p_j (p . g - g_j).",
         ),
-        Misconception(
-            "unweighted-mean",
-            "You subtracted the plain mean of g",
-            "The term comes from p p^T, so the mean of g is weighted by p.",
-            pj * (gj - float(gr.mean())),
-            dot_label,
-        ),
+        UNWEIGHTED_MEAN.gives(pj * (gj - float(gr.mean())), dot_label),
     ]
     return result(value, tuple(steps), wrong)

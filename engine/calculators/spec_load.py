@@ -6,17 +6,34 @@ from typing import Annotated
 
 from engine.calculator import Param, register
 from engine.calculators.case_common import formula_result, num
-from engine.calculators.common import Batch, Gamma, Tflops
-from engine.derivation import Derivation, Misconception, Step
+from engine.calculators.common import Batch, Gamma, Share, Tflops
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 # --------------------------------------------------------------------------- speculative decoding at load
+
+
+MEMORY_ONLY = Mistake(
+    "memory-only",
+    "You took one plain step's time",
+    "The pass does t times a decode step's FLOPs; at this batch they outlast the reads.",
+)
+ONE_TOKEN_PER_SEQ = Mistake(
+    "one-token-per-seq",
+    "You counted one token per sequence",
+    "Each sequence verifies all its drafts plus one: t tokens, t times the FLOPs.",
+)
+SUMMED_BOUNDS = Mistake(
+    "summed-bounds",
+    "You added the memory and compute times",
+    "Reads and matmuls overlap: the pass takes the larger of the two, not their sum.",
+)
 
 
 @register(
     summary="Time of a target pass verifying t tokens per sequence: max(memory-bound step, "
     "2 N B t / (TFLOPS x 1e12 x MFU) x 1000).",
     unit="ms",
-    misconceptions=("memory-only", "one-token-per-seq", "summed-bounds"),
+    misconceptions=(MEMORY_ONLY, ONE_TOKEN_PER_SEQ, SUMMED_BOUNDS),
 )
 def verify_pass_ms(
     step_ms: Annotated[
@@ -26,7 +43,7 @@ def verify_pass_ms(
     batch: Batch,
     tokens_per_seq: Annotated[int, Param("tokens each sequence verifies in the pass (drafts + 1)", gt=0)],
     tflops: Tflops,
-    mfu: Annotated[float, Param("fraction of peak the matmuls reach", gt=0, le=1)],
+    mfu: Annotated[Share, Param("fraction of peak the matmuls reach")],
     *,
     worked: bool = True,
 ) -> Derivation:
@@ -45,24 +62,9 @@ def verify_pass_ms(
         ),
     )
     wrong: list[Misconception] = [
-        Misconception(
-            "memory-only",
-            "You took one plain step's time",
-            "The pass does t times a decode step's FLOPs; at this batch they outlast the reads.",
-            step_ms,
-        ),
-        Misconception(
-            "one-token-per-seq",
-            "You counted one token per sequence",
-            "Each sequence verifies all its drafts plus one: t tokens, t times the FLOPs.",
-            max(step_ms, compute / tokens_per_seq),
-        ),
-        Misconception(
-            "summed-bounds",
-            "You added the memory and compute times",
-            "Reads and matmuls overlap: the pass takes the larger of the two, not their sum.",
-            step_ms + compute,
-        ),
+        MEMORY_ONLY.gives(step_ms),
+        ONE_TOKEN_PER_SEQ.gives(max(step_ms, compute / tokens_per_seq)),
+        SUMMED_BOUNDS.gives(step_ms + compute),
     ]
     return formula_result(
         value,
@@ -75,10 +77,27 @@ def verify_pass_ms(
     )
 
 
+VERIFY_AS_ONE_STEP = Mistake(
+    "verify-as-one-step",
+    "You priced the verification as one ordinary step",
+    "At this batch the verification is compute-bound: use its own time, not the decode step's.",
+)
+FORGOT_DRAFT_COST = Mistake(
+    "forgot-draft-cost",
+    "You left out the draft passes",
+    "The gamma draft passes run before each verification, c of a step each.",
+)
+PER_ROUND = Mistake(
+    "per-round",
+    "You gave the time of a whole round",
+    "A round yields several tokens: divide by the expected tokens per round.",
+)
+
+
 @register(
     summary="Time per output token with speculation: (verify pass + gamma x c x step) / tokens per round.",
     unit="ms",
-    misconceptions=("verify-as-one-step", "forgot-draft-cost", "per-round"),
+    misconceptions=(VERIFY_AS_ONE_STEP, FORGOT_DRAFT_COST, PER_ROUND),
 )
 def spec_tpot_ms(
     verify_ms: Annotated[float, Param("time of the target's verification pass, ms (an earlier step)", gt=0)],
@@ -98,24 +117,9 @@ def spec_tpot_ms(
         "(verify + gamma x c x step) / tokens per round",
         f"({num(verify_ms)} + {gamma} x {draft_cost:g} x {num(step_ms)}) / {num(tokens_per_round)}",
         [
-            Misconception(
-                "verify-as-one-step",
-                "You priced the verification as one ordinary step",
-                "At this batch the verification is compute-bound: use its own time, not the decode step's.",
-                (step_ms + draft) / tokens_per_round,
-            ),
-            Misconception(
-                "forgot-draft-cost",
-                "You left out the draft passes",
-                "The gamma draft passes run before each verification, c of a step each.",
-                verify_ms / tokens_per_round,
-            ),
-            Misconception(
-                "per-round",
-                "You gave the time of a whole round",
-                "A round yields several tokens: divide by the expected tokens per round.",
-                verify_ms + draft,
-            ),
+            VERIFY_AS_ONE_STEP.gives((step_ms + draft) / tokens_per_round),
+            FORGOT_DRAFT_COST.gives(verify_ms / tokens_per_round),
+            PER_ROUND.gives(verify_ms + draft),
         ],
         worked=worked,
     )

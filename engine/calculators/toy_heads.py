@@ -8,6 +8,7 @@ engine.toy is imported on first use, so importing the engine stays cheap.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -15,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.calculator import Param, register, result
-from engine.derivation import Derivation, Heatmap, Misconception, Step
+from engine.derivation import Derivation, Heatmap, Mistake, Step
 
 if TYPE_CHECKING:
     from engine.toy import ToyModel
@@ -81,10 +82,26 @@ def _run(draw: int, length: int, attempt: int = 0) -> tuple[FloatArray, tuple[st
     return model.attention_weights(tokens), labels, rng  # (L, H, 2n, 2n)
 
 
+PICKED_PREVIOUS_TOKEN_HEAD = Mistake(
+    "picked-previous-token-head",
+    "You picked the previous-token heads",
+    "Those panels' stripes sit just below the diagonal: every token looks at the one before it. They "
+    "are previous-token heads (layer 0). An induction head's stripe is n - 1 below the diagonal, in the "
+    "second copy only: it looks at the token after the previous occurrence of the current one.",
+)
+PICKED_INDUCTION_HEAD = Mistake(
+    "picked-induction-head",
+    "You picked the induction heads",
+    "Those panels' stripes start only in the second copy, n - 1 below the diagonal: they are induction "
+    "heads (layer 1). A previous-token head's stripe runs just below the diagonal from the first "
+    "token on.",
+)
+
+
 @register(
     summary="Four of the toy's heads, shuffled: which panels are induction or previous-token heads.",
     unit="shape",
-    misconceptions=("picked-previous-token-head", "picked-induction-head"),
+    misconceptions=(PICKED_PREVIOUS_TOKEN_HEAD, PICKED_INDUCTION_HEAD),
 )
 def toy_head_panels(
     ask: Annotated[Literal["induction_head", "prev_token_head"], Param("which job")],
@@ -110,17 +127,66 @@ def toy_head_panels(
     return _which_heads(ask, weights, scores, labels, rng, prev_heads, induction_heads, worked=worked)
 
 
+PREVIOUS_OCCURRENCE = Mistake(
+    "previous-occurrence",
+    "The previous occurrence itself",
+    "That is the same token as the query. The head looks one further, at the token that followed it "
+    "last time, because that is the token it predicts comes next.",
+)
+PREVIOUS_POSITION = Mistake(
+    "previous-position",
+    "The previous position",
+    "Looking at t - 1 is the previous-token head's job (layer 0). The induction head uses what that "
+    "head wrote into each position to find the earlier copy.",
+)
+OWN_POSITION = Mistake(
+    "own-position",
+    "Its own position",
+    "Attending to itself brings back the current token, which the model already has.",
+)
+PREVIOUS_OCCURRENCE_STRIPE = Mistake(
+    "previous-occurrence-stripe",
+    "The mean weight on the previous occurrence itself (t - n)",
+    "The induction score counts the token after the previous occurrence, t - n + 1: the token the "
+    "head copies forward.",
+)
+PREVIOUS_POSITION_STRIPE = replace(
+    PREVIOUS_POSITION,
+    label="The mean weight on the previous position (t - 1)",
+    explanation="That stripe measures a previous-token head. The induction stripe is n - 1 below the "
+    "diagonal.",
+)
+"""The previous-position slip as a head's score makes it: the wrong stripe averaged."""
+OWN_POSITION_DIAGONAL = Mistake(
+    "own-position-diagonal",
+    "The mean weight on the diagonal (the token itself)",
+    "A previous-token head's weight sits one below the diagonal, on t - 1.",
+)
+ONE_QUERY_TOO_MANY = Mistake(
+    "one-query-too-many",
+    "The mean over n + 1 queries, from t = n - 1",
+    "Query n - 1 is the last token of the first copy: it has no earlier occurrence, so it is not "
+    "part of the induction score. Average over the n queries of the second copy only.",
+)
+COUNTED_FIRST_ROW = Mistake(
+    "counted-first-row",
+    "The sum divided by 2n, counting row 0",
+    "Row 0 has no previous token (with a causal mask it can only attend to itself), so it is left "
+    "out: divide by the 2n - 1 rows that have one.",
+)
+
+
 @register(
     summary="What the trained toy transformer's heads do on a repeated sequence: targets and scores.",
     unit="",
     misconceptions=(
-        "previous-occurrence",
-        "previous-position",
-        "own-position",
-        "previous-occurrence-stripe",
-        "own-position-diagonal",
-        "one-query-too-many",
-        "counted-first-row",
+        PREVIOUS_OCCURRENCE,
+        PREVIOUS_POSITION,
+        OWN_POSITION,
+        PREVIOUS_OCCURRENCE_STRIPE,
+        OWN_POSITION_DIAGONAL,
+        ONE_QUERY_TOO_MANY,
+        COUNTED_FIRST_ROW,
     ),
 )
 def toy_heads(
@@ -179,14 +245,14 @@ def _which_heads(
     scores_text = ", ".join(f"{i + 1}: {scores[head]:.2f}" for i, head in enumerate(order))
     label = f"{kind.capitalize()} score of each panel: its mean weight {rule}"
     steps = (Step(label, f"the {kind} heads score far above the rest", scores_text, answer),)
-    other_id, other_kind = (
-        ("picked-previous-token-head", "the previous-token heads")
+    picked, other_kind = (
+        (PICKED_PREVIOUS_TOKEN_HEAD, "the previous-token heads")
         if ask == "induction_head"
-        else ("picked-induction-head", "the induction heads")
+        else (PICKED_INDUCTION_HEAD, "the induction heads")
     )
     wrong_panels = tuple(i + 1 for i, head in enumerate(order) if head in other)
-    wrong = [Misconception(other_id, f"Panels {wrong_panels} are {other_kind}", _OTHER_HEAD[other_id],
-                           wrong_panels, label)] if wrong_panels else []  # fmt: skip
+    shown = f"Panels {wrong_panels} are {other_kind}"
+    wrong = [picked.gives(wrong_panels, label, label=shown)] if wrong_panels else []
     heatmap = Heatmap(
         weights=np.stack([weights[head] for head in order]),  # (PANELS, T, T) in panel order
         row_labels=labels,
@@ -218,20 +284,6 @@ def _panels(
     return [chosen[i] for i in rng.permutation(PANELS)]
 
 
-_OTHER_HEAD = {
-    "picked-previous-token-head": (
-        "Those panels' stripes sit just below the diagonal: every token looks at the one before it. They "
-        "are previous-token heads (layer 0). An induction head's stripe is n - 1 below the diagonal, in the "
-        "second copy only: it looks at the token after the previous occurrence of the current one."
-    ),
-    "picked-induction-head": (
-        "Those panels' stripes start only in the second copy, n - 1 below the diagonal: they are induction "
-        "heads (layer 1). A previous-token head's stripe runs just below the diagonal from the first "
-        "token on."
-    ),
-}
-
-
 def _induction_target(
     w: FloatArray, head: tuple[int, int], labels: tuple[str, ...], n: int, query: int, *, worked: bool
 ) -> Derivation:
@@ -251,29 +303,9 @@ def _induction_target(
         f"position {answer} ({labels[answer]}); its largest weight is on position {top}.",
     )
     wrong = [
-        Misconception(
-            "previous-occurrence",
-            "The previous occurrence itself",
-            "That is the same token as the query. The head looks one further, at the token that followed it "
-            "last time, because that is the token it predicts comes next.",
-            earlier,
-            after,
-        ),
-        Misconception(
-            "previous-position",
-            "The previous position",
-            "Looking at t - 1 is the previous-token head's job (layer 0). The induction head uses what that "
-            "head wrote into each position to find the earlier copy.",
-            query - 1,
-            after,
-        ),
-        Misconception(
-            "own-position",
-            "Its own position",
-            "Attending to itself brings back the current token, which the model already has.",
-            query,
-            after,
-        ),
+        PREVIOUS_OCCURRENCE.gives(earlier, after),
+        PREVIOUS_POSITION.gives(query - 1, after),
+        OWN_POSITION.gives(query, after),
     ]
     heatmap = Heatmap(
         weights=w[None],  # (1, T, T)
@@ -294,11 +326,11 @@ def _score(
     if ask == "induction_score":
         queries = np.arange(n, 2 * n)  # (n,) the second copy
         offset, what = n - 1, "t - n + 1 for t = n..2n-1"
-        wrongs = {"previous-occurrence-stripe": n, "previous-position": 1}
+        wrongs = {PREVIOUS_OCCURRENCE_STRIPE: n, PREVIOUS_POSITION_STRIPE: 1}
     else:
         queries = np.arange(1, T)  # (T-1,) every position with a previous one
         offset, what = 1, "t - 1 for t = 1..2n-1"
-        wrongs = {"own-position-diagonal": 0}
+        wrongs = {OWN_POSITION_DIAGONAL: 0}
     picked = w[queries, queries - offset]  # (len(queries),)
     value = float(picked.mean())
     if not worked:
@@ -310,37 +342,12 @@ def _score(
         Step(f"Add the weights from each query t to {what}", f"sum of a[t, t - {offset}]", terms, total),
         Step(name, "that sum over the number of queries", f"{total:.4f} / {len(picked)}", value),
     )  # fmt: skip
-    texts = {
-        "previous-occurrence-stripe": (
-            "The mean weight on the previous occurrence itself (t - n)",
-            "The induction score counts the token after the previous occurrence, t - n + 1: the token the "
-            "head copies forward.",
-        ),
-        "previous-position": (
-            "The mean weight on the previous position (t - 1)",
-            "That stripe measures a previous-token head. The induction stripe is n - 1 below the diagonal.",
-        ),
-        "own-position-diagonal": (
-            "The mean weight on the diagonal (the token itself)",
-            "A previous-token head's weight sits one below the diagonal, on t - 1.",
-        ),
-        "one-query-too-many": (
-            "The mean over n + 1 queries, from t = n - 1",
-            "Query n - 1 is the last token of the first copy: it has no earlier occurrence, so it is not "
-            "part of the induction score. Average over the n queries of the second copy only.",
-        ),
-        "counted-first-row": (
-            "The sum divided by 2n, counting row 0",
-            "Row 0 has no previous token (with a causal mask it can only attend to itself), so it is left "
-            "out: divide by the 2n - 1 rows that have one.",
-        ),
-    }
     values = {m: float(w[queries, queries - off].mean()) for m, off in wrongs.items()}
     if ask == "induction_score":  # one query too many: t = n - 1 as well, whose key t - n + 1 is 0
-        values["one-query-too-many"] = float((total + w[n - 1, 0]) / (len(picked) + 1))
+        values[ONE_QUERY_TOO_MANY] = float((total + w[n - 1, 0]) / (len(picked) + 1))
     else:  # row 0 counted: the sum over 2n rows, not the 2n - 1 that have a previous token
-        values["counted-first-row"] = total / T
-    wrong = [Misconception(m, texts[m][0], texts[m][1], v, name) for m, v in values.items()]
+        values[COUNTED_FIRST_ROW] = total / T
+    wrong = [m.gives(v, name) for m, v in values.items()]
     heatmap = Heatmap(
         weights=w[None],  # (1, T, T)
         row_labels=labels,

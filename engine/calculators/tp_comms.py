@@ -12,13 +12,38 @@ from engine.calculators.common import (
     NLayers,
     ratio,
 )
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
+
+FORGOT_BYTES = Mistake(
+    "forgot-bytes", "You counted numbers, not bytes", "Multiply the elements by the bytes per element."
+)
+RING_NO_X2 = Mistake(
+    "ring-no-x2",
+    "You counted only the reduce-scatter half",
+    "A ring all-reduce is a reduce-scatter then an all-gather, each sending (tp - 1) / tp of "
+    "the message from every GPU.",
+)
+DIVIDED_BY_TP = Mistake(
+    "divided-by-tp",
+    "You divided the message by tp",
+    "After the row-parallel W_O every GPU holds a partial sum of the WHOLE (B, T, d_model) "
+    "output, not a 1/tp slice of it; the all-reduce adds these full-size tensors.",
+)
+TWO_PER_BLOCK = Mistake(
+    "two-per-block",
+    "You counted two all-reduces per attention block",
+    "Column-parallel W_Q/W_K/W_V need no communication in the forward pass (the input is "
+    "already on every GPU); only the row-parallel W_O output is all-reduced.",
+)
+FORGOT_LAYERS = Mistake(
+    "forgot-layers", "You left out the layers", "Every layer's attention block ends with its own all-reduce."
+)
 
 
 @register(
     summary="Attention all-reduce under TP: message B x T x d x bytes, ring traffic per GPU, per pass.",
     unit="B",
-    misconceptions=("divided-by-tp", "forgot-bytes", "ring-no-x2", "two-per-block", "forgot-layers"),
+    misconceptions=(DIVIDED_BY_TP, FORGOT_BYTES, RING_NO_X2, TWO_PER_BLOCK, FORGOT_LAYERS),
 )
 def tp_allreduce_bytes(
     batch: Batch,
@@ -67,55 +92,17 @@ def tp_allreduce_bytes(
                 "B",
             )
         )
-        wrong.append(
-            Misconception(
-                "ring-no-x2",
-                "You counted only the reduce-scatter half",
-                "A ring all-reduce is a reduce-scatter then an all-gather, each sending (tp - 1) / tp of "
-                "the message from every GPU.",
-                ratio((tp - 1) * msg, tp),
-                label,
-            )
-        )
+        wrong.append(RING_NO_X2.gives(ratio((tp - 1) * msg, tp), label))
     elif scope == "forward":
         label = "Attention all-reduces, one forward pass"
         steps.append(Step(label, "1 per attention block x n_layers", f"{msg:,} x {n_layers}", value, "B"))
-        wrong.append(
-            Misconception(
-                "two-per-block",
-                "You counted two all-reduces per attention block",
-                "Column-parallel W_Q/W_K/W_V need no communication in the forward pass (the input is "
-                "already on every GPU); only the row-parallel W_O output is all-reduced.",
-                2 * value,
-                label,
-            )
-        )
+        wrong.append(TWO_PER_BLOCK.gives(2 * value, label))
         if n_layers > 1:
-            wrong.append(
-                Misconception(
-                    "forgot-layers",
-                    "You left out the layers",
-                    "Every layer's attention block ends with its own all-reduce.",
-                    msg,
-                    label,
-                )
-            )
+            wrong.append(FORGOT_LAYERS.gives(msg, label))
     if scope != "ring_per_gpu":
-        wrong.append(
-            Misconception(
-                "divided-by-tp",
-                "You divided the message by tp",
-                "After the row-parallel W_O every GPU holds a partial sum of the WHOLE (B, T, d_model) "
-                "output, not a 1/tp slice of it; the all-reduce adds these full-size tensors.",
-                ratio(int(value), tp),
-                msg_label,
-            )
-        )
+        wrong.append(DIVIDED_BY_TP.gives(ratio(int(value), tp), msg_label))
     wrong.append(
-        Misconception(
-            "forgot-bytes",
-            "You counted numbers, not bytes",
-            "Multiply the elements by the bytes per element.",
+        FORGOT_BYTES.gives(
             ratio(value, bytes_per_element) if isinstance(value, int) else value / bytes_per_element,
             msg_label,
         )

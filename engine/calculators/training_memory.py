@@ -15,9 +15,41 @@ from typing import Annotated, Literal
 
 from engine.calculator import Param, register, result
 from engine.calculators.common import Batch, CachedLen, NHeads, NLayers
-from engine.derivation import Derivation, Misconception, Step
+from engine.derivation import Derivation, Misconception, Mistake, Step
 
 SAVED = ("softmax", "scores_and_softmax", "logsumexp")
+
+
+FORGOT_HEADS = Mistake("forgot-heads", "You left out the heads", "Every head keeps its own tensor.")
+FORGOT_LAYERS = Mistake(
+    "forgot-layers",
+    "You left out the layers",
+    "Every layer saves its own attention tensors until the backward pass reaches it.",
+)
+FORGOT_BATCH = Mistake(
+    "forgot-batch", "You left out the batch", "Every sequence in the batch has its own tensors."
+)
+FORGOT_BYTES = Mistake(
+    "forgot-bytes",
+    "You counted numbers, not bytes",
+    "Multiply the number of saved values by the bytes per value.",
+)
+QUADRATIC_LSE = Mistake(
+    "quadratic-lse",
+    "You kept a T x T matrix per head",
+    "FlashAttention saves one logsumexp per query row, B x h x T numbers, and recomputes the "
+    "T x T probabilities block by block in the backward pass.",
+)
+LINEAR_IN_T = Mistake(
+    "linear-in-t",
+    "You used T instead of T^2",
+    "Each head keeps one weight per (query, key) pair: T x T numbers, not T.",
+)
+ONE_MATRIX = Mistake(
+    "one-matrix",
+    "You counted only the softmax output",
+    "Without a fused kernel, autograd also keeps the scaled scores S, a second T x T tensor.",
+)
 
 
 @register(
@@ -25,13 +57,13 @@ SAVED = ("softmax", "scores_and_softmax", "logsumexp")
     "or FlashAttention's logsumexp (B h T), per layer times layers.",
     unit="B",
     misconceptions=(
-        "linear-in-t",
-        "quadratic-lse",
-        "one-matrix",
-        "forgot-heads",
-        "forgot-layers",
-        "forgot-batch",
-        "forgot-bytes",
+        LINEAR_IN_T,
+        QUADRATIC_LSE,
+        ONE_MATRIX,
+        FORGOT_HEADS,
+        FORGOT_LAYERS,
+        FORGOT_BATCH,
+        FORGOT_BYTES,
     ),
 )
 def attention_activation_bytes(
@@ -71,65 +103,16 @@ def attention_activation_bytes(
     steps.append(Step(layers_label, "per layer x n_layers", f"{layer:,} x {n_l}", value, "B"))
     wrong: list[Misconception] = []
     if saved == "logsumexp":
-        wrong.append(
-            Misconception(
-                "quadratic-lse",
-                "You kept a T x T matrix per head",
-                "FlashAttention saves one logsumexp per query row, B x h x T numbers, and recomputes the "
-                "T x T probabilities block by block in the backward pass.",
-                value * t,
-                one_label,
-            )
-        )
+        wrong.append(QUADRATIC_LSE.gives(value * t, one_label))
     else:
-        wrong.append(
-            Misconception(
-                "linear-in-t",
-                "You used T instead of T^2",
-                "Each head keeps one weight per (query, key) pair: T x T numbers, not T.",
-                value // t,
-                one_label,
-            )
-        )
+        wrong.append(LINEAR_IN_T.gives(value // t, one_label))
     if n_mats == 2:
-        wrong.append(
-            Misconception(
-                "one-matrix",
-                "You counted only the softmax output",
-                "Without a fused kernel, autograd also keeps the scaled scores S, a second T x T tensor.",
-                value // 2,
-                pair_label,
-            )
-        )
+        wrong.append(ONE_MATRIX.gives(value // 2, pair_label))
     wrong += [
-        Misconception(
-            "forgot-heads",
-            "You left out the heads",
-            "Every head keeps its own tensor.",
-            value // h,
-            one_label,
-        ),
-        Misconception(
-            "forgot-layers",
-            "You left out the layers",
-            "Every layer saves its own attention tensors until the backward pass reaches it.",
-            layer,
-            layers_label,
-        ),
-        Misconception(
-            "forgot-batch",
-            "You left out the batch",
-            "Every sequence in the batch has its own tensors.",
-            value // b,
-            one_label,
-        ),
-        Misconception(
-            "forgot-bytes",
-            "You counted numbers, not bytes",
-            "Multiply the number of saved values by the bytes per value.",
-            value // nb,
-            one_label,
-        ),
+        FORGOT_HEADS.gives(value // h, one_label),
+        FORGOT_LAYERS.gives(layer, layers_label),
+        FORGOT_BATCH.gives(value // b, one_label),
+        FORGOT_BYTES.gives(value // nb, one_label),
     ]
     return result(value, tuple(steps), wrong)
 
@@ -137,18 +120,39 @@ def attention_activation_bytes(
 RECOMPUTE = ("none", "selective", "full")
 
 
+CORE_DROPPED_WITHOUT_RECOMPUTE = Mistake(
+    "core-dropped-without-recompute",
+    "You dropped the attention core, but nothing is recomputed here",
+    "Only selective recomputation frees the 5 a s^2 b bytes of softmax output, dropout mask and "
+    "dropout output; without recomputation backward needs them kept.",
+)
+IGNORED_RECOMPUTE = Mistake("ignored-recompute", "You counted every activation, as with no recomputation")
+FULL_FOR_SELECTIVE = Mistake(
+    "full-for-selective",
+    "You kept only each layer's input, as full recomputation does",
+    "Selective recomputation rebuilds only the attention core; the 34 s b h bytes of the "
+    "linear parts (QKV, projections, MLP, norms) stay in memory.",
+)
+SELECTIVE_FOR_FULL = Mistake(
+    "selective-for-full",
+    "You dropped only the attention core, as selective recomputation does",
+    "Full recomputation reruns the whole layer in backward, so it keeps only the layer's "
+    "2 s b h-byte input, not the 34 s b h of the linear parts.",
+)
+
+
 @register(
     summary="Activations a transformer keeps for backward, Korthikanti et al. 2022 with 16-bit activations: "
     "s b h (34 + 5 a s / h) per layer, 34 s b h with selective recomputation, 2 s b h with full.",
     unit="B",
     misconceptions=(
-        "forgot-heads",
-        "linear-in-t",
-        "forgot-layers",
-        "ignored-recompute",
-        "core-dropped-without-recompute",
-        "full-for-selective",
-        "selective-for-full",
+        FORGOT_HEADS,
+        LINEAR_IN_T,
+        FORGOT_LAYERS,
+        IGNORED_RECOMPUTE,
+        CORE_DROPPED_WITHOUT_RECOMPUTE,
+        FULL_FOR_SELECTIVE,
+        SELECTIVE_FOR_FULL,
     ),
 )
 def layer_activation_bytes(
@@ -197,74 +201,45 @@ def layer_activation_bytes(
     wrong: list[Misconception] = []
     if recompute == "none":
         wrong += [
-            Misconception(
-                "forgot-heads",
-                "You left out the heads in the attention core",
-                "Every head keeps its own s x s softmax output, dropout mask and dropped-out weights: "
-                "5 a s^2 b bytes.",
+            FORGOT_HEADS.gives(
                 (linear + core // a) * n_l,
                 core_label,
+                label="You left out the heads in the attention core",
+                explanation="Every head keeps its own s x s softmax output, dropout mask and dropped-out "
+                "weights: 5 a s^2 b bytes.",
             ),
-            Misconception(
-                "linear-in-t",
-                "You used s instead of s^2 in the attention core",
-                "The softmax output and its dropout are s x s per head.",
+            LINEAR_IN_T.gives(
                 (linear + core // s) * n_l,
                 core_label,
+                label="You used s instead of s^2 in the attention core",
+                explanation="The softmax output and its dropout are s x s per head.",
             ),
-            Misconception(
-                "core-dropped-without-recompute",
-                "You dropped the attention core, but nothing is recomputed here",
-                "Only selective recomputation frees the 5 a s^2 b bytes of softmax output, dropout mask and "
-                "dropout output; without recomputation backward needs them kept.",
-                linear * n_l,
-                layer_label,
-            ),
+            CORE_DROPPED_WITHOUT_RECOMPUTE.gives(linear * n_l, layer_label),
         ]
     else:
         wrong.append(
-            Misconception(
-                "ignored-recompute",
-                "You counted every activation, as with no recomputation",
-                "Recomputed tensors are dropped after the forward pass and rebuilt during backward; "
+            IGNORED_RECOMPUTE.gives(
+                (linear + core) * n_l,
+                layer_label,
+                explanation=(
+                    "Recomputed tensors are dropped after the forward pass and rebuilt during backward; "
+                )
                 + (
                     "selective recomputation drops the 5 a s^2 b attention core."
                     if recompute == "selective"
                     else "full recomputation keeps only the 2 s b h bytes of each layer's input."
                 ),
-                (linear + core) * n_l,
-                layer_label,
             )
         )
         if recompute == "selective":
-            wrong.append(
-                Misconception(
-                    "full-for-selective",
-                    "You kept only each layer's input, as full recomputation does",
-                    "Selective recomputation rebuilds only the attention core; the 34 s b h bytes of the "
-                    "linear parts (QKV, projections, MLP, norms) stay in memory.",
-                    full_layer * n_l,
-                    layer_label,
-                )
-            )
+            wrong.append(FULL_FOR_SELECTIVE.gives(full_layer * n_l, layer_label))
         else:
-            wrong.append(
-                Misconception(
-                    "selective-for-full",
-                    "You dropped only the attention core, as selective recomputation does",
-                    "Full recomputation reruns the whole layer in backward, so it keeps only the layer's "
-                    "2 s b h-byte input, not the 34 s b h of the linear parts.",
-                    linear * n_l,
-                    layer_label,
-                )
-            )
+            wrong.append(SELECTIVE_FOR_FULL.gives(linear * n_l, layer_label))
     wrong.append(
-        Misconception(
-            "forgot-layers",
-            "You left out the layers",
-            "Every layer keeps its own activations until the backward pass reaches it.",
+        FORGOT_LAYERS.gives(
             layer,
             all_label,
+            explanation="Every layer keeps its own activations until the backward pass reaches it.",
         )
     )
     return result(value, tuple(steps), wrong)
@@ -277,16 +252,41 @@ RECIPES: dict[str, tuple[int, int, int, str]] = {
 }
 
 
+FORGOT_OPTIMIZER = Mistake("forgot-optimizer", "You counted weights and gradients only")
+WEIGHTS_ONLY = Mistake(
+    "weights-only",
+    "You counted only the weights",
+    "Training also keeps a gradient per parameter and the optimizer states.",
+)
+FORGOT_MASTER_COPY = Mistake(
+    "forgot-master-copy",
+    "You left out the fp32 master weights",
+    "Mixed-precision training updates an fp32 copy of the weights (4 bytes per parameter); the "
+    "16-bit weights are only a cast of it.",
+)
+ONE_ADAM_MOMENT = Mistake(
+    "one-adam-moment",
+    "You kept only one Adam moment",
+    "Adam stores both the first moment m and the second moment v, 4 bytes each in fp32.",
+)
+FP32_WEIGHTS_TOO = Mistake(
+    "fp32-weights-too",
+    "You counted the weights and gradients in fp32",
+    "In mixed precision the working weights and gradients are 16-bit (2 bytes); only the master "
+    "copy and the optimizer states are fp32.",
+)
+
+
 @register(
     summary="Weights + gradients + optimizer states per model: 2 + 2 + 12 = 16 bytes per parameter for "
     "mixed-precision Adam (ZeRO, Rajbhandari et al. 2019).",
     unit="B",
     misconceptions=(
-        "forgot-master-copy",
-        "one-adam-moment",
-        "forgot-optimizer",
-        "weights-only",
-        "fp32-weights-too",
+        FORGOT_MASTER_COPY,
+        ONE_ADAM_MOMENT,
+        FORGOT_OPTIMIZER,
+        WEIGHTS_ONLY,
+        FP32_WEIGHTS_TOO,
     ),
 )
 def model_state_bytes(
@@ -314,51 +314,17 @@ def model_state_bytes(
     mixed = recipe.startswith("mixed")
     wrong: list[Misconception] = []
     if mixed:
-        wrong.append(
-            Misconception(
-                "forgot-master-copy",
-                "You left out the fp32 master weights",
-                "Mixed-precision training updates an fp32 copy of the weights (4 bytes per parameter); the "
-                "16-bit weights are only a cast of it.",
-                (per - 4) * n_params,
-                per_label,
-            )
-        )
+        wrong.append(FORGOT_MASTER_COPY.gives((per - 4) * n_params, per_label))
     if "adam" in recipe:
-        wrong.append(
-            Misconception(
-                "one-adam-moment",
-                "You kept only one Adam moment",
-                "Adam stores both the first moment m and the second moment v, 4 bytes each in fp32.",
-                (per - 4) * n_params,
-                per_label,
-            )
-        )
+        wrong.append(ONE_ADAM_MOMENT.gives((per - 4) * n_params, per_label))
     wrong += [
-        Misconception(
-            "forgot-optimizer",
-            "You counted weights and gradients only",
-            "The optimizer states are the largest part: " + what + ".",
+        FORGOT_OPTIMIZER.gives(
             (w + g) * n_params,
             per_label,
+            explanation="The optimizer states are the largest part: " + what + ".",
         ),
-        Misconception(
-            "weights-only",
-            "You counted only the weights",
-            "Training also keeps a gradient per parameter and the optimizer states.",
-            w * n_params,
-            per_label,
-        ),
+        WEIGHTS_ONLY.gives(w * n_params, per_label),
     ]
     if mixed:
-        wrong.append(
-            Misconception(
-                "fp32-weights-too",
-                "You counted the weights and gradients in fp32",
-                "In mixed precision the working weights and gradients are 16-bit (2 bytes); only the master "
-                "copy and the optimizer states are fp32.",
-                (4 + 4 + k) * n_params,
-                per_label,
-            )
-        )
+        wrong.append(FP32_WEIGHTS_TOO.gives((4 + 4 + k) * n_params, per_label))
     return result(value, tuple(steps), wrong)

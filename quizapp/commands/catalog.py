@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from quizapp.config import for_run
 from quizapp.content.catalog import load_catalog
 from quizapp.content.json_schema import deck_json_schema as build
-from quizapp.content.schema import QUESTION_TYPES
+from quizapp.content.schema_common import QUESTION_TYPES
 from quizapp.errors import QuizappError
 
 if TYPE_CHECKING:

@@ -15,14 +15,14 @@ from quizapp.config import for_run
 from quizapp.content.catalog import load_catalog
 from quizapp.errors import QuizappError
 from quizapp.grading import grade, grade_explain
-from quizapp.grading.explain import reading_text
+from quizapp.grading.explain_reading import reading_text
 from quizapp.grading.grade import expected_words
 from quizapp.grading.rating import RATING_NAMES
 from quizapp.grading.scenario import grade_scenario, part_of, parts_of
 
 if TYPE_CHECKING:
     from quizapp.content.instance import Instance
-    from quizapp.grading.explain import Reading
+    from quizapp.grading.explain_reading import Reading
 
 EXIT_CORRECT, EXIT_WRONG, EXIT_UNREADABLE = 0, 1, 2
 

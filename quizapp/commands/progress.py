@@ -119,10 +119,10 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     with _file_for(args.file, "r") as source:
-        check_progress_file(source)  # a foreign file is refused before the database is opened
+        checked = check_progress_file(source)  # a foreign file is refused before the database is opened
         now = read_clock()
         with open_store_for(args, now) as store:
-            counts = import_progress(store, source, now=now)  # checked as it loads into a fresh file
+            counts = import_progress(store, checked, now=now)  # checked as it loads into a fresh file
             where = store.path
     print(
         f"Imported into {where}: {counts.cards:,} cards, {counts.reviews:,} reviews, "

@@ -16,8 +16,9 @@ from quizapp.commands.terminal import own_controls
 from quizapp.config import for_run
 from quizapp.content.catalog import load_catalog
 from quizapp.content.checks.gates import gate_problems, gate_warnings
+from quizapp.content.deck_files import display_path
 from quizapp.content.guards import MAX_DECK_BYTES
-from quizapp.content.load import control_warnings, display_path
+from quizapp.content.load import control_warnings
 from quizapp.grading.explain_gates import explain_failures
 
 if TYPE_CHECKING:

@@ -20,13 +20,8 @@ from typing import TYPE_CHECKING
 
 from quizapp.collector import no_collections
 from quizapp.content.deck import DeckData, DeckRef
-from quizapp.content.load import (
-    Loaded,
-    default_sources,
-    display_path,
-    find_deck_files,
-    load_file,
-)
+from quizapp.content.deck_files import default_sources, display_path, find_deck_files
+from quizapp.content.load import Loaded, load_file
 from quizapp.content.problems import Problem, SkippedDeck, compose, locate
 from quizapp.errors import QuizappError
 

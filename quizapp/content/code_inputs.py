@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from engine.exercises import EXERCISES
 from engine.exercises.inputs import Between, Draw, InputSpec, OneOf
+from quizapp.content.code_question import CodeOneOf, CodeQuestion, InputScalar
 from quizapp.content.problems import Issue
-from quizapp.content.schema import CodeOneOf, CodeQuestion, InputScalar
 
 
 def input_spec(question: CodeQuestion) -> InputSpec | None:

@@ -19,23 +19,20 @@ from engine.exercises import EXERCISES
 from quizapp.content import scenario  # (scenario calls back into this module for each step)
 from quizapp.content.blind_spots import blind_spots
 from quizapp.content.code_inputs import input_spec
+from quizapp.content.code_question import CodeQuestion
 from quizapp.content.instance import ChoiceOption, Instance
+from quizapp.content.param_specs import CalcParam, ParamSpec
 from quizapp.content.params import pick_params, place_params
 from quizapp.content.patterns import PointSpec, RejectSpec
-from quizapp.content.schema import (
-    CalcParam,
+from quizapp.content.questions import (
     ChoiceQuestion,
-    CodeQuestion,
     ComputedQuestion,
     ExplainQuestion,
     FlashcardQuestion,
-    ParamSpec,
-    Question,
-    ScenarioExplain,
-    ScenarioQuestion,
-    ScenarioStep,
     ShapeQuestion,
 )
+from quizapp.content.scenario_question import ScenarioExplain, ScenarioQuestion, ScenarioStep
+from quizapp.content.schema import Question
 from quizapp.content.template import TemplateError, lookup, render
 from quizapp.content.tolerance import Tolerance, resolve_tolerance
 from quizapp.content.units import to_display, unit

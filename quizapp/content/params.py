@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 import engine
-from quizapp.content.schema import (
+from quizapp.content.param_specs import (
     CalcParam,
     ChoicesParam,
     MatrixParam,

@@ -78,7 +78,7 @@ class Issue:
 def schema_names() -> SimpleNamespace:
     """The question types and param kinds, from the schema, imported only when a deck has a problem
     (the schema brings in pydantic, which a warm start does without)."""
-    from quizapp.content.schema import PARAM_KINDS, QUESTION_TYPES
+    from quizapp.content.schema_common import PARAM_KINDS, QUESTION_TYPES
 
     return SimpleNamespace(question_types=QUESTION_TYPES, param_kinds=PARAM_KINDS)
 
@@ -314,7 +314,7 @@ _PARAM_KEYS: dict[str, tuple[str, ...]] = {
 
 def _allowed_keys(parent: Loc, data: Any) -> list[str]:
     """The keys allowed where an unknown key was found, for a 'did you mean' hint."""
-    from quizapp.content import schema
+    from quizapp.content import code_question, param_specs, questions, scenario_question, schema
 
     node = data
     for part in parent:
@@ -326,14 +326,14 @@ def _allowed_keys(parent: Loc, data: Any) -> list[str]:
         return list(schema.Deck.model_fields)
     if len(parent) == 2 and parent[0] == "questions":
         models: dict[str, type[BaseModel]] = {
-            "numeric": schema.NumericQuestion,
-            "tensor": schema.TensorQuestion,
-            "shape": schema.ShapeQuestion,
-            "choice": schema.ChoiceQuestion,
-            "flashcard": schema.FlashcardQuestion,
-            "explain": schema.ExplainQuestion,
-            "code": schema.CodeQuestion,
-            "scenario": schema.ScenarioQuestion,
+            "numeric": questions.NumericQuestion,
+            "tensor": questions.TensorQuestion,
+            "shape": questions.ShapeQuestion,
+            "choice": questions.ChoiceQuestion,
+            "flashcard": questions.FlashcardQuestion,
+            "explain": questions.ExplainQuestion,
+            "code": code_question.CodeQuestion,
+            "scenario": scenario_question.ScenarioQuestion,
         }
         model = models.get(str(node.get("type"))) if isinstance(node, Mapping) else None
         return list(model.model_fields) if model is not None else []
@@ -342,11 +342,11 @@ def _allowed_keys(parent: Loc, data: Any) -> list[str]:
         return list(_PARAM_KEYS[kinds[0]]) if len(kinds) == 1 else list(schema_names().param_kinds)
     last = parent[-1]
     if last == "matrix":
-        return list(schema.MatrixSpec.model_fields)
+        return list(param_specs.MatrixSpec.model_fields)
     if last == "tolerance":
         return ["kind", "value"]
     if isinstance(last, int) and len(parent) >= 2 and parent[-2] == "options":
-        return list(schema.Option.model_fields)
+        return list(questions.Option.model_fields)
     return []
 
 

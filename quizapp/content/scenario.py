@@ -15,7 +15,7 @@ import engine
 from engine.derivation import Step
 from quizapp.content import instantiate  # each step is a question of its own: instantiate builds it
 from quizapp.content.instance import Instance
-from quizapp.content.schema import ScenarioQuestion, ScenarioStep
+from quizapp.content.scenario_question import ScenarioQuestion, ScenarioStep
 from quizapp.content.template import TemplateError, render
 from quizapp.errors import InstanceError
 

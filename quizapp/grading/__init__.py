@@ -6,7 +6,8 @@ v.correct, v.parsed, v.diagnosis, v.message, v.rating
 """
 
 from quizapp.grading.diagnose import Diagnosis, diagnose_number, diagnose_shape, head_count
-from quizapp.grading.grade import OptionFeedback, Verdict, grade, grade_explain, grade_flashcard
+from quizapp.grading.explain_grade import grade_explain
+from quizapp.grading.grade import grade, grade_flashcard
 from quizapp.grading.parse import (
     ParsedNumber,
     accepted_forms_for,
@@ -19,6 +20,7 @@ from quizapp.grading.parse import (
 )
 from quizapp.grading.rating import AGAIN, EASY, GOOD, HARD, suggest_rating
 from quizapp.grading.tokens import MAX_INPUT_CHARS, AnswerParseError
+from quizapp.grading.verdict import OptionFeedback, Verdict
 from quizapp.grading.words import accepted_forms
 
 __all__ = [

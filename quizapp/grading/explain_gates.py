@@ -15,17 +15,13 @@ import re
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from quizapp.content.answer_forms import KeyPoint
 from quizapp.content.checks.gate_types import GateFailure, GateInput, Instantiate
 from quizapp.content.instance import Instance
-from quizapp.content.schema import (
-    ExplainQuestion,
-    FlashcardQuestion,
-    KeyPoint,
-    ScenarioExplain,
-    ScenarioQuestion,
-)
+from quizapp.content.questions import ExplainQuestion, FlashcardQuestion
+from quizapp.content.scenario_question import ScenarioExplain, ScenarioQuestion
 from quizapp.grading.explain import read_explanation
-from quizapp.grading.grade import read_answer
+from quizapp.grading.explain_grade import read_answer
 
 MIN_REJECTS = 2
 AUXILIARIES = (

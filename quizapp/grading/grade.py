@@ -1,25 +1,25 @@
 """Provides grade(): an Instance and the text a user typed in, a Verdict out, never an exception.
 
-One entry point serves the CLI, the study screen and the tests. An explain answer is read point by point
-(quizapp.grading.explain); the study screen lets the learner change the ticks and rates it again with
-grade_explain().
+One entry point serves the CLI, the study screen and the tests. Numbers, shapes, choices, code and
+flashcards are graded here; an explain answer is read point by point (quizapp.grading.explain_grade), a
+scenario step by step (quizapp.grading.scenario). The Verdict is quizapp.grading.verdict's, its suggested
+rating quizapp.grading.attempt's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from engine import Heatmap
 from engine.derivation import format_number
 from quizapp.content.instance import Instance
-from quizapp.content.patterns import PointSpec
 from quizapp.content.tolerance import Tolerance
 from quizapp.content.units import unit
 from quizapp.errors import QuizappError
+from quizapp.grading.attempt import Rater
 from quizapp.grading.code import grade_code
 from quizapp.grading.code_try import not_counted, not_counted_reason
 from quizapp.grading.diagnose import Diagnosis, diagnose_number, diagnose_shape, tolerance_of
-from quizapp.grading.explain import Reading, rating_from_ticks, read_explanation
+from quizapp.grading.explain_grade import grade_explain
 from quizapp.grading.parse import (
     ParsedNumber,
     accepted_forms_for,
@@ -28,71 +28,11 @@ from quizapp.grading.parse import (
     parse_rating,
     parse_shape,
 )
-from quizapp.grading.rating import AGAIN, GOOD, HARD, RATING_NAMES, Suggestion, suggest
+from quizapp.grading.rating import AGAIN, GOOD, HARD, RATING_NAMES
 from quizapp.grading.tokens import AnswerParseError
+from quizapp.grading.verdict import OptionFeedback, Verdict, VerdictValue
 from quizapp.grading.words import DIMENSION_WORDS, dimension_words, rate_mismatch
 from quizapp.runner import confine
-
-VerdictValue = int | float | tuple[int, ...] | frozenset[str] | str | None
-
-
-@dataclass(frozen=True)
-class OptionFeedback:
-    """Why one chosen option of a choice question is wrong, in the question author's words."""
-
-    key: str
-    text: str
-    feedback: str
-
-
-@dataclass(frozen=True)
-class StepVerdict:
-    """One step of a scenario: its verdict against the truth, and whether it was right on the learner's
-    own earlier numbers (error carried forward), which rates it no better than Hard."""
-
-    index: int
-    """The step's number, from 1."""
-    verdict: Verdict
-    carried_forward: bool = False
-    rating: int = 1
-    """This step's suggested rating; the scenario's is the worst of its steps'."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The grading of one answer to one Instance."""
-
-    correct: bool
-    parsed: str
-    """What the answer was read as, in words and base units ("80 GiB = 85,899,345,920 B")."""
-    value: VerdictValue
-    """The answer in base units (numbers), a tuple (shapes), the chosen keys (choice), or the text."""
-    diagnosis: str | None
-    """The named mistake, e.g. "You left out the x2 for K and V", or None."""
-    diagnosis_id: str | None
-    """A misconception id from the engine or a generic slip id ("slip-..."), for statistics."""
-    step: str | None
-    """The label of the derivation step where the answer went astray, when known."""
-    message: str
-    """One or two sentences for the user."""
-    rating: int
-    """The suggested FSRS rating, 1 (Again) to 4 (Easy)."""
-    unparseable: bool = False
-    option_feedback: tuple[OptionFeedback, ...] = ()
-    missed_options: tuple[str, ...] = ()
-    """Correct option keys the user did not choose."""
-    explanation: str = ""
-    """Why the diagnosed mistake is a mistake (from the engine's misconception)."""
-    expected: str = ""
-    """The expected answer as a user would write it."""
-    heatmap: Heatmap | None = None
-    """A code answer's first failing case drawn as expected and yours side by side (attention weights)."""
-    reason: str = ""
-    """Why this rating was suggested, in a few words: "Good: right in 38 s", "Hard: 2 hints"."""
-    steps: tuple[StepVerdict, ...] = ()
-    """Scenarios: one verdict per step answered, in order."""
-    reading: Reading | None = None
-    """Explain answers: each key point covered, missing or contradicted, with the words that decided it."""
 
 
 def grade(
@@ -114,13 +54,13 @@ def grade(
     `interview`: an exact-integer answer rounded to 3 significant figures ("1.05M" for 1,048,576) is
     right, as an interviewer would take it, and rated no better than Good; study keeps the tolerance.
     """
-    rate = _Rater(inst, hints_used, attempt, seconds, new_card, missed_today)
+    rate = Rater(inst, hints_used, attempt, seconds, new_card, missed_today)
     rate.rounded_ok = interview
     verdict = _grade(inst, text, rate)
     return replace(verdict, reason=verdict.reason or rate.reason(verdict))
 
 
-def _grade(inst: Instance, text: str, rate: _Rater) -> Verdict:
+def _grade(inst: Instance, text: str, rate: Rater) -> Verdict:
     """grade() without the reason line."""
     try:
         if inst.kind in ("numeric", "tensor"):
@@ -159,53 +99,6 @@ def _grade(inst: Instance, text: str, rate: _Rater) -> Verdict:
         return Verdict(False, "", None, None, None, None, message, AGAIN, unparseable=True)
 
 
-class _Rater:
-    """Holds the timing facts of one attempt so each kind's grader only says right or wrong."""
-
-    def __init__(
-        self,
-        inst: Instance,
-        hints_used: int,
-        attempt: int,
-        seconds: float | None,
-        new_card: bool = False,
-        missed_today: bool = False,
-    ) -> None:
-        self.hints_used = hints_used
-        self.attempt = attempt
-        self.seconds = seconds
-        self.target_seconds = inst.target_seconds
-        self.new_card = new_card
-        self.missed_today = missed_today
-        self.rounded_ok = False
-        """An exact integer may be answered to 3 significant figures (interviews)."""
-
-    def suggestion(self, correct: bool) -> Suggestion:
-        return suggest(
-            correct,
-            hints_used=self.hints_used,
-            attempt=self.attempt,
-            seconds=self.seconds,
-            target_seconds=self.target_seconds,
-            new_card=self.new_card,
-            missed_today=self.missed_today,
-        )
-
-    def __call__(self, correct: bool) -> int:
-        return self.suggestion(correct).rating
-
-    def reason(self, verdict: Verdict) -> str:
-        """Why `verdict.rating` was suggested, in a few words ("Good: right in 38 s")."""
-        if verdict.unparseable:
-            return ""
-        plain = self.suggestion(verdict.correct)
-        if plain.rating == verdict.rating:
-            return plain.reason
-        if not verdict.correct and verdict.rating > AGAIN:
-            return f"{RATING_NAMES[verdict.rating]}: almost right, partial credit"
-        return f"{RATING_NAMES[verdict.rating]}: {plain.reason.split(': ', 1)[-1]}"
-
-
 def _verdict(
     inst: Instance,
     correct: bool,
@@ -237,7 +130,7 @@ def _verdict(
     )
 
 
-def _grade_number(inst: Instance, p: ParsedNumber, rate: _Rater) -> Verdict:
+def _grade_number(inst: Instance, p: ParsedNumber, rate: Rater) -> Verdict:
     expected = inst.expected
     if not isinstance(expected, (int, float)):
         raise QuizappError(f"question {inst.question_id} has no numeric answer")
@@ -327,7 +220,7 @@ def _compatible(got: str, asked: str) -> bool:
     return got == asked or (got in plain and asked in plain)
 
 
-def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
+def _grade_code(inst: Instance, text: str, rate: Rater) -> Verdict:
     """Runs the solution in a child process (see quizapp.grading.code); slow for the event loop, so the
     TUI grades in its save worker."""
     if not text.strip():
@@ -359,7 +252,7 @@ def _grade_code(inst: Instance, text: str, rate: _Rater) -> Verdict:
     )
 
 
-def _grade_shape(inst: Instance, got: tuple[int, ...], rate: _Rater) -> Verdict:
+def _grade_shape(inst: Instance, got: tuple[int, ...], rate: Rater) -> Verdict:
     if inst.unordered:
         got = tuple(sorted(set(got)))
     correct = got == inst.expected
@@ -368,7 +261,7 @@ def _grade_shape(inst: Instance, got: tuple[int, ...], rate: _Rater) -> Verdict:
     return _verdict(inst, correct, parsed, got, diag, rate(correct))
 
 
-def _grade_choice(inst: Instance, chosen: frozenset[str], rate: _Rater) -> Verdict:
+def _grade_choice(inst: Instance, chosen: frozenset[str], rate: Rater) -> Verdict:
     expected = inst.expected if isinstance(inst.expected, frozenset) else frozenset()
     correct = chosen == expected
     by_key = {o.key: o for o in inst.options}
@@ -418,97 +311,3 @@ def grade_flashcard(inst: Instance, rating: int) -> Verdict:
         expected=inst.expected_text(),
         reason=f"{name}: your own rating",
     )
-
-
-def grade_explain(
-    inst: Instance,
-    text: str,
-    covered: set[int] | frozenset[int] | None = None,
-    hints_used: int = 0,
-    seconds: float | None = None,
-    attempt: int = 1,
-    new_card: bool = False,
-    reading: Reading | None = None,
-    *,
-    missed_today: bool = False,
-) -> Verdict:
-    """Rates an explain answer from its key points: as the reader found them, or as the learner ticked them
-    (`covered`, 0-based indexes into key_points; the learner has the last word).
-
-    The points give Good (all covered, nothing contradicted), Hard or Again (quizapp.grading.explain says
-    when); a Good is then held to the time and the hints like any right answer (Easy when fast on a card
-    seen before, Hard when slow or after two hints), and a Hard to the hint ladder's cap. A question whose
-    key points carry no forms (an old deck) is rated from the fraction ticked, as before.
-    """
-    reading = reading or read_answer(inst, text)
-    n = len(inst.key_points)
-    ticked = frozenset(reading.covered() if covered is None else {i for i in covered if 0 <= i < n})
-    rate = _Rater(inst, hints_used, attempt, seconds, new_card, missed_today)
-    if reading.readable:
-        rating, reason = rating_from_ticks(reading.points, ticked, reading.misconceptions)
-    else:
-        rating, reason = _rating_from_fraction(len(ticked), n)
-        if rating == GOOD and len(ticked) < n:  # two thirds ticked: Good at most, never Easy
-            rating = min(GOOD, rate(True))
-            reason = f"{RATING_NAMES[rating]}: {len(ticked)} of {n} key points"
-    if rating == GOOD and len(ticked) == n:
-        suggestion = rate.suggestion(True)
-        rating, reason = suggestion.rating, f"{suggestion.reason}, every key point"
-    elif rating == HARD:
-        capped = min(HARD, rate(True))
-        rating, reason = (
-            capped,
-            reason if capped == HARD else f"{RATING_NAMES[capped]}: {rate.hints_used} hints",
-        )
-    found = reading.misconceptions
-    return Verdict(
-        correct=rating > AGAIN,
-        parsed=_words(text),
-        value=text,
-        diagnosis="; ".join(f"{m.text}. {m.correction}" for m in found) or None,
-        diagnosis_id=found[0].id if found else None,
-        step=None,
-        message=_explain_message(inst, reading, ticked),
-        rating=rating,
-        expected=inst.expected_text(),
-        reason=reason,
-        reading=reading,
-    )
-
-
-def read_answer(inst: Instance, text: str) -> Reading:
-    """The answer read against the instance's key points and misconceptions."""
-    return read_explanation(
-        text, inst.point_specs or tuple(PointSpec(p) for p in inst.key_points), inst.rejects
-    )
-
-
-def _rating_from_fraction(ticked: int, n: int) -> tuple[int, str]:
-    """An old deck's rating from the share of key points ticked: two thirds Good, half Hard."""
-    points = f"{ticked} of {n} key points"
-    if ticked * 3 >= n * 2:
-        return GOOD, f"Good: {points}"
-    if ticked * 2 >= n:
-        return HARD, f"Hard: {points}"
-    return AGAIN, f"Again: {points}"
-
-
-def _explain_message(inst: Instance, reading: Reading, ticked: frozenset[int]) -> str:
-    """Every missing point named in full and every contradiction with its correction."""
-    n = len(inst.key_points)
-    lines = [f"You covered {len(ticked)} of {n} key points."]
-    wrong = {p.index for p in reading.points if p.status == "contradicted" and p.index not in ticked}
-    missed = [inst.key_points[i] for i in range(n) if i not in ticked and i not in wrong]
-    lines += [f"Missing: {point}" for point in missed]
-    told = set()
-    for m in reading.misconceptions:
-        if m.point is None or m.point not in ticked:
-            lines.append(f"Wrong: {m.text}. {m.correction}")
-            told.add(m.point)
-    lines += [f"Stated the other way round: {inst.key_points[i]}" for i in sorted(wrong - told)]
-    return "\n".join(lines)
-
-
-def _words(text: str) -> str:
-    n = len(text.split())
-    return f"your answer ({n} word{'s' if n != 1 else ''})"

@@ -17,8 +17,10 @@ from dataclasses import replace
 
 from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
-from quizapp.grading.grade import StepVerdict, Verdict, grade, grade_explain
+from quizapp.grading.explain_grade import grade_explain
+from quizapp.grading.grade import grade
 from quizapp.grading.rating import AGAIN, HARD, RATING_NAMES
+from quizapp.grading.verdict import StepVerdict, Verdict
 
 _SEPARATORS = re.compile(r"[;\n]")
 _STEP_NUMBER = re.compile(r"^\s*\d+\)\s*")

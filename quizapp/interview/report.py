@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from engine import Derivation
 from quizapp.content.instance import Instance
-from quizapp.grading.explain import Reading
-from quizapp.grading.grade import read_answer
+from quizapp.grading.explain_grade import read_answer
+from quizapp.grading.explain_reading import Reading
 from quizapp.grading.rating import GOOD
 from quizapp.store import InterviewAnswer, InterviewRecord, InterviewSummary
 

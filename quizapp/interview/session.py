@@ -27,7 +27,7 @@ from quizapp.content.instance import Instance
 from quizapp.errors import QuizappError
 from quizapp.grading import Verdict, grade
 from quizapp.grading.code_try import try_code
-from quizapp.grading.explain import points_code
+from quizapp.grading.explain_reading import points_code
 from quizapp.interview.report import SCORED_KINDS, InterviewReport, build_report, expected_for
 from quizapp.interview.setup import _at_most_one_code, _with_code, candidates, check_config, choose
 from quizapp.store import (

@@ -140,7 +140,7 @@ def key_point_misses(found: Sequence[PointDisagreement], catalog: Catalog | None
 def key_point_text(catalog: Catalog | None, question_id: str, point: int) -> str | None:
     """Key point `point` (from 1) of an explain question as its deck words it, or None when there is no
     such question or point (a deck edited or removed since the answer)."""
-    from quizapp.content.schema import ExplainQuestion
+    from quizapp.content.questions import ExplainQuestion
 
     if catalog is None or question_id not in catalog.questions:
         return None

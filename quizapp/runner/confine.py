@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 from quizapp import paths
-from quizapp.runner.confine_child import remove_tree
+from quizapp.runner import child_library
+from quizapp.runner.folder_child import remove_tree
 
 FORCE_ENV = "QUIZAPP_CODE_CONFINE"
 """Set to "limits" to run solutions without namespaces even where they are allowed (Landlock still
@@ -186,7 +187,7 @@ def stale_folders(where: Path | None = None, now: float | None = None) -> list[P
 def remove_folder(folder: Path) -> None:
     """Removes a run's folder and all in it, never following a link, first giving back to this user any
     folder inside that the run made unreadable or unwritable; without recursion, however deep the run
-    nested its folders (confine_child.remove_tree). Never raises."""
+    nested its folders (folder_child.remove_tree). Never raises."""
     if not os.path.isdir(folder) or os.path.islink(folder):
         return
     try:
@@ -211,7 +212,7 @@ def clean_stale_folders() -> int:
 @functools.cache
 def probe() -> tuple[bool, str]:
     """Whether a solution would run confined here, and if not why: a tiny child tries (cached)."""
-    source = Path(__file__).with_name("confine_child.py").read_text(encoding="utf-8")
+    source = child_library.text(child_library.CONFINEMENT)
     source += (
         "\nimport json\nconf = json.loads(sys.argv[1])\nc, why = enter(conf)\n"
         "ll = not c and conf['force_limits'] != 'plain' and landlock_abi() >= 1\n"

@@ -3,8 +3,9 @@ Landlock, limits only): the system calls NumPy code needs, each group with the r
 other call fails with EPERM (clone3 with ENOSYS, so the C library falls back to clone, which is checked).
 
 Like confine_child, this is plain standard library: the child program is this module's text, then
-confine_child's, then standby_child's, run with `python -I -S`. `filter_program(os.getpid())` is the BPF
-program lock_down installs last, after the limits, the capabilities and Landlock.
+the confinement's (quizapp.runner.child_library), then standby_child's, run with `python -I -S`.
+`filter_program(os.getpid())` is the BPF program lock_down (quizapp.runner.lockdown_child) installs last,
+after the limits, the capabilities and Landlock.
 
 What the list leaves out, on purpose (a test calls each and expects EPERM):
 

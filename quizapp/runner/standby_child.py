@@ -9,7 +9,7 @@ Two processes do the job, so the report travels on a channel the learner's code 
 
 - the trusted one (this program, before any learner's code exists) keeps the pipe to the app. Ahead of
   the job it forks
-- the learner's process, which drops every privilege (confine_child.lock_down: limits, no capabilities,
+- the learner's process, which drops every privilege (lockdown_child.lock_down: limits, no capabilities,
   the seccomp allowlist of quizapp.runner.seccomp: no new process, exec, socket, keyring, IPC or signal
   to another process) and keeps only the job's
   pipe (which it can only read). It reads the job, tells the trusted side the job's token, compiles and
@@ -20,10 +20,10 @@ The trusted process reads that pipe up to a size limit, checks every field (any 
 bad report is "no report"), and writes a report of its own making to the app, ended by a trailer with the
 job's token. The learner's process cannot write to the app's pipe (it is closed there), ptrace the
 trusted one or read its memory or its /proc entries (no capabilities; the trusted one is not dumpable),
-nor signal it. The __NAMES__ are filled in by quizapp.runner.standby.StandbyPool.
+nor signal it. The __NAMES__ are filled in by quizapp.runner.standby_process.child_program.
 """
 
-from pathlib import Path
+from quizapp.runner import child_library
 
 _PROGRAM = r"""
 import contextlib, io, json, linecache, pickle, traceback
@@ -304,8 +304,8 @@ while view:
 os._exit(0)  # no interpreter teardown: the report is out and the parent stops reading at its end
 """
 
-LIBRARY = ("seccomp.py", "confine_child.py")
+LIBRARY = ("seccomp.py", *child_library.CONFINEMENT)
 """The modules whose text the child program starts with: the seccomp allowlist and the confinement's
 functions, plain standard library."""
-CHILD = "".join(Path(__file__).with_name(name).read_text(encoding="utf-8") for name in LIBRARY) + _PROGRAM
+CHILD = child_library.text(LIBRARY) + _PROGRAM
 """The library's text, then the program that uses it."""

@@ -17,7 +17,7 @@ from quizapp.store.cards import (
     set_flagged,
     set_suspended,
 )
-from quizapp.store.database import Store, open_store
+from quizapp.store.database import Store
 from quizapp.store.interviews import (
     InterviewAnswer,
     InterviewRecord,
@@ -28,6 +28,7 @@ from quizapp.store.interviews import (
     start_interview,
 )
 from quizapp.store.migrations import SCHEMA_VERSION
+from quizapp.store.opening import open_store
 from quizapp.store.reviews import (
     REVIEW_MODES,
     ReviewMode,

@@ -11,7 +11,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from quizapp.store.database import connect
+from quizapp.store.connection import connect
 
 
 def previous_anki_notes(path: Path) -> dict[str, tuple[int, str, str]]:

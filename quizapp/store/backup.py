@@ -21,7 +21,8 @@ from typing import Any
 
 from quizapp.errors import QuizappError
 from quizapp.store.cards import card_rows
-from quizapp.store.database import Store, connect
+from quizapp.store.connection import connect
+from quizapp.store.database import Store
 from quizapp.store.interviews import InterviewAnswer, InterviewRecord, load_interview
 from quizapp.store.migrations import drop_tally_triggers, install_tallies, migrate
 from quizapp.store.reviews import review_rows
@@ -104,7 +105,11 @@ class FreshDatabase:
         self.conn.execute("PRAGMA journal_mode = OFF")
         self.conn.execute("PRAGMA synchronous = OFF")
         self.conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        # No lookup of each review's card as it is inserted: every review was checked to have its card
+        # (quizapp.progress.record_checks), and install checks the whole table again in one query.
+        self.conn.execute("PRAGMA foreign_keys = OFF")
         migrate(self.conn)
+        self.conn.execute("BEGIN")  # one transaction: indexes dropped, rows loaded, indexes built (install)
         self._indexes = [
             sql
             for (sql,) in self.conn.execute(
@@ -116,7 +121,6 @@ class FreshDatabase:
         ).fetchall():
             self.conn.execute(f'DROP INDEX "{name}"')
         drop_tally_triggers(self.conn)  # the tallies are counted once at the end, not per review
-        self.conn.execute("BEGIN")
 
     def add_cards(self, rows: Iterable[Sequence[Any]]) -> None:
         """Card rows in the cards table's column order (quizapp.store.cards)."""

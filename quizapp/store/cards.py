@@ -133,7 +133,7 @@ def _number(value: object, name: str) -> float | None:
 
 
 class CardState(Protocol):
-    """What unsound() reads of a card: a CardRecord, or a progress file's card entry as it is."""
+    """What unsound() reads of a card: a CardRecord, or a progress file's card (its entry, or its row)."""
 
     @property
     def state(self) -> int: ...
@@ -144,7 +144,7 @@ class CardState(Protocol):
     @property
     def difficulty(self) -> float | None: ...
     @property
-    def last_review(self) -> datetime | None: ...
+    def last_review(self) -> object: ...  # only whether it is set is read: a datetime, or microseconds
     @property
     def reps(self) -> int: ...
     @property

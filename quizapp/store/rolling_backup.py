@@ -30,7 +30,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from quizapp.paths import DB_FILENAME, backups_dir, data_dir, db_path
-from quizapp.store.database import connect
+from quizapp.store.connection import connect
 
 KEEP_DAYS = 7
 """How many daily copies are kept: the newest ones, so a week away does not delete them all."""

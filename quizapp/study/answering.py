@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 from quizapp.content.prose import reflow
 from quizapp.errors import QuizappError
 from quizapp.grading.code_try import try_code
-from quizapp.grading.explain import points_code
-from quizapp.grading.grade import Verdict, grade, grade_explain, grade_flashcard, read_answer
+from quizapp.grading.explain_grade import grade_explain, read_answer
+from quizapp.grading.explain_reading import points_code
+from quizapp.grading.grade import grade, grade_flashcard
 from quizapp.grading.rating import AGAIN, RATING_NAMES
+from quizapp.grading.verdict import Verdict
 from quizapp.store.database import Store
 from quizapp.store.reviews import answered_before, missed_since
 from quizapp.store.times import day_start

@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Protocol
 
 from quizapp.content.instance import Instance
-from quizapp.grading.explain import Reading
-from quizapp.grading.grade import Verdict
+from quizapp.grading.explain_reading import Reading
+from quizapp.grading.verdict import Verdict
 
 
 class InstanceSource(Protocol):

@@ -15,6 +15,7 @@ import pytest
 
 from quizapp.content.catalog import Catalog, load_catalog
 from quizapp.tui.app import QuizApp, make_app
+from quizapp.tui.app_backend import BackendApp
 from quizapp.tui.messages import BackendLoaded
 from tests.tui.helpers import NOW, SEED
 
@@ -142,15 +143,17 @@ def store_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[S
     with its thread, and those run on the loop's thread by app code, rather than by the test's own asserts,
     are reported at teardown. (A progress import swaps in a new connection, which is not watched.)"""
     found: list[StoreUse] = []
-    handed_over = QuizApp.on_backend_loaded
+    # patched where it is defined: Textual calls the on_* handler of every class in the app's MRO, so
+    # one set on QuizApp would run besides BackendApp's own (the backend handed over twice)
+    handed_over = BackendApp.on_backend_loaded
 
-    def observe(app: QuizApp, message: BackendLoaded) -> None:
+    def observe(app: BackendApp, message: BackendLoaded) -> None:
         store = message.backend.store
         watched = _WatchedConnection(store.conn, threading.current_thread(), found)  # on the event loop
         store.conn = cast(sqlite3.Connection, watched)
         handed_over(app, message)
 
-    monkeypatch.setattr(QuizApp, "on_backend_loaded", observe)
+    monkeypatch.setattr(BackendApp, "on_backend_loaded", observe)
     yield found
     if found:
         places = Counter((use.where, use.sql) for use in found)

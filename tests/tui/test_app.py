@@ -98,16 +98,16 @@ async def test_study_asked_for_while_loading_opens_once_the_decks_are_ready(
 ) -> None:
     import threading
 
-    from quizapp.tui import app as app_module
+    from quizapp.tui import app_backend
+    from quizapp.tui.backend import load_backend as real_load
 
     release = threading.Event()
-    real_load = app_module.load_backend
 
     def slow_load(config: AppConfig) -> Backend:
         assert release.wait(10)
         return real_load(config)
 
-    monkeypatch.setattr(app_module, "load_backend", slow_load)
+    monkeypatch.setattr(app_backend, "load_backend", slow_load)
     app = new_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("s")

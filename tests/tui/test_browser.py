@@ -23,7 +23,7 @@ from quizapp.tui.screens.browser import BrowserScreen
 from quizapp.tui.screens.exercises import ExercisePickerScreen
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
-from quizapp.tui.widgets.answer import CodeArea, indent_after
+from quizapp.tui.widgets.code_editor import CodeArea, indent_after
 from quizapp.tui.widgets.footer import FooterKey
 from tests.tui.helpers import NOW, drill, loaded, press, question_ids, seed_history, settled, until
 

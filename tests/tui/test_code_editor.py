@@ -19,7 +19,7 @@ from engine.exercises import EXERCISES
 from engine.exercises.base import source_as
 from quizapp.store import reviews_for
 from quizapp.tui.app import QuizApp
-from quizapp.tui.widgets.answer import CodeArea
+from quizapp.tui.widgets.code_editor import CodeArea
 from quizapp.tui.widgets.heatmap import HeatmapView
 from tests.tui.helpers import current, drill, press, settled, text_of
 

@@ -10,7 +10,7 @@ from textual.widgets import TextArea
 
 from quizapp.study.drafts import save_draft
 from quizapp.tui.app import QuizApp
-from quizapp.tui.widgets.answer import EDITOR_MAX_CHARS, CodeArea
+from quizapp.tui.widgets.code_editor import EDITOR_MAX_CHARS, CodeArea
 from tests.tui.helpers import drill, settled
 
 SIZE = (100, 40)

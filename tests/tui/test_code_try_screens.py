@@ -15,7 +15,7 @@ from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.interview import InterviewScreen
 from quizapp.tui.screens.interview_report import InterviewReportScreen
 from quizapp.tui.screens.interview_setup import InterviewSetupScreen
-from quizapp.tui.widgets.answer import CodeArea
+from quizapp.tui.widgets.code_editor import CodeArea
 from quizapp.tui.widgets.feedback import FeedbackPanel
 from quizapp.tui.widgets.footer import FooterKey
 from tests.tui.helpers import drill, loaded, press, text_of, until

@@ -15,7 +15,7 @@ from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.exercises import ExercisePickerScreen
 from quizapp.tui.screens.home import HomeScreen
 from quizapp.tui.screens.study import StudyScreen
-from quizapp.tui.widgets.answer import CodeArea
+from quizapp.tui.widgets.code_editor import CodeArea
 from tests.tui.helpers import loaded, press, text_of, until
 
 SIZE = (100, 40)

@@ -82,7 +82,7 @@ async def test_long_key_points_keep_one_checkbox_each_and_the_highlighted_one_re
     import quizapp.tui.app as tui_app
     from quizapp.content.catalog import load_catalog
     from quizapp.study.views import ExplainPending
-    from quizapp.tui.widgets.feedback import KeyPointList, KeyPointsPanel
+    from quizapp.tui.widgets.key_points import KeyPointList, KeyPointsPanel
 
     long = (
         "Same parameters and projection FLOPs as one wide head, because the heads only slice the same three "

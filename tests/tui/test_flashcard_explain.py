@@ -12,8 +12,8 @@ from textual.widgets import Button, SelectionList, Static, TextArea
 
 from quizapp.content.catalog import Catalog
 from quizapp.content.instance import Instance
-from quizapp.grading.explain import points_code
-from quizapp.grading.grade import grade_explain, read_answer
+from quizapp.grading.explain_grade import grade_explain, read_answer
+from quizapp.grading.explain_reading import points_code
 from quizapp.store import open_store, reviews_for
 from quizapp.store.settings import save_setting
 from quizapp.study import make_scheduler, preview_intervals
@@ -21,7 +21,7 @@ from quizapp.study.scheduler import interview_deadline
 from quizapp.study.views import EASY_HELD
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
-from quizapp.tui.widgets.feedback import KeyPointList
+from quizapp.tui.widgets.key_points import KeyPointList
 from tests.tui.helpers import NOW, SEED, SIZE, current, drill, loaded, press, question_ids, text_of
 
 

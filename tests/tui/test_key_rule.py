@@ -20,7 +20,7 @@ from quizapp.grading.grade import grade
 from quizapp.store import ReviewRecord, open_store, reviews_for
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
-from quizapp.tui.widgets.answer import CodeArea
+from quizapp.tui.widgets.code_editor import CodeArea
 from quizapp.tui.widgets.feedback import FeedbackPanel
 from quizapp.tui.widgets.scenario import ScenarioInput
 from tests.tui.helpers import NOW, SIZE, current, drill, loaded, press, question_ids, settled

@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from quizapp.content.catalog import Catalog
-from quizapp.content.schema import ExplainQuestion
+from quizapp.content.questions import ExplainQuestion
 from quizapp.store import QuestionRef, open_store
 from quizapp.study import record_review
 from quizapp.tui.app import QuizApp

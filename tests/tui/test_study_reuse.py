@@ -14,7 +14,8 @@ from engine.exercises import EXERCISES
 from quizapp.content.catalog import Catalog
 from quizapp.tui.app import QuizApp
 from quizapp.tui.screens.study import StudyScreen
-from quizapp.tui.widgets.answer import CodeArea, answer_kind
+from quizapp.tui.widgets.answer import answer_kind
+from quizapp.tui.widgets.code_editor import CodeArea
 from quizapp.tui.widgets.feedback import FeedbackPanel
 from tests.tui.helpers import SIZE, current, loaded, opened, press, question_ids, settled
 

@@ -26,17 +26,11 @@ from quizapp.content.blind_spots import blind_spots
 from quizapp.content.checks import grammar_gates, order_gates, text_gates
 from quizapp.content.checks.gate_types import GateFailure, GateInput, Instantiate, MoreGates
 from quizapp.content.checks.order_gates import shape_warnings
+from quizapp.content.deck_files import display_path
 from quizapp.content.instance import Instance
-from quizapp.content.load import display_path
 from quizapp.content.problems import Problem, compose, locate
-from quizapp.content.schema import (
-    ChoiceQuestion,
-    NumericQuestion,
-    ScenarioQuestion,
-    ScenarioStep,
-    ShapeQuestion,
-    TensorQuestion,
-)
+from quizapp.content.questions import ChoiceQuestion, NumericQuestion, ShapeQuestion, TensorQuestion
+from quizapp.content.scenario_question import ScenarioQuestion, ScenarioStep
 
 if TYPE_CHECKING:
     from quizapp.content.catalog import Catalog

@@ -24,7 +24,7 @@ from typing import Literal
 
 from quizapp.content.checks.gate_types import GateFailure, GateInput
 from quizapp.content.checks.text_gates import CUE_GAP
-from quizapp.content.schema import ChoiceQuestion
+from quizapp.content.questions import ChoiceQuestion
 
 Cue = Literal["a", "an", "plural"]
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from quizapp.content.checks.gate_types import GateFailure, GateInput, Instantiate
-from quizapp.content.schema import ChoiceQuestion
+from quizapp.content.questions import ChoiceQuestion
 
 POSITION_SHARE = 0.40
 """At no seed may one option letter hold more than this share of single-answer questions' right answers."""

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from quizapp.content.memos import MEMOS
-from quizapp.content.schema import ANSWER_TYPES, ChoiceQuestion, Question
+from quizapp.content.questions import ChoiceQuestion
+from quizapp.content.schema import Question
+from quizapp.content.schema_common import ANSWER_TYPES
 
 
 def passed(key: str | None) -> bool:

@@ -29,21 +29,18 @@ from quizapp.content.instantiate import (
     prompt_error,
 )
 from quizapp.content.memos import MEMOS
-from quizapp.content.params import Draws, Pick, draw_count, draw_key, draw_picks, draw_plan, placer
-from quizapp.content.problems import Issue
-from quizapp.content.schema import (
+from quizapp.content.param_specs import (
     CalcParam,
-    ChoiceQuestion,
     ChoicesParam,
     MatrixParam,
-    NumericQuestion,
     PresetParam,
-    Question,
     RangeParam,
-    ShapeQuestion,
-    TensorQuestion,
     ValueParam,
 )
+from quizapp.content.params import Draws, Pick, draw_count, draw_key, draw_picks, draw_plan, placer
+from quizapp.content.problems import Issue
+from quizapp.content.questions import ChoiceQuestion, NumericQuestion, ShapeQuestion, TensorQuestion
+from quizapp.content.schema import Question
 from quizapp.content.template import Placeholder, TemplateError, fill, placeholders, render
 from quizapp.errors import InstanceError
 

@@ -25,21 +25,21 @@ from quizapp.content.checks.proof_cache import remember_proven, save_proven, sig
 from quizapp.content.checks.seeds import SEEDS, seed_issues, unproven
 from quizapp.content.checks.starter import starter_issues
 from quizapp.content.code_inputs import input_issues
-from quizapp.content.problems import Issue, Loc
-from quizapp.content.schema import (
-    ANSWER_TYPES,
+from quizapp.content.code_question import CodeQuestion
+from quizapp.content.param_specs import (
     CalcParam,
     ChoicesParam,
-    CodeQuestion,
-    FlashcardQuestion,
     MatrixParam,
     ParamSpec,
     PresetParam,
-    Question,
     RangeParam,
-    ScenarioQuestion,
     ValueParam,
 )
+from quizapp.content.problems import Issue, Loc
+from quizapp.content.questions import FlashcardQuestion
+from quizapp.content.scenario_question import ScenarioQuestion
+from quizapp.content.schema import Question
+from quizapp.content.schema_common import ANSWER_TYPES
 from quizapp.content.template import TemplateError, is_matrix, lookup, placeholders, render_value
 from quizapp.content.units import BASE_DIMENSION
 

@@ -18,7 +18,9 @@ from markdown_it import MarkdownIt
 
 from quizapp.content.checks.gate_types import GateFailure, GateInput
 from quizapp.content.instantiate import resolve_args, sample_params
-from quizapp.content.schema import ChoiceQuestion, PresetParam, Question
+from quizapp.content.param_specs import PresetParam
+from quizapp.content.questions import ChoiceQuestion
+from quizapp.content.schema import Question
 
 JUSTIFY = re.compile(r"\b(because|since)\b", re.IGNORECASE)
 """A justification clause: wrong options that argue for themselves while the right one does not."""

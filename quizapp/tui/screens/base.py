@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual.reactive import var
 from textual.screen import Screen
+from textual.worker import active_worker
 
 from quizapp.tui.guard import guard_handlers, on
 from quizapp.tui.messages import WorkerDone, WorkerFailed
@@ -140,6 +141,8 @@ class QuizScreen(Screen[ResultT]):
             except Exception as exc:
                 self.post_message(WorkerFailed(exc, failed))
                 return
+            finally:
+                let_go_of_worker()
             self.post_message(WorkerDone(outcome, then))
 
         self.run_worker(run, name=group, group=group, exclusive=exclusive, thread=True, exit_on_error=False)
@@ -161,6 +164,13 @@ class QuizScreen(Screen[ResultT]):
     def show_busy(self, busy: bool) -> None:
         """Shows (or hides) that something this screen asked for is being read or started in a worker;
         screens with a body to cover override it."""
+
+
+def let_go_of_worker() -> None:
+    """Clears the mark Textual leaves in a worker thread's own context (`active_worker`, set before the
+    work runs and never reset): the executor's idle thread kept the worker, its screen and everything the
+    screen drew alive until another job happened to land on that thread. Call last, in the worker thread."""
+    active_worker.set(None)  # type: ignore[arg-type]  # "no worker": nothing reads it after the work
 
 
 async def _shown(result: Awaitable[None] | None) -> None:

@@ -24,7 +24,7 @@ from quizapp.study.session import Unreadable
 from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked
 from quizapp.tui.screens.base import QuizScreen
-from quizapp.tui.widgets.answer import CodeArea
+from quizapp.tui.widgets.code_editor import CodeArea
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.question_pane import QuestionPane
 from quizapp.tui.widgets.study_body import StudyBody

@@ -16,11 +16,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Header, Static
 
-from quizapp.grading.explain import MARKS, Reading
+from quizapp.grading.explain_reading import MARKS, Reading
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.derivation import DerivationView
-from quizapp.tui.widgets.feedback import STATUS_STYLES, misconceptions_text
 from quizapp.tui.widgets.footer import KeyFooter
+from quizapp.tui.widgets.key_points import STATUS_STYLES, misconceptions_text
 from quizapp.tui.widgets.rendered import CompactMarkdown, RenderedBlock
 
 if TYPE_CHECKING:

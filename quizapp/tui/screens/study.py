@@ -35,9 +35,10 @@ from quizapp.tui.screens.study_pacing import (
 from quizapp.tui.screens.study_rating import MovingOn
 from quizapp.tui.widgets.answer import ExplainArea, FlashcardBack, answer_hint
 from quizapp.tui.widgets.drawing import forget_drawing
-from quizapp.tui.widgets.feedback import FeedbackPanel, KeyPointList, KeyPointsPanel
+from quizapp.tui.widgets.feedback import FeedbackPanel
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
+from quizapp.tui.widgets.key_points import KeyPointList, KeyPointsPanel
 from quizapp.tui.widgets.question_card import SessionBar
 from quizapp.tui.widgets.question_pane import QuestionPane
 from quizapp.tui.widgets.study_body import StudyBody

@@ -23,7 +23,7 @@ from textual.widgets import Static
 from quizapp.runner.standby import warm_soon
 from quizapp.study.drafts import save_draft
 from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked
-from quizapp.tui.widgets.answer import CodeArea
+from quizapp.tui.widgets.code_editor import CodeArea
 
 if TYPE_CHECKING:
     from textual.timer import Timer

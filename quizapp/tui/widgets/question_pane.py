@@ -23,13 +23,13 @@ from textual.widgets import Input, SelectionList, Static, TextArea
 from quizapp.tui.widgets.answer import (
     ANSWER_WIDGETS,
     RESTORABLE,
-    CodeArea,
     ExplainArea,
     MultiChoiceList,
     answer_hint,
     answer_kind,
     answer_widgets,
 )
+from quizapp.tui.widgets.code_editor import CodeArea
 from quizapp.tui.widgets.question_card import QuestionCard
 from quizapp.tui.widgets.ticklist import BOX_WIDTH
 

@@ -18,11 +18,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from quizapp.grading.explain import MARKS
-from quizapp.grading.grade import StepVerdict
+from quizapp.grading.explain_reading import MARKS
 from quizapp.grading.scenario import grade_follow_up, grade_step, part_of, parts_of
+from quizapp.grading.verdict import StepVerdict
 from quizapp.tui.messages import AnswerSubmitted
-from quizapp.tui.widgets.feedback import STATUS_STYLES
+from quizapp.tui.widgets.key_points import STATUS_STYLES
 from quizapp.tui.widgets.study_body import StudyBody
 from quizapp.tui.widgets.text_boxes import TextBox
 

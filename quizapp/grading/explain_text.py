@@ -1,0 +1,272 @@
+"""Provides cut_answer(): an answer cut once into tokens, each with its sentence, its clause, the negator
+or dismissal that states it the other way round, and whether its sentence is keyword soup.
+
+Sentences end at `.`, `!` or `?`, a bullet or a blank line; clauses at a comma, semicolon, colon, arrow or
+dash outside brackets, and at a word that starts a clause (explain_words.CLAUSE_WORDS). Symbols are spelled
+out first (explain_lexicon.SYMBOLS). Every form of every point reads the same cut, so the lookups the
+pattern matcher (quizapp.grading.explain_match) needs are indexed here once: words, lemmas, typos.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from quizapp.content.patterns import ARTICLES, Token, tokens
+from quizapp.grading.explain_lexicon import SYMBOLS, TYPO_LENGTH, deletions, lemma, spell_symbols
+from quizapp.grading.explain_words import (
+    CLAUSE_WORDS,
+    DISMISSED,
+    DISMISSIVE,
+    FUNCTION_WORDS,
+    HYPOTHETICAL,
+    NEGATORS,
+    NOT_A_CLAUSE_AFTER,
+    NOT_NEGATING_AFTER,
+    no_typo,
+)
+
+
+@dataclass(frozen=True)
+class Match:
+    """Tokens a pattern matched, first and last in reading order (here, since each text keeps its own)."""
+
+    first: int
+    last: int
+    used: frozenset[int]
+
+
+SOUP_SHARE = 0.1
+SOUP_LENGTH = 5
+"""A sentence of at least SOUP_LENGTH words with no function word at all (one per ten words past ten) is
+keyword soup: nothing in it states a point. Terse answers and formulas keep a `by`, `to` or `is`."""
+SCOPE_ENDS = frozenset({"and", "or", "then", "plus"})
+NEGATION_REACH = 2
+"""A negator reaches past `and` only when the `and` comes within this many words of it ("no key and no
+value", "not T and d_k"); further on, `and` starts a claim of its own."""
+LIST_CLAUSES = 5
+"""A sentence cut into at least this many clauses, three in four of them a word or two, is a list of
+keywords ("variance, softmax, sqrt, gradients, saturation"), formula or not."""
+SYMBOLS_OF_A_CLAIM = frozenset("=()[]{}+*/^<>←→≤≥⇒∝≈√")
+"""A sentence with any of these is a formula or code, whatever its words: never keyword soup."""
+
+
+@dataclass(frozen=True)
+class AnswerText:
+    """An answer cut into tokens, each with its sentence, its clause and whether it is negated."""
+
+    source: str
+    tokens: tuple[Token, ...]
+    sentence: tuple[int, ...]
+    clause: tuple[int, ...]
+    negated: tuple[int, ...]
+    """For each token, the negator that states it the other way round (its index), or -1."""
+    soup: tuple[bool, ...]
+    """For each token, whether its sentence is a list of keywords rather than a claim."""
+    next_word: tuple[int, ...]
+    """For each token, the next one that is not an article (-1 at a sentence's end)."""
+    positions: dict[str, tuple[int, ...]]
+    """Each word (articles aside) and where it stands, so a pattern looks up its words, not every token."""
+    memo: dict[tuple[int, bool], list[Match]]
+    """Matches found so far in this text, by pattern node (see match_node)."""
+    forms: dict[str, tuple[int, ...]]
+    """Each word as stemmed and as typed, and where it stands: what a prefix form looks through."""
+    prefixes: dict[str, frozenset[int]]
+    """Where each prefix looked up so far matched (many forms share `satur*` and its kin)."""
+    lemmas: dict[str, tuple[int, ...]]
+    """Each word's lemma (explain_lexicon.lemma) and where it stands: `scaled` finds `scaling`."""
+    near: dict[str, tuple[int, ...]]
+    """Each long word and each of its one-letter deletions, and where the word stands: what a typo looks
+    through (explain_lexicon.one_typo_apart decides)."""
+    words: dict[str, frozenset[int]]
+    """Where each plain word looked up so far matched, lemmas and typos included."""
+    starts: dict[int, frozenset[int]]
+    """Where each group or phrase node can start, by node (the lexicon's groups recur in many forms)."""
+    ends: dict[tuple[int, int], frozenset[int]]
+    """Where each group or phrase node that starts at a position can end, by node and position."""
+
+
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?](?=\s|$)")
+_BULLET = re.compile(r"\n\s*(?:[-*•]|\d+[.)])\s")
+_PARAGRAPH = re.compile(r"\n\s*\n")
+CLAUSE_MARK = re.compile(r"[,;:→⇒]|->|=>|\s[-–—]+\s|--")
+_ABBREVIATION = re.compile(r"(?:\be\.g|\bi\.e|\betc|\bvs|\bcf)$")
+
+
+def _breaks(text: str) -> tuple[list[int], list[int]]:
+    """Where sentences and clauses end, as character offsets (marks inside brackets do not count)."""
+    depth = [0] * (len(text) + 1)
+    level = 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            level += 1
+        elif ch in ")]}":
+            level = max(0, level - 1)
+        depth[i] = level
+    sentences = [
+        m.start()
+        for m in _SENTENCE_END.finditer(text)
+        if not _ABBREVIATION.search(text[max(0, m.start() - 4) : m.start()])
+        and not _is_product_dot(text, m.start())
+        and not (
+            m.group() == "." and m.start() > 0 and text[m.start() - 1].isdigit() and _digit_after(text, m)
+        )
+    ]
+    sentences += [m.start() for m in _BULLET.finditer(text)] + [m.start() for m in _PARAGRAPH.finditer(text)]
+    clauses = [m.start() for m in CLAUSE_MARK.finditer(text) if depth[m.start()] == 0]
+    return sorted(set(sentences)), sorted(set(clauses))
+
+
+def _is_product_dot(text: str, at: int) -> bool:
+    """A dot with a space on each side between two short symbols is a product (`p . g`, `q_i . k_j`)."""
+    before, after = text[max(0, at - 8) : at], text[at + 1 : at + 9]
+    return bool(re.search(r"\b\w{1,4}\s$", before) and re.match(r"\s\w{1,4}\b", after))
+
+
+def _digit_after(text: str, match: re.Match[str]) -> bool:
+    rest = text[match.end() :].lstrip()
+    return bool(rest[:1].isdigit())
+
+
+@lru_cache(maxsize=64)
+def cut_answer(text: str) -> AnswerText:
+    """The answer cut up once; every form of every point reads the same cut (the last few kept: the gates
+    and a re-rating read the same text again)."""
+    toks = _tokens(text) if _HAS_SYMBOL.search(text) else tokens(text)
+    sentence_breaks, clause_breaks = _breaks(text)
+    sentence: list[int] = []
+    clause: list[int] = []
+    s_at = c_at = 0
+    s_id = c_id = 0
+    for i, tok in enumerate(toks):
+        while s_at < len(sentence_breaks) and sentence_breaks[s_at] < tok.start:
+            s_at, s_id, c_id = s_at + 1, s_id + 1, c_id + 1
+        while c_at < len(clause_breaks) and clause_breaks[c_at] < tok.start:
+            c_at, c_id = c_at + 1, c_id + 1
+        after = toks[i + 1].word if i + 1 < len(toks) else ""
+        if tok.word in CLAUSE_WORDS and i and sentence[-1] == s_id and after not in NOT_A_CLAUSE_AFTER:
+            c_id += 1
+        sentence.append(s_id)
+        clause.append(c_id)
+    negated = _negation(toks, clause)
+    soup = _soup(text, toks, sentence, clause)
+    next_word = [-1] * len(toks)
+    following = -1
+    for i in range(len(toks) - 1, -1, -1):
+        next_word[i] = following if following >= 0 and sentence[following] == sentence[i] else -1
+        if toks[i].word not in ARTICLES:
+            following = i
+    positions: dict[str, list[int]] = {}
+    forms: dict[str, list[int]] = {}
+    lemmas: dict[str, list[int]] = {}
+    near: dict[str, list[int]] = {}
+    for i, tok in enumerate(toks):
+        if tok.word not in ARTICLES:
+            positions.setdefault(tok.word, []).append(i)
+            lemmas.setdefault(lemma(tok.word), []).append(i)
+            for form in {tok.word, tok.raw}:
+                forms.setdefault(form, []).append(i)
+            if len(tok.word) >= TYPO_LENGTH and tok.word.isalpha() and not no_typo(tok.word):
+                for variant in deletions(tok.word):
+                    near.setdefault(variant, []).append(i)
+    return AnswerText(
+        text,
+        tuple(toks),
+        tuple(sentence),
+        tuple(clause),
+        tuple(negated),
+        tuple(soup),
+        tuple(next_word),
+        {word: tuple(at) for word, at in positions.items()},
+        {},
+        {form: tuple(at) for form, at in forms.items()},
+        {},
+        {word: tuple(at) for word, at in lemmas.items()},
+        {word: tuple(at) for word, at in near.items()},
+        {},
+        {},
+        {},
+    )
+
+
+_HAS_SYMBOL = re.compile("|".join(map(re.escape, SYMBOLS)))
+
+
+def _tokens(text: str) -> list[Token]:
+    """The words of `text` as quizapp.content.patterns reads them, with symbols spelled out first (`↑` is
+    "increases", see explain_lexicon.SYMBOLS); each word keeps the span of its run of text as typed."""
+    out: list[Token] = []
+    for piece in re.finditer(r"\S+", text):
+        for tok in tokens(spell_symbols(piece.group())):
+            out.append(Token(tok.word, piece.start(), piece.end(), tok.raw))
+    return out
+
+
+def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: Sequence[int]) -> list[bool]:
+    """For each token, whether its sentence is keyword soup (see SOUP_SHARE)."""
+    words: dict[int, int] = {}
+    glue: dict[int, int] = {}
+    for tok, s_id in zip(toks, sentence, strict=True):
+        words[s_id] = words.get(s_id, 0) + 1
+        glue[s_id] = glue.get(s_id, 0) + (tok.word in FUNCTION_WORDS or tok.word in NEGATORS)
+    spans: dict[int, tuple[int, int]] = {}
+    for tok, s_id in zip(toks, sentence, strict=True):
+        start, _ = spans.get(s_id, (tok.start, tok.end))
+        spans[s_id] = (start, tok.end)
+    formula = {s_id for s_id, (a, b) in spans.items() if SYMBOLS_OF_A_CLAIM & set(source[a:b])}
+    sizes: dict[int, dict[int, int]] = {}
+    for s_id, c_id in zip(sentence, clause, strict=True):
+        sizes.setdefault(s_id, {})[c_id] = sizes.setdefault(s_id, {}).get(c_id, 0) + 1
+    listed = {
+        s_id
+        for s_id, counts in sizes.items()
+        if len(counts) >= LIST_CLAUSES and sum(n <= 2 for n in counts.values()) * 4 >= len(counts) * 3
+    }
+    return [
+        words[s] >= SOUP_LENGTH
+        and (s in listed or (glue[s] <= int(SOUP_SHARE * (words[s] - 10)) and s not in formula))
+        for s in sentence
+    ]
+
+
+def _negation(toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
+    """For each token, the negator earlier in its clause that states it the other way round (its index), or
+    the dismissal later in it (DISMISSED, DISMISSIVE), or -1. A form that names the negator itself ("can not
+    attend to future tokens") states a prohibition, so explain_points counts a negator as negating a match
+    only when the match does not include it."""
+    negated: list[int] = []
+    dismissal: dict[int, int] = {}  # clause -> its first dismissal ("is not needed", "is useless")
+    active = -1
+    hypothetical = False
+    for i, tok in enumerate(toks):
+        if i == 0 or clause[i] != clause[i - 1]:
+            active, hypothetical = -1, False
+        negated.append(active)
+        if tok.word in SCOPE_ENDS and active >= 0 and i - active > NEGATION_REACH:
+            active = -1  # "S and P never go to HBM and memory becomes linear": the second claim stands
+        if tok.word in HYPOTHETICAL:
+            hypothetical = True
+        following = toks[i + 1].word if i + 1 < len(toks) and clause[i + 1] == clause[i] else ""
+        if hypothetical:
+            continue
+        if tok.word in NEGATORS and following not in NOT_NEGATING_AFTER:
+            if active < 0:
+                active = i  # the first negator of the clause: a form may include a later one, not this
+            near = toks[i + 1 : i + 3]
+            if any(
+                t.word in DISMISSED
+                for t, c in zip(near, clause[i + 1 : i + 3], strict=False)
+                if c == clause[i]
+            ):
+                dismissal.setdefault(clause[i], i)
+        elif tok.word in DISMISSIVE:
+            dismissal.setdefault(clause[i], i)
+    for j in dismissal.values():
+        i = j - 1  # "subtracting the max is not needed": what stands before the dismissal is denied too,
+        while i >= 0 and clause[i] == clause[j] and toks[i].word not in SCOPE_ENDS:  # back to an `and`
+            if negated[i] < 0:
+                negated[i] = j
+            i -= 1
+    return negated
