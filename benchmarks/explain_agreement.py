@@ -38,7 +38,9 @@ LENGTH = 600
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--split", choices=("train", "dev", "dev2", "dev3", "dev4", "held_out", "all"), default="train"
+        "--split",
+        choices=("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "held_out", "all"),
+        default="train",
     )
     parser.add_argument("--question", help="only this question id")
     parser.add_argument("--show", action="store_true", help="print every disagreement")

@@ -6,8 +6,13 @@ neither; `dev/` and `dev2/` (more paraphrases and fresh misconceptions) were wri
 questions alone, to tune the forms of every question. `dev3/` (issue 34) was written from each question's
 prompt, key points and model answer before any form was changed for it: two paraphrases in a nervous
 candidate's own words, one plainly stated classic misconception and one negation, to measure how the forms
-generalise. `train/`, `dev/`, `dev2/` and `dev3/` are for tuning; `held_out/` is kept aside for the final
-figure and is never read while writing forms.
+generalise. `train/` to `dev6/` are for tuning (TUNING); `held_out/` is kept aside for the final
+figure and is never read while writing forms. `dev4/` was written the same way as `dev3/`, later, and tuned
+on after it was measured. `dev5/` (36 questions, 216 answers) was written and labelled
+from each question's prompt, key-point texts and core alone, without its forms, and measured before any form
+was changed for it; forms were then widened against it, so later figures on it are no longer unseen ones.
+`dev6/` (56 questions, 334 answers) was written the same way and first measured before any form was changed
+for it; forms were then widened against it too.
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).parent / "cases" / "explain"
-SPLITS = ("train", "dev", "dev2", "dev3", "dev4", "held_out")
-TUNING = ("train", "dev", "dev2", "dev3")
-"""The splits forms may be written against; `held_out` is not one of them."""
+SPLITS = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "held_out")
+TUNING = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6")
+"""The splits forms may be written against (each new one first measured unseen, then tuned on); `held_out`
+is not one of them."""
 KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")
 RIGHT_KINDS = frozenset({"full", "terse", "paraphrase"})
 """Answers an interviewer takes as right: never to be suggested Again more than 1 time in 10."""

@@ -7,7 +7,11 @@ before it, outside an `if`; or a dismissal after it: "is not needed", "is pointl
 point: an accepted form met only that way contradicts it, and a dismissal contradicts it even where another
 sentence states it. Accepted forms are read through the general steps of quizapp.grading.explain_lexicon
 (concept lexicon, lemmas, symbols, typos) and reach a little past a comma (CLAUSE_SLACK); rejected forms
-are read as written. Deterministic, no model, and a few milliseconds for a page of text.
+are read as written, and only where the answer claims them: not in what a counterfactual supposes
+("without the cache decoding would be compute-bound"), an `unlike` clause, a reported view ("people say"),
+what "rather than" sets aside or "whether" asks, nor right after "almost" (explain_text._supposed).
+"Not a number" is the name NaN, in an answer and a form alike. Deterministic, no model, and a few
+milliseconds for a page of text.
 
 The steps, each in its module: explain_words (the word lists), explain_text (the answer cut once),
 explain_match (where a form's pattern matches), explain_points (what a match states of a point),

@@ -79,6 +79,14 @@ def read_answer(inst: Instance, text: str) -> Reading:
     )
 
 
+def warm_reader(inst: Instance) -> None:
+    """Compiles the instance's accepted and rejected forms now (some 15 ms a question the first time,
+    kept for the session), so the learner's explanation is read in a couple of milliseconds once sent."""
+    if inst.kind == "explain":
+        read_answer(inst, inst.expected_text())  # every form, plainly
+        read_answer(inst, "I am not sure.")  # every point missing: every form turned round, too
+
+
 def _rating_from_fraction(ticked: int, n: int) -> tuple[int, str]:
     """An old deck's rating from the share of key points ticked: two thirds Good, half Hard."""
     points = f"{ticked} of {n} key points"

@@ -21,6 +21,7 @@ import re
 from functools import cache
 
 from quizapp.content.patterns import Either, Node, Optional, Phrase, Together, Word, compile_pattern
+from quizapp.grading.explain_words import NAMES
 
 TYPO_LENGTH = 6
 """Words shorter than this are never read as typos: `lower` and `power` are both words."""
@@ -79,7 +80,7 @@ GROUPS: tuple[str, ...] = (
     "bounded | capped",
     "proportional* | linear* in | scales with",
     # what is stored and where
-    "memory > vram | hbm | gpu memory | device memory",
+    "memory | mem > vram | hbm | gpu memory | device memory",
     "hbm | high bandwidth memory | global memory | main memory | off chip memory | dram | gpu memory"
     " | device memory",
     "sram | shared memory | smem | on chip memory | on chip",
@@ -91,7 +92,7 @@ GROUPS: tuple[str, ...] = (
     "dk | d k | dh | d h | dhead | d head | head dim* | head size | head width | key size | key dim*"
     " | dim* per head | per head dim* | size of each head | dimension of each head",
     "dmodel | d model | model dim* | hidden size | hidden dim* | embedding dim* | model width"
-    " | width of model | residual width",
+    " | width of model | residual width | hidden width",
     "sequence length | seq len | context length | context size | number of tokens | prompt length",
     "variance | var | spread",
     "std | standard deviation | σ | sigma | typical size | magnitude",
@@ -99,6 +100,8 @@ GROUPS: tuple[str, ...] = (
     "logit* | score* | raw score* | attention score*",
     "probabilit* | attention weight* | attention prob*",
     "gradient* | grad | grads | gradients",
+    "backward | bwd | backward pass",
+    "forward | fwd | forward pass",
     "vanish* | near 0 | close to 0 | nearly 0 | almost 0 | disappear*",
     "matmul* | matrix multipl* | gemm* | matrix product*",
     "all reduce | allreduce",
@@ -114,7 +117,7 @@ GROUPS: tuple[str, ...] = (
     "flop* | floating point operation*",
     "arithmetic intensity | flops per byte | flop per byte | ops per byte",
     "memory bound | bandwidth bound | io bound | memory limited | bandwidth limited | bw bound | hbm bound"
-    " | limited by bandwidth | limited by memory bandwidth | bound by bandwidth"
+    " | mem bound | limited by bandwidth | limited by memory bandwidth | bound by bandwidth"
     " | limited by how fast you can read | limited by how fast you can stream"
     " | limited by how fast you can fetch | limited by how fast you can load",
     "latency > fixed cost* | startup cost* | startup time* | fixed overhead* | per message overhead*"
@@ -264,6 +267,36 @@ def _group_at(parts: tuple[Node, ...], at: int) -> tuple[int, Node] | None:
         ):
             best = (n, node)
     return best
+
+
+@cache
+def read_names(node: Node) -> Node:
+    """`node` with each phrase that is a name (explain_words.NAMES: "not a number") read as its one word,
+    as explain_text reads an answer: a form's "not a number" finds the NaN the answer names."""
+    if isinstance(node, Optional):
+        return Optional(read_names(node.part))
+    if isinstance(node, Either):
+        return Either(tuple(read_names(o) for o in node.options))
+    if isinstance(node, Together):
+        return Together(read_names(node.left), read_names(node.right), node.scope, node.ordered)
+    if not isinstance(node, Phrase):
+        return node
+    parts: list[Node] = []
+    at = 0
+    while at < len(node.parts):
+        for name, word in NAMES.items():
+            window = node.parts[at : at + len(name)]
+            if len(window) == len(name) and all(
+                isinstance(p, Word) and not p.prefix and p.text == w
+                for p, w in zip(window, name, strict=True)
+            ):
+                parts.append(Word(word))
+                at += len(name)
+                break
+        else:
+            parts.append(read_names(node.parts[at]))
+            at += 1
+    return parts[0] if len(parts) == 1 else Phrase(tuple(parts))
 
 
 @cache

@@ -23,11 +23,11 @@ from quizapp.content.patterns import (
     Word,
     compile_pattern,
 )
-from quizapp.grading.explain_lexicon import expand
+from quizapp.grading.explain_lexicon import expand, read_names
 from quizapp.grading.explain_match import match_node
 from quizapp.grading.explain_reading import Evidence, MisconceptionFound, PointReading
 from quizapp.grading.explain_text import AnswerText, Match
-from quizapp.grading.explain_words import OPPOSITE
+from quizapp.grading.explain_words import HEDGED, NEGATORS, OPPOSITE
 
 EVIDENCE_CHARS = 120
 
@@ -37,17 +37,20 @@ def _compiled(pattern: str, widen: bool = True) -> Node:
     """A form's tree, with the concept lexicon applied when `widen` (explain_lexicon.expand): accepted
     forms are widened, rejected ones are not (a misconception is a precise claim; widened, it would find
     right answers wrong)."""
-    root = compile_pattern(pattern).root
+    root = read_names(compile_pattern(pattern).root)
     return expand(root) if widen else root
 
 
-def _find(patterns: Sequence[str], text: AnswerText, widen: bool = True) -> tuple[Match | None, Match | None]:
-    """The shortest match stated plainly, and the shortest stated the other way round (negated)."""
+def _find(
+    patterns: Sequence[str], text: AnswerText, widen: bool = True, claimed: bool = False
+) -> tuple[Match | None, Match | None]:
+    """The shortest match stated plainly, and the shortest stated the other way round (negated); with
+    `claimed`, only matches the answer claims as its own (_supposed)."""
     plain: Match | None = None
     negated: Match | None = None
     for pattern in patterns:
         for m in match_node(_compiled(pattern, widen), text, slack=widen):
-            if any(text.soup[i] for i in m.used):
+            if any(text.soup[i] for i in m.used) or (claimed and _supposed(m, text)):
                 continue
             if _negated(m, text):
                 if negated is None or _shorter(m, negated):
@@ -85,7 +88,7 @@ def _reverse(node: Node) -> Node | None:
 
 @cache
 def _reversed(pattern: str) -> Node | None:
-    node = _reverse(compile_pattern(pattern).root)  # the opposites swapped first, then the lexicon applied
+    node = _reverse(read_names(compile_pattern(pattern).root))  # opposites swapped, then the lexicon
     return None if node is None else expand(node)
 
 
@@ -105,8 +108,30 @@ def _find_reversed(patterns: Sequence[str], text: AnswerText) -> Match | None:
 
 
 def _negated(m: Match, text: AnswerText) -> bool:
-    """A negator the match does not include stands before one of its words in its clause."""
-    return any(text.negated[i] >= 0 and text.negated[i] not in m.used for i in m.used)
+    """A negator the match does not include stands before one of its words in its clause, or right before
+    an `only` it includes: "communication is not only in the backward" denies the `only` claim (a bare
+    `not only` negates nothing else, see explain_words.NOT_NEGATING_AFTER)."""
+    return any(text.negated[i] >= 0 and text.negated[i] not in m.used for i in m.used) or any(
+        text.tokens[i].word == "only"
+        and i > 0
+        and i - 1 not in m.used
+        and text.tokens[i - 1].word in NEGATORS
+        and text.clause[i - 1] == text.clause[i]
+        for i in m.used
+    )
+
+
+def _supposed(m: Match, text: AnswerText) -> bool:
+    """True when the match stands wholly in clauses the answer supposes, contrasts or reports
+    (AnswerText.supposed) and names no word that makes them so: "without the cache decoding would be
+    compute-bound" and "people say it is approximate" state no misconception; "without W_O the layer is the
+    same" does (its form is about the supposition). Nor does one hedged right before it ("it almost works
+    as is", explain_words.HEDGED)."""
+    before = m.first - 1
+    hedged = (
+        before >= 0 and text.tokens[before].word in HEDGED and text.clause[before] == text.clause[m.first]
+    )
+    return hedged or all(text.supposed[i] == 1 for i in m.used)
 
 
 def _dismissed(m: Match, text: AnswerText) -> bool:
@@ -138,7 +163,7 @@ def find_misconceptions(
     found: list[MisconceptionFound] = []
     broken: dict[int, Evidence] = {}
     for reject in rejects:
-        plain, _ = _find(reject.forms, text, widen=False)
+        plain, _ = _find(reject.forms, text, widen=False, claimed=True)
         if plain is None:
             continue
         evidence = _evidence(plain, text)

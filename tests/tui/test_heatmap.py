@@ -103,3 +103,22 @@ def test_masked_keys_are_crossed_out_and_the_asked_cell_is_marked(monochrome: bo
 
 def _underlined(style: object) -> bool:
     return bool(style.underline) if isinstance(style, Style) else "underline" in str(style).split()
+
+
+async def test_prepare_draws_the_grid_before_its_first_frame_and_the_frame_shows_it() -> None:
+    """The feedback panel prepares its heatmap while the question is answered: a grid of coloured cells
+    took Textual some 10 ms to draw in the frame that shows the verdict."""
+    app = _One(_weights(4, n_heads=2))
+    async with app.run_test(size=(80, 30)) as pilot:
+        view = app.query_one(HeatmapView)
+        await pilot.pause()
+        width = view.content_size.width
+        view.set_heatmap(_weights(5, n_heads=2))  # new weights: nothing drawn for them yet
+        assert not view.is_prepared(width)
+        view.prepare(width)
+        assert view.is_prepared(width)
+        await pilot.pause()
+        drawn = [strip.text.rstrip() for strip in view.render_lines(view.content_region.reset_offset)]
+        laid_out = [line.plain.rstrip() for line in view._lines(width)]
+        assert drawn[: len(laid_out)] == laid_out
+        assert view.is_prepared(width)  # the frame used what was prepared

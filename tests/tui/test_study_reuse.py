@@ -100,3 +100,5 @@ async def test_cards_of_every_kind_reuse_the_widgets_the_first_of_their_kind_bui
         assert reused >= 5  # the check ran on cards of several kinds, not once
         assert len(editors) >= 2 and all(e is editors[0] for e in editors)  # one editor for every code card
         assert editors[0].language == "python"
+        fields = list(screen.query("Input, TextArea").results(Widget))
+        assert fields and all(getattr(f, "cursor_blink", None) is app.config.cursor_blink for f in fields)

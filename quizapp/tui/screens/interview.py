@@ -70,6 +70,10 @@ class EndInterviewScreen(ModalScreen[bool]):
 class InterviewScreen(QuizScreen[None]):
     """One question at a time against the clock; answers are saved silently, the report comes at the end."""
 
+    AUTO_FOCUS: ClassVar[str | None] = ""  # none (None means the app's: the first focusable)
+    """The answer takes focus when its question is shown (the body focused first, then left, restyled all
+    of the question twice)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "ctrl+n",
@@ -162,7 +166,8 @@ class InterviewScreen(QuizScreen[None]):
             else:
                 body.show_end_of(self.pane)
         self.router.set_blink(body)
-        self.pane.focus_answer()
+        if not self.pane.focus_answer():
+            body.focus(scroll_visible=False)  # nothing to type in: the keys scroll the question
         self.question_kind = asked.instance.kind
         self.update_bar()
 

@@ -24,6 +24,7 @@ from quizapp.tui.widgets.deck_table import mastery_bar
 from quizapp.tui.widgets.drawing import forget_drawing
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import shorten
+from quizapp.tui.widgets.rendered import RenderedBlock
 
 if TYPE_CHECKING:
     from quizapp.reports.stats import DayCount, Stats
@@ -208,6 +209,9 @@ class StatsScreen(QuizScreen[None]):
         body = self.query_one("#stats-body", VerticalScroll)
         forget_drawing(body.children)
         await body.remove_children()  # gone before the new page's widgets, which reuse their ids (r)
+        # the arrows and page keys scroll the whole page; Tab reaches the list. Focused while empty:
+        # focusing it with the page in it restyled every widget of the page again.
+        body.focus()
         room = self._room()
         deck_table = page.deck_table if room == page.room else _deck_table(stats, backend, room)
         misconceptions: Static | OptionList
@@ -226,7 +230,7 @@ class StatsScreen(QuizScreen[None]):
             Static("Reviews per day", classes="section-title"),
             CalendarView(_calendar_days(stats, room), id="calendar"),
             Static("Retention, mastery and readiness per deck", classes="section-title"),
-            Static(deck_table, id="deck-stats"),
+            RenderedBlock(deck_table, id="deck-stats"),
             Static(page.readiness, id="stats-readiness"),
             Static(
                 f"Due in the next {len(stats.forecast)} days (overdue now: {stats.overdue})",
@@ -250,7 +254,6 @@ class StatsScreen(QuizScreen[None]):
                 Static(page.point_misses, id="point-misses"),
             ]
         await body.mount_all(widgets)
-        body.focus()  # the arrows and page keys scroll the whole page; Tab reaches the list
 
     @on(OptionList.OptionSelected, "#misconceptions")
     def _drill_misconception(self, event: OptionList.OptionSelected) -> None:

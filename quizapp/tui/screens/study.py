@@ -8,6 +8,7 @@ review is committed before its feedback is shown, so Escape at any moment loses 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -17,6 +18,7 @@ from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Header, Input, SelectionList, Static, TextArea
 
+from quizapp.grading.explain_grade import warm_reader
 from quizapp.study.session import ExplainPending, Unreadable
 from quizapp.study.views import SessionCounts
 from quizapp.tui.guard import on
@@ -61,6 +63,9 @@ class StudyScreen(SessionEnd, MovingOn, CodeEditing, QuizScreen[None]):
     """Study, drill or cram: question card, answer input, feedback panel, session bar."""
 
     BINDINGS: ClassVar[list[BindingType]] = STUDY_BINDINGS
+    AUTO_FOCUS: ClassVar[str | None] = ""  # none (None means the app's: the first focusable)
+    """Each card places focus itself (its input, or nothing: the screen's keys scroll the body); a body
+    focused by Textual first, then left, restyled the whole card."""
 
     saving: var[bool] = var(False)
     """A write is in the save worker (check_action refuses the session's keys meanwhile). The key bar is
@@ -186,8 +191,9 @@ class StudyScreen(SessionEnd, MovingOn, CodeEditing, QuizScreen[None]):
         body = self.body
         with self.app.batch_update():
             if self._kept is not None:
-                await self._reuse(self._kept[0], inst)
+                built = await self._reuse(self._kept[0], inst)
             else:
+                built = True
                 kept = (
                     QuestionPane(inst, id="question"),
                     Static("", id="hint-box"),
@@ -204,9 +210,12 @@ class StudyScreen(SessionEnd, MovingOn, CodeEditing, QuizScreen[None]):
                 self.answer_empty = False  # Ctrl+Z took it back: what was written is there to fix
             open_at_question(body, self.pane, inst)
             self.call_after_refresh(prepare_feedback, body, self.kept[2])
-            self.router.set_blink(body)
+            if inst.kind == "explain":  # after the card's frame: the forms compile while it is read
+                self.call_after_refresh(self._warm_reader, inst)
+            if built:  # the fields kept from earlier cards have it already
+                self.router.set_blink(body)
             if not self.pane.focus_answer():  # without scrolling to it: the body is placed already
-                body.focus(scroll_visible=False)  # a flashcard has no input: the body takes the keys
+                self.set_focus(None)  # a flashcard has no input: the screen's keys scroll the body
             self.update_bar()
         for problem in self.session.problems:
             self.notify(problem, title="Question skipped", severity="warning", timeout=10, markup=False)
@@ -219,8 +228,12 @@ class StudyScreen(SessionEnd, MovingOn, CodeEditing, QuizScreen[None]):
     def pane(self) -> QuestionPane:
         return self.kept[0]
 
-    async def _reuse(self, pane: QuestionPane, inst: Instance) -> None:
-        """Fills the kept widgets in with `inst`; the input of its kind is shown, the others hidden."""
+    def _warm_reader(self, inst: Instance) -> None:
+        self.fetch(partial(warm_reader, inst), lambda _: None, group="warm-reader", store=False)
+
+    async def _reuse(self, pane: QuestionPane, inst: Instance) -> bool:
+        """Fills the kept widgets in with `inst`; the input of its kind is shown, the others hidden. True
+        if an input was built for it (the first card of its kind)."""
         if self._done_shown:  # "session complete" hid the question; Ctrl+Z or the wait brought one back
             self._done_shown = False
             pane.display = True
@@ -228,7 +241,7 @@ class StudyScreen(SessionEnd, MovingOn, CodeEditing, QuizScreen[None]):
             widget.can_focus = could
         self._locked = []
         self.kept[2].load(inst)
-        await pane.show(inst)
+        return await pane.show(inst)
 
     async def hide_transients(self) -> None:
         """Hides what only some cards show (a flashcard's back, the key points to tick), and removes
@@ -382,7 +395,7 @@ class StudyScreen(SessionEnd, MovingOn, CodeEditing, QuizScreen[None]):
             await self.body.mount(back)
         back.show(card.instance, choices)
         back.display = True
-        self.body.focus(scroll_visible=False)
+        self.set_focus(None)  # the screen's keys scroll the body (focusing it would restyle all of it)
         self.call_after_refresh(self.body.bring_to_top, back)
 
     async def action_submit_explain(self) -> None:

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from quizapp.reports.text import calendar_grid
+from quizapp.tui.widgets.rendered import RenderedBlock
 
 if TYPE_CHECKING:
     from quizapp.reports.stats import DayCount, DueDay
@@ -62,8 +63,9 @@ def forecast_text(forecast: tuple[DueDay, ...], rows: int = CHART_ROWS, col_widt
     return out
 
 
-class CalendarView(Static):
-    """Reviews per day over the last year."""
+class CalendarView(RenderedBlock):
+    """Reviews per day over the last year (a cell per day, each styled: drawn once per width, as the
+    Rich renderable it is, which took Textual's own text path some 20 ms at 100,000 cards)."""
 
     DEFAULT_CSS = "CalendarView { height: auto; }"
 

@@ -18,6 +18,8 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from quizapp.tui.widgets.rendered import CachedRender
+
 if TYPE_CHECKING:
     from engine import Heatmap
 
@@ -123,6 +125,9 @@ class HeatmapView(Widget):
         """Heads drawn next to each other at least (cells shrink for it), so several fit on a screen."""
         self._cache: dict[tuple[int, bool, bool], list[Text]] = {}
         """Laid-out lines per (width, values shown, monochrome): sizing and painting share one layout."""
+        self._drawn: dict[tuple[int, bool, bool], CachedRender] = {}
+        """The same lines rendered: a grid of coloured cells took Textual some 10 ms to draw, so it is
+        drawn once per layout, ahead of time by `prepare`."""
 
     @property
     def monochrome(self) -> bool:
@@ -136,15 +141,22 @@ class HeatmapView(Widget):
         for a question without weights)."""
         self.heatmap = heatmap
         self._cache.clear()
+        self._drawn.clear()
         self.refresh(layout=True)
 
     def toggle_values(self) -> None:
         self.show_values = not self.show_values
 
     def prepare(self, width: int) -> None:
-        """Lays the grid out for a content width of `width` now, so its first paint only draws it."""
+        """Lays the grid out and draws it for a content width of `width` now, so its first paint only
+        copies it."""
         if width > 0:
-            self._lines(width)
+            self._drawing(width).lines(width)
+
+    def is_prepared(self, width: int) -> bool:
+        """True if the grid is already drawn for a content width of `width`."""
+        found = self._drawn.get((width, self.show_values, self.monochrome))
+        return found is not None and found.has_lines(width)
 
     # -- sizing -------------------------------------------------------------------------------------------
 
@@ -155,8 +167,15 @@ class HeatmapView(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines(width))
 
-    def render(self) -> Text:
-        return Text("\n").join(self._lines(self.content_size.width or 80))
+    def render(self) -> CachedRender:
+        return self._drawing(self.content_size.width or 80)
+
+    def _drawing(self, width: int) -> CachedRender:
+        key = (width, self.show_values, self.monochrome)
+        found = self._drawn.get(key)
+        if found is None:
+            found = self._drawn[key] = CachedRender(self, Text("\n").join(self._lines(width)))
+        return found
 
     # -- layout ---------------------------------------------------------------------------------------------
 

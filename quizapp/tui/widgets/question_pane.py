@@ -87,8 +87,9 @@ class QuestionPane(Vertical):
     def error_line(self) -> Static:
         return self.query_one("#answer-error", Static)  # kept for the pane's life: a cached lookup is safe
 
-    async def show(self, inst: Instance) -> None:
-        """Shows `inst` in the widgets the last question used; the input starts empty and enabled."""
+    async def show(self, inst: Instance) -> bool:
+        """Shows `inst` in the widgets the last question used; the input starts empty and enabled. True
+        if its input was built now (the first question of its kind)."""
         self.instance = inst
         self.error_line.display = False
         card = self.query_one(QuestionCard)
@@ -111,6 +112,7 @@ class QuestionPane(Vertical):
         for other in self._slots.values():
             other.display = other is self._slot
         self._kind = kind
+        return slot is None
 
     def restore_answer(self, answer: str) -> bool:
         """Puts the answer Ctrl+Z took back in the input, to fix rather than retype; False when this input

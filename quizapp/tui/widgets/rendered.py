@@ -16,6 +16,7 @@ from rich.protocol import is_renderable
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from rich.syntax import Syntax
+from rich.text import Text
 from textual.render import measure
 from textual.strip import Strip
 from textual.visual import Visual, VisualType
@@ -104,6 +105,12 @@ class CachedRender(Visual):
             ]
             self._lines[key] = found
         return found
+
+    def __str__(self) -> str:
+        """What it reads as: the plain text of text, else the lines drawn at the widget's width."""
+        if isinstance(self.renderable, Text):
+            return self.renderable.plain
+        return "\n".join(strip.text for strip in self.lines(self.widget.content_size.width or 80))
 
     def has_lines(self, width: int) -> bool:
         """True if the renderable is already rendered at `width` (on any base style)."""
