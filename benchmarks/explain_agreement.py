@@ -39,7 +39,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--split",
-        choices=("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "held_out", "all"),
+        choices=("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "held_out", "all"),
         default="train",
     )
     parser.add_argument("--question", help="only this question id")

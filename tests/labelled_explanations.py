@@ -6,13 +6,14 @@ neither; `dev/` and `dev2/` (more paraphrases and fresh misconceptions) were wri
 questions alone, to tune the forms of every question. `dev3/` (issue 34) was written from each question's
 prompt, key points and model answer before any form was changed for it: two paraphrases in a nervous
 candidate's own words, one plainly stated classic misconception and one negation, to measure how the forms
-generalise. `train/` to `dev6/` are for tuning (TUNING); `held_out/` is kept aside for the final
+generalise. `train/` to `dev7/` are for tuning (TUNING); `held_out/` is kept aside for the final
 figure and is never read while writing forms. `dev4/` was written the same way as `dev3/`, later, and tuned
 on after it was measured. `dev5/` (36 questions, 216 answers) was written and labelled
 from each question's prompt, key-point texts and core alone, without its forms, and measured before any form
 was changed for it; forms were then widened against it, so later figures on it are no longer unseen ones.
 `dev6/` (56 questions, 334 answers) was written the same way and first measured before any form was changed
-for it; forms were then widened against it too.
+for it; forms were then widened against it too. `dev7/` was written the same way, in two halves by two
+writers (368 answers over all 92 questions), and measured unseen before forms were widened against it.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).parent / "cases" / "explain"
-SPLITS = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "held_out")
-TUNING = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6")
+SPLITS = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "held_out")
+TUNING = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7")
 """The splits forms may be written against (each new one first measured unseen, then tuned on); `held_out`
 is not one of them."""
 KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")
