@@ -18,6 +18,7 @@ Deterministic and cached: a form is expanded once, a text cut once.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 from quizapp.content.patterns import Either, Node, Optional, Phrase, Together, Word, compile_pattern
@@ -269,16 +270,25 @@ def _group_at(parts: tuple[Node, ...], at: int) -> tuple[int, Node] | None:
     return best
 
 
+def _regrouped(node: Node, walk: Callable[[Node], Node]) -> Node | None:
+    """`node` rebuilt with `walk` applied to each of its parts when it only groups others (an optional
+    part, alternatives, two parts together); None for a word or a phrase, which each walk reads its way."""
+    if isinstance(node, Optional):
+        return Optional(walk(node.part))
+    if isinstance(node, Either):
+        return Either(tuple(walk(o) for o in node.options))
+    if isinstance(node, Together):
+        return Together(walk(node.left), walk(node.right), node.scope, node.ordered)
+    return None
+
+
 @cache
 def read_names(node: Node) -> Node:
     """`node` with each phrase that is a name (explain_words.NAMES: "not a number") read as its one word,
     as explain_text reads an answer: a form's "not a number" finds the NaN the answer names."""
-    if isinstance(node, Optional):
-        return Optional(read_names(node.part))
-    if isinstance(node, Either):
-        return Either(tuple(read_names(o) for o in node.options))
-    if isinstance(node, Together):
-        return Together(read_names(node.left), read_names(node.right), node.scope, node.ordered)
+    grouped = _regrouped(node, read_names)
+    if grouped is not None:
+        return grouped
     if not isinstance(node, Phrase):
         return node
     parts: list[Node] = []
@@ -306,12 +316,11 @@ def expand(node: Node) -> Node:
     if isinstance(node, Word):
         found = _group_at((node,), 0)
         return node if found is None else Either((node, found[1]))
-    if isinstance(node, Optional):
-        return Optional(expand(node.part))
-    if isinstance(node, Either):
-        return Either(tuple(expand(o) for o in node.options))
-    if isinstance(node, Together):
-        return Together(expand(node.left), expand(node.right), node.scope, node.ordered)
+    grouped = _regrouped(node, expand)
+    if grouped is not None:
+        return grouped
+    if not isinstance(node, Phrase):  # a Word: handled above
+        return node
     parts: list[Node] = []
     at = 0
     while at < len(node.parts):
