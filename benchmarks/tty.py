@@ -87,6 +87,8 @@ EXPLAINED = (
 """An explanation typed for every explain question (about 400 characters), read point by point on Ctrl+S."""
 READ = r"read point by point"
 """The reading of an explanation is drawn (its key points, statuses and evidence)."""
+REVEALED = r"How well did you know it"
+"""The line under a flashcard's back once it is shown."""
 
 # Targets (issue 25)
 KEY_TARGETS = {"enter_feedback": (0.030, 0.060), "enter_next": (0.030, 0.060)}
@@ -264,11 +266,15 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, read: float
         text = tty.text()[hit.match.start() :]  # everything since the key, from the bar on
         result.window = (time.time(), 0.0)
         number = 1
+        reached: float | None = None
+        """The time of the key that brought this card (Enter, or a flashcard's rating), if timed."""
         for _ in range(cards):
             # the last card header drawn since the bar showed this card (the old card can repaint first)
             kinds = CARD_KIND.findall(text)
             kind = kinds[-1] if kinds else "unknown"
             result.kinds[kind] = result.kinds.get(kind, 0) + 1
+            if reached is not None and kind == "code":  # entering a code question, apart from the rest
+                result.keys.setdefault("next_code", []).append(reached)
             what = f"{label}: card {number} ({kind})"
             if kind in TYPED:
                 tty.type(TYPED[kind])
@@ -281,7 +287,9 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, read: float
                 else:
                     result.add("enter_feedback", hit, tty.wall(t))
             elif kind == "flashcard":
-                tty.key("space")
+                t = tty.key("space")
+                hit = tty.wait_for(REVEALED, KEY_TIMEOUT, f"{what}: space to the back", t)
+                result.add("reveal", hit, tty.wall(t))
                 reading(tty, read)
                 t = tty.key("1")
                 hit = tty.wait_for(NEXT, KEY_TIMEOUT, f"{what}: 1 (Again) to next card", t, after(number))
@@ -289,6 +297,7 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, read: float
                     result.stopped = f"the session ran out after {number} cards"
                     break
                 result.add("rate_next", hit, tty.wall(t))
+                reached = hit.seconds
                 number = int(hit.match.group(1))
                 text = _after_card(tty, hit, result)
                 continue
@@ -312,6 +321,7 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, read: float
                 result.stopped = f"the session ran out after {number} cards"
                 break
             result.add("enter_next", hit, tty.wall(t))
+            reached = hit.seconds
             number = int(hit.match.group(1))
             text = _after_card(tty, hit, result)
         result.window = (result.window[0], time.time())
@@ -485,6 +495,8 @@ def key_rows(table: Table, label: str, res: StudyResult, yards: Yardsticks) -> N
         "enter_next": "Enter to next card",
         "ctrl+o_feedback": "Ctrl+O to feedback",
         "rate_next": "1 (flashcard) to next card",
+        "next_code": "  of those, to a code question",
+        "reveal": "space to a flashcard's back",
         "explain_read": "Ctrl+S to an explanation read point by point",
         "explain_saved": "Enter to the explanation's saved rating",
     }

@@ -6,7 +6,7 @@ neither; `dev/` and `dev2/` (more paraphrases and fresh misconceptions) were wri
 questions alone, to tune the forms of every question. `dev3/` (issue 34) was written from each question's
 prompt, key points and model answer before any form was changed for it: two paraphrases in a nervous
 candidate's own words, one plainly stated classic misconception and one negation, to measure how the forms
-generalise. `train/` to `dev7/` are for tuning (TUNING); `held_out/` is kept aside for the final
+generalise. `train/` to `dev9/` are for tuning (TUNING); `held_out/` is kept aside for the final
 figure and is never read while writing forms. `dev4/` was written the same way as `dev3/`, later, and tuned
 on after it was measured. `dev5/` (36 questions, 216 answers) was written and labelled
 from each question's prompt, key-point texts and core alone, without its forms, and measured before any form
@@ -14,6 +14,12 @@ was changed for it; forms were then widened against it, so later figures on it a
 `dev6/` (56 questions, 334 answers) was written the same way and first measured before any form was changed
 for it; forms were then widened against it too. `dev7/` was written the same way, in two halves by two
 writers (368 answers over all 92 questions), and measured unseen before forms were widened against it.
+`dev8/` (460 answers over all 92 questions, by four writers) stresses right answers: for each question a
+terse one, a paraphrase in everyday words that avoids the key terms and one in another engineer's
+vocabulary, then a misconception and a negation, soup or off-topic answer; measured unseen, then tuned on.
+`dev9/` (460 answers, four other writers) was written as an interviewer builds a test set for a grader
+(a full answer in a strong candidate's words, a terse one, a practitioner's paraphrase, a misconception
+and a wrong one), after dev8 was tuned on, and measured unseen before it was tuned on in turn.
 """
 
 from __future__ import annotations
@@ -24,8 +30,8 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).parent / "cases" / "explain"
-SPLITS = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "held_out")
-TUNING = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7")
+SPLITS = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "held_out")
+TUNING = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9")
 """The splits forms may be written against (each new one first measured unseen, then tuned on); `held_out`
 is not one of them."""
 KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")

@@ -4,6 +4,7 @@ interviewer would suggest, and the safety properties over the labelled set of ty
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -334,6 +335,29 @@ def test_right_answers_in_the_labelled_set_are_rarely_suggested_again(bank) -> N
     assert len(again) <= len(answers) // 10, [f"{a.question_id} [{a.kind}]" for a in again]
 
 
+def test_an_answer_to_another_decks_question_is_never_suggested_good(bank) -> None:  # type: ignore[no-untyped-def]
+    """Right answers to one deck's questions read against another deck's key points: talk about attention
+    that answers something else. Never Good: a form that broad would credit an answer that never addressed
+    the question. (Two decks may ask the same thing, W_O's role say: a question whose own model answer
+    is not Again under the other's points is left out.) Ten answers a question, a few seconds of reading."""
+    answers = [a for a in _tuned() if a.kind in RIGHT_KINDS]
+    deck = {qid: bank.deck_fields(qid).id for qid in {a.question_id for a in answers}}
+    model = {qid: str(bank.instance(qid, 0).expected) for qid in deck}  # the model answer
+    rng = random.Random(0)
+    good, read = [], 0
+    for qid in sorted(deck):
+        specs = _specs(bank, qid)
+        apart = {
+            q for q in deck if deck[q] != deck[qid] and read_explanation(model[q], *specs).rating == AGAIN
+        }
+        others = [a for a in answers if a.question_id in apart]
+        for a in rng.sample(others, 10):
+            read += 1
+            if read_explanation(a.text, *_specs(bank, qid)).rating == GOOD:
+                good.append(f"{qid} read {a.question_id} [{a.kind}]: {a.text[:80]}")
+    assert read >= 900 and not good, "\n".join(good)
+
+
 def _specs(bank, question_id: str):  # type: ignore[no-untyped-def]
     inst = bank.instance(question_id, 0)
     return inst.point_specs, inst.rejects
@@ -442,6 +466,19 @@ def test_a_list_of_glossed_terms_states_its_points_but_a_list_of_calls_is_still_
     assert read(bare, fields, ()).points[0].status == "missing"
     calls = "heads: B, T, d_k, view, transpose(1,2), sqrt(d_k), mask, num_key_value_heads, W_o, contiguous"
     assert read(calls, fields, ()).points[0].status == "missing"
+
+
+def test_a_chain_of_arrows_and_a_product_of_symbols_are_claims_not_keyword_soup() -> None:
+    saturate = (PointSpec("Large scores saturate the softmax", ("@softmax .. @saturate",), core=True),)
+    memory = (PointSpec("Score memory grows with h", ("@score ~ memory",), core=True),)
+    # each arrow parts a clause of a word or two, but the arrows say what leads to what
+    chain = "Large logits ⇒ softmax → one-hot, Jacobian diag(p) − ppᵀ ≈ 0 ⇒ vanishing grads."
+    assert read(chain, saturate, ()).points[0].status == "covered"
+    listed = "Large logits, softmax, one-hot, Jacobian, vanishing grads, saturation."
+    assert read(listed, saturate, ()).points[0].status == "missing"  # the same words as a list: soup
+    # no function word, but B·h·T² is a product: a terse claim
+    assert read("Cost: B·h·T² score memory.", memory, ()).points[0].status == "covered"
+    assert read("cost heads length squared score memory", memory, ()).points[0].status == "missing"
 
 
 def test_a_terse_clause_held_together_by_vs_or_over_is_a_claim_and_abbreviations_are_words() -> None:

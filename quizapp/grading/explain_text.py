@@ -70,8 +70,10 @@ NEGATION_REACH = 2
 value", "not T and d_k"); further on, `and` starts a claim of its own."""
 LIST_CLAUSES = 5
 """A sentence cut into at least this many clauses, three in four of them a word or two, is a list of
-keywords ("variance, softmax, sqrt, gradients, saturation"), formula or not."""
-SYMBOLS_OF_A_CLAIM = frozenset("=()[]{}+*/^<>←→≤≥⇒∝≈√")
+keywords ("variance, softmax, sqrt, gradients, saturation"), formula or not; unless arrows part them (ARROW):
+"large logits ⇒ softmax → one-hot ⇒ vanishing grads" is a chain of claims, terse as it is."""
+ARROW = re.compile(r"[→⇒]|->|=>")
+SYMBOLS_OF_A_CLAIM = frozenset("=()[]{}+*/^<>←→≤≥⇒∝≈√·×²")
 """A sentence with any of these is a formula or code, whatever its words: never keyword soup."""
 _GLOSS = re.compile(r"\w\s+\(\S|[=≈∝≤≥<>/·×+*]")
 """A term followed by a bracketed aside ("hidden_size (d)", not a call: "sqrt(d_k)") or an equation ("E=0",
@@ -304,6 +306,7 @@ def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: S
         s_id
         for s_id, counts in sizes.items()
         if len(counts) >= LIST_CLAUSES
+        and not ARROW.search(source[spans[s_id][0] : spans[s_id][1]])
         and sum(n <= 2 and c_id not in glossed for c_id, n in counts.items()) * 4 >= len(counts) * 3
     }
     return [

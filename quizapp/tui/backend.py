@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from quizapp.config import UserConfig
     from quizapp.content.catalog import Catalog
     from quizapp.content.deck import DeckRef
+    from quizapp.content.instance import Instance
     from quizapp.records.settings import Settings
     from quizapp.reports.overview import Overview
     from quizapp.study import QuestionSet
@@ -109,6 +110,14 @@ class Backend:
         With `today`, a changed interview date in the past is refused."""
         self.last_settings = self.workspace.save_settings(settings, today=today)
         return self.last_settings
+
+    def code_question_in(self, questions: QuestionSet) -> Instance | None:
+        """A code question of `questions`, made concrete (call it in a worker): what a study screen
+        builds its editor with while its first card is read. None when there is none."""
+        for ref in questions.ordered:
+            if self.catalog.type_of(ref.question_id) == "code":
+                return self.catalog.instance(ref.question_id, 0)
+        return None
 
     def code_text(self, question_id: str, starter: str) -> str:
         """What a code question's editor opens with: the draft (every Ctrl+R here keeps one), else the

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
+from textual.widgets.text_area import SyntaxAwareDocument
 
 from engine.exercises import EXERCISES
 from engine.exercises.base import source_as
@@ -184,3 +185,24 @@ async def test_the_line_being_typed_stays_in_view_when_a_try_shrinks_the_editor_
         row = editor.cursor_location[0]
         top, height = int(editor.scroll_offset.y), editor.scrollable_content_region.height
         assert height > 0 and top <= row < top + height, (row, top, height)
+
+
+async def test_the_editor_compiles_its_highlight_query_once(
+    new_app: Callable[..., QuizApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Building an editor compiles tree-sitter's highlight query (some 25 ms, on the event loop); a
+    language given to TextArea's constructor is set twice and compiled it twice."""
+    compiled: list[str] = []
+    prepare = SyntaxAwareDocument.prepare_query
+
+    def counted(document: SyntaxAwareDocument, query: str) -> Any:
+        compiled.append(query)
+        return prepare(document, query)
+
+    monkeypatch.setattr(SyntaxAwareDocument, "prepare_query", counted)
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await drill(app, pilot, QID)
+        editor = _editor(screen)
+        assert editor.language == "python" and isinstance(editor.document, SyntaxAwareDocument)
+        assert len(compiled) == 1

@@ -1,6 +1,7 @@
 """The study screen draws every card in the widgets the first card of its kind built: after the first
 card of each kind nothing is mounted or removed (remounting a card's widgets cost a user about 100 ms a
-card, and a new code editor compiled tree-sitter's highlight query each time, up to 185 ms)."""
+card, and a new code editor compiled tree-sitter's highlight query each time, up to 185 ms); the code
+editor is built ahead, while the first card is read."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from quizapp.tui.screens.study import StudyScreen
 from quizapp.tui.widgets.answer import answer_kind
 from quizapp.tui.widgets.code_editor import CodeArea
 from quizapp.tui.widgets.feedback import FeedbackPanel
-from tests.tui.helpers import SIZE, current, loaded, opened, press, question_ids, settled
+from quizapp.tui.widgets.question_pane import AnswerSlot
+from tests.tui.helpers import SIZE, current, loaded, opened, press, question_ids, settled, until
 
 KINDS = ("numeric", "choice", "flashcard", "code", "explain")
 CARDS = 16
@@ -78,6 +80,8 @@ async def test_cards_of_every_kind_reuse_the_widgets_the_first_of_their_kind_bui
         await loaded(app, pilot)
         app.start_session("drill", question_ids=_two_of_each(catalog))
         screen = await opened(app, pilot)
+        await until(pilot, lambda: bool(screen.query(CodeArea)), "the code editor built ahead")
+        ahead = _editor(screen)  # built while the first card was read, or by it
         seen: set[str] = set()
         editors: list[TextArea] = []
         reused = 0
@@ -98,7 +102,28 @@ async def test_cards_of_every_kind_reuse_the_widgets_the_first_of_their_kind_bui
                 reused += 1
         assert seen == {"typed", "single", "flashcard", "code", "explain"}, seen
         assert reused >= 5  # the check ran on cards of several kinds, not once
-        assert len(editors) >= 2 and all(e is editors[0] for e in editors)  # one editor for every code card
+        assert len(editors) >= 2 and all(e is ahead for e in editors)  # one editor for every code card
         assert editors[0].language == "python"
         fields = list(screen.query("Input, TextArea").results(Widget))
         assert fields and all(getattr(f, "cursor_blink", None) is app.config.cursor_blink for f in fields)
+
+
+async def test_the_code_editor_is_built_while_the_first_card_is_read(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    ids = _two_of_each(catalog)
+    choice, code = ids[KINDS.index("choice") * 2], ids[KINDS.index("code") * 2 + 1]
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        app.start_session("drill", question_ids=(choice, code), until_solved=True)
+        screen = await opened(app, pilot)
+        assert current(screen).question_id == choice, "the drill's seed asks the choice first"
+        await until(pilot, lambda: bool(screen.query(CodeArea)), "the code editor built ahead")
+        ahead = _editor(screen)
+        slot = screen.query_one(CodeArea).parent
+        assert isinstance(slot, AnswerSlot) and not slot.display  # hidden while the choice is asked
+        await _answer_and_go_on(screen, pilot, catalog)
+        assert current(screen).question_id == code
+        assert _editor(screen) is ahead and slot.display
+        assert ahead.text == current(screen).starter and ahead.cursor_blink is app.config.cursor_blink

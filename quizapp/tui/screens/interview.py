@@ -26,7 +26,7 @@ from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked
 from quizapp.tui.screens.base import QuizScreen
 from quizapp.tui.widgets.code_editor import CodeArea
 from quizapp.tui.widgets.footer import KeyFooter
-from quizapp.tui.widgets.question_pane import QuestionPane
+from quizapp.tui.widgets.question_pane import BUILD_AHEAD_S, QuestionPane
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
@@ -141,6 +141,23 @@ class InterviewScreen(QuizScreen[None]):
         asked = self.session.current
         if asked is not None:
             await self.show_question(asked)
+            self.set_timer(BUILD_AHEAD_S, self._build_ahead, name="inputs built ahead")
+
+    async def _build_ahead(self) -> None:
+        """Builds, hidden, the input of the next kind of question the interview asks later that has none
+        yet (see QuestionPane.build_ahead), then waits for the next one."""
+        panes = self.body.query_children(QuestionPane)
+        if self._stopping or not panes:
+            return
+        pane = panes.first(QuestionPane)
+        try:
+            for _, inst in self.session.plan:
+                if await pane.build_ahead(inst):
+                    self.router.set_blink(pane)
+                    self.set_timer(BUILD_AHEAD_S, self._build_ahead, name="inputs built ahead")
+                    return
+        except Exception as exc:  # the question itself builds its input as before
+            self.router.report_error(exc)
 
     # -- showing ----------------------------------------------------------------------------------------
 

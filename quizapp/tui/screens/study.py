@@ -42,7 +42,7 @@ from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.heatmap import HeatmapView
 from quizapp.tui.widgets.key_points import KeyPointList, KeyPointsPanel
 from quizapp.tui.widgets.question_card import SessionBar
-from quizapp.tui.widgets.question_pane import QuestionPane
+from quizapp.tui.widgets.question_pane import BUILD_AHEAD_S, QuestionPane
 from quizapp.tui.widgets.study_body import StudyBody
 
 if TYPE_CHECKING:
@@ -201,6 +201,7 @@ class StudyScreen(SessionEnd, MovingOn, CodeEditing, QuizScreen[None]):
                 )
                 await body.mount_all(kept)  # feedback hidden
                 self._kept = kept
+                self.set_timer(BUILD_AHEAD_S, self.build_code_ahead, name="code editor built ahead")
             await self.hide_transients()
             self.pane.hide_error()
             self.kept[1].display = False

@@ -24,10 +24,12 @@ from quizapp.runner.standby import warm_soon
 from quizapp.study.drafts import save_draft
 from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked
 from quizapp.tui.widgets.code_editor import CodeArea
+from quizapp.tui.widgets.question_pane import QuestionPane
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from quizapp.content.instance import Instance
     from quizapp.grading.code_try import CodeTry
     from quizapp.study.session import StudySession
     from quizapp.tui.screens.base import QuizScreen
@@ -56,6 +58,21 @@ class CodeEditing(_Screen):
         self.query(CodeArea).first().load(text)
 
         warm_soon()  # a plain thread starts the child: off the event loop, and no worker to wait for
+
+    def build_code_ahead(self) -> None:
+        """While the first card is read, a worker makes a code question of the session's pool concrete
+        and the editor is built with it, hidden: the first code card then only fills it in (building
+        one compiles tree-sitter's highlight query, see QuestionPane.build_ahead)."""
+        backend = self.router.backend
+        if backend is None:
+            return
+        find = partial(backend.code_question_in, self.session.questions)
+        self.fetch(find, self._code_built_ahead, group="code-ahead", store=False)
+
+    async def _code_built_ahead(self, inst: Instance | None) -> None:
+        panes = self.query(QuestionPane)
+        if inst is not None and panes and await panes.first(QuestionPane).build_ahead(inst):
+            self.router.set_blink(panes.first())
 
     def draft_changed(self) -> None:
         """Writes the draft a moment after the last change (a burst of typing is one write)."""

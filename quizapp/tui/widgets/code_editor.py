@@ -96,7 +96,11 @@ class CodeArea(Vertical):
         # Above the editor, and the editor a little shorter meanwhile: at 80x24 a message under an editor
         # of half the screen was below the bottom edge.
         yield Static("", id="code-error", markup=False)
-        yield CodeText.code_editor(self._starter, language="python", id="code-text", soft_wrap=False)
+        editor = CodeText.code_editor(self._starter, id="code-text", soft_wrap=False)
+        # Set after: given to the constructor, the language is set twice (the constructor's document, then
+        # the watcher's), and tree-sitter's highlight query compiled twice, some 25 ms each.
+        editor.language = "python"
+        yield editor
         with Horizontal(classes="buttons"):
             yield Button("Try (Ctrl+R)", id="code-run", compact=True)
             yield Button("Submit (Ctrl+S)", id="code-submit", variant="primary", compact=True)

@@ -37,6 +37,11 @@ if TYPE_CHECKING:
     from quizapp.content.instance import Instance
 
 
+BUILD_AHEAD_S = 0.5
+"""Seconds after a question is drawn before an input of a kind asked later is built (one at a time): the
+question is drawn and read first, and the later question only fills its input in."""
+
+
 class AnswerSlot(Vertical):
     """The input of one kind of question with its reminder line: built once, shown or hidden."""
 
@@ -72,6 +77,19 @@ class QuestionPane(Vertical):
         slot = AnswerSlot(*answer_widgets(inst, reveal=self.reveal))
         self._slots[answer_kind(inst)] = self._slot = slot
         return slot
+
+    async def build_ahead(self, inst: Instance) -> bool:
+        """Builds the input of `inst`'s kind, hidden, when no question of that kind was shown yet: the
+        first question of the kind then only fills it in. Called while a question is read (a code
+        editor compiles tree-sitter's highlight query as it is built, some 50 ms the next key waited for
+        otherwise). True if it was built now."""
+        kind = answer_kind(inst)
+        if kind in self._slots:
+            return False
+        slot = self._slots[kind] = AnswerSlot(*answer_widgets(inst, reveal=self.reveal))
+        slot.display = False
+        await self.mount(slot, before=self.error_line)
+        return True
 
     @property
     def slot(self) -> AnswerSlot:
