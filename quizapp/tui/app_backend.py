@@ -168,7 +168,8 @@ class BackendApp(App[None]):
         """What the warm-up imported lives until the app ends: out of the collector's sight with the
         catalog, so a full collection on stats or the interview does not walk every module again. Only on
         home: a screen opened meanwhile freezes what is alive itself, and frees it when it goes."""
-        if isinstance(self.screen, HomeScreen):
+        stack = self.screen_stack  # empty once the app is closing: the warm-up may finish after that
+        if stack and isinstance(stack[-1], HomeScreen):
             freeze_loaded()
 
     def on_backend_failed(self, message: BackendFailed) -> None:

@@ -157,3 +157,13 @@ async def test_every_handler_runs_once_and_what_it_raises_is_reported(
         assert "Cannot do that: Decorated only." in notes
         assert any("an action" in n for n in notes)
         assert app.screen is probe and app.is_running
+
+
+async def test_the_warm_up_ending_after_the_app_closed_does_nothing(new_app: Callable[..., QuizApp]) -> None:
+    """The warm-up worker may end after the app's screens are gone (a quick quit): its last step then
+    freezes nothing and raises nothing (it raised ScreenStackError while the app closed)."""
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+    assert not app.screen_stack
+    app._freeze_if_home()
