@@ -285,3 +285,20 @@ def test_screens_run_workers_only_through_quizscreen_fetch_and_write() -> None:
         if path not in helpers:
             found = names & {"work", "run_worker"}
             assert not found, f"{name} starts a worker itself ({found}): use QuizScreen.fetch or write"
+
+
+LONGEST_MODULE = 450
+DATA_CATALOGS = frozenset({"engine/exercises/catalog.py"})
+"""Modules that are data (one entry after another), not steps: their length is the bank's, not a design's."""
+
+
+def test_no_module_of_the_app_or_the_engine_holds_two_ideas() -> None:
+    """A module past LONGEST_MODULE lines probably holds two ideas: split it where they part."""
+    top = Path(quizapp.__file__).parent.parent
+    long = {
+        str(path.relative_to(top)): n
+        for room in ("quizapp", "engine")
+        for path in sorted((top / room).rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST_MODULE
+    }
+    assert set(long) <= DATA_CATALOGS, {p: n for p, n in long.items() if p not in DATA_CATALOGS}

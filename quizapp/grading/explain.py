@@ -9,13 +9,14 @@ sentence states it. Accepted forms are read through the general steps of quizapp
 (concept lexicon, lemmas, symbols, typos) and reach a little past a comma (CLAUSE_SLACK); rejected forms
 are read as written, and only where the answer claims them: not in what a counterfactual supposes
 ("without the cache decoding would be compute-bound"), an `unlike` clause, a reported view ("people say"),
-what "rather than" sets aside or "whether" asks, nor right after "almost" (explain_text._supposed).
+what "rather than" sets aside or "whether" asks, nor right after "almost" (explain_supposed).
 "Not a number" is the name NaN, in an answer and a form alike. Deterministic, no model, and a few
 milliseconds for a page of text.
 
-The steps, each in its module: explain_words (the word lists), explain_text (the answer cut once),
-explain_match (where a form's pattern matches), explain_points (what a match states of a point),
-explain_reading (the Reading, its rating and how it is shown).
+The steps, each in its module: explain_words (the word lists), explain_text (the answer cut once;
+explain_negation and explain_supposed say which of its words are denied or not claimed), explain_match
+(where a form's pattern matches), explain_points (what a match states of a point), explain_reading (the
+Reading, its rating and how it is shown).
 """
 
 from __future__ import annotations

@@ -16,37 +16,15 @@ from functools import lru_cache
 
 from quizapp.content.patterns import ARTICLES, Token, tokens
 from quizapp.grading.explain_lexicon import SYMBOLS, TYPO_LENGTH, deletions, lemma, spell_symbols
+from quizapp.grading.explain_negation import negations
+from quizapp.grading.explain_supposed import supposed
 from quizapp.grading.explain_words import (
-    ADJECTIVE_ENDS,
-    ADJECTIVES,
-    ASKING,
-    ASKING_IF,
-    CLAIM_VERBS,
     CLAUSE_WORDS,
-    CONTINUING,
-    CONTRAST,
-    CONTRASTED,
-    COUNTERFACTUAL,
-    DISMISSED,
-    DISMISSIVE,
-    FAR_FROM,
-    FRAMING_ADJECTIVES,
-    FRAMING_ALONE,
     FUNCTION_WORDS,
-    HEDGING,
-    HYPOTHETICAL,
-    MISTAKES,
     NAMES,
-    NEGATIVE_SUPPOSING,
     NEGATORS,
     NOT_A_CLAUSE_AFTER,
     NOT_A_NAME_AFTER,
-    NOT_NEGATING_AFTER,
-    RELATIVE,
-    REPORTERS,
-    REPORTING,
-    SET_ASIDE,
-    SUPPOSING,
     no_typo,
 )
 
@@ -64,10 +42,6 @@ SOUP_SHARE = 0.1
 SOUP_LENGTH = 5
 """A sentence of at least SOUP_LENGTH words with no function word at all (one per ten words past ten) is
 keyword soup: nothing in it states a point. Terse answers and formulas keep a `by`, `to` or `is`."""
-SCOPE_ENDS = frozenset({"and", "or", "then", "plus"})
-NEGATION_REACH = 2
-"""A negator reaches past `and` only when the `and` comes within this many words of it ("no key and no
-value", "not T and d_k"); further on, `and` starts a claim of its own."""
 LIST_CLAUSES = 5
 """A sentence cut into at least this many clauses, three in four of them a word or two, is a list of
 keywords ("variance, softmax, sqrt, gradients, saturation"), formula or not; unless arrows part them (ARROW):
@@ -181,11 +155,9 @@ def cut_answer(text: str) -> AnswerText:
             c_id += 1
         sentence.append(s_id)
         clause.append(c_id)
-    negated = _inside_brackets(
-        text, toks, _ruled_out(toks, clause, _with_none(toks, _negation(toks, clause)))
-    )
+    negated = negations(text, toks, clause)
     soup = _soup(text, toks, sentence, clause)
-    supposed = _supposed(text, toks, sentence, clause)
+    supposed_at = supposed(text, toks, sentence, clause)
     next_word = [-1] * len(toks)
     following = -1
     for i in range(len(toks) - 1, -1, -1):
@@ -212,7 +184,7 @@ def cut_answer(text: str) -> AnswerText:
         tuple(clause),
         tuple(negated),
         tuple(soup),
-        tuple(supposed),
+        tuple(supposed_at),
         tuple(next_word),
         {word: tuple(at) for word, at in positions.items()},
         {},
@@ -314,236 +286,3 @@ def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: S
         and (s in listed or (glue[s] <= int(SOUP_SHARE * (words[s] - 10)) and s not in formula))
         for s in sentence
     ]
-
-
-def _supposed(
-    source: str, toks: Sequence[Token], sentence: Sequence[int], clause: Sequence[int]
-) -> list[int]:
-    """For each token, whether it stands in no claim of the answer's own (see AnswerText.supposed): what a
-    counterfactual supposes (_counterfactual); an `unlike` clause and the clauses that go on describing it;
-    what a reporting frame ("people often say") introduces, up to a clause that answers it (`but`,
-    `actually`) or a semicolon; what the rest of a clause sets aside ("rather than", "instead of") or asks
-    ("whether", "see if")."""
-    out = [0] * len(toks)
-    words: dict[int, list[int]] = {}
-    clauses: dict[int, list[int]] = {}
-    for i, (s_id, c_id) in enumerate(zip(sentence, clause, strict=True)):
-        words.setdefault(c_id, []).append(i)
-        if c_id not in clauses.setdefault(s_id, []):
-            clauses[s_id].append(c_id)
-    for order in clauses.values():
-        marked: set[int] = set()
-        supposed, triggers = _counterfactual(source, toks, words, order)
-        for i in supposed:
-            out[i] = 1
-        for i in triggers:
-            _mark(out, i)
-        for k, c in enumerate(order):
-            first = words[c][0]
-            frame = _frame(toks, words[c])
-            if toks[first].word in CONTRASTED:
-                marked.add(c)
-                _mark(out, first)
-                ends = CONTINUING
-            elif frame:
-                marked.add(c)
-                for i in frame:
-                    _mark(out, i)
-                ends = CONTRAST
-            else:
-                continue
-            for before, later in zip(order[k:], order[k + 1 :], strict=False):
-                starts = toks[words[later][0]].word
-                parted = ";" in source[toks[words[before][-1]].start : toks[words[later][0]].start]
-                if parted or ((starts not in CONTINUING) if ends is CONTINUING else (starts in CONTRAST)):
-                    break  # a semicolon, or a clause that does not go on, ends what the frame describes
-                marked.add(later)
-        for c in order:
-            at = words[c]
-            for n, i in enumerate(at):
-                pair = (toks[i].word, toks[at[n + 1]].word if n + 1 < len(at) else "")
-                asked = n > 0 and pair[0] == "if" and toks[at[n - 1]].word in ASKING_IF
-                asks = toks[i].word in ASKING or asked
-                if pair in SET_ASIDE or asks:
-                    _mark(out, i)
-                    for j in at[n + 1 :]:
-                        out[j] = out[j] or 1
-                    break
-        for c in marked:
-            for i in words[c]:
-                out[i] = out[i] or 1
-    return out
-
-
-def _mark(out: list[int], at: int) -> None:
-    out[at] = 2
-
-
-def _counterfactual(
-    source: str, toks: Sequence[Token], words: dict[int, list[int]], order: Sequence[int]
-) -> tuple[set[int], set[int]]:
-    """What the counterfactuals of one sentence (its clauses `order`) suppose, and the words that make
-    them so. After a negative supposition (`without`, `unless`, `otherwise`, an `if` with a negator) the
-    whole `would` clause is what does not happen: "without the cache decoding would be compute-bound".
-    Otherwise only what stands before the `would` in its clause (back to a `what`, `which`...) and the
-    `if` clauses before it: "applying the mask after the softmax would leak the future" rejects the way it
-    names; "sharing Q would save as much" claims what comes after the `would`."""
-    supposed: set[int] = set()
-    triggers: set[int] = set()
-    for k, c in enumerate(order):
-        for w in words[c]:
-            if not _would(source, toks, w):
-                continue
-            triggers.add(w)
-            sides = [b for b in order[:k] if any(toks[i].word in SUPPOSING for i in words[b][:2])]
-            negative = [
-                i
-                for b in [*sides, c]
-                for i in words[b]
-                if toks[i].word in NEGATIVE_SUPPOSING
-                or (toks[i].word in SUPPOSING and any(toks[j].word in NEGATORS for j in words[b] if j > i))
-            ]
-            for b in sides:
-                supposed.update(words[b])
-                triggers.update(i for i in words[b][:2] if toks[i].word in SUPPOSING)
-            if negative:
-                supposed.update(words[c])
-                triggers.update(negative)
-                continue
-            subject = [i for i in words[c] if i < w]
-            cut = max((n for n, i in enumerate(subject) if toks[i].word in RELATIVE), default=-1)
-            supposed.update(subject[cut + 1 :])
-    return supposed - triggers, triggers
-
-
-def _would(source: str, toks: Sequence[Token], at: int) -> bool:
-    """True when the token at `at` is a counterfactual `would` or `could` ("it'd" too), not a hedge ("I
-    would say", "we could use")."""
-    word = toks[at].word
-    before = toks[at - 1].word if at else ""
-    if word == "d":
-        piece = source[toks[at].start : toks[at].end]
-        return ("'d" in piece or "’d" in piece) and before in {"it", "that", "this", "they", "there"}
-    return word in COUNTERFACTUAL and before not in HEDGING
-
-
-def _frame(toks: Sequence[Token], at: Sequence[int]) -> list[int]:
-    """The words of a reporting frame in the clause of token indexes `at` (explain_words.REPORTERS,
-    MISTAKES), or none."""
-    w = [toks[i].word for i in at]
-    for j, word in enumerate(w):
-        if word in REPORTERS and any(x in REPORTING for x in w[j + 1 : j + 4]):
-            return [at[j]]
-        if word in MISTAKES and (word in FRAMING_ALONE or (j and w[j - 1] in FRAMING_ADJECTIVES)):
-            return [at[j]]
-        if (
-            word in {"you", "one"}
-            and w[j + 1 : j + 2] in (["might"], ["may"])
-            and set(w[j + 2 : j + 3]) & REPORTING
-        ):
-            return [at[j]]
-        if word == "tempting" or (word == "contrary" and w[j + 1 : j + 2] == ["to"]):
-            return [at[j]]
-    return []
-
-
-def _claim_after(toks: Sequence[Token], clause: Sequence[int], at: int) -> bool:
-    """True when the rest of the clause after the `and` at `at` has a verb of its own (CLAIM_VERBS): "exp
-    never overflows and the result is unchanged" makes two claims, "not T and d_k" one."""
-    return any(toks[j].word in CLAIM_VERBS for j in range(at + 1, len(toks)) if clause[j] == clause[at])
-
-
-def _with_none(toks: Sequence[Token], negated: list[int]) -> list[int]:
-    """`negated` with a negator after `with` kept to its noun phrase: in "rows with nothing allowed and give
-    them zero weight" the `nothing` describes the rows, and the claim after `and` stands."""
-    out = list(negated)
-    ended: set[int] = set()
-    for i, j in enumerate(negated):
-        if j < 0 or j >= i or j == 0 or toks[j - 1].word != "with":
-            continue
-        if j in ended:
-            out[i] = -1
-        elif toks[i].word in SCOPE_ENDS:
-            ended.add(j)
-    return out
-
-
-RULING_OUT = frozenset({"rule", "rules", "ruled", "ruling"})
-
-
-def _ruled_out(toks: Sequence[Token], clause: Sequence[int], negated: list[int]) -> list[int]:
-    """`negated` with what follows "rules out" in its clause denied, as after `not`: "near the floor, that
-    rules out more bytes per step" denies the extra bytes (a form that names "rule out" states it)."""
-    out = list(negated)
-    for i in range(len(toks) - 1):
-        if toks[i].word in RULING_OUT and toks[i + 1].word == "out" and clause[i + 1] == clause[i]:
-            for j in range(i + 2, len(toks)):
-                if clause[j] != clause[i]:
-                    break
-                if out[j] < 0:
-                    out[j] = i
-    return out
-
-
-def _inside_brackets(source: str, toks: Sequence[Token], negated: list[int]) -> list[int]:
-    """`negated` with each negator or dismissal kept inside its brackets: in "mem (80 GB = 79.6 GiB, not 80)
-    minus the weights" the `not` denies the 80, not the subtraction that goes on after the bracket."""
-    if "(" not in source:
-        return negated
-    depth, level = [0] * (len(source) + 1), 0
-    for i, ch in enumerate(source):
-        depth[i] = level = level + (ch == "(") - (ch == ")" and level > 0)
-    return [j if j < 0 or depth[toks[j].start] <= depth[toks[i].start] else -1 for i, j in enumerate(negated)]
-
-
-def _denying(toks: Sequence[Token], clause: Sequence[int], at: int) -> bool:
-    """True when the token at `at` starts a `far from` that denies what follows (explain_words.FAR_FROM)."""
-    if at + 2 >= len(toks) or clause[at + 2] != clause[at] or (toks[at].word, toks[at + 1].word) != FAR_FROM:
-        return False
-    after = toks[at + 2].word
-    return after.startswith("un") or after.endswith(ADJECTIVE_ENDS) or after in ADJECTIVES
-
-
-def _negation(toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
-    """For each token, the negator earlier in its clause that states it the other way round (its index), or
-    the dismissal later in it (DISMISSED, DISMISSIVE), or -1. A form that names the negator itself ("can not
-    attend to future tokens") states a prohibition, so explain_points counts a negator as negating a match
-    only when the match does not include it."""
-    negated: list[int] = []
-    dismissal: dict[int, int] = {}  # clause -> its first dismissal ("is not needed", "is useless")
-    active = -1
-    hypothetical = False
-    for i, tok in enumerate(toks):
-        if i == 0 or clause[i] != clause[i - 1]:
-            active, hypothetical = -1, False
-        negated.append(active)
-        if (
-            tok.word in SCOPE_ENDS
-            and active >= 0
-            and (i - active > NEGATION_REACH or _claim_after(toks, clause, i))
-        ):
-            active = -1  # "S and P never go to HBM and memory becomes linear": the second claim stands
-        if tok.word in HYPOTHETICAL:
-            hypothetical = True
-        following = toks[i + 1].word if i + 1 < len(toks) and clause[i + 1] == clause[i] else ""
-        if hypothetical:
-            continue
-        if (tok.word in NEGATORS and following not in NOT_NEGATING_AFTER) or _denying(toks, clause, i):
-            if active < 0:
-                active = i  # the first negator of the clause: a form may include a later one, not this
-            near = toks[i + 1 : i + 3]
-            if any(
-                t.word in DISMISSED
-                for t, c in zip(near, clause[i + 1 : i + 3], strict=False)
-                if c == clause[i]
-            ):
-                dismissal.setdefault(clause[i], i)
-        elif tok.word in DISMISSIVE:
-            dismissal.setdefault(clause[i], i)
-    for j in dismissal.values():
-        i = j - 1  # "subtracting the max is not needed": what stands before the dismissal is denied too,
-        while i >= 0 and clause[i] == clause[j] and toks[i].word not in SCOPE_ENDS:  # back to an `and`
-            if negated[i] < 0:
-                negated[i] = j
-            i -= 1
-    return negated

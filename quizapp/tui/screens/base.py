@@ -21,7 +21,9 @@ from quizapp.tui.messages import WorkerDone, WorkerFailed
 from quizapp.tui.widgets.drawing import forget_drawing
 
 if TYPE_CHECKING:
+    from quizapp.content.instance import Instance
     from quizapp.tui.routing import Router
+    from quizapp.tui.widgets.question_pane import QuestionPane
 
 ResultT = TypeVar("ResultT")
 T = TypeVar("T")
@@ -53,6 +55,14 @@ class QuizScreen(Screen[ResultT]):
         """Another screen covers or replaces this one: the lines it drew are dropped (they would outlive it,
         see quizapp.tui.widgets.drawing), and drawn again if it comes back."""
         forget_drawing(self.children)
+
+    async def build_ahead(self, pane: QuestionPane, inst: Instance) -> bool:
+        """Builds `inst`'s input in `pane`, hidden, while the learner reads (QuestionPane.build_ahead);
+        a cursor in the new input blinks as the screen's others do. True if it was built now."""
+        if not await pane.build_ahead(inst):
+            return False
+        self.router.set_blink(pane)
+        return True
 
     def write(self, save: Callable[[], T], then: Shown[T]) -> None:
         """Runs one session write (grading, then a commit that waits for the disk) in the save worker, so

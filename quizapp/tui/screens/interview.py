@@ -152,8 +152,7 @@ class InterviewScreen(QuizScreen[None]):
         pane = panes.first(QuestionPane)
         try:
             for _, inst in self.session.plan:
-                if await pane.build_ahead(inst):
-                    self.router.set_blink(pane)
+                if await self.build_ahead(pane, inst):
                     self.set_timer(BUILD_AHEAD_S, self._build_ahead, name="inputs built ahead")
                     return
         except Exception as exc:  # the question itself builds its input as before

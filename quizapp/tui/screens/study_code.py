@@ -71,8 +71,8 @@ class CodeEditing(_Screen):
 
     async def _code_built_ahead(self, inst: Instance | None) -> None:
         panes = self.query(QuestionPane)
-        if inst is not None and panes and await panes.first(QuestionPane).build_ahead(inst):
-            self.router.set_blink(panes.first())
+        if inst is not None and panes:
+            await self.build_ahead(panes.first(QuestionPane), inst)
 
     def draft_changed(self) -> None:
         """Writes the draft a moment after the last change (a burst of typing is one write)."""

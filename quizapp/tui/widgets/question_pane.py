@@ -81,7 +81,7 @@ class QuestionPane(Vertical):
     async def build_ahead(self, inst: Instance) -> bool:
         """Builds the input of `inst`'s kind, hidden, when no question of that kind was shown yet: the
         first question of the kind then only fills it in. Called while a question is read (a code
-        editor compiles tree-sitter's highlight query as it is built, some 50 ms the next key waited for
+        editor compiles tree-sitter's highlight query as it is built, some 20 ms the next key waited for
         otherwise). True if it was built now."""
         kind = answer_kind(inst)
         if kind in self._slots:
