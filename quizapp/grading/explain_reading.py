@@ -116,6 +116,32 @@ def rating_from_ticks(
     return rate_points(kept, still)
 
 
+@dataclass(frozen=True)
+class CoreUnfound:
+    """The reader found no statement of the core point, and that alone makes the rating Again."""
+
+    number: int
+    """The core point's number, from 1, as the list shows it."""
+    rating: int
+    """The rating a tick of it would give."""
+
+
+def core_unfound(
+    points: Sequence[PointReading], ticked: frozenset[int], misconceptions: Sequence[MisconceptionFound] = ()
+) -> CoreUnfound | None:
+    """When Again comes only from a core point the reader did not find, while the answer covers another
+    point, what a tick of it would give: a pattern misses some paraphrases, and the learner who said it in
+    other words should see the one key press that says so. None otherwise (nothing relevant said, or
+    something stated wrongly, is Again whatever the ticks)."""
+    if rating_from_ticks(points, ticked, misconceptions)[0] != AGAIN or not ticked:
+        return None
+    unfound = [p for p in points if p.core and p.index not in ticked]
+    if len(unfound) != 1 or unfound[0].status != "missing":
+        return None
+    rating = rating_from_ticks(points, ticked | {unfound[0].index}, misconceptions)[0]
+    return None if rating == AGAIN else CoreUnfound(unfound[0].index + 1, rating)
+
+
 _CODES = {"covered": "c", "missing": "m", "contradicted": "x"}
 
 

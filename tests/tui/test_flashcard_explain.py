@@ -13,7 +13,8 @@ from textual.widgets import Button, SelectionList, Static, TextArea
 from quizapp.content.catalog import Catalog
 from quizapp.content.instance import Instance
 from quizapp.grading.explain_grade import grade_explain, read_answer
-from quizapp.grading.explain_reading import points_code
+from quizapp.grading.explain_reading import core_unfound, points_code
+from quizapp.grading.rating import RATING_NAMES
 from quizapp.store import open_store, reviews_for
 from quizapp.store.settings import save_setting
 from quizapp.study import make_scheduler, preview_intervals
@@ -227,3 +228,34 @@ async def test_a_tick_the_reader_did_not_give_is_saved_as_a_disagreement(
         (saved,) = reviews_for(app.backend.store, qid)  # type: ignore[union-attr]
         assert saved.points == points_code(reading, frozenset({0}))
         assert saved.points is not None and saved.points[0] == "M" and saved.points[1:].islower()
+
+
+def _side_point_alone(catalog: Catalog) -> tuple[str, str]:
+    """A question and an answer that states one side point (its own text) and not the core: what a
+    paraphrase of the core the reader misses looks like to the rating."""
+    for qid in question_ids(catalog, "explain", _readable):
+        inst = catalog.instance(qid, SEED)
+        for p in inst.point_specs:
+            reading = read_answer(inst, p.text)
+            if not p.core and core_unfound(reading.points, reading.covered(), reading.misconceptions):
+                return qid, p.text
+    raise AssertionError("no side point of the bank reads as stated on its own")
+
+
+async def test_when_only_the_core_point_was_not_found_the_rating_line_names_the_tick_that_changes_it(
+    new_app: Callable[..., QuizApp], catalog: Catalog
+) -> None:
+    qid, text = _side_point_alone(catalog)
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        _, inst = await _explained(app, pilot, qid, text)
+        reading = read_answer(inst, text)
+        hint = core_unfound(reading.points, reading.covered(), reading.misconceptions)
+        assert hint is not None and reading.rating == 1
+        line = text_of(app, "#explain-rating")
+        assert "Again" in line and f"Said point {hint.number} in other words? Tick it: " in line
+        assert line.rstrip().endswith(RATING_NAMES[hint.rating])
+        await press(pilot, *["down"] * (hint.number - 1), "space")  # the learner ticks the core point
+        line = text_of(app, "#explain-rating")
+        assert "Said point" not in line and RATING_NAMES[hint.rating] in line and "Again" not in line
+        assert "(with your ticks)" in line

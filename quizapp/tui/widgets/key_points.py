@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import SelectionList, Static
 
-from quizapp.grading.explain_reading import MARKS, Reading, rating_from_ticks
+from quizapp.grading.explain_reading import MARKS, Reading, core_unfound, rating_from_ticks
 from quizapp.grading.rating import RATING_NAMES
 from quizapp.tui.widgets.rendered import RenderedBlock, flowing
 from quizapp.tui.widgets.ticklist import TickList
@@ -142,6 +142,12 @@ class KeyPointsPanel(Vertical):
         text.append(f": {reason.split(': ', 1)[-1]}")
         if ticked != self.reading.covered():
             text.append(" (with your ticks)", style="dim")
+        unfound = core_unfound(self.reading.points, ticked, self.reading.misconceptions)
+        if unfound is not None:
+            text.append(
+                f"\nSaid point {unfound.number} in other words? Tick it: {RATING_NAMES[unfound.rating]}",
+                style="dim",
+            )
         return text
 
     @on(SelectionList.SelectionHighlighted, "#key-points")
