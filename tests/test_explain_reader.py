@@ -481,6 +481,22 @@ def test_a_chain_of_arrows_and_a_product_of_symbols_are_claims_not_keyword_soup(
     assert read("cost heads length squared score memory", memory, ()).points[0].status == "missing"
 
 
+def test_a_terse_table_of_names_and_values_is_notation_and_leaves_the_claim_before_it_standing() -> None:
+    same = (PointSpec("All keep h query heads", ("(query | q) head* ~ same",), core=True),)
+    counts = (PointSpec("MQA has one K/V head", ("mqa ~ 1",), core=True),)
+    # no verb or article anywhere, but labels and their values: notation, terse as it is
+    table = "Same h query heads; KV heads: MHA h, GQA G, MQA 1."
+    assert read(table, same, ()).points[0].status == "covered"
+    assert read(table, counts, ()).points[0].status == "covered"
+    # the same words with no labels or values are still a list of keywords
+    listed = "Same query heads, KV heads, MHA, GQA, MQA, cache, bandwidth, quality"
+    assert read(listed, same, ()).points[0].status == "missing"
+    # a call or a product of one-letter names is no name with its value
+    jacobian = (PointSpec("The Jacobian is diag(p) minus p p^T", ("diag ~ outer",), core=True),)
+    calls = "softmax Jacobian, quotient rule, diag(p), outer product, p p^T, backward, dot product"
+    assert read(calls, jacobian, ()).points[0].status == "missing"
+
+
 def test_a_terse_clause_held_together_by_vs_or_over_is_a_claim_and_abbreviations_are_words() -> None:
     def covered(form: str, text: str) -> bool:
         status: str = read(text, (PointSpec("p", (form,), core=True),), ()).points[0].status

@@ -49,6 +49,11 @@ keywords ("variance, softmax, sqrt, gradients, saturation"), formula or not; unl
 ARROW = re.compile(r"[→⇒]|->|=>")
 SYMBOLS_OF_A_CLAIM = frozenset("=()[]{}+*/^<>←→≤≥⇒∝≈√·×²")
 """A sentence with any of these is a formula or code, whatever its words: never keyword soup."""
+NOTATION_VALUES = 2
+"""A sentence with a label's colon or a semicolon and at least this many numbers or one-letter names ("KV
+heads: MHA h, GQA G, MQA 1") is notation, terse as it is: never keyword soup for want of a `by` or an `is`
+(a bag of keywords has neither its labels nor its values)."""
+_LABELLED = re.compile(r"\w\s*[:;]\s")
 _GLOSS = re.compile(r"\w\s+\(\S|[=≈∝≤≥<>/·×+*]")
 """A term followed by a bracketed aside ("hidden_size (d)", not a call: "sqrt(d_k)") or an equation ("E=0",
 "h = 32"): a list of such items says what each term is, it is no list of keywords."""
@@ -255,6 +260,16 @@ def _name_end(source: str, toks: Sequence[Token], at: int) -> int | None:
     return None
 
 
+def _name_and_value(source: str, item: Sequence[Token]) -> bool:
+    """True for an item that is a name and its value, a space apart ("MQA 1", "GQA G"): a row of a table,
+    no keyword. Not a call ("diag(p)") nor a product ("p p")."""
+    if len(item) != 2:
+        return False
+    name, value = item
+    apart = source[name.end : value.start]
+    return len(name.word) > 1 and (value.word.isdigit() or len(value.word) == 1) and apart.isspace()
+
+
 def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: Sequence[int]) -> list[bool]:
     """For each token, whether its sentence is keyword soup (see SOUP_SHARE)."""
     words: dict[int, int] = {}
@@ -267,6 +282,14 @@ def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: S
         start, _ = spans.get(s_id, (tok.start, tok.end))
         spans[s_id] = (start, tok.end)
     formula = {s_id for s_id, (a, b) in spans.items() if SYMBOLS_OF_A_CLAIM & set(source[a:b])}
+    values: dict[int, int] = {}
+    for tok, s_id in zip(toks, sentence, strict=True):
+        values[s_id] = values.get(s_id, 0) + (tok.word.isdigit() or len(tok.word) == 1)
+    formula |= {
+        s_id
+        for s_id, n in values.items()
+        if n >= NOTATION_VALUES and _LABELLED.search(source[spans[s_id][0] : spans[s_id][1]])
+    }
     sizes: dict[int, dict[int, int]] = {}
     clause_spans: dict[int, tuple[int, int]] = {}
     for tok, s_id, c_id in zip(toks, sentence, clause, strict=True):
@@ -274,6 +297,10 @@ def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: S
         start, _ = clause_spans.get(c_id, (tok.start, tok.end))
         clause_spans[c_id] = (start, tok.end)
     glossed = {c_id for c_id, (a, b) in clause_spans.items() if _GLOSS.search(source[a:b])}
+    items: dict[int, list[Token]] = {}
+    for tok, c_id in zip(toks, clause, strict=True):
+        items.setdefault(c_id, []).append(tok)
+    glossed |= {c_id for c_id, item in items.items() if _name_and_value(source, item)}
     listed = {  # an item glossed or equated (_GLOSS) says what a term is: it is no bare keyword
         s_id
         for s_id, counts in sizes.items()
