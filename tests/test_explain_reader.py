@@ -512,6 +512,15 @@ def test_a_terse_clause_held_together_by_vs_or_over_is_a_claim_and_abbreviations
     assert covered("@dmodel", "heads times head size is the hidden width")
 
 
+def test_a_negator_after_with_describes_its_noun_and_the_verb_after_it_makes_the_claim() -> None:
+    zero = (PointSpec("A fully masked row gets zero weights", ("row ~ (0 | zero) weight*",), core=True),)
+    assert read("A row with nobody in it gets all-zero weights.", zero, ()).points[0].status == "covered"
+    nan = (PointSpec("A fully masked row gives NaN", ("row ~ (is | give* | get*) ~ nan",), core=True),)
+    assert read("A row with no allowed key is NaN.", nan, ()).points[0].status == "covered"
+    # a negator of the claim itself still denies it
+    assert read("A row with no allowed key can't give NaN.", nan, ()).points[0].status == "contradicted"
+
+
 def test_a_negator_inside_brackets_denies_only_what_is_in_them() -> None:
     free = (PointSpec("Free memory is memory minus weights", ("memory ~ minus ~ weight*",), core=True),)
     aside = "Free = reported memory (80 GB is 79.6 GiB, not 80) minus the weights."

@@ -39,13 +39,20 @@ def _claim_after(toks: Sequence[Token], clause: Sequence[int], at: int) -> bool:
 
 def _with_none(toks: Sequence[Token], negated: list[int]) -> list[int]:
     """`negated` with a negator after `with` kept to its noun phrase: in "rows with nothing allowed and give
-    them zero weight" the `nothing` describes the rows, and the claim after `and` stands."""
+    them zero weight" the `nothing` describes the rows, and the claim after `and` stands; so does the claim
+    its clause's verb makes ("a row with nobody in it gets zero weight")."""
     out = list(negated)
     ended: set[int] = set()
+    again: dict[int, int] = {}  # a negator of the claim after the noun phrase ("... can't give NaN")
     for i, j in enumerate(negated):
         if j < 0 or j >= i or j == 0 or toks[j - 1].word != "with":
             continue
         if j in ended:
+            out[i] = again.get(j, -1)
+            if toks[i].word in NEGATORS and j not in again:
+                again[j] = i
+        elif toks[i].word in CLAIM_VERBS:
+            ended.add(j)  # "a row with nobody in it gets zero weight": the verb starts the claim
             out[i] = -1
         elif toks[i].word in SCOPE_ENDS:
             ended.add(j)
