@@ -510,6 +510,7 @@ def test_a_terse_clause_held_together_by_vs_or_over_is_a_claim_and_abbreviations
     assert covered("backward & recomput*", "bwd recomputes P tiles from the saved logsumexp.")
     assert covered("decod* ~ memory bound", "Each decode step is mem-bound.")
     assert covered("@dmodel", "heads times head size is the hidden width")
+    assert covered("ainslie ~ group*", "Ainslie et al. grouped the query heads.")  # no sentence ends there
 
 
 def test_a_negator_after_with_describes_its_noun_and_the_verb_after_it_makes_the_claim() -> None:

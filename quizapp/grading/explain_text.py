@@ -102,7 +102,7 @@ _SENTENCE_END = re.compile(r"(?<![.!?])[.!?](?=\s|$)")
 _BULLET = re.compile(r"\n\s*(?:[-*•]|\d+[.)])\s")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 CLAUSE_MARK = re.compile(r"[,;:→⇒]|->|=>|\s[-–—]+\s|--")
-_ABBREVIATION = re.compile(r"(?:\be\.g|\bi\.e|\betc|\bvs|\bcf)$")
+_ABBREVIATION = re.compile(r"(?:\be\.g|\bi\.e|\betc|\bvs|\bcf|\bet al)$")
 
 
 def _breaks(text: str) -> tuple[list[int], list[int]]:
@@ -118,7 +118,7 @@ def _breaks(text: str) -> tuple[list[int], list[int]]:
     sentences = [
         m.start()
         for m in _SENTENCE_END.finditer(text)
-        if not _ABBREVIATION.search(text[max(0, m.start() - 4) : m.start()])
+        if not _ABBREVIATION.search(text[max(0, m.start() - 6) : m.start()])
         and not _is_product_dot(text, m.start())
         and not (
             m.group() == "." and m.start() > 0 and text[m.start() - 1].isdigit() and _digit_after(text, m)
