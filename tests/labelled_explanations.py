@@ -6,7 +6,7 @@ neither; `dev/` and `dev2/` (more paraphrases and fresh misconceptions) were wri
 questions alone, to tune the forms of every question. `dev3/` (issue 34) was written from each question's
 prompt, key points and model answer before any form was changed for it: two paraphrases in a nervous
 candidate's own words, one plainly stated classic misconception and one negation, to measure how the forms
-generalise. `train/` to `dev9/` are for tuning (TUNING); `held_out/` is kept aside for the final
+generalise. `train/` to `dev11/` are for tuning (TUNING); `held_out/` is kept aside for the final
 figure and is never read while writing forms. `dev4/` was written the same way as `dev3/`, later, and tuned
 on after it was measured. `dev5/` (36 questions, 216 answers) was written and labelled
 from each question's prompt, key-point texts and core alone, without its forms, and measured before any form
@@ -20,6 +20,13 @@ vocabulary, then a misconception and a negation, soup or off-topic answer; measu
 `dev9/` (460 answers, four other writers) was written as an interviewer builds a test set for a grader
 (a full answer in a strong candidate's words, a terse one, a practitioner's paraphrase, a misconception
 and a wrong one), after dev8 was tuned on, and measured unseen before it was tuned on in turn.
+`dev10/` (460 answers, four writers, each on questions another wrote for dev9) was written after dev9 was
+tuned on: a full answer as spoken in an interview, a terse one, a practitioner's paraphrase with a real
+model's numbers, an explanation to a junior colleague by analogy, and a wrong one; measured unseen (right
+answers suggested Again 111 of 368: full 5 of 92, terse 7, practitioner 41, analogy 58), then tuned on.
+`dev11/` (460 answers, four writers, each on a quarter neither of the last two splits gave them) was written
+after dev10 was tuned on: a full answer as spoken, a terse one, a production engineer's paraphrase and a
+researcher's, and a wrong one; measured unseen (right answers suggested Again 78 of 368), then tuned on.
 """
 
 from __future__ import annotations
@@ -30,8 +37,22 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).parent / "cases" / "explain"
-SPLITS = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "held_out")
-TUNING = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9")
+SPLITS = (
+    "train",
+    "dev",
+    "dev2",
+    "dev3",
+    "dev4",
+    "dev5",
+    "dev6",
+    "dev7",
+    "dev8",
+    "dev9",
+    "dev10",
+    "dev11",
+    "held_out",
+)
+TUNING = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11")
 """The splits forms may be written against (each new one first measured unseen, then tuned on); `held_out`
 is not one of them."""
 KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")
