@@ -274,33 +274,30 @@ def _soup(source: str, toks: Sequence[Token], sentence: Sequence[int], clause: S
     """For each token, whether its sentence is keyword soup (see SOUP_SHARE)."""
     words: dict[int, int] = {}
     glue: dict[int, int] = {}
+    values: dict[int, int] = {}
+    spans: dict[int, tuple[int, int]] = {}
     for tok, s_id in zip(toks, sentence, strict=True):
         words[s_id] = words.get(s_id, 0) + 1
         glue[s_id] = glue.get(s_id, 0) + (tok.word in FUNCTION_WORDS or tok.word in NEGATORS)
-    spans: dict[int, tuple[int, int]] = {}
-    for tok, s_id in zip(toks, sentence, strict=True):
+        values[s_id] = values.get(s_id, 0) + (tok.word.isdigit() or len(tok.word) == 1)
         start, _ = spans.get(s_id, (tok.start, tok.end))
         spans[s_id] = (start, tok.end)
     formula = {s_id for s_id, (a, b) in spans.items() if SYMBOLS_OF_A_CLAIM & set(source[a:b])}
-    values: dict[int, int] = {}
-    for tok, s_id in zip(toks, sentence, strict=True):
-        values[s_id] = values.get(s_id, 0) + (tok.word.isdigit() or len(tok.word) == 1)
     formula |= {
         s_id
         for s_id, n in values.items()
         if n >= NOTATION_VALUES and _LABELLED.search(source[spans[s_id][0] : spans[s_id][1]])
     }
     sizes: dict[int, dict[int, int]] = {}
-    clause_spans: dict[int, tuple[int, int]] = {}
+    items: dict[int, list[Token]] = {}
     for tok, s_id, c_id in zip(toks, sentence, clause, strict=True):
         sizes.setdefault(s_id, {})[c_id] = sizes.setdefault(s_id, {}).get(c_id, 0) + 1
-        start, _ = clause_spans.get(c_id, (tok.start, tok.end))
-        clause_spans[c_id] = (start, tok.end)
-    glossed = {c_id for c_id, (a, b) in clause_spans.items() if _GLOSS.search(source[a:b])}
-    items: dict[int, list[Token]] = {}
-    for tok, c_id in zip(toks, clause, strict=True):
         items.setdefault(c_id, []).append(tok)
-    glossed |= {c_id for c_id, item in items.items() if _name_and_value(source, item)}
+    glossed = {
+        c_id
+        for c_id, item in items.items()
+        if _GLOSS.search(source[item[0].start : item[-1].end]) or _name_and_value(source, item)
+    }
     listed = {  # an item glossed or equated (_GLOSS) says what a term is: it is no bare keyword
         s_id
         for s_id, counts in sizes.items()

@@ -74,8 +74,12 @@ class QuestionPane(Vertical):
         yield Static("", id="answer-error")
 
     def _slot_for(self, inst: Instance) -> AnswerSlot:
-        slot = AnswerSlot(*answer_widgets(inst, reveal=self.reveal))
-        self._slots[answer_kind(inst)] = self._slot = slot
+        self._slot = self._built(inst)
+        return self._slot
+
+    def _built(self, inst: Instance) -> AnswerSlot:
+        """A new input for `inst`'s kind, kept as that kind's."""
+        slot = self._slots[answer_kind(inst)] = AnswerSlot(*answer_widgets(inst, reveal=self.reveal))
         return slot
 
     async def build_ahead(self, inst: Instance) -> bool:
@@ -83,10 +87,9 @@ class QuestionPane(Vertical):
         first question of the kind then only fills it in. Called while a question is read (a code
         editor compiles tree-sitter's highlight query as it is built, some 20 ms the next key waited for
         otherwise). True if it was built now."""
-        kind = answer_kind(inst)
-        if kind in self._slots:
+        if answer_kind(inst) in self._slots:
             return False
-        slot = self._slots[kind] = AnswerSlot(*answer_widgets(inst, reveal=self.reveal))
+        slot = self._built(inst)
         slot.display = False
         await self.mount(slot, before=self.error_line)
         return True
