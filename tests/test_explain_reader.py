@@ -236,6 +236,31 @@ def test_a_clause_reaches_a_little_across_a_comma_but_not_across_a_semicolon() -
     assert read("We add an RMSNorm, but never on the queries.", PLAIN).points[1].status != "covered"
 
 
+def test_without_before_a_verb_denies_it_and_before_a_noun_supposes() -> None:
+    shift = (PointSpec("Subtract the row max", ("subtract* ~ max*",), core=True),)
+    changes = RejectSpec(
+        "changes", ("(subtract* | shift*) ~ chang* ~ @softmax",), "Subtracting changes the softmax", "No.", 1
+    )
+
+    def misconceptions(text: str) -> list[str]:
+        return [m.id for m in read_explanation(text, shift, (changes,)).misconceptions]
+
+    assert misconceptions("Subtracting the max changes the softmax.") == ["changes"]
+    assert misconceptions("You subtract the max from each score without changing the softmax.") == []
+    assert misconceptions("You subtract the max without really changing the softmax.") == []
+    # a `without` that opens its clause, or one in a clause that supposes, is a supposition, not a denial
+    paging = (PointSpec("Paging avoids reserving max_len", ("reserv* ~ max*",), core=True),)
+    assert read("Without paging you'd reserve max_len per request.", paging, ()).points[0].status == "covered"
+
+
+def test_an_aside_set_off_mid_sentence_parts_no_clause() -> None:
+    plain = "Dividing by sqrt(d_k) keeps the variance of the scores at one."
+    assert statuses(plain)[3] == "covered"
+    for aside in (", I think,", ", um,", ", by contrast,", " (if I remember right)", " -- I'd say --", ", though,"):
+        text = plain.replace(" keeps", f"{aside} keeps")
+        assert statuses(text) == statuses(plain), text
+
+
 def test_a_point_dismissed_after_it_is_contradicted_even_when_stated_elsewhere() -> None:
     stable = (PointSpec("Subtract the row max", ("subtract* ~ max*", "shift invarian*"), core=True),)
     for denial in (

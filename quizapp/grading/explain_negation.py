@@ -11,6 +11,7 @@ from quizapp.grading.explain_words import (
     ADJECTIVE_ENDS,
     ADJECTIVES,
     CLAIM_VERBS,
+    COUNTERFACTUAL,
     DISMISSED,
     DISMISSIVE,
     FAR_FROM,
@@ -29,6 +30,30 @@ def negations(source: str, toks: Sequence[Token], clause: Sequence[int]) -> list
     """For each token, the negator that states it the other way round (its index), or -1 (see _negation),
     with each negator's reach cut where a `with`, "rules out" or a bracket ends it."""
     return _inside_brackets(source, toks, _ruled_out(toks, clause, _with_none(toks, _negation(toks, clause))))
+
+
+def _without_doing(toks: Sequence[Token], clause: Sequence[int], at: int) -> bool:
+    """True for a `without` after a claim in its clause and before a verb's -ing form ("you subtract the
+    max without changing the softmax"): it denies what follows, as `not` does. At a clause's start, or in
+    a clause that supposes ("without paging you'd reserve max_len"), it supposes (explain_supposed)."""
+    if toks[at].word != "without" or at == 0 or clause[at - 1] != clause[at] or at + 1 == len(toks):
+        return False
+    if clause[at + 1] != clause[at] or any(toks[j].word in COUNTERFACTUAL for j in _clause_of(clause, at)):
+        return False
+    verb = at + 1
+    if (toks[verb].raw or toks[verb].word).endswith("ly") and verb + 1 < len(toks):
+        verb += 1  # "without really changing"
+    raw = toks[verb].raw or toks[verb].word
+    return clause[verb] == clause[at] and len(raw) > 5 and raw.endswith("ing") and not raw.endswith("thing")
+
+
+def _clause_of(clause: Sequence[int], at: int) -> range:
+    start, end = at, at
+    while start > 0 and clause[start - 1] == clause[at]:
+        start -= 1
+    while end + 1 < len(clause) and clause[end + 1] == clause[at]:
+        end += 1
+    return range(start, end + 1)
 
 
 def _claim_after(toks: Sequence[Token], clause: Sequence[int], at: int) -> bool:
@@ -114,9 +139,12 @@ def _negation(toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
             and (i - active > NEGATION_REACH or _claim_after(toks, clause, i))
         ):
             active = -1  # "S and P never go to HBM and memory becomes linear": the second claim stands
+        following = toks[i + 1].word if i + 1 < len(toks) and clause[i + 1] == clause[i] else ""
+        if active < 0 and not hypothetical and _without_doing(toks, clause, i):
+            active = i  # "subtract the max without changing the softmax" changes nothing
+            continue
         if tok.word in HYPOTHETICAL:
             hypothetical = True
-        following = toks[i + 1].word if i + 1 < len(toks) and clause[i + 1] == clause[i] else ""
         if hypothetical:
             continue
         if (tok.word in NEGATORS and following not in NOT_NEGATING_AFTER) or _denying(toks, clause, i):

@@ -103,10 +103,31 @@ _BULLET = re.compile(r"\n\s*(?:[-*•]|\d+[.)])\s")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 CLAUSE_MARK = re.compile(r"[,;:→⇒]|->|=>|\s[-–—]+\s|--")
 _ABBREVIATION = re.compile(r"(?:\be\.g|\bi\.e|\betc|\bvs|\bcf|\bet al)$")
+_ASIDE_WORDS = (
+    r"i (?:think|believe|guess|suppose|suspect|recall|mean)|i(?: would|['’]d) say"
+    r"|if (?:i (?:recall|remember)|memory serves)(?: (?:right|rightly|correctly))?"
+    r"|as far as i (?:know|remember|recall)|afaik|iirc|you (?:know|see)|mind you|so to speak"
+    r"|though|however|by contrast|in contrast|of course|basically|essentially|actually|really|again"
+    r"|in turn|in fact|in effect|in short|in practice|in other words|to be (?:fair|clear|honest)"
+    r"|crucially|importantly|notably|honestly|frankly|obviously|clearly|typically|usually|generally"
+    r"|in general|anyway|then|too|also|well|say|for instance|for example|um+|uh+|erm?|hmm+|like|sorry|okay|ok"
+)
+_ASIDE = re.compile(
+    rf",\s*(?:{_ASIDE_WORDS})\s*,|\(\s*(?:{_ASIDE_WORDS})\s*\)|\s[-–—]+\s*(?:{_ASIDE_WORDS})\s*[-–—]+\s",
+    re.IGNORECASE,
+)
+"""A hedge or a discourse word set off mid-sentence ("dividing, I think, keeps the variance at one"): it
+parts no clause and its words are not read, so the claim around it reads whole."""
 
 
-def _breaks(text: str) -> tuple[list[int], list[int]]:
-    """Where sentences and clauses end, as character offsets (marks inside brackets do not count)."""
+def _asides(text: str) -> list[tuple[int, int]]:
+    """The spans of the asides in `text` (see _ASIDE), the marks around them included."""
+    return [m.span() for m in _ASIDE.finditer(text)]
+
+
+def _breaks(text: str, asides: Sequence[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Where sentences and clauses end, as character offsets (marks inside brackets or around an aside do
+    not count)."""
     depth = [0] * (len(text) + 1)
     level = 0
     for i, ch in enumerate(text):
@@ -125,7 +146,11 @@ def _breaks(text: str) -> tuple[list[int], list[int]]:
         )
     ]
     sentences += [m.start() for m in _BULLET.finditer(text)] + [m.start() for m in _PARAGRAPH.finditer(text)]
-    clauses = [m.start() for m in CLAUSE_MARK.finditer(text) if depth[m.start()] == 0]
+    clauses = [
+        m.start()
+        for m in CLAUSE_MARK.finditer(text)
+        if depth[m.start()] == 0 and not any(a <= m.start() < b for a, b in asides)
+    ]
     return sorted(set(sentences)), sorted(set(clauses))
 
 
@@ -144,8 +169,11 @@ def _digit_after(text: str, match: re.Match[str]) -> bool:
 def cut_answer(text: str) -> AnswerText:
     """The answer cut up once; every form of every point reads the same cut (the last few kept: the gates
     and a re-rating read the same text again)."""
+    asides = _asides(text)
     toks = _names(text, _tokens(text) if _HAS_SYMBOL.search(text) else tokens(text))
-    sentence_breaks, clause_breaks = _breaks(text)
+    if asides:
+        toks = [tok for tok in toks if not any(a <= tok.start < b for a, b in asides)]
+    sentence_breaks, clause_breaks = _breaks(text, asides)
     sentence: list[int] = []
     clause: list[int] = []
     s_at = c_at = 0
