@@ -6,7 +6,7 @@ neither; `dev/` and `dev2/` (more paraphrases and fresh misconceptions) were wri
 questions alone, to tune the forms of every question. `dev3/` (issue 34) was written from each question's
 prompt, key points and model answer before any form was changed for it: two paraphrases in a nervous
 candidate's own words, one plainly stated classic misconception and one negation, to measure how the forms
-generalise. `train/` to `dev11/` are for tuning (TUNING); `held_out/` is kept aside for the final
+generalise. `train/` to `dev12/` are for tuning (TUNING); `held_out/` is kept aside for the final
 figure and is never read while writing forms. `dev4/` was written the same way as `dev3/`, later, and tuned
 on after it was measured. `dev5/` (36 questions, 216 answers) was written and labelled
 from each question's prompt, key-point texts and core alone, without its forms, and measured before any form
@@ -27,6 +27,11 @@ answers suggested Again 111 of 368: full 5 of 92, terse 7, practitioner 41, anal
 `dev11/` (460 answers, four writers, each on a quarter neither of the last two splits gave them) was written
 after dev10 was tuned on: a full answer as spoken, a terse one, a production engineer's paraphrase and a
 researcher's, and a wrong one; measured unseen (right answers suggested Again 78 of 368), then tuned on.
+`dev12/` (460 answers, four writers, each on a quarter they did not write for dev11) was written after
+dev11 was tuned on: a candidate thinking out loud (hedges, asides, a false start), a terse whiteboard line,
+a paraphrase in plain words that avoids the field's terms, a partial answer that states only the core,
+and a wrong one; measured unseen (right answers suggested Again 53 of 368: full 2, terse 6, paraphrase
+45), then tuned on.
 """
 
 from __future__ import annotations
@@ -50,9 +55,24 @@ SPLITS = (
     "dev9",
     "dev10",
     "dev11",
+    "dev12",
     "held_out",
 )
-TUNING = ("train", "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11")
+TUNING = (
+    "train",
+    "dev",
+    "dev2",
+    "dev3",
+    "dev4",
+    "dev5",
+    "dev6",
+    "dev7",
+    "dev8",
+    "dev9",
+    "dev10",
+    "dev11",
+    "dev12",
+)
 """The splits forms may be written against (each new one first measured unseen, then tuned on); `held_out`
 is not one of them."""
 KINDS = ("full", "terse", "paraphrase", "partial", "soup", "misconception", "negation", "off-topic", "empty")

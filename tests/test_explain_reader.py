@@ -256,7 +256,14 @@ def test_without_before_a_verb_denies_it_and_before_a_noun_supposes() -> None:
 def test_an_aside_set_off_mid_sentence_parts_no_clause() -> None:
     plain = "Dividing by sqrt(d_k) keeps the variance of the scores at one."
     assert statuses(plain)[3] == "covered"
-    for aside in (", I think,", ", um,", ", by contrast,", " (if I remember right)", " -- I'd say --", ", though,"):
+    for aside in (
+        ", I think,",
+        ", um,",
+        ", by contrast,",
+        " (if I remember right)",
+        " -- I'd say --",
+        ", though,",
+    ):
         text = plain.replace(" keeps", f"{aside} keeps")
         assert statuses(text) == statuses(plain), text
 
@@ -536,6 +543,10 @@ def test_a_terse_clause_held_together_by_vs_or_over_is_a_claim_and_abbreviations
     assert covered("decod* ~ memory bound", "Each decode step is mem-bound.")
     assert covered("@dmodel", "heads times head size is the hidden width")
     assert covered("ainslie ~ group*", "Ainslie et al. grouped the query heads.")  # no sentence ends there
+    assert covered("(8 | eight) (x | times) smaller", "GQA-8 makes the cache 8x smaller.")  # `8x` is `8 x`
+    assert covered("build* ~ previous token", "The key is built from the previous token.")  # irregular past
+    assert covered("keep ~ cache", "We kept the whole cache.")
+    assert not covered("(8 | eight) (x | times) smaller", "The cache is 0x8 smaller.")
 
 
 def test_a_negator_after_with_describes_its_noun_and_the_verb_after_it_makes_the_claim() -> None:

@@ -102,6 +102,8 @@ _CONTRACTIONS = (
 _SUBSCRIPT = re.compile(r"(?<=[a-z0-9])_\{?([a-z0-9]+)\}?")
 """A subscript joins its name: `d_k`, `W_O`, `d_{model}`, and `num_key_value_heads` is one word, as a
 config field is one name (write such a field joined in a form: `numkeyvalueheads`)."""
+_TIMES = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)x(?![a-z0-9])")
+"""A factor typed as one word is a number and `x`: `8x` reads as `8 x`, as `8×` and `8 x` do."""
 _TOKEN = re.compile(r"[a-z0-9\u03b1-\u03c9]+")
 """Letters, digits and Greek letters (σ, μ, θ, α and their kin are symbols people type)."""
 _NOT_PLURAL = ("ss", "us", "is", "ics", "ous", "sis")
@@ -125,7 +127,7 @@ def normalise(text: str) -> str:
         text = text.replace(symbol, spelled)
     for contraction, spelled in _CONTRACTIONS:
         text = contraction.sub(spelled, text)
-    return _SUBSCRIPT.sub(r"\1", text)
+    return _TIMES.sub(r"\1 x", _SUBSCRIPT.sub(r"\1", text))
 
 
 def stem(word: str) -> str:

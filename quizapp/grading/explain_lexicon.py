@@ -160,10 +160,45 @@ members, `>` before extras that a member matches but that never stand for the gr
 _DOUBLED = re.compile(r"([b-df-hj-np-tv-z])\1$")
 
 
+IRREGULAR = {
+    **dict.fromkeys(("built",), "build"),
+    **dict.fromkeys(("made",), "make"),
+    **dict.fromkeys(("kept",), "keep"),
+    **dict.fromkeys(("held",), "hold"),
+    **dict.fromkeys(("sent",), "send"),
+    **dict.fromkeys(("spent",), "spend"),
+    **dict.fromkeys(("brought",), "bring"),
+    **dict.fromkeys(("bought",), "buy"),
+    **dict.fromkeys(("thought",), "think"),
+    **dict.fromkeys(("taught",), "teach"),
+    **dict.fromkeys(("paid",), "pay"),
+    **dict.fromkeys(("chose", "chosen"), "choos"),
+    **dict.fromkeys(("grew", "grown"), "grow"),
+    **dict.fromkeys(("knew", "known"), "know"),
+    **dict.fromkeys(("shown",), "show"),
+    **dict.fromkeys(("drew", "drawn"), "draw"),
+    **dict.fromkeys(("threw", "thrown"), "throw"),
+    **dict.fromkeys(("wrote", "written"), "writ"),
+    **dict.fromkeys(("took", "taken"), "take"),
+    **dict.fromkeys(("gave", "given"), "give"),
+    **dict.fromkeys(("broke", "broken"), "break"),
+    **dict.fromkeys(("began", "begun"), "begin"),
+    **dict.fromkeys(("lost",), "lose"),
+    **dict.fromkeys(("found",), "find"),
+    **dict.fromkeys(("meant",), "mean"),
+    **dict.fromkeys(("fed",), "feed"),
+}
+"""Past forms that share no stem with their verb ("built from", "kept around"): each is read as its verb's
+lemma, so a form that says `build` or `keep` finds it."""
+
+
 @cache
 def lemma(word: str) -> str:
     """A light lemma shared by a word's inflections: `scaled`, `scales`, `scaling` and `scale` give `scal`,
-    `normalized` and `normalised` give `normalis`. Short words and numbers stay as they are."""
+    `normalized` and `normalised` give `normalis`, `built` gives `build` (IRREGULAR). Short words and
+    numbers stay as they are."""
+    if word in IRREGULAR:
+        return IRREGULAR[word]
     if len(word) < 5 or not word.isalpha():
         return word
     word = re.sub(r"iz(e|ed|es|ing|ation|ations)$", r"is\1", word)

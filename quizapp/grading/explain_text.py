@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from quizapp.content.patterns import ARTICLES, Token, tokens
-from quizapp.grading.explain_lexicon import SYMBOLS, TYPO_LENGTH, deletions, lemma, spell_symbols
+from quizapp.grading.explain_lexicon import IRREGULAR, SYMBOLS, TYPO_LENGTH, deletions, lemma, spell_symbols
 from quizapp.grading.explain_negation import negations
 from quizapp.grading.explain_supposed import supposed
 from quizapp.grading.explain_words import (
@@ -205,7 +205,7 @@ def cut_answer(text: str) -> AnswerText:
         if tok.word not in ARTICLES:
             positions.setdefault(tok.word, []).append(i)
             lemmas.setdefault(lemma(tok.word), []).append(i)
-            for form in {tok.word, tok.raw}:
+            for form in {tok.word, tok.raw, IRREGULAR.get(tok.word, tok.word)}:  # `build*` finds "built"
                 forms.setdefault(form, []).append(i)
             if len(tok.word) >= TYPO_LENGTH and tok.word.isalpha() and not no_typo(tok.word):
                 for variant in deletions(tok.word):
