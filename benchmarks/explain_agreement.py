@@ -1,6 +1,6 @@
 """Provides the explanation reader's agreement with the labelled set, and its speed.
 
-Run: python benchmarks/explain_agreement.py [--split train|dev|dev2 ... dev12|held_out|all] [--question ID]
+Run: python benchmarks/explain_agreement.py [--split train|dev|dev2 ... dev13|held_out|all] [--question ID]
 [--show]
 
 Prints, over the chosen split of tests/cases/explain/: per-key-point agreement with the labels, overall and

@@ -6,7 +6,7 @@ neither; `dev/` and `dev2/` (more paraphrases and fresh misconceptions) were wri
 questions alone, to tune the forms of every question. `dev3/` (issue 34) was written from each question's
 prompt, key points and model answer before any form was changed for it: two paraphrases in a nervous
 candidate's own words, one plainly stated classic misconception and one negation, to measure how the forms
-generalise. `train/` to `dev12/` are for tuning (TUNING); `held_out/` is kept aside for the final
+generalise. `train/` to `dev13/` are for tuning (TUNING); `held_out/` is kept aside for the final
 figure and is never read while writing forms. `dev4/` was written the same way as `dev3/`, later, and tuned
 on after it was measured. `dev5/` (36 questions, 216 answers) was written and labelled
 from each question's prompt, key-point texts and core alone, without its forms, and measured before any form
@@ -31,7 +31,11 @@ researcher's, and a wrong one; measured unseen (right answers suggested Again 78
 dev11 was tuned on: a candidate thinking out loud (hedges, asides, a false start), a terse whiteboard line,
 a paraphrase in plain words that avoids the field's terms, a partial answer that states only the core,
 and a wrong one; measured unseen (right answers suggested Again 53 of 368: full 2, terse 6, paraphrase
-45), then tuned on.
+45), then tuned on. `dev13/` (460 answers, four writers, on quarters they did not write for dev12) was
+written after dev12 was tuned on: a chat-window answer typed fast (lowercase, abbreviations, typos), a
+whiteboard line, an explanation for a product manager, a worked example from a real model, and a wrong
+one; measured unseen (right answers suggested Again 51 of 368: full 1, terse 5, paraphrase 45), then
+tuned on.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ SPLITS = (
     "dev10",
     "dev11",
     "dev12",
+    "dev13",
     "held_out",
 )
 TUNING = (
@@ -72,6 +77,7 @@ TUNING = (
     "dev10",
     "dev11",
     "dev12",
+    "dev13",
 )
 """The splits forms may be written against (each new one first measured unseen, then tuned on); `held_out`
 is not one of them."""

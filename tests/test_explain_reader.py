@@ -253,6 +253,18 @@ def test_without_before_a_verb_denies_it_and_before_a_noun_supposes() -> None:
     assert read("Without paging you'd reserve max_len per request.", paging, ()).points[0].status == "covered"
 
 
+def test_a_negation_typed_without_its_apostrophe_still_negates() -> None:
+    split = RejectSpec("split", ("split* ~ @kvhead",), "A KV head is split across GPUs", "No.", None)
+    heads = (PointSpec("Each GPU holds whole KV heads", ("whole ~ @kvhead",), core=True),)
+
+    def found(text: str) -> list[str]:
+        return [m.id for m in read_explanation(text, heads, (split,)).misconceptions]
+
+    assert found("You can split 8 KV heads over 16 GPUs.") == ["split"]
+    for typed in ("can't", "cant", "cannot", "couldnt", "shouldnt"):
+        assert found(f"You {typed} split 8 KV heads over 16 GPUs.") == [], typed
+
+
 def test_an_aside_set_off_mid_sentence_parts_no_clause() -> None:
     plain = "Dividing by sqrt(d_k) keeps the variance of the scores at one."
     assert statuses(plain)[3] == "covered"

@@ -25,7 +25,7 @@ def _quizapp(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {"QUIZAPP_HOME": str(home), "PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"}
     return subprocess.run(
         [sys.executable, "-m", "quizapp", *args],
-        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env, check=False,
+        capture_output=True, text=True, timeout=300, cwd=ROOT, env=env, check=False,
     )  # fmt: skip
 
 
@@ -274,7 +274,7 @@ def test_the_alias_bomb_is_refused_before_any_parser_and_list_and_stats_keep_run
         run = "import sys, runpy\nsys.argv = ['quizapp', *%r]\nrunpy.run_module('quizapp', None, '__main__')"
         code = run % (args,)
         out = subprocess.run(
-            _in_3_gb(code), capture_output=True, text=True, timeout=120, cwd=ROOT, env=env, check=False
+            _in_3_gb(code), capture_output=True, text=True, timeout=300, cwd=ROOT, env=env, check=False
         )
         assert out.returncode == 0, (args, out.returncode, out.stderr[-500:])
         assert "Traceback" not in out.stderr

@@ -98,7 +98,10 @@ _CONTRACTIONS = (
     (re.compile(r"\bwon[’']t\b"), "will not"),
     (re.compile(r"\bcannot\b"), "can not"),
     (re.compile(r"n[’']t\b"), " not"),
+    (re.compile(r"\bcant\b"), "can not"),
+    (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should|must|need)nt\b"), r"\1 not"),
 )
+"""Contractions spelled out, typed with or without the apostrophe ("doesnt", "cant", as typed in a hurry)."""
 _SUBSCRIPT = re.compile(r"(?<=[a-z0-9])_\{?([a-z0-9]+)\}?")
 """A subscript joins its name: `d_k`, `W_O`, `d_{model}`, and `num_key_value_heads` is one word, as a
 config field is one name (write such a field joined in a form: `numkeyvalueheads`)."""
