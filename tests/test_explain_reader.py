@@ -265,6 +265,26 @@ def test_a_negation_typed_without_its_apostrophe_still_negates() -> None:
         assert found(f"You {typed} split 8 KV heads over 16 GPUs.") == [], typed
 
 
+def test_a_negation_reaches_past_or_but_not_into_a_claim_of_its_own() -> None:
+    dropout = (PointSpec("Dropout is sharded along the sequence", ("dropout ~ sequence",), core=True),)
+    assert read("SP shards dropout along the sequence.", dropout, ()).points[0].status == "covered"
+    denied = "SP does not shard the LayerNorm inputs or dropout along the sequence."
+    assert read(denied, dropout, ()).points[0].status == "contradicted"
+    own_verb = "SP does not touch the LayerNorm inputs much or dropout is split along the sequence."
+    assert read(own_verb, dropout, ()).points[0].status == "covered"
+
+
+def test_after_a_supposition_the_main_clause_can_deny() -> None:
+    rescale = (PointSpec("Rescale the earlier sums", ("rescal* ~ sum*",), core=True),)
+    assert read("When a new block arrives you rescale the earlier sums.", rescale, ()).points[0].status == (
+        "covered"
+    )
+    denied = "When a new block arrives you do not rescale the earlier sums."
+    assert read(denied, rescale, ()).points[0].status == "contradicted"
+    supposed = "If we did not rescale the earlier sums the result would be wrong."
+    assert read(supposed, rescale, ()).points[0].status != "contradicted"
+
+
 def test_an_aside_set_off_mid_sentence_parts_no_clause() -> None:
     plain = "Dividing by sqrt(d_k) keeps the variance of the scores at one."
     assert statuses(plain)[3] == "covered"

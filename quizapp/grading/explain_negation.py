@@ -26,6 +26,13 @@ NEGATION_REACH = 2
 value", "not T and d_k"); further on, `and` starts a claim of its own."""
 
 
+MAIN_SUBJECTS = frozenset({"you", "we", "i", "they"})
+MAIN_AFTER = 2
+"""A pronoun more than this many words after an `if` or `when` starts the main clause ("when the logits are
+large you do not get gradients"): a negator after it is the claim. Right after it, it is the supposition's own
+subject ("if we did not scale")."""
+
+
 def negations(source: str, toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
     """For each token, the negator that states it the other way round (its index), or -1 (see _negation),
     with each negator's reach cut where a `with`, "rules out" or a bracket ends it."""
@@ -128,7 +135,7 @@ def _negation(toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
     negated: list[int] = []
     dismissal: dict[int, int] = {}  # clause -> its first dismissal ("is not needed", "is useless")
     active = -1
-    hypothetical = False
+    hypothetical, supposing = False, -1
     for i, tok in enumerate(toks):
         if i == 0 or clause[i] != clause[i - 1]:
             active, hypothetical = -1, False
@@ -136,15 +143,17 @@ def _negation(toks: Sequence[Token], clause: Sequence[int]) -> list[int]:
         if (
             tok.word in SCOPE_ENDS
             and active >= 0
-            and (i - active > NEGATION_REACH or _claim_after(toks, clause, i))
-        ):
+            and ((i - active > NEGATION_REACH and tok.word != "or") or _claim_after(toks, clause, i))
+        ):  # "does not shard LayerNorm or dropout" denies both: an `or` ends it only before a verb
             active = -1  # "S and P never go to HBM and memory becomes linear": the second claim stands
         following = toks[i + 1].word if i + 1 < len(toks) and clause[i + 1] == clause[i] else ""
         if active < 0 and not hypothetical and _without_doing(toks, clause, i):
             active = i  # "subtract the max without changing the softmax" changes nothing
             continue
         if tok.word in HYPOTHETICAL:
-            hypothetical = True
+            hypothetical, supposing = True, i
+        elif hypothetical and tok.word in MAIN_SUBJECTS and i - supposing > MAIN_AFTER:
+            hypothetical = False  # "when a new block arrives you do not rescale": the main clause denies
         if hypothetical:
             continue
         if (tok.word in NEGATORS and following not in NOT_NEGATING_AFTER) or _denying(toks, clause, i):
