@@ -45,22 +45,15 @@ def _without_doing(toks: Sequence[Token], clause: Sequence[int], at: int) -> boo
     a clause that supposes ("without paging you'd reserve max_len"), it supposes (explain_supposed)."""
     if toks[at].word != "without" or at == 0 or clause[at - 1] != clause[at] or at + 1 == len(toks):
         return False
-    if clause[at + 1] != clause[at] or any(toks[j].word in COUNTERFACTUAL for j in _clause_of(clause, at)):
+    if clause[at + 1] != clause[at] or any(
+        toks[j].word in COUNTERFACTUAL for j in range(len(toks)) if clause[j] == clause[at]
+    ):
         return False
     verb = at + 1
     if (toks[verb].raw or toks[verb].word).endswith("ly") and verb + 1 < len(toks):
         verb += 1  # "without really changing"
     raw = toks[verb].raw or toks[verb].word
     return clause[verb] == clause[at] and len(raw) > 5 and raw.endswith("ing") and not raw.endswith("thing")
-
-
-def _clause_of(clause: Sequence[int], at: int) -> range:
-    start, end = at, at
-    while start > 0 and clause[start - 1] == clause[at]:
-        start -= 1
-    while end + 1 < len(clause) and clause[end + 1] == clause[at]:
-        end += 1
-    return range(start, end + 1)
 
 
 def _claim_after(toks: Sequence[Token], clause: Sequence[int], at: int) -> bool:
