@@ -54,6 +54,9 @@ sys.path[:0] = [str(HERE), str(REPO)]
 
 from scale_profile import copy_profile, scale_profile  # noqa: E402
 from tty_session import Hit, MarkerTimeout, ProbeLog, TtySession, read_probe, write_probe  # noqa: E402
+from tty_timeline import PROBE as TIMELINE_PROBE  # noqa: E402
+from tty_timeline import Step, frame_lines, longest, medians, read_steps  # noqa: E402
+from tty_timeline import table as timeline_table  # noqa: E402
 
 COLS, ROWS = 100, 32
 READY, PRESSED, PAGE, UPDATED = "bare app ready", "pressed {n} times", "page {n} shown", "update {n} shown"
@@ -119,10 +122,12 @@ class Runner:
     """False: no probe (no GC or stall rows), to see what the probe itself costs the key times."""
     stacks: bool = False
     """True: the probe also logs the event loop's stack during each stall (the sampling slows the app)."""
+    timeline: bool = False
+    """True: the probe also logs Textual's frame steps, to cut each key's time into phases (--breakdown)."""
     runs: int = 0
 
     def __post_init__(self) -> None:
-        self.probe = write_probe(self.work / "probe")
+        self.probe = write_probe(self.work / "probe", TIMELINE_PROBE if self.timeline else "")
 
     def env(self, home: Path | None, log: Path) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES", "TEXTUAL")}
@@ -135,6 +140,8 @@ class Runner:
         )
         if self.stacks:
             env["QUIZAPP_BENCH_STACKS"] = "1"
+        if self.timeline:
+            env["QUIZAPP_BENCH_TIMELINE"] = "1"
         if home is not None:
             env["QUIZAPP_HOME"] = str(home)
             env.pop("QUIZAPP_CONFIG", None)
@@ -214,7 +221,7 @@ def bare_pages(runner: Runner, n: int, read: float, key: str = "n", marker: str 
                 result.rss.append(rss)
         result.window = (result.window[0], time.time())
         tty.settle(quiet=0.2)
-    result.probe = read_probe(log) if runner.probing else None
+    result.read_log(runner, log)
     return result
 
 
@@ -246,11 +253,21 @@ class StudyResult:
     stopped: str = ""
     waits: list[tuple[float, float]] = field(default_factory=list)
     """Wall-clock spans from each timed key to its text on screen."""
+    spans: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    """The same spans, by key."""
+    steps: list[Step] = field(default_factory=list)
+    """Textual's frame steps in the loop (--breakdown)."""
 
     def add(self, key: str, hit: Hit, sent: float) -> None:
         """A key sent at wall-clock time `sent` whose text completed `hit`."""
         self.keys.setdefault(key, []).append(hit.seconds)
         self.waits.append((sent, sent + hit.seconds))
+        self.spans.setdefault(key, []).append(self.waits[-1])
+
+    def read_log(self, runner: Runner, log: Path) -> None:
+        """What the probe logged in the run, once it is over."""
+        self.probe = read_probe(log) if runner.probing else None
+        self.steps = read_steps(log) if runner.timeline else []
 
 
 def study_loop(runner: Runner, home: Path, cards: int, think: float, read: float, label: str) -> StudyResult:
@@ -326,7 +343,7 @@ def study_loop(runner: Runner, home: Path, cards: int, think: float, read: float
             text = _after_card(tty, hit, result)
         result.window = (result.window[0], time.time())
         tty.settle(quiet=0.2)
-    result.probe = read_probe(log) if runner.probing else None
+    result.read_log(runner, log)
     return result
 
 
@@ -354,6 +371,31 @@ class Timed:
     stalls: list[float] = field(default_factory=list)
     setup: list[float] = field(default_factory=list)
     """The interview's: i to its set-up's count of matching questions."""
+    frames: list[tuple[float, float, float, float]] = field(default_factory=list)
+    """Each try's longest frame: ms, of which layout, render and collections (--breakdown)."""
+    waits: list[tuple[float, float]] = field(default_factory=list)
+    """Wall-clock spans from each key to its content."""
+    waited: list[float] = field(default_factory=list)
+    """Each try's longest stall that a key waited on (it overlapped a key's wait for its content)."""
+
+    def took(self, tty: TtySession, sent: float, seconds: float, into: list[float] | None = None) -> None:
+        """A key sent at `sent` (perf_counter) whose content came `seconds` later (into `times`)."""
+        (self.times if into is None else into).append(seconds)
+        self.waits.append((tty.wall(sent), tty.wall(sent) + seconds))
+
+    def probed(self, log: Path, start: float) -> None:
+        """The longest stall since `start`, and of those the longest a key waited on (with --breakdown,
+        the longest frame too), if the probe ran."""
+        if not log.exists():
+            return
+        end = time.time()
+        probe = read_probe(log)
+        self.stalls.append(probe.max_lag(start, end))
+        _, stalls = probe.during([w for w in self.waits if w[0] >= start])
+        self.waited.append(max(stalls, default=0.0))
+        frame = longest(read_steps(log), start, end, probe.gcs)
+        if frame is not None:
+            self.frames.append(frame)
 
 
 def _timed(
@@ -362,10 +404,9 @@ def _timed(
     """One key to its content, then `linger` seconds more: the longest stall in that window."""
     start = time.time()
     t = tty.key(key)
-    into.times.append(tty.wait_for(marker, KEY_TIMEOUT, what, since=t).seconds)
+    into.took(tty, t, tty.wait_for(marker, KEY_TIMEOUT, what, since=t).seconds)
     tty.settle(quiet=linger, limit=linger + 5)
-    if log.exists():  # the probe ran
-        into.stalls.append(read_probe(log).max_lag(start, time.time()))
+    into.probed(log, start)
 
 
 def scale_screens(runner: Runner, home: Path, repeats: int, interview: int) -> dict[str, Timed]:
@@ -413,11 +454,10 @@ def browser_run(tty: TtySession, log: Path, repeats: int, page: Timed, down: Tim
         for n in range(keys):
             t = tty.key("down")
             hit = tty.wait_for(DETAIL, KEY_TIMEOUT, f"scale: Down {n + 1} in the browser", t, other(previous))
-            down.times.append(hit.seconds)
+            down.took(tty, t, hit.seconds)
             previous = hit.match.group(1)
             tty.settle(quiet=0.3, limit=3)
-        if log.exists():
-            down.stalls.append(read_probe(log).max_lag(start, time.time()))
+        down.probed(log, start)
         tty.key("escape")
         tty.settle(quiet=1.0, limit=10)
 
@@ -429,21 +469,25 @@ def interview_run(tty: TtySession, log: Path, into: Timed) -> None:
     ends at the report at any scale."""
     start = time.time()
     t = tty.key("i")
-    into.setup.append(tty.wait_for(SETUP, KEY_TIMEOUT, "scale: i to the interview set-up", since=t).seconds)
+    into.took(
+        tty,
+        t,
+        tty.wait_for(SETUP, KEY_TIMEOUT, "scale: i to the interview set-up", since=t).seconds,
+        into.setup,
+    )
     tty.settle(quiet=0.5, limit=10)
     t = tty.key("ctrl+s")
     hit = tty.wait_for(r"Question 1 of (\d+)", KEY_TIMEOUT, "scale: Ctrl+S to question 1", t)
-    into.times.append(hit.seconds)
+    into.took(tty, t, hit.seconds)
     total = int(hit.match.group(1))
     for number in range(1, total + 1):
         tty.settle(quiet=0.2)
         last = number == total
         t = tty.key("\x0e")  # Ctrl+N: skip
         marker = REPORT if last else rf"Question {number + 1} of"
-        into.times.append(tty.wait_for(marker, KEY_TIMEOUT, f"scale: Ctrl+N on question {number}", t).seconds)
+        into.took(tty, t, tty.wait_for(marker, KEY_TIMEOUT, f"scale: Ctrl+N on question {number}", t).seconds)
     tty.settle(quiet=1.0, limit=10)
-    if log.exists():  # the probe ran
-        into.stalls.append(read_probe(log).max_lag(start, time.time()))
+    into.probed(log, start)
 
 
 # -- the table ------------------------------------------------------------------------------------------
@@ -489,18 +533,20 @@ class Yardsticks:
         return "; ".join(f"{seconds / yard:.1f}x {name}" for yard, name in parts if yard > 0)
 
 
+KEY_LABELS = {
+    "enter_feedback": "Enter to feedback",
+    "enter_next": "Enter to next card",
+    "ctrl+o_feedback": "Ctrl+O to feedback",
+    "rate_next": "1 (flashcard) to next card",
+    "next_code": "  of those, to a code question",
+    "reveal": "space to a flashcard's back",
+    "explain_read": "Ctrl+S to an explanation read point by point",
+    "explain_saved": "Enter to the explanation's saved rating",
+}
+
+
 def key_rows(table: Table, label: str, res: StudyResult, yards: Yardsticks) -> None:
-    names = {
-        "enter_feedback": "Enter to feedback",
-        "enter_next": "Enter to next card",
-        "ctrl+o_feedback": "Ctrl+O to feedback",
-        "rate_next": "1 (flashcard) to next card",
-        "next_code": "  of those, to a code question",
-        "reveal": "space to a flashcard's back",
-        "explain_read": "Ctrl+S to an explanation read point by point",
-        "explain_saved": "Enter to the explanation's saved rating",
-    }
-    for key, name in names.items():
+    for key, name in KEY_LABELS.items():
         values = res.keys.get(key, [])
         if not values:
             continue
@@ -588,12 +634,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, homes)")
     parser.add_argument("--no-probe", action="store_true", help="no GC/stall probe in the child")
     parser.add_argument("--stacks", action="store_true", help="log the stack of each stall (with --keep)")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="cut each key's time into phases (tty_timeline.py)"
+    )
     args = parser.parse_args(argv)
     profiles = ("bundled", "scale") if args.only is None else (args.only,)
 
     work = Path(tempfile.mkdtemp(prefix="quizapp-tty-"))
-    runner = Runner(work, probing=not args.no_probe, stacks=args.stacks)
+    runner = Runner(work, probing=not args.no_probe, stacks=args.stacks, timeline=args.breakdown)
     table = Table()
+    phases: list[tuple[str, dict[str, float], int]] = []
+    frames: list[tuple[str, list[tuple[float, float, float, float]]]] = []
     try:
         homes: dict[str, Path] = {}
         if "bundled" in profiles:
@@ -634,6 +685,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "yardstick",
         )  # fmt: skip
         loop_rows(table, "bare Textual app, in place, app's GC policy", updates, "page", judged=False)
+        in_place = medians(updates.steps, updates.spans["page"])
+        phases.append(("bare app: u, six widgets updated in place", *in_place))
+        gcs = updates.probe.gcs if updates.probe is not None else ()
+        bare_frames = [longest(updates.steps, sent, seen, gcs) for sent, seen in updates.spans["page"]]
         yards = Yardsticks(
             key=statistics.median(bare),
             page=statistics.median(pages.keys["page"]),
@@ -649,10 +704,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             res = study_loop(runner, home, args.cards, args.think, args.read, name)
             print(f"  kinds: {res.kinds} {res.stopped}", file=sys.stderr, flush=True)
             key_rows(table, f"{name} study", res, yards)
+            for key, spans in res.spans.items():
+                phases.append((f"{name} study: {KEY_LABELS.get(key, key)}", *medians(res.steps, spans)))
         if "scale" in homes:
             print("scale: cram, stats, home with a date, interview ...", file=sys.stderr, flush=True)
             screens = scale_screens(runner, homes["scale"], args.repeats, args.interview)
             screen_rows(table, screens, bare_med, yards)
+            frames = [(f"scale: {name}", timed.frames) for name, timed in screens.items()]
     except MarkerTimeout as exc:
         table.print()
         print(f"\nFAILED: {exc}", file=sys.stderr)
@@ -667,6 +725,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     python = sys.version.split()[0]
     print(f"\nquizapp in a {COLS}x{ROWS} pty, Python {python}; targets from issue 25 (on a quiet machine)")
     table.print()
+    if args.breakdown:
+        print("\n" + timeline_table(phases))
+        found = [f for f in bare_frames if f is not None]
+        print("\n" + frame_lines([("bare app: u, six widgets updated in place", found), *frames]))
     return 0
 
 
@@ -700,9 +762,7 @@ def screen_rows(table: Table, screens: dict[str, Timed], bare_launch: float, yar
         med, high = statistics.median(got.times), p95(got.times)
         table.add(f"{name} (n={len(got.times)})", ms(med), ms(high), "<= 200 ms", high <= CONTENT_S,
                   yards.ratios(med))  # fmt: skip
-        if got.stalls:
-            stall = max(got.stalls)
-            table.add(f"{name}: longest UI stall", "", f"{stall:.0f} ms", "<= 16 ms", stall <= STALL_MS)
+        stall_rows(table, name, got)
     launch = screens["launch_date"].times[0]
     ratio = f"{launch / bare_launch:.2f}x bare"
     table.add("scale: launch to decks visible, with a date", ms(launch), "", "", None, ratio)
@@ -719,9 +779,18 @@ def screen_rows(table: Table, screens: dict[str, Timed], bare_launch: float, yar
             ms(statistics.median(got.times)), ms(p95(got.times)), "", None,
             yards.ratios(statistics.median(got.times)),
         )  # fmt: skip
+    stall_rows(table, "scale: interview", got)
+
+
+def stall_rows(table: Table, name: str, got: Timed) -> None:
+    """The longest stall after the keys (while the content is read too), and of those, while one waited."""
     if got.stalls:
         stall = max(got.stalls)
-        table.add("scale: interview: longest UI stall", "", f"{stall:.0f} ms", "<= 16 ms", stall <= STALL_MS)
+        table.add(f"{name}: longest UI stall", "", f"{stall:.0f} ms", "<= 16 ms", stall <= STALL_MS)
+    if got.waited:
+        stall = max(got.waited)
+        table.add(f"{name}:   longest stall while a key waited", "", f"{stall:.0f} ms", "<= 16 ms",
+                  stall <= STALL_MS)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -314,10 +314,11 @@ if _path:
 '''
 
 
-def write_probe(folder: Path) -> Path:
-    """Writes the probe as `sitecustomize.py` in `folder` (put that folder first on PYTHONPATH)."""
+def write_probe(folder: Path, extra: str = "") -> Path:
+    """Writes the probe as `sitecustomize.py` in `folder` (put that folder first on PYTHONPATH), with
+    `extra` (more of the probe, such as benchmarks/tty_timeline.py's) after it."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "sitecustomize.py").write_text(PROBE)
+    (folder / "sitecustomize.py").write_text(PROBE + extra)
     return folder
 
 
