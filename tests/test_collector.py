@@ -75,3 +75,24 @@ def test_a_left_screen_is_not_frozen_by_a_later_freeze_and_the_rest_is_refrozen_
         assert left() is None and frozen_count() > 0 and not timers
     finally:
         give_back(before)
+
+
+def test_a_screen_switch_holds_the_collector_off_once_and_composes_with_building() -> None:
+    from quizapp.collector import hold_for_switch, no_collections, switch_drawn
+
+    assert gc.isenabled()
+    hold_for_switch()
+    hold_for_switch()  # a second switch within the hold: still one hold
+    assert not gc.isenabled()
+    with no_collections():  # a build during the hold leaves the collector to the hold
+        pass
+    assert not gc.isenabled()
+    switch_drawn()
+    assert gc.isenabled()
+    switch_drawn()  # without a hold: nothing (the app calls it when it ends)
+    assert gc.isenabled()
+    with no_collections():  # a switch during a build leaves the collector off until the build ends
+        hold_for_switch()
+        switch_drawn()
+        assert not gc.isenabled()
+    assert gc.isenabled()

@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
 
+from quizapp.collector import SWITCH_HOLD_S, hold_for_switch, switch_drawn
 from quizapp.crash import write_crash_text
 from quizapp.tui.app_backend import BackendApp
 from quizapp.tui.backend import AppConfig, Clock
@@ -34,6 +35,8 @@ from quizapp.tui.screens.help import listed
 from quizapp.tui.session_opening import open_session
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from quizapp.config import UserConfig
     from quizapp.content.catalog import Catalog
     from quizapp.study.session import SessionMode
@@ -59,6 +62,8 @@ class QuizApp(BackendApp):
         *(Path(__file__).parent / "screens" / name for name in SCREEN_STYLES),
     ]
     TITLE = "quizapp"
+    _switch_timer: Timer | None = None
+    """Ends the collector's hold after the latest screen switch (see _hold_collections)."""
     SUB_TITLE = "multi-head attention trainer"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -72,6 +77,36 @@ class QuizApp(BackendApp):
         self.apply_user_config()
         self.open_screen("home")
         self.load()  # in a thread, while the home screen paints its first frame
+
+    def on_unmount(self) -> None:
+        switch_drawn()  # a switch's hold on the collector ends with the app
+
+    # -- screens ------------------------------------------------------------------------------------------
+    # Opening or closing a screen holds the collector off until the new screen is drawn (quizapp.collector).
+
+    def push_screen(self, *args: Any, **kwargs: Any) -> Any:
+        self._hold_collections()
+        return super().push_screen(*args, **kwargs)
+
+    def switch_screen(self, *args: Any, **kwargs: Any) -> Any:
+        self._hold_collections()
+        return super().switch_screen(*args, **kwargs)
+
+    def pop_screen(self) -> Any:
+        self._hold_collections()
+        return super().pop_screen()
+
+    def _hold_collections(self) -> None:
+        """Holds the collector off for SWITCH_HOLD_S from the latest switch (a quick second switch, as
+        Escape then a key, extends the hold rather than ending it midway)."""
+        hold_for_switch()
+        if self._switch_timer is not None:
+            self._switch_timer.stop()
+        self._switch_timer = self.set_timer(SWITCH_HOLD_S, self._switch_drawn, name="collector held off")
+
+    def _switch_drawn(self) -> None:
+        self._switch_timer = None
+        switch_drawn()
 
     def apply_user_config(self) -> None:
         """Applies config.toml's keymap and says what in it was ignored (the file, the key, why)."""

@@ -24,6 +24,7 @@ from quizapp.study.session import Unreadable
 from quizapp.tui.guard import on
 from quizapp.tui.messages import AnswerSubmitted, CodeTryAsked
 from quizapp.tui.screens.base import QuizScreen
+from quizapp.tui.screens.study_pacing import CollectorPacing
 from quizapp.tui.widgets.code_editor import CodeArea
 from quizapp.tui.widgets.footer import KeyFooter
 from quizapp.tui.widgets.question_pane import BUILD_AHEAD_S, QuestionPane
@@ -127,6 +128,10 @@ class InterviewScreen(QuizScreen[None]):
         self._note: tuple[int, str] | None = None
         """What the last skip or flag did, and the question number whose bar says it (a toast covered the
         question's text at 80x24)."""
+        self._pacing = CollectorPacing()
+        """As in study: once the first question is drawn the screen is frozen, and what each question
+        leaves is collected while the next is read (a full collection over the unfrozen screen at 100k
+        cards took 56 ms, on a key)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -186,6 +191,10 @@ class InterviewScreen(QuizScreen[None]):
             body.focus(scroll_visible=False)  # nothing to type in: the keys scroll the question
         self.question_kind = asked.instance.kind
         self.update_bar()
+        self._pacing.feedback_shown(self)
+
+    def on_unmount(self) -> None:
+        self._pacing.screen_left(self)
 
     @property
     def pane(self) -> QuestionPane:

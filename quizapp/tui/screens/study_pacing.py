@@ -26,9 +26,10 @@ if TYPE_CHECKING:
 
 
 class CollectorPacing:
-    """A study screen's collections: its first feedback drawn, what lives as long as the screen is frozen
-    (settle); after each later feedback, what the cards left is collected while it is read; leaving
-    gives everything back (release) and freezes again once the screen is freed (refreeze)."""
+    """A study screen's collections (and a mock interview's, a question standing for a feedback): its first
+    feedback drawn, what lives as long as the screen is frozen (settle); after each later feedback, what
+    the cards left is collected while it is read; leaving gives everything back (release) and freezes
+    again once the screen is freed (refreeze)."""
 
     def __init__(self) -> None:
         self.settled = False
