@@ -110,6 +110,17 @@ def frames(steps: Sequence[Step]) -> list[tuple[float, float]]:
     return spans
 
 
+def parts(frame: Sequence[Step]) -> tuple[float, float, float]:
+    """A frame's layout (less the renders it calls), render (less the writes it calls) and write, in ms."""
+
+    def total(kind: str, less: str = "") -> float:
+        outer = [s for s in frame if s.kind == kind]
+        held = [s for s in frame if s.kind == less and any(o.holds(s) for o in outer)]
+        return sum(s.ms for s in outer) - sum(s.ms for s in held)
+
+    return total("layout", "render"), total("render", "write"), total("write")
+
+
 def cut(steps: Sequence[Step], sent: float, seen: float) -> dict[str, float] | None:
     """One key's span (wall clock) cut into PHASES, in ms; None if no write lies in it. The text came
     with the last write before it was seen, in that write's frame."""
@@ -123,20 +134,14 @@ def cut(steps: Sequence[Step], sent: float, seen: float) -> dict[str, float] | N
     ask = asks[-1] if asks else start  # the timer ran already: its wait is not known, and counts as work
     frame = [s for s in steps if s.kind != "ask" and start <= s.start <= end]
     other = sum(min(f[1], ask) - max(f[0], sent) for f in spans if f[0] < ask)
-
-    def total(kind: str, less: str = "") -> float:
-        """The frame's ms of `kind` steps, less the `less` steps they hold (a layout calls the render)."""
-        outer = [s for s in frame if s.kind == kind]
-        held = [s for s in frame if s.kind == less and any(o.holds(s) for o in outer)]
-        return sum(s.ms for s in outer) - sum(s.ms for s in held)
-
+    layout, render, written = parts(frame)
     return {
         "work": (ask - sent - other) * 1000,
         "other frames": other * 1000,
         "tick": (start - ask) * 1000,
-        "layout": total("layout", "render"),
-        "render": total("render", "write"),
-        "write": total("write"),
+        "layout": layout,
+        "render": render,
+        "write": written,
         "terminal": (seen - write.end) * 1000,
     }
 
@@ -151,15 +156,9 @@ def longest(
     if not spans:
         return None
     first, last = max(spans, key=lambda f: f[1] - f[0])
-    inside = [s for s in steps if first <= s.start <= last]
-    layout = sum(s.ms for s in inside if s.kind == "layout")
-    render = sum(s.ms for s in inside if s.kind == "render")
-    write = sum(s.ms for s in inside if s.kind == "write")
-    held = sum(
-        s.ms for s in inside if s.kind == "render" and any(o.kind == "layout" and o.holds(s) for o in inside)
-    )
+    layout, render, _ = parts([s for s in steps if first <= s.start <= last])
     collected = sum(ms for ended, ms, _ in gcs if first <= ended - ms / 1000 and ended <= last)
-    return (last - first) * 1000, layout - held, render - write, collected
+    return (last - first) * 1000, layout, render, collected
 
 
 def medians(steps: Sequence[Step], spans: Sequence[tuple[float, float]]) -> tuple[dict[str, float], int]:

@@ -62,14 +62,14 @@ class QuizApp(BackendApp):
         *(Path(__file__).parent / "screens" / name for name in SCREEN_STYLES),
     ]
     TITLE = "quizapp"
-    _switch_timer: Timer | None = None
-    """Ends the collector's hold after the latest screen switch (see _hold_collections)."""
     SUB_TITLE = "multi-head attention trainer"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
         Binding("f1", "help", "Help", show=False, id="app.help"),
     ]
+    _switch_timer: Timer | None = None
+    """Ends the collector's hold after the latest screen switch (see _hold_collections)."""
 
     # -- start-up -----------------------------------------------------------------------------------------
 
